@@ -1,0 +1,213 @@
+// The kernel configuration model (SPEC §1, schema tilescope.config/1) and its loader.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tilescope {
+
+inline constexpr const char* kConfigSchema = "tilescope.config/1";
+
+enum class DType { f32, f16, bf16, f64, i32, i64, u8, i8 };
+std::size_t dtypeSize(DType t);
+const char* dtypeName(DType t);
+std::optional<DType> parseDType(const std::string& name);
+bool isFloating(DType t);
+
+/// A configuration error: `path` is the JSON path of the offending value
+/// (`tensors.C.shape[1]`), `message` says what is wrong with it.
+struct ConfigError : std::runtime_error {
+  ConfigError(std::string path, std::string message);
+  std::string path;
+  std::string problem;
+};
+
+/// Scalar argument types (`"EXPR:i64"`, SPEC §1 args).
+enum class ScalarType { i32, i64, u32, u64, f32, f64 };
+const char* scalarTypeName(ScalarType t);
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<std::string> shape;    ///< expressions
+  std::vector<std::string> strides;  ///< expressions in elements; empty = contiguous row-major
+  std::string init;                  ///< "", randn, rand, zeros, ones, arange, npy:PATH
+  std::uint64_t seed = 0;            ///< defaults to a hash of the tensor's name
+  double scale = 1.0;
+  bool output = false;
+  std::string expected;              ///< "npy:PATH" on an output, or ""
+};
+
+struct ArgSpec {
+  std::string text;                  ///< as written in the config
+  bool isTensor = false;
+  std::string tensor;                ///< when isTensor
+  std::string expr;                  ///< when !isTensor
+  ScalarType type = ScalarType::i32;
+};
+
+struct LaunchSpec {
+  std::vector<std::string> grid{"1", "1", "1"};
+  std::vector<std::string> block{"1", "1", "1"};
+  std::string sharedBytes = "0";
+};
+
+struct TileSpec {
+  std::string tensor;
+  std::vector<std::string> tile;     ///< extent per dimension (expressions)
+  std::vector<std::string> origin;   ///< first index per dimension (expressions over pid_x…)
+};
+
+/// A define's value: integers are also expression symbols; strings only become -D flags.
+struct DefineValue {
+  bool isInt = true;
+  std::int64_t i = 0;
+  std::string s;
+  std::string flagText() const;      ///< the text after `-DNAME=`
+};
+
+struct KernelSpec {
+  std::string source;                ///< as written (relative to the config's folder)
+  std::filesystem::path sourcePath;  ///< resolved
+  std::string entry;
+  std::string compiler = "nvrtc";    ///< nvrtc | nvcc (for .cu sources)
+  std::vector<std::string> options;
+  std::vector<std::pair<std::string, DefineValue>> defines;  ///< in file order
+};
+
+struct ReferenceSpec {
+  std::string op = "none";           ///< gemm | sdpa | kernel | npy | none
+  // gemm
+  std::string a, b, out;
+  bool transA = false, transB = false;
+  double alpha = 1.0, beta = 0.0;
+  // sdpa (layout bhsd): q, k, v, out
+  std::string q, k, v;
+  std::optional<double> scale;
+  bool causal = false;
+  std::string layout = "bhsd";
+  // kernel: a trusted second kernel
+  KernelSpec kernel;
+  std::vector<ArgSpec> args;
+  LaunchSpec launch;
+};
+
+struct BaselineSpec {
+  std::string kind = "none";         ///< cublas | sdpa | sdpa_math | none | command
+  std::string command;               ///< for kind == command
+  std::string parse = "json";
+};
+
+struct Tolerance {
+  double rtol = 1e-2;
+  double atol = 1e-2;
+};
+
+/// Run-control settings (an extension of SPEC §1, key `run`; all optional).
+struct RunSettings {
+  double timeoutS = 0;               ///< watchdog per worker; 0 = the tool's default
+  double slowFactor = 1.5;           ///< slow_vs_baseline when kernel/baseline > this
+  double timeBudgetS = 2.0;          ///< timing budget per timed function
+  int minReps = 10;
+  int maxReps = 1000;
+  int warmup = 3;
+};
+
+struct SweepAxis {
+  std::string name;                  ///< a define or a param
+  std::vector<std::int64_t> values;
+};
+
+struct Config {
+  std::string schema = kConfigSchema;
+  std::string name;
+  std::filesystem::path path;        ///< the file loaded ("" when parsed from text)
+  std::filesystem::path dir;         ///< relative paths resolve against this
+  KernelSpec kernel;
+  std::vector<std::pair<std::string, std::int64_t>> params;   ///< in file order
+  std::vector<TensorSpec> tensors;                             ///< in file order
+  std::vector<ArgSpec> args;
+  LaunchSpec launch;
+  std::vector<TileSpec> tiles;
+  ReferenceSpec reference;
+  BaselineSpec baseline;
+  Tolerance tolerance;
+  RunSettings run;
+  std::vector<SweepAxis> sweep;
+  int trials = 1;
+  nlohmann::json raw;                ///< the document as loaded
+
+  const TensorSpec* tensor(const std::string& name) const;
+};
+
+/// Loads and validates a config file; throws ConfigError naming the JSON path.
+/// Every expression is checked to parse and to use only known symbols.
+Config loadConfig(const std::filesystem::path& file);
+/// Same, from a parsed document (dir resolves relative paths).
+Config parseConfig(const nlohmann::json& doc, const std::filesystem::path& dir);
+
+/// One point of a sweep: the config with the sweep's values substituted.
+struct SweepPoint {
+  int index = 0;
+  std::vector<std::pair<std::string, std::int64_t>> values;  ///< this point's sweep values
+  Config config;                     ///< defines/params replaced by the point's values
+  std::string label() const;         ///< "BLOCK_M=64 BLOCK_N=32"
+};
+
+/// The cartesian product of config.sweep (a config without a sweep is one point).
+std::vector<SweepPoint> expandSweep(const Config& config);
+
+/// The symbols every expression of a point sees: integer defines, then params.
+std::map<std::string, std::int64_t> pointSymbols(const Config& config);
+
+/// Evaluated launch geometry and tensor shapes of one point.
+struct ResolvedTensor {
+  const TensorSpec* spec = nullptr;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;   ///< elements
+  std::int64_t elements = 0;           ///< product of shape
+  std::int64_t spanElements = 0;       ///< 1 + max offset reachable through strides
+  std::uint64_t bytes() const;         ///< spanElements * dtype size
+};
+
+struct ResolvedLaunch {
+  std::int64_t grid[3] = {1, 1, 1};
+  std::int64_t block[3] = {1, 1, 1};
+  std::int64_t sharedBytes = 0;
+  std::int64_t threadsPerBlock() const { return block[0] * block[1] * block[2]; }
+  std::int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+};
+
+struct ResolvedScalarArg {
+  ScalarType type = ScalarType::i32;
+  std::int64_t i = 0;
+  double f = 0;
+};
+
+struct ResolvedPoint {
+  std::map<std::string, std::int64_t> symbols;
+  std::vector<ResolvedTensor> tensors;   ///< same order as config.tensors
+  ResolvedLaunch launch;
+  const ResolvedTensor* tensor(const std::string& name) const;
+};
+
+/// Evaluates every expression of a config point; throws ConfigError with the JSON path.
+ResolvedPoint resolvePoint(const Config& config);
+
+/// Evaluates one scalar argument (integer or floating, by its type).
+ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::string, std::int64_t>& symbols,
+                                   const std::string& jsonPath);
+
+/// The config as JSON (for the report's `config` field): the raw document with
+/// `name`, defines and params of the point substituted.
+nlohmann::json configToJson(const Config& config);
+
+}  // namespace tilescope

@@ -1,0 +1,34 @@
+// Integer expressions of configs (SPEC §1), evaluated through muParser.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tilescope {
+
+/// An expression error: names the expression and, where there is one, the
+/// offending symbol or operator.
+struct ExprError : std::runtime_error {
+  ExprError(std::string expression, std::string symbol, std::string message);
+  std::string expression;
+  std::string symbol;     ///< the unknown symbol / bad operator, or ""
+  std::string problem;
+};
+
+using SymbolTable = std::map<std::string, std::int64_t>;
+
+/// Evaluates an integer expression: + - * / % (truncating), parentheses,
+/// ceil_div(a,b), min(a,b), max(a,b), pow2ceil(a). Values beyond 2^53 in
+/// magnitude are an error (they cannot be represented exactly).
+std::int64_t evalInt(const std::string& expression, const SymbolTable& symbols);
+
+/// Evaluates a floating-point expression (for `:f32`/`:f64` args).
+double evalFloat(const std::string& expression, const SymbolTable& symbols);
+
+/// The identifiers an expression uses (functions excluded).
+std::vector<std::string> exprSymbols(const std::string& expression);
+
+}  // namespace tilescope

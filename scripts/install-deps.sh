@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs everything TileScope needs to build and test on Debian 12 (bookworm).
+# Usage: scripts/install-deps.sh [--no-gui]
+#   --no-gui   server build: no Qt, no QCustomPlot, no Xvfb
+# CUDA comes from the toolkit at /usr/local/cuda and is not installed here.
+# The cudnn-frontend C++ headers come from the `nvidia-cudnn-frontend` PyPI wheel
+# (header-only) and are unpacked into build-deps/cudnn-frontend.
+set -euo pipefail
+gui=1
+[ "${1:-}" = "--no-gui" ] && gui=0
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip
+      nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev)
+if [ "$gui" = 1 ]; then
+  pkgs+=(qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev
+         xvfb xauth fonts-dejavu-core)
+fi
+
+sudo=""
+[ "$(id -u)" != 0 ] && sudo="sudo"
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# cudnn-frontend: header-only, shipped inside the nvidia-cudnn-frontend wheel.
+fe="$here/build-deps/cudnn-frontend"
+if [ ! -f "$fe/include/cudnn_frontend.h" ]; then
+  tmp=$(mktemp -d)
+  if python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" nvidia-cudnn-frontend >/dev/null 2>&1; then
+    mkdir -p "$fe"
+    python3 - "$tmp" "$fe" <<'PY'
+import glob, os, sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+for whl in glob.glob(os.path.join(src, "*.whl")):
+    z = zipfile.ZipFile(whl)
+    for n in z.namelist():
+        if "/include/" in "/" + n and not n.endswith("/"):
+            rel = n[n.index("include/"):]
+            out = os.path.join(dst, rel)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(out, "wb") as f:
+                f.write(z.read(n))
+PY
+  else
+    echo "note: could not download nvidia-cudnn-frontend; SDPA through cuDNN is disabled (sdpa_math still works)" >&2
+  fi
+  rm -rf "$tmp"
+fi
+echo "dependencies ready" >&2
