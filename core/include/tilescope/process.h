@@ -1,0 +1,43 @@
+// Child processes with a watchdog: how a capture is isolated from the process
+// that asked for it (a kernel that faults, hangs or crashes ends only its worker).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tilescope {
+
+struct ChildResult {
+  bool started = false;
+  std::string startError;    ///< why it could not start
+  int exitCode = -1;         ///< when it exited normally
+  int signal = 0;            ///< when a signal ended it (SIGKILL from the watchdog included)
+  bool timedOut = false;     ///< the watchdog killed it
+  std::string timeoutPhase;  ///< which limit fired ("total" or the phase named by the watchdog callback)
+  std::string stderrText;    ///< everything it wrote on stderr (capped at 1 MiB)
+  double seconds = 0;
+};
+
+/// Called with each stdout line: returns > 0 to start a phase limit of that many
+/// seconds from now (and names the phase), < 0 to end the current phase limit,
+/// 0 for no change. The total limit applies throughout.
+using WatchdogFn = std::function<double(const std::string& line, std::string* phase)>;
+
+/// Runs argv[0] (found on PATH if it has no '/') with argv, in its own process
+/// group. Each stdout line goes to onLine as it arrives; stderr is collected and
+/// also passed to onStderr line by line when given. The whole group is killed
+/// (SIGKILL) when `timeoutS` (> 0) passes, or when a phase limit set by `watchdog` passes.
+ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
+                     const std::function<void(const std::string&)>& onLine,
+                     const WatchdogFn& watchdog = {},
+                     const std::function<void(const std::string&)>& onStderr = {},
+                     const std::vector<std::string>& extraEnv = {});
+
+/// "SIGSEGV (segmentation fault)" for a signal number.
+std::string signalDescription(int sig);
+
+/// The path of the running executable (/proc/self/exe).
+std::string selfExecutable();
+
+}  // namespace tilescope

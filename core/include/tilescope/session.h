@@ -1,0 +1,50 @@
+// Runs the points of a config (× trials) each in an isolated `tilescope-run worker`
+// process and gathers their results into one report. Core code: it never touches
+// the GPU itself.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tilescope/config.h"
+#include "tilescope/report.h"
+
+namespace tilescope {
+
+inline constexpr const char* kStreamSchema = "tilescope.stream/1";
+
+/// One line of the worker protocol (and of `run --stream`): a JSON object with
+/// `schema: tilescope.stream/1` and `event` one of progress | device | phase | point | report.
+nlohmann::json streamEvent(const std::string& event, nlohmann::json body = nlohmann::json::object());
+
+struct SessionOptions {
+  std::vector<std::string> workerCommand;  ///< e.g. {"/usr/bin/tilescope-run"} or {"ssh", "gpu1", "tilescope-run"}
+  std::string configPath;                  ///< as the worker will see it
+  int trials = 1;
+  int jobs = 1;                            ///< workers at once
+  std::vector<int> devices{0};             ///< GPU ordinals to spread jobs over
+  double timeoutS = 0;                     ///< per worker; 0 = config.run.timeoutS or the default
+  double launchTimeoutS = 20;              ///< from the first launch to its completion
+  std::vector<std::string> extraWorkerArgs;  ///< passed to every worker (experiments)
+  std::function<void(const nlohmann::json& event)> onEvent;  ///< progress and per-point results
+};
+
+/// The default per-worker limit: compile + allocation + timing budget + slack.
+double defaultWorkerTimeout(const Config& config);
+
+/// Runs one worker for `pointIndex`/`trial` and turns whatever happened to it
+/// (a result, a crash, a hang) into a Point.
+Point runWorkerPoint(const Config& config, const SweepPoint& point, int trial, int device,
+                     const SessionOptions& opts, DeviceInfo* deviceOut = nullptr);
+
+/// All points × trials; fills the result matrix, `race` findings for trials that
+/// disagree, and the merged verdict.
+Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts);
+
+/// Adds `race` findings to points whose trials disagree; fills report.matrix.
+void summariseTrials(Report& report, int trials);
+
+}  // namespace tilescope

@@ -1,0 +1,239 @@
+// The parent side of the worker protocol. Each worker prints stream events on
+// stdout; the last `point` event is its result. A worker that dies or outlives
+// its limits is described from the outside: `fault` with the signal, or `hang`
+// with the phase that did not finish.
+#include "tilescope/session.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "tilescope/process.h"
+
+namespace tilescope {
+
+using nlohmann::json;
+
+json streamEvent(const std::string& event, json body) {
+  body["schema"] = kStreamSchema;
+  body["event"] = event;
+  return body;
+}
+
+double defaultWorkerTimeout(const Config& config) {
+  if (config.run.timeoutS > 0) return config.run.timeoutS;
+  // compile (a cold NVRTC compile takes seconds), context creation, allocation,
+  // kernel + baseline timing budgets, reference computation, copies.
+  return 60.0 + 4.0 * config.run.timeBudgetS;
+}
+
+namespace {
+
+Point pointShell(const SweepPoint& sp, int trial) {
+  Point p;
+  p.index = sp.index;
+  p.trial = trial;
+  p.label = sp.label();
+  for (const auto& [k, v] : sp.config.kernel.defines)
+    p.defines[k] = v.isInt ? json(v.i) : json(v.s);
+  for (const auto& [k, v] : sp.config.params) p.params[k] = v;
+  return p;
+}
+
+Finding hangFinding(const ChildResult& r, double limit, const std::string& phase) {
+  Finding f;
+  f.category = "hang";
+  f.severity = Severity::error;
+  bool inLaunch = phase == "launch";
+  f.message = inLaunch ? "the kernel did not finish within " + std::to_string(static_cast<int>(limit)) +
+                             " s of its launch; the watchdog killed the worker"
+                       : "the worker did not finish within " + std::to_string(static_cast<int>(limit)) +
+                             " s (phase: " + (phase.empty() ? "total" : phase) + "); the watchdog killed it";
+  f.evidence = {{"limit_s", limit}, {"phase", phase.empty() ? "total" : phase}, {"elapsed_s", r.seconds}};
+  f.location = {{"phase", phase.empty() ? "total" : phase}};
+  f.treeNode = "fault.hang";
+  return f;
+}
+
+}  // namespace
+
+Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
+                     const SessionOptions& opts, DeviceInfo* deviceOut) {
+  std::vector<std::string> argv = opts.workerCommand;
+  argv.insert(argv.end(), {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
+                           std::to_string(trial), "--gpu", std::to_string(device)});
+  argv.insert(argv.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
+
+  const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
+  std::string lastPhase;
+  auto watchdog = [&](const std::string& line, std::string* name) -> double {
+    if (line.find("\"phase\"") == std::string::npos) return 0;
+    json e = json::parse(line, nullptr, false);
+    if (!e.is_object() || e.value("event", "") != "phase") return 0;
+    lastPhase = e.value("phase", "");
+    *name = lastPhase;
+    if (lastPhase == "launch") return opts.launchTimeoutS;
+    return -1;  // any other phase: the launch finished
+  };
+
+  Point result = pointShell(sp, trial);
+  bool gotPoint = false;
+  auto onLine = [&](const std::string& line) {
+    json e = json::parse(line, nullptr, false);
+    if (!e.is_object() || e.value("schema", "") != kStreamSchema) return;
+    const std::string ev = e.value("event", "");
+    if (ev == "point" && e.contains("point")) {
+      result = pointFromJson(e["point"]);
+      gotPoint = true;
+    } else if (ev == "device" && deviceOut && e.contains("device")) {
+      Report tmp;
+      json wrap = {{"schema", kReportSchema}, {"device", e["device"]}};
+      *deviceOut = reportFromJson(wrap).device;
+    }
+    if (opts.onEvent) {
+      e["point_index"] = sp.index;
+      e["trial"] = trial;
+      opts.onEvent(e);
+    }
+  };
+  ChildResult r = runChild(argv, total, onLine, watchdog);
+  result.index = sp.index;
+  result.trial = trial;
+  result.label = sp.label();
+  result.workerStderr = r.stderrText;
+  result.wallSeconds = r.seconds;
+
+  if (!r.started) {
+    result.verdict = Verdict::launch_error;
+    result.launch.error = r.startError;
+    result.extra["worker_error"] = r.startError;
+    return result;
+  }
+  if (r.timedOut) {
+    double limit = r.timeoutPhase == "launch" ? opts.launchTimeoutS : total;
+    result.findings.push_back(hangFinding(r, limit, r.timeoutPhase));
+    result.verdict = worse(result.verdict, Verdict::hang);
+    return result;
+  }
+  if (r.signal != 0 && !gotPoint) {
+    Finding f;
+    f.category = "illegal_address";
+    f.severity = Severity::error;
+    f.message = "the worker was killed by " + signalDescription(r.signal) +
+                (lastPhase.empty() ? "" : " during phase '" + lastPhase + "'");
+    f.evidence = {{"signal", r.signal}, {"phase", lastPhase}};
+    f.treeNode = "fault.illegal_address";
+    result.findings.push_back(f);
+    result.verdict = worse(result.verdict, Verdict::fault);
+    return result;
+  }
+  if (!gotPoint) {
+    // The worker ended without a result: a configuration problem it reported on
+    // stderr (exit 2), no GPU (exit 3) or an internal error.
+    std::string why = r.stderrText.empty() ? "no output" : r.stderrText.substr(0, 2000);
+    result.extra["worker_exit"] = r.exitCode;
+    result.extra["worker_error"] = why;
+    if (r.exitCode == 3) {
+      result.extra["no_gpu"] = true;
+    } else {
+      Finding f;
+      f.category = "illegal_address";
+      f.severity = Severity::error;
+      f.message = "the worker exited with status " + std::to_string(r.exitCode) + " without a result: " + why;
+      f.evidence = {{"exit_code", r.exitCode}, {"phase", lastPhase}};
+      f.treeNode = "fault.illegal_address";
+      result.findings.push_back(f);
+      result.verdict = worse(result.verdict, Verdict::fault);
+    }
+  }
+  return result;
+}
+
+void summariseTrials(Report& report, int trials) {
+  // Group points by sweep index.
+  std::map<int, std::vector<Point*>> byIndex;
+  for (auto& p : report.points) byIndex[p.index].push_back(&p);
+  json labels = json::array(), verdicts = json::array();
+  for (auto& [index, pts] : byIndex) {
+    labels.push_back(pts.front()->label);
+    json row = json::array();
+    for (auto* p : pts) row.push_back(verdictName(p->verdict));
+    verdicts.push_back(row);
+    if (pts.size() < 2) continue;
+    // Trials of one point must agree: same verdict and, where checked, the same
+    // error figures (a deterministic kernel on identical inputs gives identical bits).
+    bool differ = false;
+    json seen = json::array();
+    for (auto* p : pts) {
+      json sig = {{"verdict", verdictName(p->verdict)}};
+      if (!p->correctness.empty())
+        sig["err"] = {p->correctness.front().mismatches, p->correctness.front().maxAbsErr};
+      seen.push_back(sig);
+      if (sig != seen.front()) differ = true;
+    }
+    if (!differ) continue;
+    Finding f;
+    f.category = "race";
+    f.severity = Severity::error;
+    f.message = "trials of " + (pts.front()->label.empty() ? std::string("the point") : pts.front()->label) +
+                " disagree on identical inputs: " + std::to_string(pts.size()) + " trials, outcomes " + seen.dump();
+    f.evidence = {{"trials", seen}};
+    f.location = {{"point", index}};
+    f.treeNode = "fault.race";
+    for (auto* p : pts) {
+      p->findings.push_back(f);
+      p->verdict = worse(p->verdict, Verdict::incorrect);
+    }
+  }
+  report.matrix = {{"points", labels}, {"trials", trials}, {"verdicts", verdicts}};
+}
+
+Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts) {
+  Report report;
+  report.verb = verb;
+  report.toolVersion = toolVersion();
+  report.createdAt = nowIso8601();
+  report.host = hostName();
+  report.config = configToJson(config);
+
+  std::vector<SweepPoint> points = expandSweep(config);
+  struct Job { std::size_t point; int trial; };
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (int t = 0; t < std::max(1, opts.trials); ++t) jobs.push_back({i, t});
+
+  std::vector<Point> results(jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  DeviceInfo device;
+  bool haveDevice = false;
+  auto workerLoop = [&](int slot) {
+    int gpu = opts.devices.empty() ? 0 : opts.devices[static_cast<std::size_t>(slot) % opts.devices.size()];
+    for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
+      DeviceInfo d;
+      Point p = runWorkerPoint(config, points[jobs[j].point], jobs[j].trial, gpu, opts, &d);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!haveDevice && !d.name.empty()) {
+        device = d;
+        haveDevice = true;
+      }
+      results[j] = std::move(p);
+    }
+  };
+  int nthreads = std::max(1, std::min<int>(opts.jobs, static_cast<int>(jobs.size())));
+  std::vector<std::thread> threads;
+  for (int s = 0; s < nthreads; ++s) threads.emplace_back(workerLoop, s);
+  for (auto& t : threads) t.join();
+
+  report.points = std::move(results);
+  report.device = device;
+  summariseTrials(report, std::max(1, opts.trials));
+  report.finalize();
+  return report;
+}
+
+}  // namespace tilescope
