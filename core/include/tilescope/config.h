@@ -129,6 +129,7 @@ struct SweepAxis {
 struct Config {
   std::string schema = kConfigSchema;
   std::string name;
+  std::string description;           ///< optional free text (extension, docs/config.md)
   std::filesystem::path path;        ///< the file loaded ("" when parsed from text)
   std::filesystem::path dir;         ///< relative paths resolve against this
   KernelSpec kernel;
@@ -151,8 +152,14 @@ struct Config {
 /// Loads and validates a config file; throws ConfigError naming the JSON path.
 /// Every expression is checked to parse and to use only known symbols.
 Config loadConfig(const std::filesystem::path& file);
-/// Same, from a parsed document (dir resolves relative paths).
+/// Same, from a parsed document (dir resolves relative paths). nlohmann::json
+/// sorts object keys, so "file order" (defines, params, tensors, sweep) becomes
+/// alphabetical order here; parseConfigText keeps the text's order.
 Config parseConfig(const nlohmann::json& doc, const std::filesystem::path& dir);
+/// Same, from JSON text (keys in text order). `label` names the text in
+/// "invalid JSON" errors ("<label>:<line>:<col>: invalid JSON: ...").
+Config parseConfigText(const std::string& text, const std::filesystem::path& dir,
+                       const std::string& label = "<config>");
 
 /// One point of a sweep: the config with the sweep's values substituted.
 struct SweepPoint {
@@ -201,6 +208,17 @@ struct ResolvedPoint {
 
 /// Evaluates every expression of a config point; throws ConfigError with the JSON path.
 ResolvedPoint resolvePoint(const Config& config);
+
+/// Evaluates a launch block (grid/block >= 1, shared_bytes >= 0); errors name
+/// `jsonPath`.grid[i] etc. (used for the main launch and a reference kernel's).
+ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::string, std::int64_t>& symbols,
+                             const std::string& jsonPath = "launch");
+
+/// The symbols a `tiles` expression sees for CTA (x, y, z): the point's symbols
+/// plus pid_x pid_y pid_z and nctas_x nctas_y nctas_z (the grid).
+std::map<std::string, std::int64_t> tileSymbols(const std::map<std::string, std::int64_t>& pointSymbols,
+                                                const ResolvedLaunch& launch, std::int64_t pidX,
+                                                std::int64_t pidY, std::int64_t pidZ);
 
 /// Evaluates one scalar argument (integer or floating, by its type).
 ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::string, std::int64_t>& symbols,

@@ -1,0 +1,62 @@
+// Private helpers of the config loader (config_*.cpp): a JSON node that knows
+// its path, so every error can name where it is.
+#pragma once
+
+#include <initializer_list>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tilescope/config.h"
+#include "tilescope/expr.h"
+
+namespace tilescope::detail {
+
+using Json = nlohmann::ordered_json;
+
+struct Node {
+  const Json& j;
+  std::string path;
+
+  [[noreturn]] void fail(const std::string& problem) const { throw ConfigError(path, problem); }
+  Node at(const std::string& key) const;       ///< object member (must exist)
+  Node at(std::size_t index) const;            ///< array element
+  bool has(const std::string& key) const { return j.is_object() && j.contains(key); }
+  /// Fails on the first key not in `allowed` ("unknown key").
+  void onlyKeys(std::initializer_list<const char*> allowed) const;
+  void needObject() const;
+  void needArray() const;
+  std::string str() const;
+  std::int64_t integer() const;                ///< a JSON integer below 2^53
+  double number() const;
+  bool boolean() const;
+  std::string expr() const;                    ///< a JSON integer or an expression string
+  std::vector<std::string> exprList() const;   ///< a non-empty array of expressions
+};
+
+std::string jsonTypeName(const Json& j);
+
+/// The names every expression may use, and what is wrong with a name that is
+/// not one of them (a string define is a -D flag only).
+struct SymbolCheck {
+  std::set<std::string> names;
+  std::set<std::string> stringDefines;
+  /// Parses `expression` and fails at `where` on a syntax error or an unknown name.
+  void check(const Node& where, const std::string& expression) const;
+};
+
+// config_sections.cpp
+void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k, bool isReference);
+ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols);
+LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols);
+void parseReference(const Node& n, Config& c, const SymbolCheck& symbols);
+void parseBaseline(const Node& n, Config& c);
+void parseRun(const Node& n, Config& c);
+void parseSweep(const Node& n, Config& c);
+// config_tensors.cpp
+void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols);
+void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols);
+std::uint64_t stableNameHash(const std::string& name);
+
+}  // namespace tilescope::detail

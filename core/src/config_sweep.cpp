@@ -1,0 +1,73 @@
+// Sweep expansion and the resolved config document of a point.
+#include "tilescope/config.h"
+
+namespace tilescope {
+
+namespace {
+
+void setSymbol(Config& c, const std::string& name, std::int64_t value) {
+  for (auto& [n, v] : c.kernel.defines)
+    if (n == name) v.i = value;
+  for (auto& [n, v] : c.params)
+    if (n == name) v = value;
+}
+
+}  // namespace
+
+std::string SweepPoint::label() const {
+  std::string s;
+  for (const auto& [name, v] : values) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  return s;
+}
+
+std::vector<SweepPoint> expandSweep(const Config& config) {
+  std::size_t total = 1;
+  for (const auto& axis : config.sweep) total *= axis.values.size();
+  std::vector<SweepPoint> points;
+  points.reserve(total);
+  for (std::size_t index = 0; index < total; ++index) {
+    SweepPoint p;
+    p.index = static_cast<int>(index);
+    p.config = config;
+    p.config.sweep.clear();  // a point is not a sweep
+    // Mixed-radix digits of `index`, the last axis fastest (file order, first key slowest).
+    std::size_t rest = index;
+    std::vector<std::int64_t> chosen(config.sweep.size());
+    for (std::size_t a = config.sweep.size(); a-- > 0;) {
+      const auto& values = config.sweep[a].values;
+      chosen[a] = values[rest % values.size()];
+      rest /= values.size();
+    }
+    for (std::size_t a = 0; a < config.sweep.size(); ++a) {
+      p.values.emplace_back(config.sweep[a].name, chosen[a]);
+      setSymbol(p.config, config.sweep[a].name, chosen[a]);
+    }
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+nlohmann::json configToJson(const Config& config) {
+  nlohmann::json j = config.raw.is_object() ? config.raw : nlohmann::json::object();
+  j["schema"] = kConfigSchema;
+  j["name"] = config.name;
+  if (!config.kernel.defines.empty()) {
+    auto& defines = j["kernel"]["defines"];
+    for (const auto& [name, v] : config.kernel.defines) {
+      if (v.isInt)
+        defines[name] = v.i;
+      else if (!defines.contains(name))
+        defines[name] = v.s;
+    }
+  }
+  for (const auto& [name, v] : config.params) j["params"][name] = v;
+  if (config.sweep.empty() && j.contains("sweep")) {
+    // A point's document: the sweep's values are already substituted above.
+    j.erase("sweep");
+  }
+  if (config.trials != 1 || j.contains("trials")) j["trials"] = config.trials;
+  if (j.contains("sweep") && j["sweep"].contains("trials")) j.erase("trials");
+  return j;
+}
+
+}  // namespace tilescope

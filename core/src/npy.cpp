@@ -1,0 +1,210 @@
+// .npy reading and writing (format: numpy.lib.format, versions 1.0, 2.0, 3.0).
+#include "tilescope/npy.h"
+
+#include <cstring>
+#include <fstream>
+
+namespace tilescope {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& problem) {
+  throw NpyError(file.string() + ": " + problem);
+}
+
+/// The value after `'key':` in the header's Python dict literal, up to the
+/// matching delimiter (a quoted string, a tuple, or a bare word).
+std::string dictValue(const std::string& header, const std::string& key, const std::filesystem::path& file) {
+  auto k = header.find("'" + key + "'");
+  if (k == std::string::npos) fail(file, "header has no '" + key + "' entry");
+  auto colon = header.find(':', k);
+  auto start = header.find_first_not_of(" ", colon + 1);
+  if (colon == std::string::npos || start == std::string::npos) fail(file, "malformed header");
+  char open = header[start];
+  if (open == '\'' || open == '"') {
+    auto end = header.find(open, start + 1);
+    if (end == std::string::npos) fail(file, "malformed header");
+    return header.substr(start + 1, end - start - 1);
+  }
+  if (open == '(') {
+    auto end = header.find(')', start);
+    if (end == std::string::npos) fail(file, "malformed header");
+    return header.substr(start + 1, end - start - 1);
+  }
+  auto end = header.find_first_of(",}", start);
+  return header.substr(start, end - start);
+}
+
+std::vector<std::int64_t> parseShape(const std::string& tuple, const std::filesystem::path& file) {
+  std::vector<std::int64_t> shape;
+  std::size_t i = 0;
+  while (i < tuple.size()) {
+    while (i < tuple.size() && (tuple[i] == ' ' || tuple[i] == ',')) ++i;
+    if (i >= tuple.size()) break;
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(tuple.substr(i), &used);
+    } catch (const std::exception&) {
+      fail(file, "malformed shape (" + tuple + ")");
+    }
+    if (v < 0) fail(file, "negative dimension in shape (" + tuple + ")");
+    shape.push_back(v);
+    i += used;
+  }
+  return shape;
+}
+
+std::size_t descrSize(const std::string& descr) {
+  if (descr.size() < 3) return 0;
+  return static_cast<std::size_t>(std::atoi(descr.c_str() + 2));
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::int64_t NpyHeader::elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string npyDescr(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return "<f4";
+    case DType::f16: return "<f2";
+    case DType::bf16: return "<u2";
+    case DType::f64: return "<f8";
+    case DType::i32: return "<i4";
+    case DType::i64: return "<i8";
+    case DType::u8: return "|u1";
+    case DType::i8: return "|i1";
+  }
+  return "";
+}
+
+bool npyDescrFits(DType dtype, const std::string& descr) {
+  if (descr == npyDescr(dtype)) return true;
+  if (dtype == DType::bf16) return descr == "<V2" || descr == "|V2";
+  // One-byte types carry no byte order; NumPy writes '|' but '<' and '=' mean the same.
+  if (dtypeSize(dtype) == 1 && descr.size() == 3) return descr.substr(1) == npyDescr(dtype).substr(1);
+  return false;
+}
+
+NpyHeader readNpyHeader(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file, "cannot open .npy file");
+  char prefix[8] = {};
+  in.read(prefix, 8);
+  if (in.gcount() != 8 || std::memcmp(prefix, kMagic, 6) != 0) fail(file, "not a .npy file (bad magic)");
+  NpyHeader h;
+  h.version = static_cast<unsigned char>(prefix[6]);
+  std::size_t headerLen = 0;
+  if (h.version == 1) {
+    unsigned char len[2] = {};
+    in.read(reinterpret_cast<char*>(len), 2);
+    headerLen = len[0] | (len[1] << 8);
+    h.dataOffset = 10 + headerLen;
+  } else if (h.version == 2 || h.version == 3) {
+    unsigned char len[4] = {};
+    in.read(reinterpret_cast<char*>(len), 4);
+    headerLen = len[0] | (len[1] << 8) | (len[2] << 16) | (static_cast<std::size_t>(len[3]) << 24);
+    h.dataOffset = 12 + headerLen;
+  } else {
+    fail(file, "unsupported .npy format version " + std::to_string(h.version));
+  }
+  std::string header(headerLen, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(headerLen));
+  if (static_cast<std::size_t>(in.gcount()) != headerLen) fail(file, "truncated header");
+  h.descr = dictValue(header, "descr", file);
+  h.fortranOrder = dictValue(header, "fortran_order", file) == "True";
+  h.shape = parseShape(dictValue(header, "shape", file), file);
+  if (h.fortranOrder)
+    fail(file, "fortran_order is True: only C-order arrays are supported (save np.ascontiguousarray(x))");
+  if (!h.descr.empty() && h.descr[0] == '>' && descrSize(h.descr) > 1)
+    fail(file, "big-endian data ('" + h.descr + "') is not supported (save x.astype(x.dtype.newbyteorder('<')))");
+  return h;
+}
+
+NpyArray readNpy(const std::filesystem::path& file) {
+  NpyArray a;
+  a.header = readNpyHeader(file);
+  std::size_t item = descrSize(a.header.descr);
+  if (item == 0 || item > 8) fail(file, "unsupported dtype '" + a.header.descr + "'");
+  std::size_t bytes = static_cast<std::size_t>(a.header.elements()) * item;
+  std::ifstream in(file, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(a.header.dataOffset));
+  a.data.resize(bytes);
+  in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes));
+  if (static_cast<std::size_t>(in.gcount()) != bytes)
+    fail(file, "truncated data: expected " + std::to_string(bytes) + " bytes, found " + std::to_string(in.gcount()));
+  return a;
+}
+
+void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<std::int64_t>& shape,
+              const void* data, std::size_t bytes) {
+  // Python tuple syntax: "()" for a scalar, "(3,)" for rank 1, "(3, 4)" otherwise.
+  std::string tuple;
+  for (std::size_t i = 0; i < shape.size(); ++i) tuple += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) tuple += ",";
+  std::string header = "{'descr': '" + npyDescr(dtype) + "', 'fortran_order': False, 'shape': (" + tuple + "), }";
+  // Pad with spaces so that the data starts on a 64-byte boundary; end with '\n'.
+  bool v2 = header.size() + 11 > 65535;
+  std::size_t prefix = v2 ? 12 : 10;
+  std::size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - prefix - header.size() - 1, ' ');
+  header += '\n';
+  std::ofstream out(file, std::ios::binary);
+  if (!out) fail(file, "cannot write .npy file");
+  out.write(kMagic, 6);
+  out.put(static_cast<char>(v2 ? 2 : 1)).put(0);
+  std::size_t len = header.size();
+  for (std::size_t i = 0; i < (v2 ? 4u : 2u); ++i) out.put(static_cast<char>((len >> (8 * i)) & 0xff));
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) fail(file, "write failed");
+}
+
+std::filesystem::path npyRefPath(const Config& config, const std::string& ref) {
+  std::filesystem::path p(ref.rfind("npy:", 0) == 0 ? ref.substr(4) : ref);
+  return p.is_relative() ? config.dir / p : p;
+}
+
+void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {
+  const TensorSpec& spec = *tensor.spec;
+  std::string path = "tensors." + spec.name + (expected ? ".expected" : ".init");
+  const std::string& ref = expected ? spec.expected : spec.init;
+  if (ref.rfind("npy:", 0) != 0) throw ConfigError(path, "not an npy: reference");
+  std::filesystem::path file = npyRefPath(config, ref);
+  NpyHeader h;
+  try {
+    h = readNpyHeader(file);
+  } catch (const NpyError& e) {
+    throw ConfigError(path, e.what());
+  }
+  bool dtypeOk = npyDescrFits(spec.dtype, h.descr);
+  if (!dtypeOk || h.shape != tensor.shape)
+    throw ConfigError(path, std::string(dtypeOk ? "shape" : "dtype") + " mismatch: '" + file.string() + "' holds " +
+                                h.descr + " of shape " + shapeText(h.shape) + ", the tensor is " +
+                                dtypeName(spec.dtype) + " (" + npyDescr(spec.dtype) + ") of shape " +
+                                shapeText(tensor.shape));
+}
+
+NpyArray loadTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {
+  checkTensorNpy(config, tensor, expected);
+  const TensorSpec& spec = *tensor.spec;
+  try {
+    return readNpy(npyRefPath(config, expected ? spec.expected : spec.init));
+  } catch (const NpyError& e) {
+    throw ConfigError("tensors." + spec.name + (expected ? ".expected" : ".init"), e.what());
+  }
+}
+
+}  // namespace tilescope
