@@ -315,35 +315,6 @@ OccupancyInfo occupancyFromJson(const json& j) {
   return o;
 }
 
-json toJson(const DeviceInfo& d) {
-  json j = d.extra.is_object() ? d.extra : json::object();
-  j["name"] = d.name;
-  j["key"] = d.key;
-  j["cc"] = d.cc;
-  j["sm_count"] = d.smCount;
-  j["smem_per_block"] = d.smemPerBlock;
-  j["smem_per_block_optin"] = d.smemPerBlockOptin;
-  j["smem_per_sm"] = d.smemPerSm;
-  j["live"] = d.live;
-  return j;
-}
-
-DeviceInfo deviceFromJson(const json& j) {
-  DeviceInfo d;
-  getIf(j, "name", d.name);
-  getIf(j, "key", d.key);
-  getIf(j, "cc", d.cc);
-  getIf(j, "sm_count", d.smCount);
-  getIf(j, "smem_per_block", d.smemPerBlock);
-  getIf(j, "smem_per_block_optin", d.smemPerBlockOptin);
-  getIf(j, "smem_per_sm", d.smemPerSm);
-  getIf(j, "live", d.live);
-  d.extra = j;
-  for (const char* k : {"name", "key", "cc", "sm_count", "smem_per_block", "smem_per_block_optin", "smem_per_sm", "live"})
-    d.extra.erase(k);
-  return d;
-}
-
 json toJson(const TreeStep& s) {
   return {{"node", s.node}, {"question", s.question}, {"answer", s.answer},
           {"evidence", s.evidence}, {"automatic", s.automatic}};
@@ -360,6 +331,37 @@ TreeStep treeStepFromJson(const json& j) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- device
+
+json toJson(const DeviceInfo& d) {
+  json j = d.extra.is_object() ? d.extra : json::object();
+  j["name"] = d.name;
+  j["key"] = d.key;
+  j["cc"] = d.cc;
+  j["sm_count"] = d.smCount;
+  j["smem_per_block"] = d.smemPerBlock;
+  j["smem_per_block_optin"] = d.smemPerBlockOptin;
+  j["smem_per_sm"] = d.smemPerSm;
+  j["live"] = d.live;
+  return j;
+}
+
+DeviceInfo deviceInfoFromJson(const json& j) {
+  DeviceInfo d;
+  getIf(j, "name", d.name);
+  getIf(j, "key", d.key);
+  getIf(j, "cc", d.cc);
+  getIf(j, "sm_count", d.smCount);
+  getIf(j, "smem_per_block", d.smemPerBlock);
+  getIf(j, "smem_per_block_optin", d.smemPerBlockOptin);
+  getIf(j, "smem_per_sm", d.smemPerSm);
+  getIf(j, "live", d.live);
+  d.extra = j;
+  for (const char* k : {"name", "key", "cc", "sm_count", "smem_per_block", "smem_per_block_optin", "smem_per_sm", "live"})
+    d.extra.erase(k);
+  return d;
+}
 
 // ---------------------------------------------------------------- findings
 
@@ -501,7 +503,7 @@ Report reportFromJson(const json& j) {
   getIf(j, "created_at", r.createdAt);
   getIf(j, "host", r.host);
   getIf(j, "verb", r.verb);
-  if (j.contains("device")) r.device = deviceFromJson(j["device"]);
+  if (j.contains("device")) r.device = deviceInfoFromJson(j["device"]);
   if (j.contains("config")) r.config = j["config"];
   if (j.contains("points"))
     for (const auto& p : j["points"]) r.points.push_back(pointFromJson(p));

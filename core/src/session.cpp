@@ -90,9 +90,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
       result = pointFromJson(e["point"]);
       gotPoint = true;
     } else if (ev == "device" && deviceOut && e.contains("device")) {
-      Report tmp;
-      json wrap = {{"schema", kReportSchema}, {"device", e["device"]}};
-      *deviceOut = reportFromJson(wrap).device;
+      *deviceOut = deviceInfoFromJson(e["device"]);
     }
     if (opts.onEvent) {
       e["point_index"] = sp.index;

@@ -190,6 +190,8 @@ Report reportFromJson(const nlohmann::json& j);   ///< throws std::runtime_error
 nlohmann::json toJson(const Point& p);
 Point pointFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const Finding& f);
+nlohmann::json toJson(const DeviceInfo& d);
+DeviceInfo deviceInfoFromJson(const nlohmann::json& j);
 Finding findingFromJson(const nlohmann::json& j);
 
 Report loadReport(const std::filesystem::path& file);

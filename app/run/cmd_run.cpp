@@ -1,0 +1,105 @@
+// `run` and `sweep`: each point × trial in its own `tilescope-run worker`
+// process; this process never touches the GPU.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+
+#include "commands.h"
+#include "tilescope/config.h"
+#include "tilescope/process.h"
+#include "tilescope/session.h"
+#include "tilescope/summary.h"
+
+namespace tilescope::cli {
+
+namespace {
+
+/// GPU ordinals for --jobs, from CUDA_VISIBLE_DEVICES or nvidia-smi.
+std::vector<int> localGpus() {
+  std::vector<int> gpus;
+  runChild({"nvidia-smi", "--query-gpu=index", "--format=csv,noheader"}, 10, [&](const std::string& line) {
+    try {
+      gpus.push_back(std::stoi(line));
+    } catch (...) {
+    }
+  });
+  if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    // Ordinals inside the worker are relative to the visible set.
+    int n = 0;
+    for (const char* p = vis; *p; ++p) n += *p == ',';
+    gpus.clear();
+    for (int i = 0; i <= n; ++i) gpus.push_back(i);
+  }
+  if (gpus.empty()) gpus.push_back(0);
+  return gpus;
+}
+
+}  // namespace
+
+int cmdRun(const RunArgs& a) {
+  Config cfg;
+  try {
+    cfg = loadConfig(a.config);
+    for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
+  } catch (const ConfigError& e) {
+    return usageError(a.config + ": " + e.what());
+  }
+  if (a.verb == "run" && !cfg.sweep.empty())
+    std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
+  if (a.verb == "run") cfg.sweep.clear();
+
+  SessionOptions opts;
+  opts.configPath = std::filesystem::absolute(a.config).string();
+  if (!a.remote.empty()) {
+    opts.workerCommand = {"ssh", "-o", "BatchMode=yes", a.remote, "tilescope-run"};
+    opts.configPath = a.config;  // the remote host sees the same path (shared filesystem)
+  } else {
+    opts.workerCommand = {selfExecutable()};
+  }
+  opts.trials = a.trials > 0 ? a.trials : cfg.trials;
+  opts.jobs = a.jobs;
+  opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
+  opts.timeoutS = a.timeoutS;
+  std::mutex io;
+  const std::size_t total = expandSweep(cfg).size() * static_cast<std::size_t>(std::max(1, opts.trials));
+  std::size_t done = 0;
+  opts.onEvent = [&](const nlohmann::json& e) {
+    std::lock_guard<std::mutex> lock(io);
+    const std::string ev = e.value("event", "");
+    if (a.stream) {
+      nlohmann::json out = e;
+      out["total"] = total;
+      std::cout << out.dump() << '\n' << std::flush;
+    }
+    if (ev == "progress") {
+      std::cerr << "  [" << e.value("point_index", 0) << "." << e.value("trial", 0) << "] "
+                << e.value("message", "") << '\n';
+    } else if (ev == "point") {
+      ++done;
+      const auto& p = e["point"];
+      std::cerr << "point " << done << "/" << total << " " << p.value("label", "") << " trial "
+                << p.value("trial", 0) << ": " << p.value("verdict", "?") << '\n';
+    }
+  };
+  std::cerr << a.verb << " " << cfg.name << ": " << total << " capture(s)\n";
+  Report report = runSession(cfg, a.verb, opts);
+
+  bool noGpu = !report.points.empty();
+  for (const auto& p : report.points) noGpu = noGpu && p.extra.value("no_gpu", false);
+  if (noGpu) {
+    std::cerr << "tilescope-run: no GPU or CUDA driver available: "
+              << report.points.front().extra.value("worker_error", std::string()) << '\n';
+    return kNoGpu;
+  }
+  printSummary(report, std::cerr);
+  if (a.stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
+  if (!a.output.empty()) {
+    saveReport(report, a.output);
+    std::cerr << "report written to " << a.output << '\n';
+  }
+  return exitCodeFor(report);
+}
+
+}  // namespace tilescope::cli

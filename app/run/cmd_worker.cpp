@@ -1,0 +1,91 @@
+// `worker`: the isolated child that touches the GPU. It captures one point and
+// streams tilescope.stream/1 events on stdout; the last one is the point. A
+// sticky CUDA error ends the process after the point is printed: the context
+// is unusable and the parent starts a fresh worker for the next point.
+#include <iostream>
+
+#include "commands.h"
+#include "tilescope/config.h"
+#include "tilescope/devices.h"
+#include "tilescope/session.h"
+#ifdef TILESCOPE_HAVE_CUDA
+#include "tilescope/cuda/capture.h"
+#include "tilescope/cuda/live_device.h"
+#endif
+
+namespace tilescope::cli {
+
+namespace {
+
+void emit(const nlohmann::json& e) { std::cout << e.dump() << '\n' << std::flush; }
+
+/// --set NAME=VALUE on a define or param of the point.
+void applyOverride(Config& cfg, const std::string& kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string::npos) throw ConfigError("--set", "expected NAME=VALUE, got '" + kv + "'");
+  std::string name = kv.substr(0, eq);
+  std::int64_t value = std::stoll(kv.substr(eq + 1));
+  for (auto& [k, v] : cfg.kernel.defines)
+    if (k == name) {
+      v.isInt = true;
+      v.i = value;
+      return;
+    }
+  for (auto& [k, v] : cfg.params)
+    if (k == name) {
+      v = value;
+      return;
+    }
+  throw ConfigError("--set", "'" + name + "' is neither a define nor a param");
+}
+
+}  // namespace
+
+int cmdWorker(const WorkerArgs& a) {
+  Config cfg;
+  SweepPoint sp;
+  try {
+    cfg = loadConfig(a.config);
+    auto points = expandSweep(cfg);
+    if (a.point < 0 || a.point >= static_cast<int>(points.size()))
+      return usageError("point " + std::to_string(a.point) + " out of range (" + std::to_string(points.size()) +
+                        " points)");
+    sp = points[static_cast<std::size_t>(a.point)];
+    for (const auto& kv : a.overrides) applyOverride(sp.config, kv);
+    (void)resolvePoint(sp.config);
+  } catch (const ConfigError& e) {
+    return usageError(a.config + ": " + e.what());
+  }
+#ifndef TILESCOPE_HAVE_CUDA
+  std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
+  return kNoGpu;
+#else
+  DeviceSpec dev;
+  std::string why;
+  if (!cuda::queryLiveDevice(a.gpu, &dev, &why)) {
+    std::cerr << why << '\n';
+    return kNoGpu;
+  }
+  emit(streamEvent("device", {{"device", toJson(toDeviceInfo(dev))}}));
+  cuda::CaptureOptions opts;
+  opts.device = a.gpu;
+  opts.alignShiftBytes = a.alignShift;
+  opts.sentinelVariant = a.sentinelVariant;
+  opts.timing = !a.noTiming;
+  opts.progress = [](const std::string& msg) {
+    // Phase markers arm and disarm the parent's launch watchdog.
+    if (msg == "phase:launch" || msg == "phase:launched")
+      emit(streamEvent("phase", {{"phase", msg.substr(6)}}));
+    else
+      emit(streamEvent("progress", {{"message", msg}}));
+  };
+  Point p = cuda::capturePoint(sp.config, opts);
+  p.index = sp.index;
+  p.trial = a.trial;
+  p.label = sp.label();
+  emit(streamEvent("point", {{"point", toJson(p)}}));
+  return kOk;
+#endif
+}
+
+}  // namespace tilescope::cli

@@ -1,0 +1,49 @@
+// The verbs of tilescope-run (SPEC §2). Each returns the process exit status:
+// 0 ok, 1 completed with error findings, 2 usage/config error, 3 no GPU/CUDA.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tilescope::cli {
+
+enum Exit { kOk = 0, kFindings = 1, kUsage = 2, kNoGpu = 3 };
+
+struct CheckArgs {
+  std::string config, device, output;
+  bool noCompile = false;
+};
+int cmdCheck(const CheckArgs& a);
+
+struct RunArgs {
+  std::string verb;            ///< run | sweep
+  std::string config, output;
+  int trials = 0;              ///< 0 = the config's
+  int jobs = 1;
+  double timeoutS = 0;
+  bool stream = false;         ///< stream events (tilescope.stream/1) on stdout
+  std::string remote;          ///< ssh host: workers run there
+  bool onlyFirstPoint = false; ///< run: the first sweep point only
+};
+int cmdRun(const RunArgs& a);
+
+struct WorkerArgs {
+  std::string config;
+  int point = 0, trial = 0, gpu = 0;
+  int alignShift = 0, sentinelVariant = 0;
+  bool noTiming = false;
+  std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
+};
+int cmdWorker(const WorkerArgs& a);
+
+int cmdDevices(bool json);
+
+struct ExportArgs {
+  std::string report, format, output;
+};
+int cmdExport(const ExportArgs& a);
+
+/// Prints "error: ..." on stderr and returns kUsage.
+int usageError(const std::string& message);
+
+}  // namespace tilescope::cli

@@ -1,0 +1,84 @@
+// tilescope-run: the headless command line (SPEC §2).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.h"
+#include "tilescope/report.h"
+
+using namespace tilescope::cli;
+
+int main(int argc, char** argv) {
+  CLI::App app{"TileScope: run GPU kernels under control and see where they go wrong", "tilescope-run"};
+  app.set_version_flag("--version", tilescope::toolVersion());
+  app.require_subcommand(1);
+
+  CheckArgs check;
+  auto* c = app.add_subcommand("check", "validate a config and analyse it without a GPU");
+  c->add_option("CONFIG", check.config, "kernel configuration (.tscfg.json)")->required();
+  c->add_option("--device", check.device, "device of the database (tilescope-run devices), default h100");
+  c->add_option("-o,--output", check.output, "write the report (JSON) here");
+  c->add_flag("--no-compile", check.noCompile, "skip compiling the kernel");
+
+  RunArgs run, sweep;
+  auto addRunOptions = [](CLI::App* s, RunArgs& a) {
+    s->add_option("CONFIG", a.config, "kernel configuration (.tscfg.json)")->required();
+    s->add_option("-o,--output", a.output, "write the report (JSON) here");
+    s->add_option("--trials", a.trials, "repeat each point N times (default: the config's trials)")
+        ->check(CLI::Range(1, 1000));
+    s->add_option("--timeout", a.timeoutS, "watchdog limit per worker in seconds");
+    s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
+    s->add_option("--remote", a.remote, "run the workers on this host over ssh");
+  };
+  auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
+  addRunOptions(r, run);
+  auto* s = app.add_subcommand("sweep", "every sweep point (x trials), each isolated (needs a GPU)");
+  addRunOptions(s, sweep);
+  s->add_option("--jobs", sweep.jobs, "points at once, spread over the local GPUs")->check(CLI::Range(1, 64));
+
+  WorkerArgs worker;
+  auto* w = app.add_subcommand("worker", "internal: capture one point and stream the result");
+  w->add_option("CONFIG", worker.config)->required();
+  w->add_option("--point", worker.point);
+  w->add_option("--trial", worker.trial);
+  w->add_option("--gpu", worker.gpu);
+  w->add_option("--align-shift", worker.alignShift, "shift tensor base pointers by N bytes");
+  w->add_option("--sentinel-variant", worker.sentinelVariant, "0 or 1: which poison pattern outputs start with");
+  w->add_flag("--no-timing", worker.noTiming);
+  w->add_option("--set", worker.overrides, "NAME=VALUE: override a define or param");
+
+  bool devicesJson = false;
+  auto* d = app.add_subcommand("devices", "list the device database (and the local GPUs)");
+  d->add_flag("--json", devicesJson, "print JSON");
+
+  ExportArgs exp;
+  auto* e = app.add_subcommand("export", "render a report");
+  e->add_option("REPORT", exp.report)->required();
+  e->add_option("--format", exp.format, "html | md | json")->required()->check(CLI::IsMember({"html", "md", "json"}));
+  e->add_option("-o,--output", exp.output, "output file (default: stdout)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    int rc = app.exit(err);
+    return rc == 0 ? 0 : kUsage;
+  }
+  try {
+    if (*c) return cmdCheck(check);
+    if (*r) {
+      run.verb = "run";
+      return cmdRun(run);
+    }
+    if (*s) {
+      sweep.verb = "sweep";
+      return cmdRun(sweep);
+    }
+    if (*w) return cmdWorker(worker);
+    if (*d) return cmdDevices(devicesJson);
+    if (*e) return cmdExport(exp);
+  } catch (const std::exception& ex) {
+    std::cerr << "tilescope-run: error: " << ex.what() << '\n';
+    return kUsage;
+  }
+  return kUsage;
+}
