@@ -188,6 +188,84 @@ void encodeElement(DType dtype, double v, std::uint8_t* p) {
   }
 }
 
+namespace {
+
+// Bits type per element size, for the raw-bits copy.
+template <std::size_t N> struct BitsOf;
+template <> struct BitsOf<1> { using type = std::uint8_t; };
+template <> struct BitsOf<2> { using type = std::uint16_t; };
+template <> struct BitsOf<4> { using type = std::uint32_t; };
+template <> struct BitsOf<8> { using type = std::uint64_t; };
+
+template <DType D, std::size_t N>
+void decodeContiguous(const std::uint8_t* p, std::int64_t count, double* values, std::uint64_t* bits) {
+  using B = typename BitsOf<N>::type;
+  for (std::int64_t i = 0; i < count; ++i) {
+    B b;
+    std::memcpy(&b, p + i * N, N);
+    if (bits) bits[i] = b;
+    if constexpr (D == DType::f32) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      values[i] = f;
+    } else if constexpr (D == DType::f64) {
+      double f;
+      std::memcpy(&f, &b, 8);
+      values[i] = f;
+    } else if constexpr (D == DType::f16) {
+      values[i] = halfToFloat(b);
+    } else if constexpr (D == DType::bf16) {
+      values[i] = bf16ToFloat(b);
+    } else if constexpr (D == DType::i32) {
+      values[i] = static_cast<std::int32_t>(b);
+    } else if constexpr (D == DType::i64) {
+      values[i] = static_cast<double>(static_cast<std::int64_t>(b));
+    } else if constexpr (D == DType::i8) {
+      values[i] = static_cast<std::int8_t>(b);
+    } else {
+      values[i] = b;
+    }
+  }
+}
+
+}  // namespace
+
+void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, double* values,
+                 std::uint64_t* bits) {
+  if (count <= 0) return;
+  const std::size_t sz = elementSize(t.dtype);
+  // Contiguous when there are no strides, or the range lies within one run of the
+  // innermost dimension with unit stride (the common row-by-row case).
+  bool contiguous = t.strides.empty();
+  if (!contiguous && !t.shape.empty() && t.strides.back() == 1) {
+    const std::int64_t inner = t.shape.back();
+    contiguous = inner > 0 && first / inner == (first + count - 1) / inner;
+  }
+  if (!contiguous) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      values[i] = t.at(first + i);
+      if (bits) bits[i] = t.bitsAt(first + i);
+    }
+    return;
+  }
+  const std::uint64_t byte = static_cast<std::uint64_t>(t.offsetOf(first)) * sz;
+  if (byte + static_cast<std::uint64_t>(count) * sz > t.bytes.size())
+    throw std::out_of_range("tensor " + t.name + ": elements " + std::to_string(first) + ".." +
+                            std::to_string(first + count - 1) + " lie past its " +
+                            std::to_string(t.bytes.size()) + " bytes");
+  const std::uint8_t* p = t.bytes.data() + byte;
+  switch (t.dtype) {
+    case DType::f32: decodeContiguous<DType::f32, 4>(p, count, values, bits); return;
+    case DType::f64: decodeContiguous<DType::f64, 8>(p, count, values, bits); return;
+    case DType::f16: decodeContiguous<DType::f16, 2>(p, count, values, bits); return;
+    case DType::bf16: decodeContiguous<DType::bf16, 2>(p, count, values, bits); return;
+    case DType::i32: decodeContiguous<DType::i32, 4>(p, count, values, bits); return;
+    case DType::i64: decodeContiguous<DType::i64, 8>(p, count, values, bits); return;
+    case DType::u8: decodeContiguous<DType::u8, 1>(p, count, values, bits); return;
+    case DType::i8: decodeContiguous<DType::i8, 1>(p, count, values, bits); return;
+  }
+}
+
 // ---- sentinel and guard patterns -------------------------------------------------------
 
 std::uint64_t sentinelBits(DType dtype, int variant) {

@@ -37,6 +37,14 @@ double decodeElement(DType dtype, const std::uint8_t* p);
 /// Encodes `v` as `dtype` at `p`.
 void encodeElement(DType dtype, double v, std::uint8_t* p);
 
+/// Decodes logical elements [first, first + count) of `t` (row-major, honouring
+/// strides) into `values` and, when `bits` is not null, their raw bits
+/// (zero-extended). One call per row keeps the per-element dtype dispatch out of
+/// hot loops (scan and compare of 16384^2 outputs). Throws std::out_of_range
+/// when the range reaches past `t.bytes`.
+void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, double* values,
+                 std::uint64_t* bits);
+
 /// The sentinel an output starts with when it has no `init`: a bit pattern that a
 /// kernel is very unlikely to compute (a signalling-NaN payload for floats, a
 /// repeated byte for integers). `variant` 1 gives a second, different pattern

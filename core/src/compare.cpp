@@ -1,0 +1,150 @@
+// compareOutputs: element errors against the reference, per-tile summary and
+// error map in one row-by-row pass; the classes of mismatch are in compare_classify.cpp.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "compare_classify.h"
+
+namespace tilescope {
+namespace {
+
+struct Comparer {
+  const HostTensor& out;
+  const HostTensor& ref;
+  const OutputGeometry& g;
+  double rtol, atol;
+  bool skipUnwritten;
+  std::uint64_t sentinel;
+
+  MismatchStats st;
+  std::vector<double> cellMax;
+  std::vector<std::uint8_t> cellNonFinite;
+  std::vector<std::uint32_t> cellMis;
+  std::vector<std::uint32_t> colCell;  // column -> map cell column, so the hot loop does not divide
+
+  Comparer(const HostTensor& o, const HostTensor& r, const OutputGeometry& geo, double rt, double at,
+           const ScanResult* scan)
+      : out(o), ref(r), g(geo), rtol(rt), atol(at), skipUnwritten(scan && scan->hasSentinel),
+        sentinel(scan ? scan->sentinel : 0), st(geo.tilesTotal()),
+        cellMax(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0.0), cellNonFinite(cellMax.size(), 0),
+        cellMis(cellMax.size(), 0), colCell(static_cast<std::size_t>(geo.cols)) {
+    for (std::int64_t c = 0; c < g.cols; ++c) colCell[static_cast<std::size_t>(c)] = static_cast<std::uint32_t>(c / g.cellW);
+  }
+
+  void run() {
+    std::vector<double> v(static_cast<std::size_t>(g.cols)), rv(v.size());
+    std::vector<std::uint64_t> bits(skipUnwritten ? v.size() : 0);
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      decodeRange(out, r * g.cols, g.cols, v.data(), skipUnwritten ? bits.data() : nullptr);
+      decodeRange(ref, r * g.cols, g.cols, rv.data(), nullptr);
+      compareRow(r, v.data(), rv.data(), skipUnwritten ? bits.data() : nullptr);
+    }
+  }
+
+  // A row is a boundary row when a leading dimension sits in its last tile (of several).
+  bool rowIsBoundary(std::int64_t r) const {
+    const auto idx = g.index(r, 0);
+    for (std::size_t d = 0; d + 1 < idx.size(); ++d)
+      if (g.tilesPerDim[d] > 1 && idx[d] / g.tile[d] == g.tilesPerDim[d] - 1) return true;
+    return false;
+  }
+
+  void compareRow(std::int64_t r, const double* v, const double* rv, const std::uint64_t* bits) {
+    const std::int64_t tileRow = g.tileRowOf(r);
+    const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
+    const bool boundaryRow = rowIsBoundary(r);
+    const std::size_t cellRowBase = static_cast<std::size_t>(r / g.cellH * g.mapCols);
+    for (std::int64_t tc = 0; tc < g.tileCols; ++tc) {
+      const std::int64_t c0 = tc * tileW, c1 = std::min(g.cols, c0 + tileW);
+      const bool boundaryTile = boundaryRow || (g.tileCols > 1 && tc == g.tileCols - 1);
+      std::int64_t segMis = 0;
+      double segMax = 0;
+      for (std::int64_t c = c0; c < c1; ++c) {
+        if (bits && bits[c] == sentinel) continue;  // reported by the scan as unwritten
+        ++st.compared;
+        const double o = v[c], x = rv[c];
+        if (!std::isfinite(o)) std::isnan(o) ? ++st.nan : ++st.inf;
+        if (o == x) continue;  // exact, including equal infinities
+        const double d = std::fabs(o - x), ax = std::fabs(x);
+        const std::size_t cell = cellRowBase + colCell[static_cast<std::size_t>(c)];
+        if (std::isfinite(d)) {
+          cellMax[cell] = std::max(cellMax[cell], d);
+          st.maxAbs = std::max(st.maxAbs, d);
+          if (ax > 0) st.maxRel = std::max(st.maxRel, d / ax);
+          if (d <= atol + rtol * ax) continue;
+        } else if (std::isnan(o) && std::isnan(x)) {
+          continue;  // NaN where the reference is NaN too: not this kernel's error
+        }
+        ++segMis;
+        segMax = std::max(segMax, std::isfinite(d) ? d : kNonFiniteErr);
+        ++cellMis[cell];
+        if (!std::isfinite(d)) cellNonFinite[cell] = 1;
+        st.noteMismatch(r, c, std::isfinite(o), boundaryTile);
+      }
+      if (segMis) st.tally.add(tileRow * g.tileCols + tc, segMis, segMax);
+    }
+  }
+};
+
+}  // namespace
+
+CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
+                             const std::vector<std::int64_t>& tileExtent, const ScanResult* scan) {
+  if (out.shape != ref.shape)
+    throw std::invalid_argument("compareOutputs: output " + out.name + " and reference " + ref.name +
+                                " have different shapes");
+  CompareResult res;
+  res.geometry = OutputGeometry::make(out.shape, tileExtent);
+  const OutputGeometry& g = res.geometry;
+  Comparer cmp(out, ref, g, rtol, atol, scan);
+  if (g.elements() > 0) cmp.run();
+  const MismatchStats& st = cmp.st;
+
+  CorrectnessInfo& info = res.info;
+  info.checked = true;
+  info.tensor = out.name;
+  info.rtol = rtol;
+  info.atol = atol;
+  info.elements = st.compared;
+  info.maxAbsErr = st.maxAbs;
+  info.maxRelErr = st.maxRel;
+  info.mismatches = st.mismatches;
+  info.nan = st.nan;
+  info.inf = st.inf;
+  info.firstMismatch[0] = st.firstRow;
+  info.firstMismatch[1] = st.firstCol;
+  const auto badTiles = st.tally.entries();
+  info.tiles = tileSummaryJson(g, badTiles);
+  nlohmann::json maxAbs = nlohmann::json::array();
+  for (std::size_t i = 0; i < cmp.cellMax.size(); ++i) maxAbs.push_back(cmp.cellNonFinite[i] ? -1.0 : cmp.cellMax[i]);
+  info.errorMap = {{"rows", g.mapRows}, {"cols", g.mapCols}, {"cell", {g.cellH, g.cellW}}, {"max_abs", maxAbs}};
+  res.cellMismatches = std::move(cmp.cellMis);
+  res.valueMismatches = st.valueMismatches;
+
+  if (auto f = classifyMismatch(out, ref, rtol, atol, g, st, badTiles, scan)) res.findings.push_back(*f);
+  return res;
+}
+
+void applyMismatchStates(ScanResult& scan, const CompareResult& cmp) {
+  auto& states = scan.coverage.map["states"];
+  if (!states.is_array() || states.size() != cmp.cellMismatches.size())
+    throw std::invalid_argument("applyMismatchStates: the scan's map and the comparison differ in size");
+  for (std::size_t i = 0; i < states.size(); ++i)
+    if (cmp.cellMismatches[i] > 0 && states[i].get<int>() < static_cast<int>(CellState::mismatch))
+      states[i] = static_cast<int>(CellState::mismatch);
+}
+
+void raiseCellState(CoverageInfo& coverage, const OutputGeometry& g, const std::vector<std::int64_t>& index,
+                    CellState state) {
+  if (index.size() != g.shape.size()) throw std::invalid_argument("raiseCellState: index rank differs from the tensor's");
+  std::int64_t row = 0;
+  for (std::size_t d = 0; d + 1 < index.size(); ++d) row = row * g.shape[d] + index[d];
+  const std::int64_t col = index.empty() ? 0 : index.back();
+  auto& states = coverage.map["states"];
+  const std::size_t cell = static_cast<std::size_t>(row / g.cellH * g.mapCols + col / g.cellW);
+  if (!states.is_array() || cell >= states.size()) throw std::out_of_range("raiseCellState: index outside the map");
+  if (states[cell].get<int>() < static_cast<int>(state)) states[cell] = static_cast<int>(state);
+}
+
+}  // namespace tilescope
