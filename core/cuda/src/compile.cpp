@@ -1,0 +1,227 @@
+// compileKernel: NVRTC / nvcc / ptxas / prebuilt images, cached, with resource usage.
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "compile_detail.h"
+#include "tilescope/cuda/compile.h"
+
+namespace tilescope::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lowerExt(const fs::path& p) {
+  std::string e = p.extension().string();
+  for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+std::vector<std::string> defineFlags(const std::vector<std::pair<std::string, DefineValue>>& defines) {
+  std::vector<std::string> flags;
+  for (const auto& [name, value] : defines) flags.push_back("-D" + name + "=" + value.flagText());
+  return flags;
+}
+
+// An entry that is not a plain identifier ("gemm<64>", "ns::k") is resolved by
+// NVRTC itself through a name expression.
+bool needsNameExpression(const std::string& entry) {
+  return entry.find_first_of("<:(") != std::string::npos;
+}
+
+int smNumber(const std::string& arch) {
+  auto pos = arch.find_first_of("0123456789");
+  return pos == std::string::npos ? 0 : std::atoi(arch.c_str() + pos);
+}
+
+struct Build {
+  bool ok = false;
+  std::vector<char> image;
+  std::string log;
+  std::string lowered;
+};
+
+Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, const std::string& source) {
+  Build b;
+  nvrtcProgram prog = nullptr;
+  std::string name = k.sourcePath.filename().string();
+  if (nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+    b.log = "error: nvrtcCreateProgram failed for " + k.sourcePath.string();
+    return b;
+  }
+  bool nameExpr = needsNameExpression(k.entry);
+  if (nameExpr) nvrtcAddNameExpression(prog, k.entry.c_str());
+  std::vector<const char*> argv;
+  for (const auto& f : flags) argv.push_back(f.c_str());
+  nvrtcResult rc = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  std::size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  b.log.resize(logSize);
+  if (logSize) nvrtcGetProgramLog(prog, b.log.data());
+  while (!b.log.empty() && b.log.back() == '\0') b.log.pop_back();
+  if (rc == NVRTC_SUCCESS) {
+    std::size_t size = 0;
+    nvrtcGetCUBINSize(prog, &size);
+    b.image.resize(size);
+    if (size) nvrtcGetCUBIN(prog, b.image.data());
+    if (size == 0) b.log += "\nerror: NVRTC produced no cubin (is -arch a real sm_XX architecture?)";
+    const char* lowered = nullptr;
+    if (nameExpr && nvrtcGetLoweredName(prog, k.entry.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      b.lowered = lowered;
+    b.ok = size > 0;
+  } else if (b.log.empty()) {
+    b.log = std::string("error: ") + nvrtcGetErrorString(rc);
+  }
+  nvrtcDestroyProgram(&prog);
+  return b;
+}
+
+Build buildTool(const std::vector<std::string>& argvHead, const std::string& input) {
+  Build b;
+  detail::TempDir tmp;
+  auto outPath = (tmp.path / "kernel.cubin").string();
+  std::vector<std::string> argv = argvHead;
+  argv.insert(argv.end(), {"-o", outPath, input});
+  int rc = detail::runProcess(argv, &b.log);
+  b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
+  if (rc == -1) b.log = "error: " + b.log;
+  return b;
+}
+
+// Fills resource usage from the ptxas log (spills) and the cubin (authoritative
+// for registers, shared memory and stack).
+void fillResources(const CompiledKernel& ck, const std::string& symbol, int sm, CompileInfo* info) {
+  parsePtxasResources(info->log, symbol, info);
+  if (ck.format == CompiledKernel::Format::ptx) return;
+  CubinInfo ci = inspectCubin(ck.image, sm);
+  if (!ci.valid) return;
+  if (const CubinKernelInfo* ki = ci.find(symbol)) {
+    if (ki->regs >= 0) info->regs = ki->regs;
+    if (ki->smemStatic >= 0) info->smemStatic = ki->smemStatic;
+    if (ki->frameBytes >= 0) info->localBytes = ki->frameBytes;
+    if (ki->maxThreads > 0) info->maxThreadsPerBlock = ki->maxThreads;
+  }
+}
+
+void finishEntry(const KernelSpec& k, int sm, CompiledKernel* ck, CompileInfo* info) {
+  if (ck->format == CompiledKernel::Format::ptx) {
+    std::string text(ck->image.begin(), ck->image.end());
+    bool found = text.find(".entry " + k.entry) != std::string::npos;
+    ck->loweredName = found ? k.entry : "";
+    if (!found) {
+      info->ok = false;
+      info->log += "\nerror: entry '" + k.entry + "' has no .entry directive in " + k.sourcePath.string();
+    }
+    return;
+  }
+  CubinInfo ci = inspectCubin(ck->image, sm);
+  if (!ci.valid) {
+    // A compressed fatbin cannot be read here; the driver resolves the entry at load.
+    if (ck->loweredName.empty()) ck->loweredName = k.entry;
+    info->log += "\nnote: resource usage unavailable without a GPU (" + ci.error + ")";
+    return;
+  }
+  for (const auto& kern : ci.kernels) ck->kernels.push_back(kern.name);
+  if (ck->loweredName.empty()) ck->loweredName = matchEntry(k.entry, ck->kernels);
+  if (ck->loweredName.empty()) {
+    std::string list;
+    for (const auto& n : ck->kernels) list += (list.empty() ? "" : ", ") + n;
+    info->ok = false;
+    info->log += "\nerror: entry '" + k.entry + "' not found in " + k.sourcePath.filename().string() +
+                 "; the module defines: " + (list.empty() ? "no kernels" : list);
+  }
+}
+
+}  // namespace
+
+CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                          const std::string& arch, CompiledKernel* out) {
+  auto t0 = std::chrono::steady_clock::now();
+  CompileInfo info;
+  info.attempted = true;
+  info.arch = arch;
+  CompiledKernel ck;
+  ck.entry = k.entry;
+  const int sm = smNumber(arch);
+  const std::string ext = lowerExt(k.sourcePath);
+  const std::string root = cudaToolkitRoot();
+  const std::string cudaInclude = root + "/include";
+  const std::string srcDir = k.sourcePath.parent_path().string();
+
+  if (!fs::is_regular_file(k.sourcePath)) {
+    info.compiler = k.compiler;
+    info.log = "error: kernel source not found: " + k.sourcePath.string();
+  } else if (ext == ".cubin" || ext == ".fatbin") {
+    info.compiler = "prebuilt";
+    ck.format = ext == ".cubin" ? CompiledKernel::Format::cubin : CompiledKernel::Format::fatbin;
+    info.ok = detail::readFile(k.sourcePath, &ck.image) && !ck.image.empty();
+    if (!info.ok) info.log = "error: cannot read " + k.sourcePath.string();
+    if (info.ok && ck.format == CompiledKernel::Format::cubin) {
+      CubinInfo ci = inspectCubin(ck.image, sm);
+      // A cubin runs only on its own major architecture, at an equal or newer minor.
+      if (ci.valid && (ci.smVersion / 10 != sm / 10 || ci.smVersion % 10 > sm % 10))
+        info.log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " + arch +
+                    ": the driver will refuse to load it\n";
+    }
+  } else {
+    // .cu through NVRTC or nvcc; .ptx through ptxas (or the driver's JIT at load).
+    const bool ptx = ext == ".ptx";
+    const bool nvcc = !ptx && k.compiler == "nvcc";
+    info.compiler = ptx ? "ptxas" : (nvcc ? "nvcc" : "nvrtc");
+    int vmaj = 0, vmin = 0;
+    nvrtcVersion(&vmaj, &vmin);
+    std::vector<std::string> keyParts{info.compiler, std::to_string(vmaj) + "." + std::to_string(vmin), arch,
+                                      k.entry};
+    auto dflags = defineFlags(defines);
+    keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
+    keyParts.insert(keyParts.end(), k.options.begin(), k.options.end());
+    std::string key = detail::cacheKey(k.sourcePath, {cudaInclude}, keyParts);
+    Build b;
+    if (detail::cacheLoad(key, &b.image, &b.log)) {
+      b.ok = true;
+      info.cached = true;  // the lowered name is not stored: finishEntry recovers it from the image
+    } else if (ptx) {
+      std::string ptxas = detail::toolkitTool("ptxas");
+      if (ptxas.empty()) {
+        // No ptxas: hand the PTX text to the driver, which JIT-compiles it at load.
+        b.ok = detail::readFile(k.sourcePath, &b.image);
+        b.image.push_back('\0');
+        b.log = "note: ptxas not found under " + root + "/bin: the driver JIT-compiles the PTX at load";
+        ck.format = CompiledKernel::Format::ptx;
+      } else {
+        std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
+        argv.insert(argv.end(), k.options.begin(), k.options.end());
+        b = buildTool(argv, k.sourcePath.string());
+      }
+    } else if (nvcc) {
+      std::string nvccPath = detail::toolkitTool("nvcc");
+      std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath, "-cubin", "-arch=" + arch,
+                                    "-Xptxas", "-v", "-I" + srcDir};
+      argv.insert(argv.end(), dflags.begin(), dflags.end());
+      argv.insert(argv.end(), k.options.begin(), k.options.end());
+      b = buildTool(argv, k.sourcePath.string());
+    } else {
+      std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};
+      flags.insert(flags.end(), dflags.begin(), dflags.end());
+      flags.insert(flags.end(), k.options.begin(), k.options.end());
+      b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
+      ck.loweredName = b.lowered;
+    }
+    if (b.ok && !info.cached && ck.format == CompiledKernel::Format::cubin) detail::cacheStore(key, b.image, b.log);
+    info.ok = b.ok;
+    info.log = b.log;
+    ck.image = std::move(b.image);
+    if (!b.ok && info.log.find("error") == std::string::npos) info.log += "\nerror: compilation failed";
+  }
+
+  if (info.ok) {
+    finishEntry(k, sm, &ck, &info);
+    fillResources(ck, ck.loweredName.empty() ? k.entry : ck.loweredName, sm, &info);
+  }
+  info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (out) *out = std::move(ck);
+  return info;
+}
+
+}  // namespace tilescope::cuda
