@@ -1,0 +1,65 @@
+#include "models/findingsmodel.h"
+
+#include "models/qtconv.h"
+#include "style/colors.h"
+
+namespace tilescope::ui {
+
+void FindingsModel::setFindings(std::vector<Finding> findings) {
+  beginResetModel();
+  m_findings = std::move(findings);
+  endResetModel();
+}
+
+const Finding* FindingsModel::finding(int row) const {
+  if (row < 0 || row >= static_cast<int>(m_findings.size())) return nullptr;
+  return &m_findings[static_cast<size_t>(row)];
+}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const {
+  const Finding* f = index.isValid() ? finding(index.row()) : nullptr;
+  if (!f) return {};
+  if (role == FindingIndexRole) return index.row();
+  if (role == SeverityRankRole) return static_cast<int>(f->severity);
+  const int col = index.column();
+  if (role == Qt::DecorationRole && col == SeverityColumn) return severityIcon(f->severity);
+  if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+    switch (col) {
+      case SeverityColumn: return QString::fromLatin1(severityName(f->severity));
+      case CategoryColumn:
+        return f->detail.empty() ? qs(f->category) : QStringLiteral("%1 (%2)").arg(qs(f->category), qs(f->detail));
+      case MessageColumn: return qs(f->message);
+      case LocationColumn: {
+        QString loc = formatLocation(f->location);
+        if (!f->tensor.empty()) loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
+        return loc;
+      }
+      case EvidenceColumn:
+        return role == Qt::ToolTipRole ? QString::fromStdString(f->evidence.dump(2)) : formatJsonShort(f->evidence);
+      default: return {};
+    }
+  }
+  return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case SeverityColumn: return tr("Severity");
+    case CategoryColumn: return tr("Category");
+    case MessageColumn: return tr("Message");
+    case LocationColumn: return tr("Location");
+    case EvidenceColumn: return tr("Evidence");
+    default: return {};
+  }
+}
+
+}  // namespace tilescope::ui

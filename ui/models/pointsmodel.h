@@ -1,0 +1,32 @@
+// One row per report point (sweep point × trial): label, verdict, time, speedup, findings.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <memory>
+
+#include "tilescope/report.h"
+
+namespace tilescope::ui {
+
+class PointsModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { IndexColumn, LabelColumn, VerdictColumn, TimeColumn, SpeedupColumn, FindingsColumn, ColumnCount };
+  enum Role { PointIndexRole = Qt::UserRole + 1, SortRole };
+
+  using QAbstractTableModel::QAbstractTableModel;
+
+  /// The model keeps the immutable snapshot alive; it never reads live state.
+  void setReport(std::shared_ptr<const Report> report);
+  void clear() { setReport(nullptr); }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  std::shared_ptr<const Report> m_report;
+};
+
+}  // namespace tilescope::ui

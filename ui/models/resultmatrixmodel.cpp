@@ -1,0 +1,106 @@
+#include "models/resultmatrixmodel.h"
+
+#include <algorithm>
+
+#include "models/qtconv.h"
+#include "style/colors.h"
+
+namespace tilescope::ui {
+
+void ResultMatrixModel::setReport(const Report& report) {
+  int rows = 0, trials = 0;
+  for (const Point& p : report.points) {
+    rows = std::max(rows, p.index + 1);
+    trials = std::max(trials, p.trial + 1);
+  }
+  beginResetModel();
+  m_cells.assign(static_cast<size_t>(rows), std::vector<Cell>(static_cast<size_t>(trials)));
+  m_labels = QStringList();
+  for (int r = 0; r < rows; ++r) m_labels << QStringLiteral("#%1").arg(r);
+  endResetModel();
+  for (size_t i = 0; i < report.points.size(); ++i) setPoint(report.points[i], static_cast<int>(i));
+}
+
+void ResultMatrixModel::reset(int points, int trials) {
+  beginResetModel();
+  m_cells.assign(static_cast<size_t>(std::max(points, 0)), std::vector<Cell>(static_cast<size_t>(std::max(trials, 0))));
+  m_labels = QStringList();
+  for (int r = 0; r < points; ++r) m_labels << QStringLiteral("#%1").arg(r);
+  endResetModel();
+}
+
+void ResultMatrixModel::setPoint(const Point& p, int reportIndex) {
+  if (p.index < 0 || p.trial < 0) return;
+  // A streamed point may lie outside the announced size: grow the matrix.
+  if (p.index >= rowCount()) {
+    beginInsertRows({}, rowCount(), p.index);
+    const size_t cols = m_cells.empty() ? 1 : m_cells.front().size();
+    while (static_cast<int>(m_cells.size()) <= p.index) {
+      m_labels << QStringLiteral("#%1").arg(m_cells.size());
+      m_cells.emplace_back(cols);
+    }
+    endInsertRows();
+  }
+  if (p.trial >= columnCount()) {
+    beginInsertColumns({}, columnCount(), p.trial);
+    for (auto& row : m_cells) row.resize(static_cast<size_t>(p.trial + 1));
+    endInsertColumns();
+  }
+  Cell& c = m_cells[static_cast<size_t>(p.index)][static_cast<size_t>(p.trial)];
+  c.reportIndex = reportIndex;
+  c.verdict = p.verdict;
+  c.findings = static_cast<int>(p.findings.size());
+  c.medianNs = p.timing.measured ? p.timing.kernelNs.median : 0;
+  if (!p.label.empty()) m_labels[p.index] = qs(p.label);
+  const QModelIndex idx = index(p.index, p.trial);
+  emit dataChanged(idx, idx);
+  emit headerDataChanged(Qt::Vertical, p.index, p.index);
+}
+
+QModelIndex ResultMatrixModel::indexForPoint(int reportIndex) const {
+  for (size_t r = 0; r < m_cells.size(); ++r)
+    for (size_t t = 0; t < m_cells[r].size(); ++t)
+      if (m_cells[r][t].reportIndex == reportIndex) return index(static_cast<int>(r), static_cast<int>(t));
+  return {};
+}
+
+int ResultMatrixModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_cells.size());
+}
+
+int ResultMatrixModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() || m_cells.empty() ? 0 : static_cast<int>(m_cells.front().size());
+}
+
+QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+  const Cell& c = m_cells[static_cast<size_t>(index.row())][static_cast<size_t>(index.column())];
+  const bool done = c.reportIndex >= 0;
+  switch (role) {
+    case PointIndexRole: return c.reportIndex;
+    case VerdictRole: return done ? QVariant(static_cast<int>(c.verdict)) : QVariant();
+    case Qt::DisplayRole:
+      if (!done) return QStringLiteral("\u2026");
+      return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(QString::fromLatin1(verdictName(c.verdict)), formatNs(c.medianNs))
+                            : QString::fromLatin1(verdictName(c.verdict));
+    case Qt::BackgroundRole: return done ? QVariant(verdictColor(c.verdict)) : QVariant();
+    case Qt::ForegroundRole: return done ? QVariant(QColor(Qt::white)) : QVariant();
+    case Qt::TextAlignmentRole: return static_cast<int>(Qt::AlignCenter);
+    case Qt::ToolTipRole:
+      if (!done) return tr("%1, trial %2: pending").arg(m_labels.value(index.row())).arg(index.column());
+      return tr("%1, trial %2: %3, %4 finding(s)")
+          .arg(m_labels.value(index.row()))
+          .arg(index.column())
+          .arg(QString::fromLatin1(verdictName(c.verdict)))
+          .arg(c.findings);
+    default: return {};
+  }
+}
+
+QVariant ResultMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole) return {};
+  if (orientation == Qt::Horizontal) return tr("trial %1").arg(section);
+  return m_labels.value(section);
+}
+
+}  // namespace tilescope::ui

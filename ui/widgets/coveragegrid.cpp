@@ -1,0 +1,244 @@
+#include "widgets/coveragegrid.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QStringList>
+
+#include "style/colors.h"
+
+namespace tilescope::ui {
+
+using nlohmann::json;
+
+namespace {
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+const CoverageInfo* findCoverage(const Point& p, const std::string& tensor) {
+  for (const auto& c : p.coverage)
+    if (tensor.empty() || c.tensor == tensor) return &c;
+  return nullptr;
+}
+
+std::optional<std::vector<std::int64_t>> indexOf(const json& j) {
+  if (!j.is_array() || j.empty()) return std::nullopt;
+  std::vector<std::int64_t> v;
+  for (const auto& x : j) {
+    if (!x.is_number_integer()) return std::nullopt;
+    v.push_back(x.get<std::int64_t>());
+  }
+  return v;
+}
+}  // namespace
+
+CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View& view) : m_view(view) {
+  const CoverageInfo* cov = findCoverage(p, tensor);
+  if (!cov || cov->shape.empty()) return;
+  m_tensor = cov->tensor;
+  m_shape = cov->shape;
+  const int rank = static_cast<int>(m_shape.size());
+  if (rank == 1) m_shape.insert(m_shape.begin(), 1);  // a vector is one row
+  const int n = static_cast<int>(m_shape.size());
+  if (m_view.rowDim < 0 || m_view.rowDim >= n) m_view.rowDim = n - 2;
+  if (m_view.colDim < 0 || m_view.colDim >= n || m_view.colDim == m_view.rowDim) m_view.colDim = n - 1;
+  if (m_view.colDim == m_view.rowDim) m_view.rowDim = (m_view.colDim + n - 1) % n;
+  m_view.slice.resize(static_cast<size_t>(n), 0);
+  for (int d = 0; d < n; ++d)
+    m_view.slice[static_cast<size_t>(d)] = std::clamp<std::int64_t>(m_view.slice[static_cast<size_t>(d)], 0, m_shape[static_cast<size_t>(d)] - 1);
+  m_rows = m_shape[static_cast<size_t>(m_view.rowDim)];
+  m_cols = m_shape[static_cast<size_t>(m_view.colDim)];
+  std::vector<std::int64_t> tile = cov->tile;
+  if (rank == 1 && !tile.empty()) tile.insert(tile.begin(), 1);
+  if (tile.size() == m_shape.size()) {
+    m_tileH = std::max<std::int64_t>(1, tile[static_cast<size_t>(m_view.rowDim)]);
+    m_tileW = std::max<std::int64_t>(1, tile[static_cast<size_t>(m_view.colDim)]);
+  } else {
+    m_tileH = m_rows;
+    m_tileW = m_cols;
+  }
+  if (cov->measured) readMap(cov->map);
+  for (const auto& c : p.correctness)
+    if (c.tensor.empty() || c.tensor == m_tensor) readCorrectness(c);
+  readSamples(p.findings);
+}
+
+void CoverageGrid::readMap(const json& map) {
+  if (!map.is_object()) return;
+  m_mapRows = map.value("rows", 0);
+  m_mapCols = map.value("cols", 0);
+  if (map.contains("cell") && map["cell"].size() == 2) {
+    m_cellH = std::max<std::int64_t>(1, map["cell"][0].get<std::int64_t>());
+    m_cellW = std::max<std::int64_t>(1, map["cell"][1].get<std::int64_t>());
+  }
+  const json& st = map.value("states", json::array());
+  if (m_mapRows <= 0 || m_mapCols <= 0 || st.size() != static_cast<size_t>(m_mapRows) * static_cast<size_t>(m_mapCols)) {
+    m_mapRows = m_mapCols = 0;
+    return;
+  }
+  m_states.reserve(st.size());
+  for (const auto& s : st) m_states.push_back(static_cast<std::uint8_t>(std::clamp(s.get<int>(), 0, 254)));
+  // Image resolution in view coordinates: the map's own for the plain 2-D view,
+  // a sampling of at most 1024 cells per axis for sliced higher-rank views.
+  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1 &&
+                     m_shape.size() == 2;
+  if (plain) {
+    m_viewCellH = static_cast<double>(m_cellH);
+    m_viewCellW = static_cast<double>(m_cellW);
+  } else {
+    m_viewCellH = std::max(1.0, static_cast<double>(m_rows) / 1024.0);
+    m_viewCellW = std::max(1.0, static_cast<double>(m_cols) / 1024.0);
+  }
+}
+
+void CoverageGrid::readCorrectness(const CorrectnessInfo& c) {
+  const json& em = c.errorMap;
+  if (em.is_object() && em.contains("max_abs")) {
+    m_errRows = em.value("rows", 0);
+    m_errCols = em.value("cols", 0);
+    if (em.contains("cell") && em["cell"].size() == 2) {
+      m_errCellH = std::max<std::int64_t>(1, em["cell"][0].get<std::int64_t>());
+      m_errCellW = std::max<std::int64_t>(1, em["cell"][1].get<std::int64_t>());
+    }
+    const json& v = em["max_abs"];
+    if (v.size() == static_cast<size_t>(m_errRows) * static_cast<size_t>(m_errCols))
+      for (const auto& x : v) m_errors.push_back(x.is_number() ? x.get<float>() : NAN);
+    else
+      m_errRows = m_errCols = 0;
+  }
+  if (c.tiles.is_object() && c.tiles.contains("bad"))
+    for (const auto& b : c.tiles["bad"])
+      if (b.is_array() && b.size() >= 3)
+        m_badTiles[{b[0].get<int>(), b[1].get<int>()}] = {b[2].get<std::int64_t>(), b.size() > 3 ? b[3].get<double>() : 0.0};
+}
+
+void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
+  for (const auto& f : findings) {
+    if (!f.tensor.empty() && f.tensor != m_tensor) continue;
+    const json samples = f.evidence.is_object() ? f.evidence.value("samples", json::array()) : json::array();
+    for (const auto& s : samples) {
+      if (!s.is_object() || !s.contains("expected") || !s.contains("actual")) continue;
+      auto idx = indexOf(s.contains("index") ? s["index"] : s.value("element", json()));
+      if (!idx) continue;
+      std::pair<std::int64_t, std::int64_t> flat;
+      if (idx->size() == 2 && m_shape.size() == 2) flat = {(*idx)[0], (*idx)[1]};
+      else if (idx->size() == m_shape.size()) {
+        std::int64_t row = 0;
+        for (size_t d = 0; d + 1 < m_shape.size(); ++d) row = row * m_shape[d] + (*idx)[d];
+        flat = {row, idx->back()};
+      } else continue;
+      const auto num = [](const json& x) { return x.is_number() ? x.get<double>() : NAN; };
+      m_samples[flat] = {num(s["expected"]), num(s["actual"])};
+    }
+  }
+}
+
+std::pair<std::int64_t, std::int64_t> CoverageGrid::flatten(std::int64_t r, std::int64_t c) const {
+  const size_t n = m_shape.size();
+  if (n == 2 && m_view.rowDim == 0) return {r, c};
+  if (n == 2) return {c, r};
+  std::vector<std::int64_t> idx = m_view.slice;
+  idx[static_cast<size_t>(m_view.rowDim)] = r;
+  idx[static_cast<size_t>(m_view.colDim)] = c;
+  std::int64_t row = 0;
+  for (size_t d = 0; d + 1 < n; ++d) row = row * m_shape[d] + idx[d];
+  return {row, idx[n - 1]};
+}
+
+int CoverageGrid::tilesDown() const { return static_cast<int>(ceilDiv(m_rows, m_tileH)); }
+int CoverageGrid::tilesAcross() const { return static_cast<int>(ceilDiv(m_cols, m_tileW)); }
+
+int CoverageGrid::stateAt(std::int64_t r, std::int64_t c) const {
+  if (r < 0 || c < 0 || r >= m_rows || c >= m_cols) return kStateOob;
+  if (m_states.empty()) return kStateUnknown;
+  const auto [fr, fc] = flatten(r, c);
+  const std::int64_t mr = fr / m_cellH, mc = fc / m_cellW;
+  if (mr >= m_mapRows || mc >= m_mapCols) return kStateUnknown;
+  return m_states[static_cast<size_t>(mr * m_mapCols + mc)];
+}
+
+int CoverageGrid::mapCellState(int mr, int mc) const {
+  const auto r = static_cast<std::int64_t>((mr + 0.5) * m_viewCellH);
+  const auto c = static_cast<std::int64_t>((mc + 0.5) * m_viewCellW);
+  return stateAt(std::min(r, m_rows - 1), std::min(c, m_cols - 1));
+}
+
+int CoverageGrid::tileState(int tileRow, int tileCol) const {
+  const std::int64_t r0 = tileRow * m_tileH, c0 = tileCol * m_tileW;
+  if (r0 < 0 || c0 < 0 || r0 >= m_rows || c0 >= m_cols) return kStateOob;
+  const std::int64_t r1 = std::min(r0 + m_tileH, m_rows), c1 = std::min(c0 + m_tileW, m_cols);
+  int worst = kStateUnknown;
+  auto consider = [&](int s) {
+    if (stateSeverity(s) > stateSeverity(worst)) worst = s;
+  };
+  // Step through the tile one map cell at a time: the map holds no finer detail.
+  const auto stepR = std::max<std::int64_t>(1, static_cast<std::int64_t>(m_viewCellH));
+  const auto stepC = std::max<std::int64_t>(1, static_cast<std::int64_t>(m_viewCellW));
+  if (!m_states.empty())
+    for (std::int64_t r = r0; r < r1; r += stepR)
+      for (std::int64_t c = c0; c < c1; c += stepC) consider(stateAt(r, c));
+  if (tileErrors(tileRow, tileCol)) consider(kStateMismatch);
+  return worst;
+}
+
+std::optional<std::pair<std::int64_t, double>> CoverageGrid::tileErrors(int tileRow, int tileCol) const {
+  auto it = m_badTiles.find({tileRow, tileCol});
+  if (it == m_badTiles.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> CoverageGrid::errorAt(std::int64_t r, std::int64_t c) const {
+  if (m_errors.empty() || r < 0 || c < 0 || r >= m_rows || c >= m_cols) return std::nullopt;
+  const auto [fr, fc] = flatten(r, c);
+  const std::int64_t er = fr / m_errCellH, ec = fc / m_errCellW;
+  if (er >= m_errRows || ec >= m_errCols) return std::nullopt;
+  return m_errors[static_cast<size_t>(er * m_errCols + ec)];
+}
+
+std::optional<std::pair<double, double>> CoverageGrid::valuesAt(std::int64_t r, std::int64_t c) const {
+  if (r < 0 || c < 0 || r >= m_rows || c >= m_cols) return std::nullopt;
+  auto it = m_samples.find(flatten(r, c));
+  if (it == m_samples.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::pair<int, int>> CoverageGrid::boundaryTiles() const {
+  std::vector<std::pair<int, int>> out;
+  const bool rowEdge = m_rows % m_tileH != 0, colEdge = m_cols % m_tileW != 0;
+  const int down = tilesDown(), across = tilesAcross();
+  for (int tr = 0; tr < down; ++tr)
+    for (int tc = 0; tc < across; ++tc)
+      if ((rowEdge && tr == down - 1) || (colEdge && tc == across - 1)) out.emplace_back(tr, tc);
+  return out;
+}
+
+QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
+  if (!valid()) return {};
+  QString element;
+  if (m_shape.size() == 2) {
+    element = QStringLiteral("%1[%2, %3]").arg(QString::fromStdString(m_tensor)).arg(r).arg(c);
+  } else {
+    QStringList idx;
+    for (size_t d = 0; d < m_shape.size(); ++d) {
+      const std::int64_t v = static_cast<int>(d) == m_view.rowDim ? r : static_cast<int>(d) == m_view.colDim ? c : m_view.slice[d];
+      idx << QString::number(v);
+    }
+    element = QStringLiteral("%1[%2]").arg(QString::fromStdString(m_tensor), idx.join(QStringLiteral(", ")));
+  }
+  const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
+  QStringList lines;
+  lines << QStringLiteral("element %1").arg(element);
+  lines << QStringLiteral("tile (%1, %2): rows %3..%4, cols %5..%6")
+               .arg(tr).arg(tc)
+               .arg(tr * m_tileH).arg(std::min((tr + 1) * m_tileH, m_rows) - 1)
+               .arg(tc * m_tileW).arg(std::min((tc + 1) * m_tileW, m_cols) - 1);
+  // The declared tiling's convention (SPEC §1 example): origin = (pid_y * tile_m, pid_x * tile_n).
+  lines << QStringLiteral("CTA (pid_x %1, pid_y %2)").arg(tc).arg(tr);
+  lines << QStringLiteral("state: %1").arg(stateName(stateAt(r, c)));
+  if (auto e = tileErrors(tr, tc)) lines << QStringLiteral("tile mismatches: %1, max |err| %2").arg(e->first).arg(e->second, 0, 'g', 4);
+  if (auto err = errorAt(r, c)) lines << QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4);
+  if (auto v = valuesAt(r, c))
+    lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
+  return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace tilescope::ui

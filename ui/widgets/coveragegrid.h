@@ -1,0 +1,94 @@
+// The measured state of one output tensor, as a 2-D view the coverage and mask
+// views draw: element extents, the declared tiles, the downsampled state map of
+// CoverageInfo.map ({rows, cols, cell:[r,c], states:[...]}), the per-tile
+// correctness summary (CorrectnessInfo.tiles) and the error map.
+//
+// Rank > 2: the map is taken to be over the tensor flattened to
+// [prod(shape[0..n-2]), shape[n-1]]; the view shows two chosen dimensions at a
+// fixed index of every other dimension (the "slice").
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "tilescope/report.h"
+
+namespace tilescope::ui {
+
+/// Which two dimensions a view shows, and the index of every other one.
+struct CoverageSlice {
+  int rowDim = -1, colDim = -1;        ///< -1: the last two dimensions
+  std::vector<std::int64_t> slice;     ///< index per dimension (view dims ignored)
+};
+
+class CoverageGrid {
+ public:
+  using View = CoverageSlice;
+
+  CoverageGrid() = default;
+  /// Builds the grid of `tensor` ("" = the first covered tensor) of point p.
+  CoverageGrid(const Point& p, const std::string& tensor, const View& view = {});
+
+  bool valid() const { return m_rows > 0 && m_cols > 0; }
+  const std::string& tensor() const { return m_tensor; }
+  const std::vector<std::int64_t>& shape() const { return m_shape; }
+  const View& view() const { return m_view; }
+  std::int64_t rows() const { return m_rows; }       ///< elements along the view's row dimension
+  std::int64_t cols() const { return m_cols; }
+  std::int64_t tileRows() const { return m_tileH; }  ///< declared tile extent (elements)
+  std::int64_t tileCols() const { return m_tileW; }
+  int tilesDown() const;
+  int tilesAcross() const;
+  bool measured() const { return !m_states.empty(); }
+  int mapRows() const { return m_mapRows; }
+  int mapCols() const { return m_mapCols; }
+  /// Map state code of map cell (mr, mc) in view coordinates; kStateUnknown when not measured.
+  int mapCellState(int mr, int mc) const;
+  /// Elements per map cell along the view's rows / cols.
+  double cellRows() const { return m_viewCellH; }
+  double cellCols() const { return m_viewCellW; }
+
+  /// State code of element (r, c) of the view: kStateOob outside the tensor, kStateUnknown without data.
+  int stateAt(std::int64_t r, std::int64_t c) const;
+  /// Worst state over the tile's elements (map cells it touches and the correctness tile summary).
+  int tileState(int tileRow, int tileCol) const;
+  /// Mismatch count and max error of a tile from CorrectnessInfo.tiles, when listed.
+  std::optional<std::pair<std::int64_t, double>> tileErrors(int tileRow, int tileCol) const;
+  /// The error map's max |error| at element (r, c), when present.
+  std::optional<double> errorAt(std::int64_t r, std::int64_t c) const;
+  /// Expected and actual values of element (r, c), when a finding's evidence sampled it.
+  std::optional<std::pair<double, double>> valuesAt(std::int64_t r, std::int64_t c) const;
+  /// Tiles that reach past the tensor's edge (declared tiling).
+  std::vector<std::pair<int, int>> boundaryTiles() const;
+  /// Tooltip text: element, tile, CTA, state and the expected vs actual value where known.
+  QString hoverText(std::int64_t r, std::int64_t c) const;
+
+ private:
+  void readMap(const nlohmann::json& map);
+  void readCorrectness(const CorrectnessInfo& c);
+  void readSamples(const std::vector<Finding>& findings);
+  /// View element → the (row, col) of the flattened 2-D tensor the maps are over.
+  std::pair<std::int64_t, std::int64_t> flatten(std::int64_t r, std::int64_t c) const;
+
+  std::string m_tensor;
+  std::vector<std::int64_t> m_shape;
+  View m_view;
+  std::int64_t m_rows = 0, m_cols = 0, m_tileH = 1, m_tileW = 1;
+  // The state map over the flattened tensor.
+  int m_mapRows = 0, m_mapCols = 0;
+  std::int64_t m_cellH = 1, m_cellW = 1;
+  double m_viewCellH = 1, m_viewCellW = 1;
+  std::vector<std::uint8_t> m_states;
+  // The error map.
+  int m_errRows = 0, m_errCols = 0;
+  std::int64_t m_errCellH = 1, m_errCellW = 1;
+  std::vector<float> m_errors;
+  std::map<std::pair<int, int>, std::pair<std::int64_t, double>> m_badTiles;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, double>> m_samples;
+};
+
+}  // namespace tilescope::ui

@@ -1,0 +1,73 @@
+// Draws a CoverageGrid: the tensor's measured state map at any zoom (wheel) and
+// pan (drag), declared tile boundaries, the selected tile, and a hover tooltip.
+// Painting touches only the visible part: the state map is cached as a QImage of
+// one pixel per map cell and scaled into place, so a 16384×16384 output costs the
+// same per frame as a small one.
+#pragma once
+
+#include <QImage>
+#include <QPointF>
+#include <QWidget>
+#include <memory>
+
+#include "widgets/coveragegrid.h"
+
+namespace tilescope::ui {
+
+class CoverageWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CoverageWidget(QWidget* parent = nullptr);
+
+  void setGrid(std::shared_ptr<const CoverageGrid> grid);
+  const CoverageGrid* grid() const { return m_grid.get(); }
+  void setSelectedTile(int tileRow, int tileCol);
+
+  /// Pixels per element.
+  double scale() const { return m_scale; }
+  /// The element coordinate (x = column, y = row) at the widget's top-left corner.
+  QPointF origin() const { return m_origin; }
+  void setView(double scale, QPointF origin);
+  /// Widget position → element coordinate (fractional; floor for the element index).
+  QPointF widgetToElement(QPointF pos) const;
+  QPointF elementToWidget(QPointF elem) const;
+  /// Zooms by `factor` keeping the element under `pos` fixed.
+  void zoomAt(QPointF pos, double factor);
+  /// Fits the whole tensor into the widget.
+  void fitAll();
+  /// Centres and zooms onto a tile.
+  void showTile(int tileRow, int tileCol);
+  /// Pixels per element at which whole elements become visible (gridlines per element).
+  static constexpr double kElementGridScale = 8.0;
+  static constexpr double kMaxScale = 64.0;
+
+ signals:
+  void tileClicked(int tileRow, int tileCol);
+  void elementClicked(qint64 row, qint64 col);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  void rebuildImage();
+  double minScale() const;
+  void clampOrigin();
+  void drawTileLines(QPainter& p, const QRectF& visible);
+
+  std::shared_ptr<const CoverageGrid> m_grid;
+  QImage m_image;             ///< one pixel per map cell (view coordinates)
+  double m_scale = 1.0;
+  QPointF m_origin;
+  bool m_fitted = false;
+  int m_selRow = -1, m_selCol = -1;
+  QPoint m_pressPos, m_lastDrag;
+  bool m_dragging = false;
+};
+
+}  // namespace tilescope::ui
