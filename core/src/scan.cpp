@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 #include "tilescope/compare.h"
 
@@ -149,6 +150,27 @@ std::uint64_t guardNanBits(DType dtype) {
   return bits;
 }
 
+// Masks that classify raw bits without decoding: magnitude (non-zero test),
+// exponent (all ones = Inf/NaN) and mantissa (non-zero with the exponent = NaN).
+struct BitClass {
+  std::uint64_t mag = 0, exp = 0, mant = 0;
+  bool floating = false;
+};
+
+BitClass bitClass(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return {0x7FFFFFFFull, 0x7F800000ull, 0x007FFFFFull, true};
+    case DType::f64: return {0x7FFFFFFFFFFFFFFFull, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, true};
+    case DType::f16: return {0x7FFFull, 0x7C00ull, 0x03FFull, true};
+    case DType::bf16: return {0x7FFFull, 0x7F80ull, 0x007Full, true};
+    default: break;
+  }
+  const std::size_t bytes = dtypeSize(dtype);
+  return {bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1, 0, 0, false};
+}
+
+// One pass over the output's raw bits; the reference is decoded only for rows
+// where the output holds a NaN/Inf, and for the all-zero check at the end.
 struct Scanner {
   const HostTensor& out;
   const HostTensor* ref;
@@ -156,18 +178,21 @@ struct Scanner {
   bool hasSentinel;
   std::uint64_t sentinel;
   std::uint64_t guardBits;
+  BitClass cls;
 
   std::vector<std::uint8_t> cells;  // mapRows x mapCols CellState
   TileTally gapTally, nanTally;
   AnomalyBox gaps, nans;
-  std::int64_t nanCount = 0, infCount = 0, nanInCrossing = 0, guardPayload = 0;
-  std::int64_t writtenNonZero = 0, refNonZeroAtWritten = 0, written = 0;
-  double refMaxAbs = 0;
+  std::int64_t nanCount = 0, infCount = 0, guardPayload = 0;
+  std::int64_t writtenNonZero = 0, written = 0;
+  std::vector<double> rvals;
+  std::vector<std::uint64_t> bits;
 
   Scanner(const HostTensor& o, const HostTensor* r, const OutputGeometry& geo, bool hs, std::uint64_t s)
       : out(o), ref(r), g(geo), hasSentinel(hs), sentinel(s), guardBits(guardNanBits(o.dtype)),
-        cells(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0), gapTally(geo.tilesTotal()),
-        nanTally(geo.tilesTotal()), gaps(geo.shape.size()), nans(geo.shape.size()) {}
+        cls(bitClass(o.dtype)), cells(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0),
+        gapTally(geo.tilesTotal()), nanTally(geo.tilesTotal()), gaps(geo.shape.size()), nans(geo.shape.size()),
+        rvals(r ? static_cast<std::size_t>(geo.cols) : 0), bits(static_cast<std::size_t>(geo.cols)) {}
 
   void raise(std::int64_t row, std::int64_t col, CellState s) {
     auto& c = cells[static_cast<std::size_t>(row / g.cellH * g.mapCols + col / g.cellW)];
@@ -175,40 +200,39 @@ struct Scanner {
   }
 
   void run() {
-    std::vector<double> vals(static_cast<std::size_t>(g.cols)), rvals(ref ? vals.size() : 0);
-    std::vector<std::uint64_t> bits(vals.size());
     for (std::int64_t r = 0; r < g.rows; ++r) {
-      decodeRange(out, r * g.cols, g.cols, vals.data(), bits.data());
-      if (ref) decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr);
-      scanRow(r, vals.data(), ref ? rvals.data() : nullptr, bits.data());
+      decodeRange(out, r * g.cols, g.cols, nullptr, bits.data());
+      scanRow(r);
     }
   }
 
-  void scanRow(std::int64_t r, const double* v, const double* rv, const std::uint64_t* bits) {
+  void scanRow(std::int64_t r) {
     const std::int64_t tileRow = g.tileRowOf(r);
     const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
+    const std::uint64_t* b = bits.data();
+    bool refDecoded = false;
     gaps.beginRow();
     nans.beginRow();
     for (std::int64_t tc = 0; tc < g.tileCols; ++tc) {
       const std::int64_t c0 = tc * tileW, c1 = std::min(g.cols, c0 + tileW);
       std::int64_t segGaps = 0, segNans = 0;
       for (std::int64_t c = c0; c < c1; ++c) {
-        if (hasSentinel && bits[c] == sentinel) {
+        if (hasSentinel && b[c] == sentinel) {
           ++segGaps;
           gaps.hit(r, c);
           raise(r, c, CellState::unwritten);
           continue;
         }
         ++written;
-        if (v[c] != 0) ++writtenNonZero;
-        if (rv && rv[c] != 0) {
-          ++refNonZeroAtWritten;
-          if (std::fabs(rv[c]) > refMaxAbs) refMaxAbs = std::fabs(rv[c]);
+        if (b[c] & cls.mag) ++writtenNonZero;
+        if (!cls.floating || (b[c] & cls.exp) != cls.exp) continue;  // finite
+        if (ref) {
+          if (!refDecoded) decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr), refDecoded = true;
+          if (!std::isfinite(rvals[static_cast<std::size_t>(c)])) continue;  // the reference is not finite either
         }
-        if (std::isfinite(v[c]) || (rv && !std::isfinite(rv[c]))) continue;
         ++segNans;
-        std::isnan(v[c]) ? ++nanCount : ++infCount;
-        if (guardBits && bits[c] == guardBits) ++guardPayload;
+        (b[c] & cls.mant) ? ++nanCount : ++infCount;
+        if (guardBits && b[c] == guardBits) ++guardPayload;
         nans.hit(r, c);
         raise(r, c, CellState::nan_inf);
       }
@@ -218,6 +242,24 @@ struct Scanner {
     }
     gaps.endRow(g, r);
     nans.endRow(g, r);
+  }
+
+  // For all_zero: non-zero reference elements at written positions (a second pass,
+  // run only when every written element is zero).
+  std::pair<std::int64_t, double> referenceNonZeroAtWritten() {
+    std::int64_t n = 0;
+    double maxAbs = 0;
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      decodeRange(out, r * g.cols, g.cols, nullptr, bits.data());
+      decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr);
+      for (std::int64_t c = 0; c < g.cols; ++c) {
+        const auto i = static_cast<std::size_t>(c);
+        if ((hasSentinel && bits[i] == sentinel) || rvals[i] == 0) continue;
+        ++n;
+        maxAbs = std::max(maxAbs, std::fabs(rvals[i]));
+      }
+    }
+    return {n, maxAbs};
   }
 };
 
@@ -253,7 +295,11 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
     if (g.tileCrossesBounds(g.tileIndexOfGrid(e.tile / g.tileCols, e.tile % g.tileCols)))
       res.nanInfInCrossingTiles += e.count;
   res.guardPayloadNans = s.guardPayload;
-  res.allZero = reference && s.written > 0 && s.writtenNonZero == 0 && s.refNonZeroAtWritten > 0;
+  std::int64_t refNonZero = 0;
+  double refMaxAbs = 0;
+  if (reference && s.written > 0 && s.writtenNonZero == 0)
+    std::tie(refNonZero, refMaxAbs) = s.referenceNonZeroAtWritten();
+  res.allZero = refNonZero > 0;
 
   CoverageInfo& cov = res.coverage;
   cov.tensor = out.name;
@@ -274,7 +320,7 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
     res.findings.push_back(nanInfFinding(out, g, s.nans, res.nanInfTiles, nanEntries.size(),
                                          {s.nanCount, s.infCount, res.nanInfInCrossingTiles, s.guardPayload},
                                          reference != nullptr));
-  if (res.allZero) res.findings.push_back(allZeroFinding(out, s.written, s.refNonZeroAtWritten, s.refMaxAbs));
+  if (res.allZero) res.findings.push_back(allZeroFinding(out, s.written, refNonZero, refMaxAbs));
   return res;
 }
 

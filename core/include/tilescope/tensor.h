@@ -38,7 +38,7 @@ double decodeElement(DType dtype, const std::uint8_t* p);
 void encodeElement(DType dtype, double v, std::uint8_t* p);
 
 /// Decodes logical elements [first, first + count) of `t` (row-major, honouring
-/// strides) into `values` and, when `bits` is not null, their raw bits
+/// strides) into `values` (when not null) and, when `bits` is not null, their raw bits
 /// (zero-extended). One call per row keeps the per-element dtype dispatch out of
 /// hot loops (scan and compare of 16384^2 outputs). Throws std::out_of_range
 /// when the range reaches past `t.bytes`.
