@@ -15,7 +15,7 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
   std::string ext = p.extension().string();
   if (ext != ".cu" && ext != ".ptx" && ext != ".cubin" && ext != ".fatbin")
     n.fail("unsupported source type '" + ext + "' in '" + k.source + "' (expected .cu, .ptx, .cubin or .fatbin)");
-  k.sourcePath = p.is_absolute() ? p : dir / p;
+  k.sourcePath = p.is_absolute() ? p : (dir / p).lexically_normal();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(k.sourcePath, ec))
     n.fail("source file '" + k.sourcePath.string() + "' does not exist");

@@ -20,7 +20,7 @@ void checkNpyRef(const Node& n, const std::string& value, const std::filesystem:
   std::string file = value.substr(4);
   if (file.empty()) n.fail("missing path after 'npy:'");
   std::filesystem::path p(file);
-  if (p.is_relative()) p = dir / p;
+  if (p.is_relative()) p = (dir / p).lexically_normal();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(p, ec)) n.fail(".npy file '" + p.string() + "' does not exist");
 }

@@ -174,7 +174,7 @@ void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<
 
 std::filesystem::path npyRefPath(const Config& config, const std::string& ref) {
   std::filesystem::path p(ref.rfind("npy:", 0) == 0 ? ref.substr(4) : ref);
-  return p.is_relative() ? config.dir / p : p;
+  return p.is_relative() ? (config.dir / p).lexically_normal() : p;
 }
 
 void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {
