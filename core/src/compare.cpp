@@ -21,16 +21,13 @@ struct Comparer {
   std::vector<double> cellMax;
   std::vector<std::uint8_t> cellNonFinite;
   std::vector<std::uint32_t> cellMis;
-  std::vector<std::uint32_t> colCell;  // column -> map cell column, so the hot loop does not divide
 
   Comparer(const HostTensor& o, const HostTensor& r, const OutputGeometry& geo, double rt, double at,
            const ScanResult* scan)
-      : out(o), ref(r), g(geo), rtol(rt), atol(at), skipUnwritten(scan && scan->hasSentinel),
+      : out(o), ref(r), g(geo), rtol(rt), atol(at), skipUnwritten(scan && scan->hasSentinel && scan->coverage.unwritten > 0),
         sentinel(scan ? scan->sentinel : 0), st(geo.tilesTotal()),
         cellMax(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0.0), cellNonFinite(cellMax.size(), 0),
-        cellMis(cellMax.size(), 0), colCell(static_cast<std::size_t>(geo.cols)) {
-    for (std::int64_t c = 0; c < g.cols; ++c) colCell[static_cast<std::size_t>(c)] = static_cast<std::uint32_t>(c / g.cellW);
-  }
+        cellMis(cellMax.size(), 0) {}
 
   void run() {
     std::vector<double> v(static_cast<std::size_t>(g.cols)), rv(v.size());
@@ -50,40 +47,60 @@ struct Comparer {
     return false;
   }
 
+  // Iterates map cells, not tiles: the common case (within tolerance) touches only
+  // locals; mismatches take the out-of-line path, which finds their tile.
   void compareRow(std::int64_t r, const double* v, const double* rv, const std::uint64_t* bits) {
-    const std::int64_t tileRow = g.tileRowOf(r);
-    const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
-    const bool boundaryRow = rowIsBoundary(r);
     const std::size_t cellRowBase = static_cast<std::size_t>(r / g.cellH * g.mapCols);
-    for (std::int64_t tc = 0; tc < g.tileCols; ++tc) {
-      const std::int64_t c0 = tc * tileW, c1 = std::min(g.cols, c0 + tileW);
-      const bool boundaryTile = boundaryRow || (g.tileCols > 1 && tc == g.tileCols - 1);
-      std::int64_t segMis = 0;
-      double segMax = 0;
+    RowContext row{r, g.tileRowOf(r), rowIsBoundary(r)};
+    for (std::int64_t cc = 0; cc < g.mapCols; ++cc) {
+      const std::int64_t c0 = cc * g.cellW, c1 = std::min(g.cols, c0 + g.cellW);
+      const std::size_t cell = cellRowBase + static_cast<std::size_t>(cc);
+      double cmax = 0, maxRel = st.maxRel;
+      std::int64_t compared = 0;
       for (std::int64_t c = c0; c < c1; ++c) {
         if (bits && bits[c] == sentinel) continue;  // reported by the scan as unwritten
-        ++st.compared;
+        ++compared;
         const double o = v[c], x = rv[c];
-        if (!std::isfinite(o)) std::isnan(o) ? ++st.nan : ++st.inf;
-        if (o == x) continue;  // exact, including equal infinities
-        const double d = std::fabs(o - x), ax = std::fabs(x);
-        const std::size_t cell = cellRowBase + colCell[static_cast<std::size_t>(c)];
-        if (std::isfinite(d)) {
-          cellMax[cell] = std::max(cellMax[cell], d);
-          st.maxAbs = std::max(st.maxAbs, d);
-          if (ax > 0) st.maxRel = std::max(st.maxRel, d / ax);
-          if (d <= atol + rtol * ax) continue;
-        } else if (std::isnan(o) && std::isnan(x)) {
-          continue;  // NaN where the reference is NaN too: not this kernel's error
+        if (o == x) {
+          if (!std::isfinite(o)) ++st.inf;  // the same infinity on both sides
+          continue;
         }
-        ++segMis;
-        segMax = std::max(segMax, std::isfinite(d) ? d : kNonFiniteErr);
-        ++cellMis[cell];
-        if (!std::isfinite(d)) cellNonFinite[cell] = 1;
-        st.noteMismatch(r, c, std::isfinite(o), boundaryTile);
+        const double d = std::fabs(o - x), ax = std::fabs(x);
+        if (d <= atol + rtol * ax) {  // false for NaN and infinite errors
+          cmax = std::max(cmax, d);
+          if (ax > 0 && d > maxRel * ax) maxRel = d / ax;  // a multiply, not a divide, per element
+          continue;
+        }
+        outOfTolerance(row, c, o, x, d, ax, cell, cmax, maxRel);
       }
-      if (segMis) st.tally.add(tileRow * g.tileCols + tc, segMis, segMax);
+      st.compared += compared;
+      st.maxRel = maxRel;
+      cellMax[cell] = std::max(cellMax[cell], cmax);
+      st.maxAbs = std::max(st.maxAbs, cmax);
     }
+  }
+
+  struct RowContext {
+    std::int64_t r, tileRow;
+    bool boundary;
+  };
+
+  [[gnu::noinline]] void outOfTolerance(const RowContext& row, std::int64_t c, double o, double x, double d,
+                                        double ax, std::size_t cell, double& cmax, double& maxRel) {
+    if (!std::isfinite(o)) std::isnan(o) ? ++st.nan : ++st.inf;
+    if (std::isfinite(d)) {
+      cmax = std::max(cmax, d);
+      if (ax > 0) maxRel = std::max(maxRel, d / ax);
+    } else if (std::isnan(o) && std::isnan(x)) {
+      return;  // NaN where the reference is NaN too: not this kernel's error
+    }
+    const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
+    const std::int64_t tc = c / tileW;
+    const bool boundaryTile = row.boundary || (g.tileCols > 1 && tc == g.tileCols - 1);
+    st.tally.add(row.tileRow * g.tileCols + tc, 1, std::isfinite(d) ? d : kNonFiniteErr);
+    ++cellMis[cell];
+    if (!std::isfinite(d)) cellNonFinite[cell] = 1;
+    st.noteMismatch(row.r, c, std::isfinite(o), boundaryTile);
   }
 };
 

@@ -205,6 +205,16 @@ TEST(Compare, ToleranceBoundaryIsInclusive) {
   EXPECT_EQ(c.info.firstMismatch[1], 1);
   EXPECT_DOUBLE_EQ(c.info.maxAbsErr, std::nextafter(1.75, 2.0) - 1.0);
   EXPECT_DOUBLE_EQ(c.info.maxRelErr, std::nextafter(1.75, 2.0) - 1.0);
+
+  // A zero reference element within atol adds to max_abs_err but not to max_rel_err.
+  const auto zref = make("ref", DType::f32, {2, 2}, [](std::int64_t i) { return i == 0 ? 0.0 : 2.0; });
+  auto zout = zref;
+  set(zout, 0, 0.25);
+  set(zout, 3, 2.5);
+  const CompareResult z = compareOutputs(zout, zref, 0.0, 0.5, {2, 2}, nullptr);
+  EXPECT_EQ(z.info.mismatches, 0);
+  EXPECT_DOUBLE_EQ(z.info.maxAbsErr, 0.5);
+  EXPECT_DOUBLE_EQ(z.info.maxRelErr, 0.25);
 }
 
 TEST(Maps, DownsampledDimsAndWorstStateWins) {
