@@ -16,6 +16,13 @@ namespace {
 constexpr std::size_t kBufferBytes = 8u << 20;
 constexpr std::size_t kAlign = 8;
 
+// External correlation records are emitted for CUDA API activity records made
+// inside a pushed region, so the runtime and driver API kinds must be on too
+// (cuBLAS launches through the runtime, timeCalls' flush through the driver).
+// Their records themselves are skipped when parsed.
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+
 #if CUPTI_API_VERSION >= 130000
 using KernelActivity = CUpti_ActivityKernel10;
 #else
@@ -93,7 +100,7 @@ std::string CuptiCollector::start() {
       m_initError = "CUPTI activity callbacks could not be registered: " + cuptiMessage(r);
   }
   if (!m_registered) return m_initError;
-  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
+  for (CUpti_ActivityKind kind : kKinds) {
     CUptiResult r = cuptiActivityEnable(kind);
     if (r != CUPTI_SUCCESS) {
       stop();
@@ -115,8 +122,7 @@ std::string CuptiCollector::start() {
 void CuptiCollector::stop() {
   if (!m_registered) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
 }
 
 void CuptiCollector::pushId(std::uint64_t id) {

@@ -12,7 +12,10 @@
 #ifdef TILESCOPE_HAVE_CUDNN_FRONTEND
 // config.h has already included the system nlohmann_json, so the include guard
 // makes the frontend use it instead of its bundled copy (one json per TU).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"  // helpers of the header we do not use
 #include <cudnn_frontend.h>
+#pragma GCC diagnostic pop
 #endif
 
 namespace tilescope::cuda {
