@@ -43,6 +43,17 @@ struct ExportArgs {
 };
 int cmdExport(const ExportArgs& a);
 
+/// `classify [LOGFILE|-]`: a pasted error log -> category, detail, tree node.
+int cmdClassify(const std::string& input, bool json);
+
+struct DiagnoseArgs {
+  std::string config, output;
+  double timeoutS = 0;
+  bool stream = false;
+};
+/// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
+int cmdDiagnose(const DiagnoseArgs& a);
+
 /// Prints "error: ..." on stderr and returns kUsage.
 int usageError(const std::string& message);
 

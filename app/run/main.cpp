@@ -51,6 +51,19 @@ int main(int argc, char** argv) {
   auto* d = app.add_subcommand("devices", "list the device database (and the local GPUs)");
   d->add_flag("--json", devicesJson, "print JSON");
 
+  std::string classifyInput = "-";
+  bool classifyJson = false;
+  auto* cl = app.add_subcommand("classify", "classify a pasted error log (CUDA, NVRTC/nvcc, Triton, TileLang, Python)");
+  cl->add_option("LOGFILE", classifyInput, "log file, or - for stdin (default)");
+  cl->add_flag("--json", classifyJson, "print JSON");
+
+  DiagnoseArgs diag;
+  auto* dg = app.add_subcommand("diagnose", "run, then the follow-up experiments the troubleshooting tree calls for");
+  dg->add_option("CONFIG", diag.config, "kernel configuration (.tscfg.json)")->required();
+  dg->add_option("-o,--output", diag.output, "write the report (JSON) here");
+  dg->add_option("--timeout", diag.timeoutS, "watchdog limit per worker in seconds");
+  dg->add_flag("--stream", diag.stream, "print tilescope.stream/1 events on stdout");
+
   ExportArgs exp;
   auto* e = app.add_subcommand("export", "render a report");
   e->add_option("REPORT", exp.report)->required();
@@ -75,6 +88,8 @@ int main(int argc, char** argv) {
     }
     if (*w) return cmdWorker(worker);
     if (*d) return cmdDevices(devicesJson);
+    if (*cl) return cmdClassify(classifyInput, classifyJson);
+    if (*dg) return cmdDiagnose(diag);
     if (*e) return cmdExport(exp);
   } catch (const std::exception& ex) {
     std::cerr << "tilescope-run: error: " << ex.what() << '\n';
