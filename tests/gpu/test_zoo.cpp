@@ -1,0 +1,218 @@
+// End-to-end tests of the kernel zoo (kernels/): each config is run through
+// tilescope-run, and the report must carry the verdict and the finding that
+// kernels/README.md promises for it. The table below mirrors that README.
+//
+// `run` and `sweep` configs need a GPU and skip cleanly without one; `check`
+// configs (kernels/static/) need only the CUDA toolkit and always run.
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace tilescope {
+namespace {
+
+namespace fs = std::filesystem;
+using Strings = std::vector<std::string>;
+
+struct ZooCase {
+  std::string config;      ///< relative to kernels/
+  std::string verb;        ///< run | sweep | check
+  Strings verdicts;        ///< accepted top-level verdicts (empty: any)
+  Strings anyCategory;     ///< at least one finding of one of these (empty: no error findings)
+  std::string detail;      ///< required `detail` of that finding, or ""
+  int points = 0;          ///< expected number of report points (0: not checked)
+};
+
+// gtest prints a parameter with this (instead of its bytes) when a case fails.
+void PrintTo(const ZooCase& c, std::ostream* os) { *os << c.verb << " " << c.config; }
+
+const Strings kPasses = {"ok", "slow"};  // a correct kernel may be slower than cuBLAS/SDPA
+
+// clang-format off
+const std::vector<ZooCase> kZoo = {
+  // GEMM (kernels/gemm)
+  {"gemm/gemm_tiled_f16.tscfg.json",             "run",   kPasses, {}, ""},
+  {"gemm/gemm_tiled_tail.tscfg.json",            "run",   kPasses, {}, ""},
+  {"gemm/gemm_tiled_f32out.tscfg.json",          "run",   kPasses, {}, ""},
+  {"gemm/gemm_tiled_sweep.tscfg.json",           "sweep", kPasses, {}, "", 16},
+  {"gemm/gemm_bug_no_mask.tscfg.json",           "run",   {"incorrect", "fault"}, {"oob_write", "oob_read", "illegal_address"}, ""},
+  {"gemm/gemm_bug_no_mask_aligned.tscfg.json",   "run",   kPasses, {}, ""},
+  {"gemm/gemm_bug_misaligned.tscfg.json",        "run",   {"fault"}, {"misaligned_access"}, ""},
+  {"gemm/gemm_bug_misaligned_k1024.tscfg.json",  "run",   kPasses, {}, ""},
+  {"gemm/gemm_bug_no_sync.tscfg.json",           "run",   {"incorrect"}, {"race", "mismatch"}, ""},
+  {"gemm/gemm_bug_no_init.tscfg.json",           "run",   {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
+  {"gemm/gemm_bug_no_init_zeroed.tscfg.json",    "run",   kPasses, {}, ""},
+  {"gemm/gemm_bug_fp16_acc.tscfg.json",          "run",   {"incorrect"}, {"accumulator_overflow", "nan_inf"}, ""},
+  {"gemm/gemm_bug_transposed.tscfg.json",        "run",   {"incorrect"}, {"mismatch"}, "transposed"},
+  {"gemm/gemm_bug_int32_index_small.tscfg.json", "run",   kPasses, {}, ""},
+  {"gemm/gemm_bug_int32_index_large.tscfg.json", "run",   {"fault", "incorrect"}, {"illegal_address", "int_overflow", "oob_read", "mismatch"}, ""},
+  {"gemm/gemm_bug_smem_over.tscfg.json",         "run",   {"launch_error"}, {"smem_exceeded"}, ""},
+  // Flash-attention forward (kernels/attention)
+  {"attention/flash_attn_fwd_d64.tscfg.json",              "run", kPasses, {}, ""},
+  {"attention/flash_attn_fwd_d128.tscfg.json",             "run", kPasses, {}, ""},
+  {"attention/flash_attn_fwd_tail.tscfg.json",             "run", kPasses, {}, ""},
+  {"attention/flash_attn_bug_no_max.tscfg.json",           "run", {"incorrect"}, {"nan_inf"}, ""},
+  {"attention/flash_attn_bug_misaligned.tscfg.json",       "run", {"fault"}, {"misaligned_access"}, ""},
+  {"attention/flash_attn_bug_misaligned_pad8.tscfg.json",  "run", kPasses, {}, ""},
+  {"attention/flash_attn_bug_no_mask.tscfg.json",          "run", {"incorrect"}, {"oob_read", "nan_inf"}, ""},
+  {"attention/flash_attn_bug_no_mask_aligned.tscfg.json",  "run", kPasses, {}, ""},
+  // Row softmax (kernels/softmax)
+  {"softmax/softmax_row_f32.tscfg.json",          "run", kPasses, {}, ""},
+  {"softmax/softmax_row_f16.tscfg.json",          "run", kPasses, {}, ""},
+  {"softmax/softmax_bug_no_max.tscfg.json",       "run", {"incorrect"}, {"nan_inf"}, ""},
+  {"softmax/softmax_bug_no_max_small.tscfg.json", "run", kPasses, {}, ""},
+  {"softmax/softmax_bug_no_sync.tscfg.json",      "run", {"incorrect"}, {"race", "mismatch"}, ""},
+  // Highway gate (kernels/gate)
+  {"gate/highway_gate.tscfg.json",                "run", kPasses, {}, ""},
+  {"gate/highway_gate_bug_no_mask.tscfg.json",    "run", {"incorrect", "fault"}, {"oob_write"}, ""},
+  {"gate/highway_gate_bug_floor_grid.tscfg.json", "run", {"incorrect"}, {"coverage_gap"}, ""},
+  // Static findings (kernels/static), `check --device h100`, no GPU needed
+  {"static/smem_exceeded.tscfg.json",      "check", {"launch_error"}, {"smem_exceeded"}, ""},
+  {"static/invalid_launch.tscfg.json",     "check", {"launch_error"}, {"invalid_launch"}, ""},
+  {"static/too_many_resources.tscfg.json", "check", {"launch_error"}, {"too_many_resources"}, ""},
+  {"static/coverage_gap.tscfg.json",       "check", {}, {"coverage_gap"}, ""},
+  {"static/register_spill.tscfg.json",     "check", {}, {"register_spill"}, ""},
+  {"static/low_occupancy.tscfg.json",      "check", {}, {"low_occupancy"}, ""},
+};
+// clang-format on
+
+/// True when the CUDA driver loads and reports at least one device. Goes
+/// through dlopen so that this test needs no CUDA headers and no link-time
+/// driver dependency (a machine without a GPU often has no libcuda at all).
+bool gpuPresent() {
+  static const bool present = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return false;
+    using InitFn = int (*)(unsigned);
+    using CountFn = int (*)(int*);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+    auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+    int n = 0;
+    bool ok = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
+    return ok;  // the library stays loaded: unloading a driver mid-process is not worth the risk
+  }();
+  return present;
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string caseName(const ZooCase& c) {
+  std::string name = c.config.substr(0, c.config.find(".tscfg.json"));
+  std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+  return name;
+}
+
+/// All findings of a report: the merged top-level list and every point's.
+std::vector<nlohmann::json> allFindings(const nlohmann::json& report) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : report.value("findings", nlohmann::json::array())) out.push_back(f);
+  for (const auto& p : report.value("points", nlohmann::json::array()))
+    for (const auto& f : p.value("findings", nlohmann::json::array())) out.push_back(f);
+  return out;
+}
+
+std::string describe(const std::vector<nlohmann::json>& findings) {
+  std::string s;
+  for (const auto& f : findings)
+    s += "  " + f.value("category", "?") + " (" + f.value("severity", "?") + ", detail '" + f.value("detail", "") +
+         "'): " + f.value("message", "") + "\n";
+  return s.empty() ? "  (none)\n" : s;
+}
+
+class ZooTest : public ::testing::TestWithParam<ZooCase> {};
+
+TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
+  const ZooCase& c = GetParam();
+  if (c.verb != "check" && !gpuPresent()) GTEST_SKIP() << "no CUDA GPU: `" << c.verb << "` needs one";
+
+  const fs::path config = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / c.config;
+  ASSERT_TRUE(fs::exists(config)) << config;
+  const fs::path dir = fs::temp_directory_path() / ("tilescope_zoo_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path report = dir / (caseName(c) + ".report.json");
+  const fs::path log = dir / (caseName(c) + ".log");
+  fs::remove(report);
+
+  std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " " + c.verb + " " + shellQuote(config.string());
+  if (c.verb == "check") cmd += " --device h100";
+  cmd += " -o " + shellQuote(report.string()) + " > " + shellQuote(log.string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << cmd;
+  const int rc = WEXITSTATUS(status);
+  // SPEC §2: 2 is a usage/config error, 3 no GPU; a zoo config must be neither.
+  ASSERT_TRUE(rc == 0 || rc == 1) << cmd << "\nexit " << rc << "\n" << readFile(log);
+  ASSERT_TRUE(fs::exists(report)) << "no report written by: " << cmd << "\n" << readFile(log);
+
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(readFile(report))) << report;
+  ASSERT_EQ(j.value("schema", ""), "tilescope.report/1");
+  const std::string verdict = j.value("verdict", "");
+  const auto findings = allFindings(j);
+  const std::string context = "config " + c.config + ", verdict " + verdict + ", findings:\n" + describe(findings);
+
+  if (!c.verdicts.empty()) {
+    EXPECT_NE(std::find(c.verdicts.begin(), c.verdicts.end(), verdict), c.verdicts.end()) << context;
+  }
+  if (verdict == "ok") {
+    EXPECT_EQ(rc, 0) << context;
+  }
+  if (c.points > 0) {
+    EXPECT_EQ(j.value("points", nlohmann::json::array()).size(), static_cast<size_t>(c.points)) << context;
+  }
+
+  if (c.anyCategory.empty()) {
+    // A correct kernel: nothing of severity error except being slower than the baseline.
+    for (const auto& f : findings)
+      if (f.value("severity", "") == "error" && f.value("category", "") != "slow_vs_baseline")
+        ADD_FAILURE() << "unexpected error finding " << f.value("category", "") << "\n" << context;
+    return;
+  }
+  const bool found = std::any_of(findings.begin(), findings.end(), [&](const nlohmann::json& f) {
+    const std::string cat = f.value("category", "");
+    if (std::find(c.anyCategory.begin(), c.anyCategory.end(), cat) == c.anyCategory.end()) return false;
+    return c.detail.empty() || f.value("detail", "") == c.detail;
+  });
+  EXPECT_TRUE(found) << "expected a finding of category " << ::testing::PrintToString(c.anyCategory)
+                     << (c.detail.empty() ? "" : " with detail " + c.detail) << "\n" << context;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ZooTest, ::testing::ValuesIn(kZoo),
+                         [](const ::testing::TestParamInfo<ZooCase>& info) { return caseName(info.param); });
+
+// Every config shipped in kernels/ has a row in the table above (and so in the README).
+TEST(ZooTable, CoversEveryShippedConfig) {
+  const fs::path root = fs::path(TILESCOPE_SOURCE_DIR) / "kernels";
+  std::vector<std::string> missing;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.size() < 11 || name.substr(name.size() - 11) != ".tscfg.json") continue;
+    const std::string rel = fs::relative(e.path(), root).generic_string();
+    if (std::none_of(kZoo.begin(), kZoo.end(), [&](const ZooCase& c) { return c.config == rel; })) missing.push_back(rel);
+  }
+  EXPECT_TRUE(missing.empty()) << "configs without an expectation: " << ::testing::PrintToString(missing);
+}
+
+}  // namespace
+}  // namespace tilescope
