@@ -1,0 +1,96 @@
+// Item models over a fixture report, each checked by QAbstractItemModelTester.
+#include <QAbstractItemModelTester>
+#include <QColor>
+#include <QtTest>
+
+#include "models/findingsmodel.h"
+#include "models/pointsmodel.h"
+#include "models/resultmatrixmodel.h"
+#include "style/colors.h"
+#include "tilescope/report.h"
+
+using namespace tilescope;
+using namespace tilescope::ui;
+
+class TstModels : public QObject {
+  Q_OBJECT
+ private:
+  Report m_report;
+
+ private slots:
+  void initTestCase() { m_report = loadReport(TILESCOPE_TEST_DATA "/reports/gemm_sweep.json"); }
+
+  void findingsModel() {
+    FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const Point& p = m_report.points[1];
+    model.setFindings(p.findings);
+    QCOMPARE(model.rowCount(), static_cast<int>(p.findings.size()));
+    QCOMPARE(model.columnCount(), static_cast<int>(FindingsModel::ColumnCount));
+    for (int r = 0; r < model.rowCount(); ++r) {
+      QCOMPARE(model.index(r, FindingsModel::CategoryColumn).data().toString().section(QLatin1Char(' '), 0, 0),
+               QString::fromStdString(p.findings[static_cast<size_t>(r)].category));
+      QVERIFY(!model.index(r, FindingsModel::SeverityColumn).data(Qt::DecorationRole).value<QIcon>().isNull());
+    }
+    // The mismatch finding carries a detail, shown next to its category, and a tile location.
+    const QString cat = model.index(1, FindingsModel::CategoryColumn).data().toString();
+    QCOMPARE(cat, QStringLiteral("mismatch (tail_tiles)"));
+    QVERIFY(model.index(1, FindingsModel::LocationColumn).data().toString().contains(QStringLiteral("tile [0,0]")));
+    QVERIFY(model.index(0, FindingsModel::LocationColumn).data().toString().startsWith(QStringLiteral("C: ")));
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void resultMatrixFromReport() {
+    ResultMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(m_report);
+    QCOMPARE(model.rowCount(), 4);   // 2×2 sweep points
+    QCOMPARE(model.columnCount(), 1); // one trial
+    for (int i = 0; i < 4; ++i) {
+      const QModelIndex idx = model.indexForPoint(i);
+      QVERIFY(idx.isValid());
+      QCOMPARE(idx.data(ResultMatrixModel::PointIndexRole).toInt(), i);
+      QCOMPARE(idx.data(Qt::BackgroundRole).value<QColor>(), verdictColor(m_report.points[static_cast<size_t>(i)].verdict));
+    }
+    QCOMPARE(model.headerData(3, Qt::Vertical).toString(), QStringLiteral("BLOCK_M=128 BLOCK_N=64"));
+    QVERIFY(model.index(3, 0).data().toString().startsWith(QStringLiteral("compile_error")));
+  }
+
+  void resultMatrixStreams() {
+    // Points arrive one by one, possibly beyond the announced size: the matrix grows.
+    ResultMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.reset(2, 1);
+    QCOMPARE(model.index(0, 0).data(ResultMatrixModel::PointIndexRole).toInt(), -1);
+    Point p = m_report.points[2];
+    p.trial = 2;
+    model.setPoint(p, 0);
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.columnCount(), 3);
+    QCOMPARE(model.index(2, 2).data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(Verdict::incorrect));
+    QVERIFY(!model.index(0, 0).data(ResultMatrixModel::VerdictRole).isValid());
+  }
+
+  void pointsModel() {
+    PointsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto report = std::make_shared<const Report>(m_report);
+    model.setReport(report);
+    QCOMPARE(model.rowCount(), static_cast<int>(m_report.points.size()));
+    for (int r = 0; r < model.rowCount(); ++r) {
+      const Point& p = m_report.points[static_cast<size_t>(r)];
+      QCOMPARE(model.index(r, PointsModel::VerdictColumn).data().toString(), QString::fromLatin1(verdictName(p.verdict)));
+      QCOMPARE(model.index(r, PointsModel::FindingsColumn).data().toInt(), static_cast<int>(p.findings.size()));
+      QCOMPARE(model.index(r, PointsModel::SpeedupColumn).data(PointsModel::SortRole).toDouble(), p.speedup.value_or(0.0));
+    }
+    // Point 0 ran in 41 µs: the time column says so in microseconds.
+    QCOMPARE(model.index(0, PointsModel::TimeColumn).data().toString(), QStringLiteral("41.00 \u00b5s"));
+    QCOMPARE(model.index(3, PointsModel::TimeColumn).data().toString(), QStringLiteral("-"));
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+  }
+};
+
+QTEST_MAIN(TstModels)
+#include "tst_models.moc"

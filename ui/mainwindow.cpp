@@ -1,0 +1,390 @@
+#include "mainwindow.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+
+#include "models/pointsmodel.h"
+#include "models/qtconv.h"
+#include "panels/configpanel.h"
+#include "panels/coveragepanel.h"
+#include "panels/findingspanel.h"
+#include "panels/logpanel.h"
+#include "panels/maskpanel.h"
+#include "panels/runpanel.h"
+#if __has_include("panels/occupancypanel.h")
+#include "panels/occupancypanel.h"
+#define TILESCOPE_HAVE_OCCUPANCY_PANEL 1
+#endif
+#if __has_include("panels/timingpanel.h")
+#include "panels/timingpanel.h"
+#define TILESCOPE_HAVE_TIMING_PANEL 1
+#endif
+#if __has_include("export/reportexporter.h")
+#include "export/reportexporter.h"
+#define TILESCOPE_HAVE_EXPORTER 1
+#endif
+
+namespace tilescope::ui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+
+bool looksLikeConfig(const QString& path) {
+  if (path.endsWith(QLatin1String(".tscfg.json"))) return true;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  // The schema key sits near the top of both formats; 4 KiB is plenty to find it.
+  return f.read(4096).contains("tilescope.config/");
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_selection(new Selection(this)) {
+  setWindowTitle(tr("TileScope"));
+  setAcceptDrops(true);
+  setupPanels();
+  setupActions();
+  setupDocks();
+  setupConnections();
+  restoreSettings();
+  updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setupPanels() {
+  m_configPanel = new ConfigPanel(m_selection, this);
+  m_runPanel = new RunPanel(m_selection, this);
+  m_coveragePanel = new CoveragePanel(m_selection, this);
+  m_maskPanel = new MaskPanel(m_selection, this);
+  m_findingsPanel = new FindingsPanel(m_selection, this);
+  m_views << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel;
+#ifdef TILESCOPE_HAVE_OCCUPANCY_PANEL
+  auto* occ = new OccupancyPanel(m_selection, this);
+  m_occupancyPanel = occ;
+  m_views << occ;
+#endif
+#ifdef TILESCOPE_HAVE_TIMING_PANEL
+  auto* timing = new TimingPanel(m_selection, this);
+  m_timingPanel = timing;
+  m_views << timing;
+#endif
+  m_pointsModel = new PointsModel(this);
+  m_pointsView = new QTableView(this);
+  m_pointsView->setModel(m_pointsModel);
+  m_pointsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_pointsView->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_pointsView->verticalHeader()->hide();
+  m_pointsView->horizontalHeader()->setStretchLastSection(true);
+  setCentralWidget(m_coveragePanel);
+}
+
+void MainWindow::setupActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(), tr("Configs (*.tscfg.json)"));
+    if (!path.isEmpty() && !m_configPanel->save(path)) statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
+  });
+  saveCfg->setShortcut(QKeySequence::Save);
+  m_exportAction = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
+  m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  QAction* close = file->addAction(tr("&Close Report"), this, &MainWindow::closeReport);
+  close->setShortcut(QKeySequence::Close);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  m_runAction = run->addAction(tr("&Run"), m_runPanel, &RunPanel::startRun);
+  m_runAction->setShortcut(QKeySequence(Qt::Key_F5));
+  m_sweepAction = run->addAction(tr("&Sweep"), m_runPanel, &RunPanel::startSweep);
+  m_sweepAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  m_cancelAction = run->addAction(tr("&Cancel"), m_runPanel, &RunPanel::cancel);
+  m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  run->addSeparator();
+  run->addAction(tr("Remote &Host…"), this, [this] {
+    bool ok = false;
+    const QString host = QInputDialog::getText(this, tr("Remote host"), tr("Run on (ssh host, empty = this machine):"), QLineEdit::Normal,
+                                               m_runPanel->remoteHost(), &ok);
+    if (ok) m_runPanel->setRemoteHost(host);
+  });
+  run->addSeparator();
+  QAction* next = run->addAction(tr("&Next Point"), this, [this] { stepPoint(+1); });
+  next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+  QAction* prev = run->addAction(tr("&Previous Point"), this, [this] { stepPoint(-1); });
+  prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
+  auto* themes = new QActionGroup(this);
+  m_lightAction = m_viewMenu->addAction(tr("&Light Palette"), this, [this] { setTheme(Theme::light); });
+  m_darkAction = m_viewMenu->addAction(tr("&Dark Palette"), this, [this] { setTheme(Theme::dark); });
+  for (QAction* a : {m_lightAction, m_darkAction}) {
+    a->setCheckable(true);
+    themes->addAction(a);
+  }
+  m_lightAction->setChecked(true);
+  m_viewMenu->addSeparator();
+
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolBar"));
+  tb->addAction(open);
+  tb->addAction(m_runAction);
+  tb->addAction(m_sweepAction);
+  tb->addAction(m_cancelAction);
+  tb->addAction(m_exportAction);
+
+  m_targetLabel = new QLabel(this);
+  m_deviceLabel = new QLabel(this);
+  statusBar()->addWidget(m_targetLabel);
+  statusBar()->addPermanentWidget(m_deviceLabel);
+}
+
+QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const QString& objectName, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);  // saveState() keys the layout by object name
+  dock->setWidget(panel);
+  addDockWidget(area, dock);
+  m_viewMenu->addAction(dock->toggleViewAction());
+  return dock;
+}
+
+void MainWindow::setupDocks() {
+  QDockWidget* run = addPanelDock(m_runPanel, tr("Run"), QStringLiteral("runDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* cfg = addPanelDock(m_configPanel, tr("Config"), QStringLiteral("configDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* pts = addPanelDock(m_pointsView, tr("Points"), QStringLiteral("pointsDock"), Qt::LeftDockWidgetArea);
+  tabifyDockWidget(run, cfg);
+  tabifyDockWidget(cfg, pts);
+  run->raise();
+  QDockWidget* findings = addPanelDock(m_findingsPanel, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
+  addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
+  if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
+  if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
+  findings->raise();
+}
+
+void MainWindow::setupConnections() {
+  connect(m_selection, &Selection::selectionChanged, this, [this](const SelectionState& s) {
+    for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(s);
+    const QModelIndex idx = m_pointsModel->index(s.point, 0);
+    if (idx.isValid() && m_pointsView->currentIndex().row() != s.point) {
+      const QSignalBlocker block(m_pointsView->selectionModel());
+      m_pointsView->selectRow(s.point);
+    }
+    updateStatus();
+  });
+  connect(m_pointsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& cur) { if (cur.isValid()) m_selection->setPoint(cur.row()); });
+  connect(m_runPanel, &RunPanel::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) { setReport(r); });
+  connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+  connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
+}
+
+bool MainWindow::openFile(const QString& path) {
+  return looksLikeConfig(path) ? openConfig(path) : openReport(path);
+}
+
+bool MainWindow::openReport(const QString& path) {
+  try {
+    auto report = std::make_shared<const Report>(loadReport(path.toStdString()));
+    setReport(report, path);
+    addRecentFile(path);
+    return true;
+  } catch (const std::exception& e) {
+    m_lastError = QString::fromUtf8(e.what());
+    statusBar()->showMessage(m_lastError, 10000);
+    return false;
+  }
+}
+
+bool MainWindow::openConfig(const QString& path) {
+  if (!m_configPanel->openConfig(path)) {
+    m_lastError = tr("%1: cannot open config").arg(path);
+    return false;
+  }
+  m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
+  m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
+  addRecentFile(path);
+  if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
+  updateStatus();
+  return true;
+}
+
+void MainWindow::setReport(ReportPtr report, const QString& path) {
+  m_report = std::move(report);
+  m_reportPath = path;
+  QStringList dirs;
+  if (!path.isEmpty()) dirs << QFileInfo(path).absolutePath();
+  if (!m_runPanel->configPath().isEmpty()) dirs << QFileInfo(m_runPanel->configPath()).absolutePath();
+  m_findingsPanel->logPanel()->setSourceDirs(dirs);
+  // Start on the first point whose verdict is the report's worst: that is what needs a look.
+  int first = 0;
+  if (m_report)
+    for (size_t i = 0; i < m_report->points.size(); ++i)
+      if (m_report->points[i].verdict != Verdict::ok) { first = static_cast<int>(i); break; }
+  {
+    const QSignalBlocker block(m_selection);
+    SelectionState s;
+    s.point = first;
+    m_selection->setState(s);
+  }
+  m_pointsModel->setReport(m_report);
+  for (ReportView* v : std::as_const(m_views)) v->onReportLoaded(m_report);
+  for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(m_selection->state());
+  m_pointsView->selectRow(first);
+  setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
+  updateStatus();
+}
+
+void MainWindow::closeReport() {
+  m_report.reset();
+  m_reportPath.clear();
+  m_pointsModel->clear();
+  for (ReportView* v : std::as_const(m_views)) v->onReportClosed();
+  setWindowTitle(tr("TileScope"));
+  updateStatus();
+}
+
+QString MainWindow::statusTargetText() const {
+  const QString host = m_runPanel->remoteHost();
+  return host.isEmpty() ? tr("Runs go to: this machine's GPU (tilescope-run)") : tr("Runs go to: %1 (ssh)").arg(host);
+}
+
+QString MainWindow::statusDeviceText() const {
+  if (!m_report) return tr("No report");
+  const auto& d = m_report->device;
+  QString text = tr("Report: %1 (cc %2, %3 SMs)%4 · verdict %5")
+                     .arg(d.name.empty() ? tr("no device") : qs(d.name), qs(d.cc))
+                     .arg(d.smCount)
+                     .arg(d.live ? QString() : tr(" [database]"))
+                     .arg(QString::fromLatin1(verdictName(m_report->verdict)));
+  if (!m_report->host.empty()) text += tr(" · host %1").arg(qs(m_report->host));
+  return text;
+}
+
+void MainWindow::updateStatus() {
+  m_targetLabel->setText(statusTargetText());
+  m_deviceLabel->setText(statusDeviceText());
+  const bool canRun = !m_runPanel->configPath().isEmpty() && !m_runPanel->isRunning();
+  m_runAction->setEnabled(canRun);
+  m_sweepAction->setEnabled(canRun);
+  m_cancelAction->setEnabled(m_runPanel->isRunning());
+#ifdef TILESCOPE_HAVE_EXPORTER
+  m_exportAction->setEnabled(m_report != nullptr);
+#else
+  m_exportAction->setEnabled(false);
+#endif
+}
+
+void MainWindow::stepPoint(int delta) {
+  if (!m_report || m_report->points.empty()) return;
+  const int n = static_cast<int>(m_report->points.size());
+  m_selection->setPoint(std::clamp(m_selection->state().point + delta, 0, n - 1));
+}
+
+void MainWindow::openDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open report or config"), QString(),
+                                                    tr("TileScope files (*.json);;Configs (*.tscfg.json);;All files (*)"));
+  if (!path.isEmpty() && !openFile(path)) QMessageBox::warning(this, tr("Open"), m_lastError);
+}
+
+void MainWindow::exportReport() {
+#ifdef TILESCOPE_HAVE_EXPORTER
+  if (!m_report) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(),
+                                                    tr("HTML (*.html);;PDF (*.pdf);;Markdown (*.md)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!tilescope::ui::exportReport(*m_report, path, &error)) QMessageBox::warning(this, tr("Export"), error);
+  else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+#endif
+}
+
+void MainWindow::setTheme(Theme theme) {
+  m_theme = theme;
+  applyTheme(theme);
+  (theme == Theme::dark ? m_darkAction : m_lightAction)->setChecked(true);
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QStringList files = recentFiles();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  files.removeAll(abs);
+  files.prepend(abs);
+  while (files.size() > kMaxRecent) files.removeLast();
+  QSettings().setValue(QStringLiteral("recentFiles"), files);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList files = recentFiles();
+  for (const QString& f : files)
+    m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] {
+      if (!openFile(f)) QMessageBox::warning(this, tr("Open"), m_lastError);
+    })->setToolTip(f);
+  m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("mainwindow/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("mainwindow/state")).toByteArray());
+  m_runPanel->setRemoteHost(s.value(QStringLiteral("run/remoteHost")).toString());
+  m_theme = themeFromName(s.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString());
+  (m_theme == Theme::dark ? m_darkAction : m_lightAction)->setChecked(true);
+  rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+  QSettings s;
+  s.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("mainwindow/state"), saveState());
+  s.setValue(QStringLiteral("run/remoteHost"), m_runPanel->remoteHost());
+  s.setValue(QStringLiteral("view/theme"), themeName(m_theme));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_runPanel->isRunning()) m_runPanel->cancel();
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!event->mimeData()->hasUrls()) return;
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile() && u.toLocalFile().endsWith(QLatin1String(".json"))) {
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile() && !openFile(u.toLocalFile())) statusBar()->showMessage(m_lastError, 10000);
+  event->acceptProposedAction();
+}
+
+}  // namespace tilescope::ui

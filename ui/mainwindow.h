@@ -1,0 +1,104 @@
+// The workbench's main window: dockable panels over one report snapshot and one
+// shared selection; open/run/export actions, recent files, drag and drop,
+// light/dark palettes, layout kept in QSettings.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include "reportview.h"
+#include "style/palettes.h"
+
+class QLabel;
+class QMenu;
+class QTableView;
+class QDockWidget;
+
+namespace tilescope::ui {
+
+class ConfigPanel;
+class CoveragePanel;
+class FindingsPanel;
+class MaskPanel;
+class PointsModel;
+class RunPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a report (.json) or a config (.tscfg.json, or any JSON with schema
+  /// tilescope.config/1). On failure returns false and lastError() says why.
+  bool openFile(const QString& path);
+  bool openReport(const QString& path);
+  bool openConfig(const QString& path);
+  /// Shows a report snapshot (from a file or a finished run).
+  void setReport(ReportPtr report, const QString& path = {});
+  void closeReport();
+  ReportPtr report() const { return m_report; }
+  QString lastError() const { return m_lastError; }
+  Selection* selection() const { return m_selection; }
+
+  ConfigPanel* configPanel() const { return m_configPanel; }
+  RunPanel* runPanel() const { return m_runPanel; }
+  CoveragePanel* coveragePanel() const { return m_coveragePanel; }
+  MaskPanel* maskPanel() const { return m_maskPanel; }
+  FindingsPanel* findingsPanel() const { return m_findingsPanel; }
+  QWidget* occupancyPanel() const { return m_occupancyPanel; }
+  QWidget* timingPanel() const { return m_timingPanel; }
+  QStringList recentFiles() const;
+  QString statusDeviceText() const;
+  QString statusTargetText() const;
+  void setTheme(Theme theme);
+  Theme theme() const { return m_theme; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void setupPanels();
+  void setupActions();
+  void setupDocks();
+  void setupConnections();
+  void restoreSettings();
+  void saveSettings() const;
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void updateStatus();
+  void exportReport();
+  void openDialog();
+  void stepPoint(int delta);
+  QDockWidget* addPanelDock(QWidget* panel, const QString& title, const QString& objectName, Qt::DockWidgetArea area);
+
+  Selection* m_selection;
+  ReportPtr m_report;
+  QString m_reportPath;
+  QString m_lastError;
+  Theme m_theme = Theme::light;
+  QList<ReportView*> m_views;
+  ConfigPanel* m_configPanel = nullptr;
+  RunPanel* m_runPanel = nullptr;
+  CoveragePanel* m_coveragePanel = nullptr;
+  MaskPanel* m_maskPanel = nullptr;
+  FindingsPanel* m_findingsPanel = nullptr;
+  QWidget* m_occupancyPanel = nullptr;
+  QWidget* m_timingPanel = nullptr;
+  PointsModel* m_pointsModel = nullptr;
+  QTableView* m_pointsView = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;
+  QLabel* m_targetLabel = nullptr;
+  QLabel* m_deviceLabel = nullptr;
+  QAction* m_exportAction = nullptr;
+  QAction* m_runAction = nullptr;
+  QAction* m_sweepAction = nullptr;
+  QAction* m_cancelAction = nullptr;
+  QAction* m_lightAction = nullptr;
+  QAction* m_darkAction = nullptr;
+};
+
+}  // namespace tilescope::ui

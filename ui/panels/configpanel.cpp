@@ -1,0 +1,235 @@
+#include "panels/configpanel.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "models/qtconv.h"
+#include "tilescope/config.h"
+
+namespace tilescope::ui {
+
+using nlohmann::json;
+
+namespace {
+constexpr int kPathRole = Qt::UserRole + 1;
+
+/// nlohmann's json_pointer for a dotted path with [i] indices ("tensors.C.shape[1]").
+json::json_pointer pointerFor(const QString& path) {
+  std::string ptr;
+  for (QString part : path.split(QLatin1Char('.'))) {
+    const int br = part.indexOf(QLatin1Char('['));
+    const QString key = br >= 0 ? part.left(br) : part;
+    ptr += "/" + key.toStdString();
+    if (br >= 0) ptr += "/" + part.mid(br + 1).chopped(1).toStdString();
+  }
+  return json::json_pointer(ptr);
+}
+
+/// A typed form edit: an integer stays an integer, JSON arrays/numbers parse, the rest is a string.
+json valueFromText(const QString& text) {
+  bool ok = false;
+  const qlonglong i = text.trimmed().toLongLong(&ok);
+  if (ok) return json(static_cast<std::int64_t>(i));
+  const std::string s = text.trimmed().toStdString();
+  json j = json::parse(s, nullptr, false);
+  if (!j.is_discarded() && (j.is_array() || j.is_number() || j.is_boolean())) return j;
+  return json(s);
+}
+
+QString textOf(const json& j) { return j.is_string() ? qs(j.get<std::string>()) : qs(j.dump()); }
+}  // namespace
+
+ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+  m_tabs = new QTabWidget(this);
+  m_form = new QTreeWidget(m_tabs);
+  m_form->setColumnCount(2);
+  m_form->setHeaderLabels({tr("Setting"), tr("Value")});
+  m_form->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  m_text = new QPlainTextEdit(m_tabs);
+  QFont mono(QStringLiteral("monospace"));
+  mono.setStyleHint(QFont::Monospace);
+  m_text->setFont(mono);
+  m_tabs->addTab(m_form, tr("Form"));
+  m_tabs->addTab(m_text, tr("JSON"));
+  m_status = new QLabel(tr("No config"), this);
+  m_status->setWordWrap(true);
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_debounce = new QTimer(this);
+  m_debounce->setSingleShot(true);
+  m_debounce->setInterval(300);  // validate once typing pauses
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_tabs, 1);
+  layout->addWidget(m_status);
+
+  connect(m_text, &QPlainTextEdit::textChanged, this, [this] { if (!m_updating) m_debounce->start(); });
+  connect(m_debounce, &QTimer::timeout, this, &ConfigPanel::parseText);
+  connect(m_form, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
+    if (m_updating || column != 1) return;
+    setFormValue(item->data(0, kPathRole).toString(), item->text(1));
+  });
+}
+
+bool ConfigPanel::openConfig(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+    m_status->setText(tr("%1: cannot open: %2").arg(path, f.errorString()));
+    return false;
+  }
+  m_path = path;
+  m_dir = QFileInfo(path).absolutePath();
+  setJsonText(QString::fromUtf8(f.readAll()));
+  return true;
+}
+
+bool ConfigPanel::save(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text | QIODevice::Truncate)) return false;
+  f.write(m_text->toPlainText().toUtf8());
+  m_path = path;
+  m_dir = QFileInfo(path).absolutePath();
+  return true;
+}
+
+void ConfigPanel::setJsonText(const QString& text) {
+  m_updating = true;
+  m_text->setPlainText(text);
+  m_updating = false;
+  m_debounce->stop();
+  parseText();
+}
+
+void ConfigPanel::parseText() {
+  try {
+    m_doc = json::parse(m_text->toPlainText().toStdString());
+  } catch (const json::parse_error& e) {
+    m_error = tr("JSON syntax: %1").arg(QString::fromUtf8(e.what()));
+    m_errorPath.clear();
+    markError();
+    return;
+  }
+  rebuildForm();
+  validate();
+}
+
+QString ConfigPanel::jsonText() const { return m_text->toPlainText(); }
+
+void ConfigPanel::setDocument(const json& doc, const QString& dir) {
+  m_dir = dir;
+  setJsonText(qs(doc.dump(2)));
+}
+
+bool ConfigPanel::setFormValue(const QString& jsonPath, const QString& text) {
+  if (jsonPath.isEmpty() || !m_doc.is_object()) return false;
+  m_doc[pointerFor(jsonPath)] = valueFromText(text);
+  m_updating = true;
+  m_text->setPlainText(qs(m_doc.dump(2)));
+  if (QTreeWidgetItem* item = formItem(jsonPath)) item->setText(1, text);
+  m_updating = false;
+  validate();
+  return true;
+}
+
+QTreeWidgetItem* ConfigPanel::formItem(const QString& jsonPath) const {
+  for (QTreeWidgetItemIterator it(m_form); *it; ++it)
+    if ((*it)->data(0, kPathRole).toString() == jsonPath) return *it;
+  return nullptr;
+}
+
+void ConfigPanel::rebuildForm() {
+  m_updating = true;
+  m_form->clear();
+  auto section = [this](const QString& title) {
+    auto* s = new QTreeWidgetItem(m_form, {title});
+    s->setFirstColumnSpanned(true);
+    s->setExpanded(true);
+    return s;
+  };
+  auto field = [](QTreeWidgetItem* parent, const QString& name, const json& value, const QString& path) {
+    auto* item = new QTreeWidgetItem(parent, {name, textOf(value)});
+    item->setData(0, kPathRole, path);
+    item->setFlags(item->flags() | Qt::ItemIsEditable);
+  };
+  auto objectFields = [&](const char* title, const json& obj, const QString& prefix) {
+    if (!obj.is_object()) return;
+    QTreeWidgetItem* s = section(tr(title));
+    for (auto it = obj.begin(); it != obj.end(); ++it) field(s, qs(it.key()), it.value(), prefix + qs(it.key()));
+  };
+  if (m_doc.is_object()) {
+    const json kernel = m_doc.value("kernel", json::object());
+    QTreeWidgetItem* k = section(tr("Kernel"));
+    for (const char* key : {"source", "entry", "compiler"})
+      if (kernel.contains(key)) field(k, QString::fromLatin1(key), kernel[key], QStringLiteral("kernel.") + QString::fromLatin1(key));
+    objectFields("Defines (tile parameters)", kernel.value("defines", json()), QStringLiteral("kernel.defines."));
+    objectFields("Params", m_doc.value("params", json()), QStringLiteral("params."));
+    if (m_doc.contains("tensors") && m_doc["tensors"].is_object()) {
+      QTreeWidgetItem* s = section(tr("Tensor shapes"));
+      for (auto it = m_doc["tensors"].begin(); it != m_doc["tensors"].end(); ++it)
+        if (it.value().contains("shape")) field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
+    }
+    objectFields("Launch", m_doc.value("launch", json()), QStringLiteral("launch."));
+    if (m_doc.contains("tiles") && m_doc["tiles"].is_object()) {
+      QTreeWidgetItem* s = section(tr("Tiles"));
+      for (auto it = m_doc["tiles"].begin(); it != m_doc["tiles"].end(); ++it)
+        for (const char* key : {"tile", "origin"})
+          if (it.value().contains(key))
+            field(s, QStringLiteral("%1.%2").arg(qs(it.key()), QString::fromLatin1(key)), it.value()[key],
+                  QStringLiteral("tiles.%1.%2").arg(qs(it.key()), QString::fromLatin1(key)));
+    }
+    objectFields("Sweep", m_doc.value("sweep", json()), QStringLiteral("sweep."));
+  }
+  m_updating = false;
+}
+
+void ConfigPanel::validate() {
+  m_error.clear();
+  m_errorPath.clear();
+  try {
+    const Config cfg = parseConfig(m_doc, m_dir.toStdString());
+    // Expressions only fail on evaluation (unknown symbol, division by zero): evaluate every sweep point.
+    for (const SweepPoint& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
+  } catch (const ConfigError& e) {
+    m_errorPath = qs(e.path);
+    m_error = QStringLiteral("%1: %2").arg(m_errorPath, qs(e.problem));
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+  }
+  markError();
+}
+
+void ConfigPanel::markError() {
+  for (QTreeWidgetItemIterator it(m_form); *it; ++it) {
+    const QString path = (*it)->data(0, kPathRole).toString();
+    // An error at tensors.C.shape[1] belongs to the item tensors.C.shape.
+    const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() && (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
+                                                                     m_errorPath.startsWith(path + QLatin1Char('.')));
+    (*it)->setBackground(1, bad ? QBrush(QColor(0xff, 0x52, 0x52, 80)) : QBrush());
+    (*it)->setToolTip(1, bad ? m_error : QString());
+  }
+  if (m_error.isEmpty()) {
+    m_status->setStyleSheet(QString());
+    m_status->setText(tr("\u2714 valid config%1").arg(m_path.isEmpty() ? QString() : QStringLiteral(": ") + m_path));
+  } else {
+    m_status->setStyleSheet(QStringLiteral("color: #e53935"));
+    m_status->setText(m_error);
+  }
+  emit validationFinished(m_error.isEmpty(), m_error);
+}
+
+void ConfigPanel::onReportLoaded(const ReportPtr& report) {
+  // A config opened by the user stays: the report's config is shown only when none is open.
+  if (!m_path.isEmpty() || !report || report->config.is_null()) return;
+  setDocument(report->config, m_dir);
+}
+
+void ConfigPanel::onReportClosed() {}
+
+void ConfigPanel::onSelectionChanged(const SelectionState&) {}
+
+}  // namespace tilescope::ui

@@ -1,0 +1,70 @@
+// The kernel config (an opened .tscfg.json, or the config a report was run with)
+// as a form (kernel defines / tile parameters, params, tensor shapes, launch,
+// tiles) and as JSON text. Every edit re-runs core's validation (parseConfig,
+// then the first sweep point's expressions) and shows the error at its JSON path.
+#pragma once
+
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "reportview.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+class QTimer;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace tilescope::ui {
+
+class ConfigPanel : public QWidget, public ReportView {
+  Q_OBJECT
+ public:
+  explicit ConfigPanel(Selection* selection, QWidget* parent = nullptr);
+
+  /// Loads a config file; false (with the error shown) when it cannot be read.
+  bool openConfig(const QString& path);
+  bool save(const QString& path);
+  QString configPath() const { return m_path; }
+  /// Replaces the JSON text (as if typed) and validates at once.
+  void setJsonText(const QString& text);
+  QString jsonText() const;
+  /// Sets the value at a form path ("kernel.defines.BLOCK_M") as if edited in the form.
+  bool setFormValue(const QString& jsonPath, const QString& text);
+  /// "" when valid; else "PATH: problem".
+  QString validationError() const { return m_error; }
+  QString errorPath() const { return m_errorPath; }
+  QTreeWidget* form() const { return m_form; }
+  /// The form item showing jsonPath, or nullptr.
+  QTreeWidgetItem* formItem(const QString& jsonPath) const;
+
+  void onReportLoaded(const ReportPtr& report) override;
+  void onReportClosed() override;
+  void onSelectionChanged(const SelectionState& state) override;
+
+ signals:
+  void validationFinished(bool ok, const QString& message);
+
+ private:
+  void setDocument(const nlohmann::json& doc, const QString& dir);
+  void rebuildForm();
+  void parseText();
+  void validate();
+  void markError();
+
+  Selection* m_selection;
+  QString m_path;
+  QString m_dir;
+  nlohmann::json m_doc;
+  QString m_error, m_errorPath;
+  bool m_updating = false;
+  QTabWidget* m_tabs;
+  QTreeWidget* m_form;
+  QPlainTextEdit* m_text;
+  QLabel* m_status;
+  QTimer* m_debounce;
+};
+
+}  // namespace tilescope::ui

@@ -1,0 +1,155 @@
+#include "panels/coveragepanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "models/qtconv.h"
+#include "widgets/coveragegrid.h"
+#include "widgets/coveragewidget.h"
+#include "widgets/legendwidget.h"
+
+namespace tilescope::ui {
+
+CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+  m_tensorBox = new QComboBox(this);
+  m_rowDim = new QComboBox(this);
+  m_colDim = new QComboBox(this);
+  m_sliceBox = new QWidget(this);
+  m_sliceLayout = new QHBoxLayout(m_sliceBox);
+  m_sliceLayout->setContentsMargins(0, 0, 0, 0);
+  auto* fit = new QPushButton(tr("Fit"), this);
+  m_summary = new QLabel(this);
+  m_widget = new CoverageWidget(this);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Tensor"), this));
+  bar->addWidget(m_tensorBox);
+  bar->addWidget(new QLabel(tr("rows"), this));
+  bar->addWidget(m_rowDim);
+  bar->addWidget(new QLabel(tr("cols"), this));
+  bar->addWidget(m_colDim);
+  bar->addWidget(m_sliceBox);
+  bar->addStretch(1);
+  bar->addWidget(fit);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(m_summary);
+  layout->addWidget(m_widget, 1);
+  layout->addWidget(new LegendWidget(this));
+
+  connect(fit, &QPushButton::clicked, m_widget, &CoverageWidget::fitAll);
+  connect(m_tensorBox, &QComboBox::currentTextChanged, this, [this](const QString& t) {
+    if (m_updating) return;
+    m_tensor = t;
+    rebuildDimControls();
+    rebuild();
+  });
+  auto dimsChanged = [this] { if (!m_updating) rebuild(); };
+  connect(m_rowDim, &QComboBox::currentIndexChanged, this, dimsChanged);
+  connect(m_colDim, &QComboBox::currentIndexChanged, this, dimsChanged);
+  connect(m_widget, &CoverageWidget::tileClicked, this, [this](int r, int c) {
+    if (m_selection) m_selection->setTile(r, c);
+  });
+}
+
+const CoverageGrid* CoveragePanel::grid() const { return m_widget->grid(); }
+
+QString CoveragePanel::summaryText() const { return m_summary->text(); }
+
+void CoveragePanel::rebuildDimControls() {
+  const QSignalBlocker b1(m_rowDim), b2(m_colDim);
+  m_rowDim->clear();
+  m_colDim->clear();
+  qDeleteAll(m_sliceSpins);
+  m_sliceSpins.clear();
+  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) return;
+  const Point& p = m_report->points[static_cast<size_t>(m_point)];
+  for (const auto& c : p.coverage) {
+    if (qs(c.tensor) != m_tensor) continue;
+    const int n = static_cast<int>(c.shape.size());
+    for (int d = 0; d < n; ++d) {
+      const QString label = QStringLiteral("dim %1 (%2)").arg(d).arg(c.shape[static_cast<size_t>(d)]);
+      m_rowDim->addItem(label, d);
+      m_colDim->addItem(label, d);
+    }
+    m_rowDim->setCurrentIndex(std::max(0, n - 2));
+    m_colDim->setCurrentIndex(n - 1);
+    // Rank > 2: one spin box per dimension; those of the two viewed dims are ignored.
+    for (int d = 0; n > 2 && d < n; ++d) {
+      auto* spin = new QSpinBox(m_sliceBox);
+      spin->setPrefix(QStringLiteral("i%1=").arg(d));
+      spin->setRange(0, static_cast<int>(std::min<std::int64_t>(c.shape[static_cast<size_t>(d)] - 1, INT_MAX)));
+      m_sliceLayout->addWidget(spin);
+      m_sliceSpins << spin;
+      connect(spin, &QSpinBox::valueChanged, this, [this] { if (!m_updating) rebuild(); });
+    }
+  }
+  const bool highRank = m_rowDim->count() > 2;
+  m_rowDim->setEnabled(highRank);
+  m_colDim->setEnabled(highRank);
+  m_sliceBox->setVisible(highRank);
+}
+
+void CoveragePanel::rebuild() {
+  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) {
+    m_widget->setGrid(nullptr);
+    m_summary->setText(tr("No report"));
+    return;
+  }
+  const Point& p = m_report->points[static_cast<size_t>(m_point)];
+  CoverageGrid::View view;
+  view.rowDim = m_rowDim->currentData().isValid() ? m_rowDim->currentData().toInt() : -1;
+  view.colDim = m_colDim->currentData().isValid() ? m_colDim->currentData().toInt() : -1;
+  for (QSpinBox* s : m_sliceSpins) view.slice.push_back(s->value());
+  auto grid = std::make_shared<CoverageGrid>(p, m_tensor.toStdString(), view);
+  QString text;
+  for (const auto& c : p.coverage) {
+    if (qs(c.tensor) != m_tensor) continue;
+    text = c.measured ? tr("%1: %2 elements, %3 written, %4 unwritten; %5 tiles, %6 crossing the edge")
+                            .arg(qs(c.tensor)).arg(c.elements).arg(c.written).arg(c.unwritten).arg(c.tilesTotal).arg(c.tilesCrossing)
+                      : tr("%1: declared tiling only (not measured on a GPU); %2 tiles, %3 crossing the edge")
+                            .arg(qs(c.tensor)).arg(c.tilesTotal).arg(c.tilesCrossing);
+  }
+  m_summary->setText(grid->valid() ? text : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
+  m_widget->setGrid(grid->valid() ? grid : nullptr);
+  if (m_selection) m_widget->setSelectedTile(m_selection->state().tileRow, m_selection->state().tileCol);
+}
+
+void CoveragePanel::onReportLoaded(const ReportPtr& report) {
+  m_report = report;
+  m_point = -1;
+  onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
+}
+
+void CoveragePanel::onReportClosed() {
+  m_report.reset();
+  m_point = -1;
+  m_tensorBox->clear();
+  rebuild();
+}
+
+void CoveragePanel::onSelectionChanged(const SelectionState& state) {
+  if (state.point != m_point) {
+    m_point = state.point;
+    m_updating = true;
+    const QString keep = state.tensor.isEmpty() ? m_tensor : state.tensor;
+    m_tensorBox->clear();
+    if (m_report && m_point >= 0 && m_point < static_cast<int>(m_report->points.size()))
+      for (const auto& c : m_report->points[static_cast<size_t>(m_point)].coverage) m_tensorBox->addItem(qs(c.tensor));
+    const int i = m_tensorBox->findText(keep);
+    m_tensorBox->setCurrentIndex(i >= 0 ? i : 0);
+    m_tensor = m_tensorBox->currentText();
+    rebuildDimControls();
+    m_updating = false;
+    rebuild();
+  } else if (!state.tensor.isEmpty() && state.tensor != m_tensor && m_tensorBox->findText(state.tensor) >= 0) {
+    m_tensorBox->setCurrentText(state.tensor);
+  }
+  m_widget->setSelectedTile(state.tileRow, state.tileCol);
+}
+
+}  // namespace tilescope::ui

@@ -1,0 +1,121 @@
+#include "panels/findingspanel.h"
+
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/findingsmodel.h"
+#include "models/qtconv.h"
+#include "panels/logpanel.h"
+
+namespace tilescope::ui {
+
+bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol) {
+  const nlohmann::json& loc = f.location;
+  if (!loc.is_object()) return false;
+  if (loc.contains("tile") && loc["tile"].is_array() && loc["tile"].size() >= 2) {
+    *tileRow = loc["tile"][0].get<int>();
+    *tileCol = loc["tile"][1].get<int>();
+    return true;
+  }
+  if (loc.contains("elements") && loc["elements"].is_array() && !loc["elements"].empty() && loc["elements"][0].is_array() &&
+      loc["elements"][0].size() >= 2) {
+    for (const auto& c : p.coverage) {
+      if ((!f.tensor.empty() && c.tensor != f.tensor) || c.tile.size() < 2) continue;
+      const size_t n = c.tile.size();
+      // The element range's first element, last two dimensions.
+      *tileRow = static_cast<int>(loc["elements"][0][0].get<std::int64_t>() / std::max<std::int64_t>(1, c.tile[n - 2]));
+      *tileCol = static_cast<int>(loc["elements"][0][1].get<std::int64_t>() / std::max<std::int64_t>(1, c.tile[n - 1]));
+      return true;
+    }
+  }
+  return false;
+}
+
+FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
+    : QWidget(parent), m_selection(selection), m_model(new FindingsModel(this)) {
+  m_tabs = new QTabWidget(this);
+  m_view = new QTableView(m_tabs);
+  m_view->setModel(m_model);
+  m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_view->setWordWrap(false);
+  m_view->verticalHeader()->hide();
+  m_view->horizontalHeader()->setStretchLastSection(true);
+  m_view->horizontalHeader()->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Interactive);
+  m_view->setColumnWidth(FindingsModel::MessageColumn, 380);
+  m_logPanel = new LogPanel(selection, m_tabs);
+  m_stderr = new QPlainTextEdit(m_tabs);
+  m_stderr->setReadOnly(true);
+  m_stderr->setPlaceholderText(tr("The worker wrote nothing on stderr."));
+  m_tabs->addTab(m_view, tr("Findings"));
+  m_tabs->addTab(m_logPanel, tr("Compile log"));
+  m_tabs->addTab(m_stderr, tr("Worker stderr"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_tabs);
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { if (current.isValid()) selectFinding(current.row()); });
+}
+
+QString FindingsPanel::workerStderr() const { return m_stderr->toPlainText(); }
+
+void FindingsPanel::selectFinding(int row) {
+  const Finding* f = m_model->finding(row);
+  if (!f || !m_report || !m_selection) return;
+  SelectionState s = m_selection->state();
+  s.finding = row;
+  if (!f->tensor.empty()) s.tensor = qs(f->tensor);
+  int tr = -1, tc = -1;
+  if (m_point >= 0 && m_point < static_cast<int>(m_report->points.size()) &&
+      findingTile(m_report->points[static_cast<size_t>(m_point)], *f, &tr, &tc)) {
+    s.tileRow = tr;
+    s.tileCol = tc;
+  }
+  // A compile error names a source line: show it.
+  if (f->location.is_object() && f->location.contains("line") && f->location.contains("file"))
+    m_logPanel->showSourceLine(qs(f->location["file"].get<std::string>()), f->location["line"].get<int>());
+  m_selection->setState(s);
+}
+
+void FindingsPanel::showPoint(int point) {
+  m_point = point;
+  if (!m_report || point < 0 || point >= static_cast<int>(m_report->points.size())) {
+    m_model->clear();
+    m_stderr->clear();
+    return;
+  }
+  const Point& p = m_report->points[static_cast<size_t>(point)];
+  m_model->setFindings(p.findings);
+  m_stderr->setPlainText(qs(p.workerStderr));
+  m_view->resizeColumnToContents(FindingsModel::SeverityColumn);
+  m_view->resizeColumnToContents(FindingsModel::CategoryColumn);
+  m_tabs->setTabText(0, tr("Findings (%1)").arg(p.findings.size()));
+}
+
+void FindingsPanel::onReportLoaded(const ReportPtr& report) {
+  m_report = report;
+  m_point = -1;
+  showPoint(m_selection ? m_selection->state().point : 0);
+  m_logPanel->onReportLoaded(report);
+}
+
+void FindingsPanel::onReportClosed() {
+  m_report.reset();
+  showPoint(-1);
+  m_logPanel->onReportClosed();
+}
+
+void FindingsPanel::onSelectionChanged(const SelectionState& state) {
+  if (state.point != m_point) showPoint(state.point);
+  m_logPanel->onSelectionChanged(state);
+  // Mirror a finding selected elsewhere (e.g. a test or the mask view) without re-emitting.
+  if (state.finding >= 0 && state.finding < m_model->rowCount() && m_view->currentIndex().row() != state.finding) {
+    const QSignalBlocker block(m_view->selectionModel());
+    m_view->selectRow(state.finding);
+  }
+}
+
+}  // namespace tilescope::ui

@@ -1,0 +1,203 @@
+#include "panels/runpanel.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/qtconv.h"
+#include "models/resultmatrixmodel.h"
+#include "panels/runstream.h"
+#include "style/colors.h"
+
+namespace tilescope::ui {
+
+RunPanel::RunPanel(Selection* selection, QWidget* parent)
+    : QWidget(parent), m_selection(selection), m_stream(new RunStream(this)), m_matrix(new ResultMatrixModel(this)) {
+  m_run = new QPushButton(tr("Run"), this);
+  m_sweep = new QPushButton(tr("Sweep"), this);
+  m_cancel = new QPushButton(tr("Cancel"), this);
+  m_run->setToolTip(tr("tilescope-run run CONFIG --stream (F5)"));
+  m_sweep->setToolTip(tr("tilescope-run sweep CONFIG --stream (Shift+F5)"));
+  m_remote = new QLineEdit(this);
+  m_remote->setPlaceholderText(tr("local GPU (or a host: ssh HOST tilescope-run ...)"));
+  m_progress = new QProgressBar(this);
+  m_progress->setRange(0, 1);
+  m_progress->setValue(0);
+  m_status = new QLabel(tr("Open a config to run it."), this);
+  m_status->setWordWrap(true);
+  m_pointStatus = new QListWidget(this);
+  m_matrixView = new QTableView(this);
+  m_matrixView->setModel(m_matrix);
+  m_matrixView->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_matrixView->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_matrixView->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_log = new QPlainTextEdit(this);
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(5000);
+  m_log->setPlaceholderText(tr("tilescope-run's stderr"));
+
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_run);
+  buttons->addWidget(m_sweep);
+  buttons->addWidget(m_cancel);
+  buttons->addWidget(m_progress, 1);
+  auto* form = new QFormLayout;
+  form->addRow(tr("Remote host"), m_remote);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_matrixView);
+  split->addWidget(m_pointStatus);
+  split->addWidget(m_log);
+  split->setStretchFactor(0, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(buttons);
+  layout->addLayout(form);
+  layout->addWidget(m_status);
+  layout->addWidget(split, 1);
+  setRunning(false);
+
+  connect(m_run, &QPushButton::clicked, this, &RunPanel::startRun);
+  connect(m_sweep, &QPushButton::clicked, this, &RunPanel::startSweep);
+  connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
+  connect(m_remote, &QLineEdit::editingFinished, this, [this] { emit remoteHostChanged(remoteHost()); });
+  connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& idx) {
+    const int point = idx.data(ResultMatrixModel::PointIndexRole).toInt();
+    if (idx.isValid() && point >= 0 && m_selection) m_selection->setPoint(point);
+  });
+  connect(m_stream, &RunStream::progressAvailable, this, [this](int point, int total, const QString& msg) {
+    m_progress->setRange(0, std::max(total, 1));
+    m_progress->setValue(point);
+    m_status->setText(tr("Point %1 of %2: %3").arg(point).arg(total).arg(msg));
+  });
+  connect(m_stream, &RunStream::pointAvailable, this, [this](const Point& p) {
+    m_matrix->setPoint(p, m_streamedPoints++);
+    auto* item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
+                                         .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
+                                         .arg(p.findings.size()), m_pointStatus);
+    item->setForeground(verdictColor(p.verdict));
+  });
+  connect(m_stream, &RunStream::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
+    m_status->setText(tr("Done: verdict %1 over %2 point(s)").arg(QString::fromLatin1(verdictName(r->verdict))).arg(r->points.size()));
+    emit reportAvailable(r);
+  });
+  connect(m_stream, &RunStream::textAvailable, this, &RunPanel::appendLog);
+  connect(m_stream, &RunStream::streamFailed, this, [this](const QString& m) { appendLog(m); emit runFailed(m); });
+}
+
+RunPanel::~RunPanel() {
+  if (m_process) {
+    m_process->disconnect(this);
+    m_process->kill();
+    m_process->waitForFinished(2000);
+  }
+}
+
+void RunPanel::setConfigPath(const QString& path) {
+  m_configPath = path;
+  if (!isRunning()) setRunning(false);
+  m_status->setText(path.isEmpty() ? tr("Open a config to run it.") : tr("Config: %1").arg(path));
+}
+
+void RunPanel::setRemoteHost(const QString& host) {
+  m_remote->setText(host);
+  emit remoteHostChanged(remoteHost());
+}
+
+QString RunPanel::remoteHost() const { return m_remote->text().trimmed(); }
+
+QString RunPanel::runExecutable() {
+  const QString local = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tilescope-run"));
+  if (QFileInfo(local).isExecutable()) return local;
+  const QString onPath = QStandardPaths::findExecutable(QStringLiteral("tilescope-run"));
+  return onPath.isEmpty() ? QStringLiteral("tilescope-run") : onPath;
+}
+
+QStringList RunPanel::commandLine(const QString& verb) const {
+  const QStringList args{verb, m_configPath, QStringLiteral("--stream")};
+  if (remoteHost().isEmpty()) return QStringList{runExecutable()} + args;
+  // Remote: the config path must exist at the same path there (shared file system).
+  return QStringList{QStringLiteral("ssh"), remoteHost(), QStringLiteral("tilescope-run")} + args;
+}
+
+bool RunPanel::isRunning() const { return m_process && m_process->state() != QProcess::NotRunning; }
+
+void RunPanel::setRunning(bool running) {
+  m_run->setEnabled(!running && !m_configPath.isEmpty());
+  m_sweep->setEnabled(!running && !m_configPath.isEmpty());
+  m_cancel->setEnabled(running);
+  m_remote->setEnabled(!running);
+}
+
+void RunPanel::appendLog(const QString& text) { m_log->appendPlainText(text); }
+
+void RunPanel::start(const QString& verb) {
+  if (isRunning() || m_configPath.isEmpty()) return;
+  const QStringList cmd = commandLine(verb);
+  m_stream->reset();
+  m_matrix->clear();
+  m_pointStatus->clear();
+  m_log->clear();
+  m_streamedPoints = 0;
+  m_progress->setRange(0, 0);  // busy until the first progress event names the total
+  delete m_process;
+  m_process = new QProcess(this);
+  connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stream->feed(m_process->readAllStandardOutput()); });
+  connect(m_process, &QProcess::readyReadStandardError, this,
+          [this] { appendLog(QString::fromUtf8(m_process->readAllStandardError()).trimmed()); });
+  connect(m_process, &QProcess::errorOccurred, this, [this, cmd](QProcess::ProcessError e) {
+    if (e != QProcess::FailedToStart) return;
+    const QString msg = tr("could not start %1: %2").arg(cmd.front(), m_process->errorString());
+    m_status->setText(msg);
+    setRunning(false);
+    m_progress->setRange(0, 1);
+    emit runFailed(msg);
+  });
+  connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+    m_stream->feed(m_process->readAllStandardOutput());
+    m_stream->finish();
+    setRunning(false);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(1);
+    if (status == QProcess::CrashExit) m_status->setText(tr("tilescope-run stopped (cancelled or crashed)"));
+    else if (code == 2 || code == 3) m_status->setText(tr("tilescope-run exited with %1 (see the log)").arg(code));
+    emit runFinished(status == QProcess::CrashExit ? -1 : code);
+  });
+  appendLog(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
+  m_status->setText(tr("Starting %1 …").arg(verb));
+  setRunning(true);
+  m_process->start(cmd.front(), cmd.mid(1));
+}
+
+void RunPanel::cancel() {
+  if (!isRunning()) return;
+  appendLog(tr("cancelled"));
+  m_process->kill();
+}
+
+void RunPanel::onReportLoaded(const ReportPtr& report) {
+  if (report) m_matrix->setReport(*report);
+}
+
+void RunPanel::onReportClosed() { m_matrix->clear(); }
+
+void RunPanel::onSelectionChanged(const SelectionState& state) {
+  const QModelIndex idx = m_matrix->indexForPoint(state.point);
+  if (idx.isValid() && idx != m_matrixView->currentIndex()) {
+    const QSignalBlocker block(m_matrixView->selectionModel());
+    m_matrixView->setCurrentIndex(idx);
+  }
+}
+
+}  // namespace tilescope::ui

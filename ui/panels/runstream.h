@@ -1,0 +1,41 @@
+// Parser of the worker's stdout stream (schema tilescope.stream/1): one JSON
+// object per line, events `progress`, `point` and finally `report`.
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "tilescope/report.h"
+
+namespace tilescope::ui {
+
+inline constexpr const char* kStreamSchema = "tilescope.stream/1";
+
+class RunStream : public QObject {
+  Q_OBJECT
+ public:
+  using QObject::QObject;
+
+  /// Feeds raw stdout bytes; complete lines are parsed, a partial line waits for the rest.
+  void feed(const QByteArray& bytes);
+  /// Parses whatever is left (the process ended without a final newline).
+  void finish();
+  void reset() { m_buffer.clear(); }
+
+ signals:
+  void progressAvailable(int point, int total, const QString& message);
+  void pointAvailable(const tilescope::Point& point);
+  void reportAvailable(std::shared_ptr<const tilescope::Report> report);
+  /// A line that is not a stream event (plain text, or JSON of another schema); shown in the log.
+  void textAvailable(const QString& line);
+  /// A stream event that could not be read: the message names the event and the problem.
+  void streamFailed(const QString& message);
+
+ private:
+  void parseLine(const QByteArray& line);
+  QByteArray m_buffer;
+};
+
+}  // namespace tilescope::ui
