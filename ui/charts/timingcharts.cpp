@@ -128,7 +128,7 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   cvGraph->setData(keys, cv, true);
 
   plot->xAxis->setTicker(labels);
-  plot->xAxis->setTickLabelRotation(r.points.size() > 3 ? 45 : 0);
+  plot->xAxis->setTickLabelRotation(r.points.size() > 1 ? 30 : 0);  // labels are "BLOCK_M=64,..."
   plot->xAxis->setRange(-0.6, double(r.points.size()) - 0.4);
   plot->yAxis->setTicker(durationTicker());
   plot->yAxis->setLabel(QStringLiteral("median kernel time"));

@@ -1,0 +1,87 @@
+// TimingPanel over a hand-made H100 sweep report (tests/data/reports_charts).
+#include <QtTest>
+
+#include "charts/chartplot.h"
+#include "charts/unitticker.h"
+#include "panels/timingpanel.h"
+#include "tilescope/report.h"
+
+using namespace tilescope;
+using namespace tilescope::ui;
+
+class TestTiming : public QObject {
+  Q_OBJECT
+ private:
+  static ReportPtr load(const char* name) {
+    return std::make_shared<const Report>(loadReport(std::string(TILESCOPE_TEST_DATA "/reports_charts/") + name));
+  }
+
+ private slots:
+  void units() {
+    QCOMPARE(formatDuration(812000), QStringLiteral("812 µs"));
+    QCOMPARE(formatDuration(1365000), QStringLiteral("1.36 ms"));
+    QCOMPARE(formatBytes(48), QStringLiteral("48 B"));
+    QCOMPARE(formatBytes(66560), QStringLiteral("65 KiB"));
+    QCOMPARE(formatPercent(0.625), QStringLiteral("62.5 %"));
+  }
+
+  void distributionShowsKernelAndBaseline() {
+    Selection selection;
+    TimingPanel panel(&selection);
+    const ReportPtr report = load("sweep_h100.json");
+    panel.onReportLoaded(report);
+    ChartPlot* dist = panel.distributionPlot();
+    QCOMPARE(dist->plottableCount(), 2);
+    auto* kernel = qobject_cast<QCPStatisticalBox*>(dist->plottable(0));
+    auto* base = qobject_cast<QCPStatisticalBox*>(dist->plottable(1));
+    QVERIFY(kernel && base);
+    const Point& p0 = report->points[0];
+    QCOMPARE(kernel->data()->at(0)->median, p0.timing.kernelNs.median);
+    QCOMPARE(kernel->data()->at(0)->lowerQuartile, p0.timing.kernelNs.p10);
+    QCOMPARE(kernel->data()->at(0)->upperQuartile, p0.timing.kernelNs.p90);
+    QCOMPARE(base->data()->at(0)->median, p0.baseline.kernelNs.median);
+    QCOMPARE(base->name(), QStringLiteral("cublas"));
+    QVERIFY2(panel.summaryText().contains(QStringLiteral("1.25× slower than cublas")), qPrintable(panel.summaryText()));
+
+    selection.setPoint(1);
+    kernel = qobject_cast<QCPStatisticalBox*>(panel.distributionPlot()->plottable(0));
+    QCOMPARE(kernel->data()->at(0)->median, report->points[1].timing.kernelNs.median);
+  }
+
+  void sweepPlotsEveryPointAgainstTheBaseline() {
+    Selection selection;
+    TimingPanel panel(&selection);
+    const ReportPtr report = load("sweep_h100.json");
+    panel.onReportLoaded(report);
+    selection.setPoint(2);
+    ChartPlot* sweep = panel.sweepPlot();
+    QVERIFY(!sweep->isHidden());
+    QCOMPARE(sweep->graphCount(), 3);
+    QCOMPARE(sweep->graph(0)->dataCount(), int(report->points.size()));
+    QCOMPARE(sweep->graph(1)->dataCount(), int(report->points.size()));
+    for (int i = 0; i < sweep->graph(0)->dataCount(); ++i) {
+      QCOMPARE(sweep->graph(0)->data()->at(i)->value, report->points[size_t(i)].timing.kernelNs.median);
+      QCOMPARE(sweep->graph(2)->data()->at(i)->value, report->points[size_t(i)].timing.cv);  // CV, right axis
+    }
+    QCOMPARE(sweep->graph(2)->valueAxis(), sweep->yAxis2);
+    QVERIFY(sweep->xAxis->tickLabelRotation() != 0);
+    auto ticker = sweep->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().value(2.0), QString::fromStdString(report->points[2].label));
+    QCOMPARE(sweep->itemCount(), 1);  // the selected point's marker line
+    auto* line = qobject_cast<QCPItemStraightLine*>(sweep->item(0));
+    QVERIFY(line);
+    QCOMPARE(line->point1->key(), 2.0);
+  }
+
+  void singleRunHidesTheSweep() {
+    Selection selection;
+    TimingPanel panel(&selection);
+    panel.onReportLoaded(load("run_h100.json"));
+    QVERIFY(panel.sweepPlot()->isHidden());
+    QCOMPARE(panel.distributionPlot()->plottableCount(), 2);
+  }
+};
+
+QTEST_MAIN(TestTiming)
+#include "tst_timing.moc"
