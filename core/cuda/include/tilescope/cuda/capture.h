@@ -1,0 +1,33 @@
+// One capture of one config point on a live GPU, run inside the worker process:
+// compile, load, guarded tensors, launch, fault/launch-error classification, guard
+// evidence, measured coverage, correctness against the reference, timing and the
+// baseline. A sticky CUDA error ends the capture at once: the context is unusable
+// and the worker process must exit after reporting the Point.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "tilescope/config.h"
+#include "tilescope/report.h"
+
+namespace tilescope::cuda {
+
+struct CaptureOptions {
+  int device = 0;
+  int alignShiftBytes = 0;     ///< moves every tensor's base off 256-byte alignment (diagnose)
+  int sentinelVariant = 0;     ///< which sentinel outputs start with (tensor.h sentinelBits)
+  bool timing = true;          ///< time the kernel (CUPTI)
+  bool baseline = true;        ///< time the baseline
+  std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
+};
+
+/// Captures `pointConfig` (one sweep point: defines and params already substituted).
+/// Fills compile, launch, correctness, coverage, timing, baseline, speedup,
+/// findings and verdict as far as the run got. Throws ConfigError only for
+/// configuration errors that resolvePoint reports.
+/// Point.extra gets "sticky_error": true when the context is dead (exit the process),
+/// and "device": {name, cc, sm_count, ...} of the live device.
+Point capturePoint(const Config& pointConfig, const CaptureOptions& opts);
+
+}  // namespace tilescope::cuda

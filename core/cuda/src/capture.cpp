@@ -1,0 +1,284 @@
+// capturePoint: the in-process capture of one config point (see capture.h).
+#include "tilescope/cuda/capture.h"
+
+#include <chrono>
+
+#include "capture_detail.h"
+#include "tilescope/compare.h"
+#include "tilescope/cuda/compile.h"
+#include "tilescope/cuda/timing.h"
+#include "tilescope/tiles.h"
+
+namespace tilescope::cuda {
+namespace detail {
+
+CaptureState::~CaptureState() {
+  if (dead) return;  // a dead context cannot free anything; the process exits next
+  for (auto& t : tensors) freeTensor(&t);
+  for (auto& t : refOutputs) freeTensor(&t);
+  for (auto& m : modules)
+    if (m.module) cuModuleUnload(m.module);
+}
+
+DeviceTensor* CaptureState::tensor(const std::string& name) {
+  for (auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+DeviceTensor* CaptureState::refOutput(const std::string& name) {
+  for (auto& t : refOutputs)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+Finding simpleFinding(const std::string& category, const std::string& message, nlohmann::json evidence = {}) {
+  Finding f;
+  f.category = category;
+  f.message = message;
+  f.evidence = std::move(evidence);
+  return f;
+}
+
+void finish(Point& p, Verdict floor = Verdict::ok) { p.verdict = worse(floor, verdictForFindings(p.findings)); }
+
+// Compile for the live device and load; false when the capture cannot go on.
+bool compileAndLoad(const Config& cfg, CaptureState& s, Point& p) {
+  CompiledKernel ck;
+  p.compile = compileKernel(cfg.kernel, cfg.kernel.defines, s.limits.arch(), &ck);
+  if (!p.compile.ok) {
+    auto err = firstCompileError(p.compile.log);
+    Finding f = simpleFinding("compile_error", err ? err->second : "compilation failed",
+                              {{"compiler", p.compile.compiler}, {"arch", p.compile.arch}});
+    if (err && err->first > 0) f.location = {{"file", cfg.kernel.source}, {"line", err->first}};
+    p.findings.push_back(f);
+    return false;
+  }
+  LoadedKernel lk;
+  std::string error;
+  if (!loadKernel(ck, &lk, &error)) {
+    if (lk.module) s.modules.push_back(lk);
+    p.findings.push_back(simpleFinding("compile_error", error, {{"arch", s.limits.arch()}}));
+    return false;
+  }
+  s.modules.push_back(lk);
+  readFunctionAttributes(lk.function, &p.compile);
+  return true;
+}
+
+bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+  for (const ResolvedTensor& rt : s.resolved.tensors) {
+    DeviceTensor t;
+    t.spec = rt.spec;
+    t.name = rt.spec->name;
+    t.dtype = rt.spec->dtype;
+    t.shape = rt.shape;
+    t.strides = rt.strides;
+    t.bytes = rt.bytes();
+    t.initial = initialBytes(cfg, rt, opts.sentinelVariant, &t.sentinel, &t.sentinelValue);
+    std::string error;
+    bool ok = allocateTensor(&t, true, opts.alignShiftBytes, &error);
+    s.tensors.push_back(std::move(t));
+    if (!ok) {
+      p.extra["error"] = error;
+      p.findings.push_back(simpleFinding("invalid_launch", error));
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& rp, const std::string& tensor) {
+  for (const TileSpec& ts : cfg.tiles) {
+    if (ts.tensor != tensor) continue;
+    std::vector<std::int64_t> ext;
+    try {
+      for (const auto& e : ts.tile) ext.push_back(evalInt(e, rp.symbols));
+    } catch (const std::exception&) {
+      ext.clear();
+    }
+    return ext;
+  }
+  return {};
+}
+
+// Guards of every tensor, then coverage and correctness of every output.
+void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+  std::vector<TileCoverage> tiles;
+  try {
+    tiles = analyzeTiles(cfg, s.resolved);
+  } catch (const std::exception& e) {
+    p.extra["tiles_error"] = e.what();
+  }
+  auto tilesOf = [&](const std::string& name) -> const TileCoverage* {
+    for (const auto& t : tiles)
+      if (t.tensor() == name) return &t;
+    return nullptr;
+  };
+  std::vector<GuardedInput> guardedInputs;
+  for (const DeviceTensor& t : s.tensors) {
+    std::string error;
+    for (auto& f : checkGuards(t, tilesOf(t.name), &error)) p.findings.push_back(std::move(f));
+    if (!error.empty()) p.extra["guard_error"] = error;
+    if (!t.spec->output) guardedInputs.push_back({t.name, t.dtype, isFloating(t.dtype)});
+  }
+
+  if (opts.progress) opts.progress("reference: " + cfg.reference.op);
+  std::map<std::string, HostTensor> refs;
+  std::string refLabel;
+  try {
+    refs = runReference(s, opts, &refLabel);
+  } catch (const std::exception& e) {
+    p.extra["reference_error"] = e.what();
+    if (s.dead) p.findings.push_back(simpleFinding("illegal_address", e.what()));
+  }
+  if (s.dead) return;
+
+  for (const DeviceTensor& t : s.tensors) {
+    if (!t.spec->output) continue;
+    HostTensor out;
+    std::string error;
+    if (!downloadTensor(t, &out, &error)) {
+      p.extra["download_error"] = error;
+      continue;
+    }
+    auto ext = tileExtentOf(cfg, s.resolved, t.name);
+    auto refIt = refs.find(t.name);
+    const HostTensor* ref = refIt == refs.end() ? nullptr : &refIt->second;
+    ScanResult scan = t.sentinel ? scanOutput(out, t.sentinelValue, ext, ref) : scanOutputNoSentinel(out, ext, ref);
+    scan.coverage.tensor = t.name;
+    if (const TileCoverage* tc = tilesOf(t.name)) {
+      scan.coverage.declaredCovered = tc->covered();
+      scan.coverage.declaredUncovered = tc->uncovered();
+      scan.coverage.declaredOverlapped = tc->overlapped();
+    }
+    for (auto& f : scan.findings) p.findings.push_back(f);
+    for (auto& f : inferOobReads(scan, guardedInputs)) p.findings.push_back(f);
+    if (ref) {
+      CompareResult cmp = compareOutputs(out, *ref, cfg.tolerance.rtol, cfg.tolerance.atol, ext, &scan);
+      cmp.info.reference = refLabel;
+      cmp.info.tensor = t.name;
+      applyMismatchStates(scan, cmp);
+      for (auto& f : cmp.findings) p.findings.push_back(f);
+      p.correctness.push_back(cmp.info);
+    }
+    p.coverage.push_back(scan.coverage);
+  }
+}
+
+void timeKernel(const Config& cfg, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p) {
+  TimingOptions to;
+  to.warmup = cfg.run.warmup;
+  to.minReps = cfg.run.minReps;
+  to.maxReps = cfg.run.maxReps;
+  to.budgetS = cfg.run.timeBudgetS;
+  CUresult lastError = CUDA_SUCCESS;
+  TimingResult r = timeCalls(
+      [&](CUstream st) {
+        CUresult e = launch(fn, g, args, st);
+        if (e != CUDA_SUCCESS) lastError = e;
+      },
+      to);
+  p.timing = r.info;
+  if (!r.error.empty()) p.timing.note += (p.timing.note.empty() ? "" : "; ") + r.error;
+  if (lastError != CUDA_SUCCESS) p.timing.note += "; a timed launch failed: " + cuErrorText(lastError);
+}
+
+}  // namespace
+
+Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&](const std::string& m) {
+    if (opts.progress) opts.progress(m);
+  };
+  Point p;
+  p.label = cfg.name;
+  for (const auto& [name, v] : cfg.kernel.defines) p.defines[name] = v.isInt ? nlohmann::json(v.i) : nlohmann::json(v.s);
+  for (const auto& [name, v] : cfg.params) p.params[name] = v;
+  CaptureState s;
+  s.cfg = &cfg;
+  s.resolved = resolvePoint(cfg);
+  const ResolvedLaunch& l = s.resolved.launch;
+  for (int d = 0; d < 3; ++d) {
+    p.launch.grid[d] = l.grid[d];
+    p.launch.block[d] = l.block[d];
+  }
+  p.launch.sharedBytes = l.sharedBytes;
+  auto done = [&](Verdict floor = Verdict::ok) {
+    finish(p, floor);
+    p.extra["sticky_error"] = s.dead;
+    p.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return p;
+  };
+
+  CUcontext ctx = nullptr;
+  std::string error;
+  if (!openDevice(opts.device, &ctx, &s.limits, &error)) {
+    p.extra["error"] = error;
+    p.extra["no_gpu"] = true;
+    return done();
+  }
+  p.extra["device"] = {{"name", s.limits.name},
+                       {"cc", std::to_string(s.limits.ccMajor) + "." + std::to_string(s.limits.ccMinor)},
+                       {"sm_count", s.limits.smCount},
+                       {"smem_per_block_optin", s.limits.smemPerBlockOptin}};
+  progress("compile " + cfg.kernel.source + " for " + s.limits.arch());
+  if (!compileAndLoad(cfg, s, p)) return done(Verdict::compile_error);
+  CUfunction fn = s.modules.front().function;
+
+  p.launch.attempted = true;
+  if (!prepareLaunch(fn, p.compile, l, s.limits, &p.findings)) return done(Verdict::launch_error);
+  progress("allocate " + std::to_string(s.resolved.tensors.size()) + " tensors with guard zones");
+  if (!allocateAll(cfg, s, opts, p)) return done();
+
+  std::map<std::string, CUdeviceptr> ptrs;
+  for (const auto& t : s.tensors) ptrs[t.name] = t.ptr;
+  KernelArgs args;
+  if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", &args, &error)) throw ConfigError("args", error);
+  LaunchGeometry g = toGeometry(l);
+
+  progress("launch " + cfg.kernel.entry);
+  CUresult r = launch(fn, g, args, nullptr);
+  if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+  if (r != CUDA_SUCCESS) {
+    p.launch.error = cuErrorText(r);
+    s.dead = isStickyError(r);
+    p.findings.push_back(errorFinding(r, "kernel", l));
+    return done(classifyCuError(r).verdict);
+  }
+  p.launch.ok = true;
+
+  progress("check guard zones, coverage and correctness");
+  collectEvidence(cfg, s, opts, p);
+  if (s.dead) return done(Verdict::fault);
+
+  if (opts.timing) {
+    progress("time the kernel");
+    timeKernel(cfg, fn, g, args, p);
+  }
+  if (opts.baseline && cfg.baseline.kind != "none") {
+    progress("time the baseline: " + cfg.baseline.kind);
+    timeBaseline(s, p);
+    if (p.timing.measured && p.baseline.measured && p.timing.kernelNs.median > 0)
+      p.speedup = p.baseline.kernelNs.median / p.timing.kernelNs.median;
+    if (p.speedup && *p.speedup < 1.0 / cfg.run.slowFactor) {
+      Finding f = simpleFinding("slow_vs_baseline",
+                                "the kernel takes " + std::to_string(1.0 / *p.speedup) + "x the time of the " +
+                                    p.baseline.name + " baseline",
+                                {{"kernel_median_ns", p.timing.kernelNs.median},
+                                 {"baseline_median_ns", p.baseline.kernelNs.median},
+                                 {"slow_factor", cfg.run.slowFactor}});
+      f.severity = Severity::warning;
+      p.findings.push_back(f);
+    }
+  }
+  return done();
+}
+
+}  // namespace tilescope::cuda

@@ -1,0 +1,70 @@
+// Internals shared by capture*.cpp (not a public header).
+#pragma once
+
+#include <cuda.h>
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tilescope/config.h"
+#include "tilescope/cuda/capture.h"
+#include "tilescope/cuda/driver.h"
+#include "tilescope/cuda/module.h"
+#include "tilescope/cuda/tensors.h"
+
+namespace tilescope::cuda::detail {
+
+/// Marshalled kernel parameters: storage stays put, params point into it.
+struct KernelArgs {
+  std::vector<std::array<unsigned char, 8>> storage;
+  std::vector<void*> params;
+};
+
+/// Tensor names -> device pointers; scalars evaluated through resolveScalarArg.
+bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
+               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath, KernelArgs* out,
+               std::string* error);
+
+struct LaunchGeometry {
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  unsigned sharedBytes = 0;
+};
+LaunchGeometry toGeometry(const ResolvedLaunch& l);
+CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstream stream);
+
+/// Checks the launch against the device and the function before launching; a
+/// violated limit becomes a launch_error finding (smem_exceeded, too_many_resources,
+/// invalid_launch). Raises the dynamic shared memory limit above 48 KiB (adding an
+/// info finding). Returns false when the launch must not happen.
+bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l, const LiveLimits& lim,
+                   std::vector<Finding>* findings);
+
+/// A finding for a CUDA error of a launch (`what`: "kernel", "reference kernel").
+Finding errorFinding(CUresult r, const std::string& what, const ResolvedLaunch& l);
+
+/// Everything a capture allocated; freed on destruction unless the context is dead.
+struct CaptureState {
+  const Config* cfg = nullptr;
+  ResolvedPoint resolved;
+  LiveLimits limits;
+  std::vector<DeviceTensor> tensors;
+  std::vector<DeviceTensor> refOutputs;  ///< reference buffers of outputs (same order as outputs)
+  std::vector<LoadedKernel> modules;
+  bool dead = false;
+  ~CaptureState();
+  DeviceTensor* tensor(const std::string& name);
+  DeviceTensor* refOutput(const std::string& name);
+};
+
+/// Runs the config's reference into state.refOutputs and returns the host copies
+/// by output name (empty map when op is none). Sets *label (gemm(cublas), npy, ...).
+/// Throws std::runtime_error with a clear message when the reference fails;
+/// sets state.dead on a sticky error of a reference kernel.
+std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions& opts, std::string* label);
+
+/// Times the baseline named by the config (cublas, sdpa, sdpa_math); fills p.baseline.
+void timeBaseline(CaptureState& s, Point& p);
+
+}  // namespace tilescope::cuda::detail

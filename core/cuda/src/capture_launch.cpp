@@ -1,0 +1,151 @@
+// Kernel arguments, launch checks and launch errors.
+#include <cstring>
+
+#include "capture_detail.h"
+
+namespace tilescope::cuda::detail {
+
+bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
+               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath, KernelArgs* out,
+               std::string* error) {
+  out->storage.assign(args.size(), {});
+  out->params.clear();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ArgSpec& a = args[i];
+    auto& slot = out->storage[i];
+    if (a.isTensor) {
+      auto it = pointers.find(a.tensor);
+      if (it == pointers.end()) {
+        *error = jsonPath + "[" + std::to_string(i) + "]: unknown tensor '" + a.tensor + "'";
+        return false;
+      }
+      std::memcpy(slot.data(), &it->second, sizeof(CUdeviceptr));
+    } else {
+      ResolvedScalarArg v = resolveScalarArg(a, symbols, jsonPath + "[" + std::to_string(i) + "]");
+      switch (v.type) {
+        case ScalarType::i32: { auto x = std::int32_t(v.i); std::memcpy(slot.data(), &x, 4); break; }
+        case ScalarType::u32: { auto x = std::uint32_t(v.i); std::memcpy(slot.data(), &x, 4); break; }
+        case ScalarType::i64: { auto x = std::int64_t(v.i); std::memcpy(slot.data(), &x, 8); break; }
+        case ScalarType::u64: { auto x = std::uint64_t(v.i); std::memcpy(slot.data(), &x, 8); break; }
+        case ScalarType::f32: { auto x = float(v.f); std::memcpy(slot.data(), &x, 4); break; }
+        case ScalarType::f64: { double x = v.f; std::memcpy(slot.data(), &x, 8); break; }
+      }
+    }
+  }
+  for (auto& s : out->storage) out->params.push_back(s.data());
+  return true;
+}
+
+LaunchGeometry toGeometry(const ResolvedLaunch& l) {
+  LaunchGeometry g;
+  for (int d = 0; d < 3; ++d) {
+    g.grid[d] = unsigned(l.grid[d]);
+    g.block[d] = unsigned(l.block[d]);
+  }
+  g.sharedBytes = unsigned(l.sharedBytes);
+  return g;
+}
+
+CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstream stream) {
+  return cuLaunchKernel(f, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.sharedBytes,
+                        stream, args.params.empty() ? nullptr : args.params.data(), nullptr);
+}
+
+namespace {
+Finding launchFinding(const std::string& category, const std::string& message, nlohmann::json evidence) {
+  Finding f;
+  f.category = category;
+  f.severity = Severity::error;
+  f.message = message;
+  f.evidence = std::move(evidence);
+  return f;
+}
+}  // namespace
+
+bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l, const LiveLimits& lim,
+                   std::vector<Finding>* findings) {
+  const char* axis = "xyz";
+  for (int d = 0; d < 3; ++d) {
+    if (l.block[d] < 1 || l.block[d] > lim.maxBlock[d] || l.grid[d] < 1 || l.grid[d] > lim.maxGrid[d]) {
+      findings->push_back(launchFinding(
+          "invalid_launch",
+          std::string("launch dimension ") + axis[d] + " out of the device's limits: grid " +
+              std::to_string(l.grid[d]) + " (max " + std::to_string(lim.maxGrid[d]) + "), block " +
+              std::to_string(l.block[d]) + " (max " + std::to_string(lim.maxBlock[d]) + ")",
+          {{"axis", std::string(1, axis[d])}, {"grid", l.grid[d]}, {"block", l.block[d]},
+           {"max_grid", lim.maxGrid[d]}, {"max_block", lim.maxBlock[d]}}));
+      return false;
+    }
+  }
+  const std::int64_t threads = l.threadsPerBlock();
+  if (threads > lim.maxThreadsPerBlock) {
+    findings->push_back(launchFinding("invalid_launch",
+                                      std::to_string(threads) + " threads per block, the device allows " +
+                                          std::to_string(lim.maxThreadsPerBlock),
+                                      {{"threads", threads}, {"max_threads", lim.maxThreadsPerBlock}}));
+    return false;
+  }
+  if (ci.maxThreadsPerBlock > 0 && threads > ci.maxThreadsPerBlock) {
+    // The driver's per-function limit: registers x threads must fit one SM's register file.
+    findings->push_back(launchFinding(
+        "too_many_resources",
+        std::to_string(threads) + " threads per block but the kernel (" + std::to_string(ci.regs) +
+            " registers per thread) can launch at most " + std::to_string(ci.maxThreadsPerBlock),
+        {{"threads", threads}, {"max_threads_for_kernel", ci.maxThreadsPerBlock}, {"regs", ci.regs},
+         {"regs_per_block", lim.regsPerBlock}}));
+    return false;
+  }
+  const std::int64_t smemStatic = std::max<std::int64_t>(ci.smemStatic, 0);
+  const std::int64_t total = smemStatic + l.sharedBytes;
+  if (total > lim.smemPerBlockOptin) {
+    findings->push_back(launchFinding(
+        "smem_exceeded",
+        "shared memory per block " + std::to_string(total) + " bytes (static " + std::to_string(smemStatic) +
+            " + dynamic " + std::to_string(l.sharedBytes) + ") exceeds the device's opt-in limit of " +
+            std::to_string(lim.smemPerBlockOptin) + " bytes",
+        {{"smem_static", smemStatic}, {"smem_dynamic", l.sharedBytes}, {"limit_optin", lim.smemPerBlockOptin}}));
+    return false;
+  }
+  if (total > lim.smemPerBlock) {
+    CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(l.sharedBytes));
+    Finding info = launchFinding(
+        "smem_exceeded",
+        "the kernel uses " + std::to_string(total) + " bytes of shared memory per block, above the " +
+            std::to_string(lim.smemPerBlock) +
+            "-byte default: TileScope raised CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; the kernel's own "
+            "host code must do the same (cudaFuncSetAttribute(kernel, "
+            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) or its launch fails",
+        {{"smem_static", smemStatic}, {"smem_dynamic", l.sharedBytes}, {"limit_default", lim.smemPerBlock},
+         {"opt_in_set", r == CUDA_SUCCESS}});
+    info.severity = Severity::info;
+    findings->push_back(info);
+    if (r != CUDA_SUCCESS) {
+      findings->push_back(launchFinding("smem_exceeded",
+                                        "raising the dynamic shared memory limit failed: " + cuErrorText(r),
+                                        {{"error", cuErrorName(r)}}));
+      return false;
+    }
+  }
+  return true;
+}
+
+Finding errorFinding(CUresult r, const std::string& what, const ResolvedLaunch& l) {
+  ErrorClass ec = classifyCuError(r);
+  Finding f;
+  f.category = ec.category;
+  f.severity = Severity::error;
+  const bool sticky = isStickyError(r);
+  f.message = "the " + what + (sticky ? " faulted: " : " failed to launch: ") + cuErrorText(r);
+  if (sticky)
+    f.message += " (the error is sticky: the context is unusable, so this capture stops here; "
+                 "compute-sanitizer or `tilescope-run diagnose` can locate the access)";
+  f.evidence = {{"error", cuErrorName(r)},
+                {"error_text", cuErrorText(r)},
+                {"sticky", sticky},
+                {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+                {"block", {l.block[0], l.block[1], l.block[2]}},
+                {"shared_bytes", l.sharedBytes}};
+  return f;
+}
+
+}  // namespace tilescope::cuda::detail

@@ -1,0 +1,131 @@
+// Capture tensors: host initialisation, guarded device allocation, download.
+#include "tilescope/cuda/tensors.h"
+
+#include <cmath>
+#include <random>
+
+#include "tilescope/cuda/driver.h"
+#include "tilescope/npy.h"
+
+namespace tilescope::cuda {
+namespace {
+
+// Element offset (in elements) of logical row-major index i under `strides`.
+std::int64_t stridedOffset(std::int64_t i, const std::vector<std::int64_t>& shape,
+                           const std::vector<std::int64_t>& strides) {
+  std::int64_t off = 0;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    std::int64_t extent = std::max<std::int64_t>(shape[d], 1);
+    off += (i % extent) * strides[d];
+    i /= extent;
+  }
+  return off;
+}
+
+}  // namespace
+
+DeviceTensorView DeviceTensor::view() const {
+  DeviceTensorView v;
+  v.name = name;
+  v.ptr = ptr;
+  v.dtype = dtype;
+  v.shape = shape;
+  v.strides = strides;
+  return v;
+}
+
+std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& t, int sentinelVariant,
+                                       bool* usedSentinel, std::uint64_t* sentinelValue) {
+  const TensorSpec& s = *t.spec;
+  const std::size_t es = dtypeSize(s.dtype);
+  std::vector<std::uint8_t> bytes(t.bytes(), 0);
+  *usedSentinel = false;
+  if (s.output && s.init.empty()) {
+    // The whole span, gaps between strided rows included, starts as the sentinel.
+    *usedSentinel = true;
+    *sentinelValue = sentinelBits(s.dtype, sentinelVariant);
+    for (std::size_t o = 0; o + es <= bytes.size(); o += es) std::memcpy(&bytes[o], sentinelValue, es);
+    return bytes;
+  }
+  if (s.init.rfind("npy:", 0) == 0) {
+    NpyArray a = loadTensorNpy(cfg, t, false);
+    for (std::int64_t i = 0; i < t.elements; ++i)
+      std::memcpy(&bytes[std::size_t(stridedOffset(i, t.shape, t.strides)) * es], &a.data[std::size_t(i) * es], es);
+    return bytes;
+  }
+  // An input without init gets randn: zeros would hide most arithmetic bugs.
+  const std::string init = s.init.empty() ? "randn" : s.init;
+  std::mt19937_64 rng(s.seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const bool floating = isFloating(s.dtype);
+  for (std::int64_t i = 0; i < t.elements; ++i) {
+    double v = 0;
+    if (init == "randn") v = normal(rng);
+    else if (init == "rand") v = uniform(rng);
+    else if (init == "ones") v = 1;
+    else if (init == "arange") v = double(i);
+    v *= s.scale;
+    if (!floating) v = std::round(v);
+    encodeElement(s.dtype, v, &bytes[std::size_t(stridedOffset(i, t.shape, t.strides)) * es]);
+  }
+  return bytes;
+}
+
+bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::string* error) {
+  const std::size_t es = dtypeSize(t->dtype);
+  const std::uint64_t shift = std::uint64_t(std::max(alignShiftBytes, 0));
+  t->guarded = withGuards;
+  t->guardBefore = withGuards ? kGuardBytes + shift : shift;
+  // The guard after starts right at the tensor's end and is at least kGuardBytes;
+  // the allocation is rounded up to 256 bytes.
+  std::uint64_t end = t->guardBefore + t->bytes + (withGuards ? kGuardBytes : 0);
+  t->allocationBytes = std::max<std::uint64_t>((end + 255) / 256 * 256, 256);
+  t->guardAfter = t->allocationBytes - t->guardBefore - t->bytes;
+  CUresult r = cuMemAlloc(&t->allocation, t->allocationBytes);
+  if (r != CUDA_SUCCESS) {
+    *error = "cannot allocate tensor " + t->name + " (" + std::to_string(t->bytes) + " bytes + guards): " +
+             cuErrorText(r);
+    t->allocation = 0;
+    return false;
+  }
+  t->ptr = t->allocation + t->guardBefore;
+  if (withGuards) {
+    // Guard byte k sits at element-relative position (k - base) mod elementSize, so a
+    // NaN pattern lines up with the elements a kernel would read past either end.
+    std::vector<std::uint8_t> guard(t->allocationBytes);
+    for (std::uint64_t k = 0; k < guard.size(); ++k) {
+      std::int64_t rel = std::int64_t(k) - std::int64_t(t->guardBefore);
+      guard[k] = guardByte(t->dtype, std::size_t(((rel % std::int64_t(es)) + std::int64_t(es)) % std::int64_t(es)));
+    }
+    r = cuMemcpyHtoD(t->allocation, guard.data(), guard.size());
+  }
+  if (r == CUDA_SUCCESS && !t->initial.empty()) r = cuMemcpyHtoD(t->ptr, t->initial.data(), t->initial.size());
+  if (r != CUDA_SUCCESS) {
+    *error = "cannot initialise tensor " + t->name + ": " + cuErrorText(r);
+    return false;
+  }
+  return true;
+}
+
+void freeTensor(DeviceTensor* t) {
+  if (t->allocation) cuMemFree(t->allocation);
+  t->allocation = 0;
+  t->ptr = 0;
+}
+
+bool downloadTensor(const DeviceTensor& t, HostTensor* out, std::string* error) {
+  out->name = t.name;
+  out->dtype = t.dtype;
+  out->shape = t.shape;
+  out->strides = t.strides;
+  out->bytes.resize(t.bytes);
+  CUresult r = t.bytes ? cuMemcpyDtoH(out->bytes.data(), t.ptr, t.bytes) : CUDA_SUCCESS;
+  if (r != CUDA_SUCCESS) {
+    *error = "cannot copy " + t.name + " back: " + cuErrorText(r);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tilescope::cuda

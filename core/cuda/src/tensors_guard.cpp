@@ -1,0 +1,146 @@
+// Guard-zone evidence: bytes a kernel wrote before a tensor's start or past its
+// end, translated into elements, rows and the CTAs that own them.
+#include <sstream>
+
+#include "tilescope/cuda/driver.h"
+#include "tilescope/cuda/tensors.h"
+#include "tilescope/tiles.h"
+
+namespace tilescope::cuda {
+namespace {
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string ordinal(std::int64_t k, const char* unit, bool past) {
+  if (k == 1) return std::string("one ") + (past ? "past the last " : "before the first ") + unit;
+  return std::to_string(k) + " " + unit + "s " + (past ? "past the last one" : "before the first one");
+}
+
+struct ChangedRange {
+  std::int64_t first = -1, last = -1, count = 0;  ///< byte offsets relative to the tensor's base
+};
+
+ChangedRange scanZone(const std::vector<std::uint8_t>& got, std::int64_t zoneStart, DType dtype) {
+  const std::int64_t es = std::int64_t(dtypeSize(dtype));
+  ChangedRange r;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    std::int64_t rel = zoneStart + std::int64_t(k);
+    std::uint8_t expect = guardByte(dtype, std::size_t(((rel % es) + es) % es));
+    if (got[k] == expect) continue;
+    if (r.first < 0) r.first = rel;
+    r.last = rel;
+    ++r.count;
+  }
+  return r;
+}
+
+nlohmann::json ownersJson(const TileCoverage* tiles, const std::vector<std::int64_t>& idx, nlohmann::json* tileOut) {
+  nlohmann::json ctas = nlohmann::json::array();
+  if (!tiles || idx.size() != tiles->shape().size()) return ctas;
+  try {
+    for (const auto& c : tiles->ownersOf(idx, 4)) ctas.push_back({c[0], c[1], c[2]});
+  } catch (const std::exception&) {
+  }
+  // The declared tile the element would fall in (tiles sit at multiples of the extent).
+  nlohmann::json tile = nlohmann::json::array();
+  const auto& ext = tiles->tileExtent();
+  for (std::size_t d = 0; d < idx.size() && d < ext.size(); ++d) tile.push_back(floorDiv(idx[d], std::max<std::int64_t>(ext[d], 1)));
+  *tileOut = tile;
+  return ctas;
+}
+
+}  // namespace
+
+std::string describeOutsideElement(const std::string& name, const std::vector<std::int64_t>& shape, std::int64_t e,
+                                   std::vector<std::int64_t>* index) {
+  index->assign(shape.size(), 0);
+  std::ostringstream s;
+  if (shape.empty()) return "element " + std::to_string(e) + " of " + name;
+  // Unravel row-major with the leading dimension unbounded, so an element past
+  // the end lands on row M, M+1, ... (and before the start on row -1, ...).
+  std::int64_t rest = e;
+  for (std::size_t d = shape.size(); d-- > 1;) {
+    std::int64_t ext = std::max<std::int64_t>(shape[d], 1);
+    (*index)[d] = ((rest % ext) + ext) % ext;
+    rest = floorDiv(rest, ext);
+  }
+  (*index)[0] = rest;
+  const std::int64_t lead = (*index)[0];
+  const char* unit = shape.size() == 1 ? "element" : "row";
+  s << unit << " " << lead;
+  if (shape.size() > 1) {
+    s << " (index [";
+    for (std::size_t d = 0; d < index->size(); ++d) s << (d ? ", " : "") << (*index)[d];
+    s << "])";
+  }
+  s << " of " << name << shapeText(shape);
+  if (lead >= shape[0]) s << ", " << ordinal(lead - shape[0] + 1, unit, true);
+  if (lead < 0) s << ", " << ordinal(-lead, unit, false);
+  return s.str();
+}
+
+std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tiles, std::string* error) {
+  std::vector<Finding> findings;
+  if (!t.guarded) return findings;
+  const std::int64_t es = std::int64_t(dtypeSize(t.dtype));
+  std::vector<std::uint8_t> before(t.guardBefore), after(t.guardAfter);
+  CUresult r = cuMemcpyDtoH(before.data(), t.allocation, before.size());
+  if (r == CUDA_SUCCESS) r = cuMemcpyDtoH(after.data(), t.ptr + t.bytes, after.size());
+  if (r != CUDA_SUCCESS) {
+    *error = "cannot read the guard zones of " + t.name + ": " + cuErrorText(r);
+    return findings;
+  }
+  struct Zone {
+    ChangedRange range;
+    bool past;
+  };
+  Zone zones[2] = {{scanZone(before, -std::int64_t(t.guardBefore), t.dtype), false},
+                   {scanZone(after, std::int64_t(t.bytes), t.dtype), true}};
+  for (const Zone& z : zones) {
+    if (z.range.count == 0) continue;
+    Finding f;
+    f.category = "oob_write";
+    f.severity = Severity::error;
+    f.tensor = t.name;
+    std::vector<std::int64_t> firstIdx, lastIdx;
+    std::string firstText = describeOutsideElement(t.name, t.shape, floorDiv(z.range.first, es), &firstIdx);
+    std::string lastText = describeOutsideElement(t.name, t.shape, floorDiv(z.range.last, es), &lastIdx);
+    // Byte offsets as a person counts them: from the end (0 = first byte past it) or before the start (1 = last byte before it).
+    std::int64_t b0 = z.past ? z.range.first - std::int64_t(t.bytes) : -z.range.last;
+    std::int64_t b1 = z.past ? z.range.last - std::int64_t(t.bytes) : -z.range.first;
+    std::ostringstream m;
+    m << t.name << ": " << z.range.count << " byte(s) written " << (z.past ? "past its end" : "before its start")
+      << " (bytes " << b0 << "–" << b1 << (z.past ? " past the end" : " before the start") << "): first " << firstText;
+    if (lastIdx != firstIdx) m << "; last " << lastText;
+    nlohmann::json firstTile, lastTile;
+    nlohmann::json ctas = ownersJson(tiles, firstIdx, &firstTile);
+    nlohmann::json ctasLast = ownersJson(tiles, lastIdx, &lastTile);
+    for (const auto& c : ctasLast)
+      if (std::find(ctas.begin(), ctas.end(), c) == ctas.end()) ctas.push_back(c);
+    if (!firstTile.is_null()) m << "; declared tile " << firstTile.dump();
+    if (!ctas.empty()) m << " (CTA " << ctas[0].dump() << (ctas.size() > 1 ? " and others" : "") << ")";
+    f.message = m.str();
+    f.location = {{z.past ? "byte_offset_past_end" : "byte_offset_before_start", {b0, b1}},
+                  {"first_element", firstIdx},
+                  {"last_element", lastIdx},
+                  {"elements", firstText + (lastIdx != firstIdx ? " … " + lastText : "")}};
+    if (!firstTile.is_null()) f.location["tile"] = firstTile;
+    if (!ctas.empty()) f.location["cta"] = ctas;
+    f.evidence = {{"guard_zone", z.past ? "after" : "before"},
+                  {"bytes_changed", z.range.count},
+                  {"guard_bytes", z.past ? t.guardAfter : t.guardBefore},
+                  {"first_byte", z.range.first},
+                  {"last_byte", z.range.last},
+                  {"tensor_bytes", t.bytes}};
+    findings.push_back(std::move(f));
+  }
+  return findings;
+}
+
+}  // namespace tilescope::cuda
