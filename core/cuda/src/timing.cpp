@@ -149,7 +149,12 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
         flush();
         check(cuEventRecord(res.starts[i], res.stream), "cuEventRecord");
         if (cuptiOn) cupti.pushId(++rep);
-        call(res.stream);
+        try {
+          call(res.stream);
+        } catch (...) {
+          if (cuptiOn) cupti.popId();  // leave CUPTI's id stack as we found it
+          throw;
+        }
         if (cuptiOn) cupti.popId();
         check(cuEventRecord(res.ends[i], res.stream), "cuEventRecord");
       }
