@@ -19,6 +19,8 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <fstream>
+#include <stdexcept>
 
 #include "models/pointsmodel.h"
 #include "models/qtconv.h"
@@ -46,13 +48,6 @@ namespace tilescope::ui {
 namespace {
 constexpr int kMaxRecent = 10;
 
-bool looksLikeConfig(const QString& path) {
-  if (path.endsWith(QLatin1String(".tscfg.json"))) return true;
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return false;
-  // The schema key sits near the top of both formats; 4 KiB is plenty to find it.
-  return f.read(4096).contains("tilescope.config/");
-}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_selection(new Selection(this)) {
@@ -199,12 +194,28 @@ void MainWindow::setupConnections() {
 }
 
 bool MainWindow::openFile(const QString& path) {
-  return looksLikeConfig(path) ? openConfig(path) : openReport(path);
+  if (path.endsWith(QLatin1String(".tscfg.json"))) return openConfig(path);
+  return openReport(path);
 }
 
 bool MainWindow::openReport(const QString& path) {
+  // One parse decides: a config (schema tilescope.config/N) goes to the config panel.
   try {
-    auto report = std::make_shared<const Report>(loadReport(path.toStdString()));
+    std::ifstream in(path.toStdString());
+    if (!in) throw std::runtime_error(path.toStdString() + ": cannot open");
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(path.toStdString() + ": invalid JSON: " + e.what());
+    }
+    if (doc.is_object() && doc.value("schema", std::string()).rfind("tilescope.config/", 0) == 0) return openConfig(path);
+    std::shared_ptr<const Report> report;
+    try {
+      report = std::make_shared<const Report>(reportFromJson(doc));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path.toStdString() + ": " + e.what());
+    }
     setReport(report, path);
     addRecentFile(path);
     return true;

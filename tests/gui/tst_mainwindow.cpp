@@ -1,0 +1,168 @@
+// The main window on the fixture sweep: open it, select points and findings
+// through the panels' own views, and check what every panel shows.
+#include <QListWidget>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "mainwindow.h"
+#include "models/findingsmodel.h"
+#include "models/resultmatrixmodel.h"
+#include "panels/configpanel.h"
+#include "panels/coveragepanel.h"
+#include "panels/findingspanel.h"
+#include "panels/logpanel.h"
+#include "panels/maskpanel.h"
+#include "panels/runpanel.h"
+#include "style/colors.h"
+#include "style/palettes.h"
+#include "widgets/coveragegrid.h"
+#include "widgets/coveragewidget.h"
+#include "widgets/maskwidget.h"
+
+using namespace tilescope;
+using namespace tilescope::ui;
+
+namespace {
+const QString kFixture = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_sweep.json");
+const QString kConfig = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_small.tscfg.json");
+}  // namespace
+
+class TstMainWindow : public QObject {
+  Q_OBJECT
+ private:
+  Report m_report;
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location
+    QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QSettings().clear();
+    m_report = loadReport(kFixture.toStdString());
+  }
+
+  void opensOnTheFirstBadPoint() {
+    MainWindow w;
+    QVERIFY2(w.openFile(kFixture), qPrintable(w.lastError()));
+    QVERIFY(w.report());
+    // Point 0 is ok; the window starts on point 1, the first that needs a look.
+    QCOMPARE(w.selection()->state().point, 1);
+    QCOMPARE(w.findingsPanel()->model()->rowCount(), static_cast<int>(m_report.points[1].findings.size()));
+    const CoverageGrid* g = w.coveragePanel()->grid();
+    QVERIFY(g);
+    QCOMPARE(g->tileState(3, 3), static_cast<int>(kStateUnwritten));
+    QVERIFY(w.coveragePanel()->summaryText().contains(QStringLiteral("%1 unwritten").arg(m_report.points[1].coverage[0].unwritten)));
+    QVERIFY(w.statusDeviceText().contains(QStringLiteral("NVIDIA H100 80GB HBM3")));
+    QVERIFY(w.statusTargetText().contains(QStringLiteral("this machine")));
+    QVERIFY(w.recentFiles().contains(QFileInfo(kFixture).absoluteFilePath()));
+  }
+
+  void matrixSelectsPointEverywhere() {
+    MainWindow w;
+    QVERIFY(w.openFile(kFixture));
+    QTableView* matrix = w.runPanel()->matrixView();
+    QCOMPARE(matrix->model()->rowCount(), 4);
+    matrix->setCurrentIndex(w.runPanel()->matrixModel()->indexForPoint(2));
+    QCOMPARE(w.selection()->state().point, 2);
+    const Point& p = m_report.points[2];
+    QCOMPARE(w.findingsPanel()->model()->rowCount(), static_cast<int>(p.findings.size()));
+    QCOMPARE(w.findingsPanel()->workerStderr(), QString::fromStdString(p.workerStderr));
+    QCOMPARE(w.coveragePanel()->grid()->tileCols(), 32);
+    QCOMPARE(static_cast<std::int64_t>(w.maskPanel()->boundaryList()->count()), p.coverage[0].tilesCrossing);
+  }
+
+  void findingSelectsItsTile() {
+    MainWindow w;
+    QVERIFY(w.openFile(kFixture));
+    w.selection()->setPoint(2);
+    QTableView* view = w.findingsPanel()->view();
+    // Row 0: oob_write in tile (1, 7), elements rows 128..249, cols 250..255.
+    QCOMPARE(view->model()->index(0, FindingsModel::CategoryColumn).data().toString(), QStringLiteral("oob_write"));
+    view->selectRow(0);
+    const SelectionState s = w.selection()->state();
+    QCOMPARE(s.finding, 0);
+    QCOMPARE(s.tileRow, 1);
+    QCOMPARE(s.tileCol, 7);
+    const MaskWidget* mask = w.maskPanel()->maskWidget();
+    QCOMPARE(mask->tileRow(), 1);
+    QCOMPARE(mask->tileCol(), 7);
+    // In bounds: rows 128..249 × cols 224..249; the rest of the 128×32 tile is masked.
+    QCOMPARE(mask->inBoundsCount(), (250 - 128) * (250 - 224));
+    QCOMPARE(mask->maskedCount(), 128 * 32 - (250 - 128) * (250 - 224));
+    QCOMPARE(mask->evidenceCount(), (249 - 128 + 1) * (255 - 250 + 1));
+    QVERIFY(w.maskPanel()->infoText().contains(QStringLiteral("Tile (1, 7)")));
+  }
+
+  void compileErrorLinksToSource() {
+    MainWindow w;
+    QVERIFY(w.openFile(kFixture));
+    w.selection()->setPoint(3);
+    LogPanel* log = w.findingsPanel()->logPanel();
+    QCOMPARE(log->diagnosticCount(), 2);
+    QVERIFY(log->logHtml().contains(QStringLiteral("line=57")));
+    // The compile_error finding names gemm_tiled.cu line 42; selecting it opens the source there.
+    w.findingsPanel()->view()->selectRow(0);
+    QCOMPARE(log->highlightedLine(), 42);
+    QVERIFY(log->showSourceLine(QStringLiteral("gemm_tiled.cu"), 57));
+    QCOMPARE(log->highlightedLine(), 57);
+    QVERIFY(!log->showSourceLine(QStringLiteral("missing.cu"), 1));
+    // No coverage for a point that never ran.
+    QVERIFY(!w.coveragePanel()->grid());
+  }
+
+  void configValidatesLive() {
+    MainWindow w;
+    QVERIFY2(w.openFile(kConfig), qPrintable(w.lastError()));
+    ConfigPanel* cfg = w.configPanel();
+    QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
+    QVERIFY(w.runPanel()->configPath().endsWith(QStringLiteral("gemm_small.tscfg.json")));
+    QVERIFY(cfg->formItem(QStringLiteral("kernel.defines.BLOCK_M")));
+    QCOMPARE(cfg->formItem(QStringLiteral("params.M"))->text(1), QStringLiteral("250"));
+    // An unknown symbol in the launch grid: the error names launch.grid and the form marks it.
+    QVERIFY(cfg->setFormValue(QStringLiteral("launch.grid"), QStringLiteral("[\"ceil_div(N, BLOCK_Q)\", 1, 1]")));
+    QVERIFY2(cfg->errorPath().startsWith(QStringLiteral("launch.grid")), qPrintable(cfg->validationError()));
+    QVERIFY(cfg->validationError().contains(QStringLiteral("BLOCK_Q")));
+    QVERIFY(!cfg->formItem(QStringLiteral("launch.grid"))->toolTip(1).isEmpty());
+    QVERIFY(cfg->jsonText().contains(QStringLiteral("BLOCK_Q")));
+    // Fixing it in the JSON text clears the error.
+    QString text = cfg->jsonText();
+    text.replace(QStringLiteral("BLOCK_Q"), QStringLiteral("BLOCK_N"));
+    cfg->setJsonText(text);
+    QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
+    // A syntax error is reported as such.
+    cfg->setJsonText(QStringLiteral("{ \"schema\": "));
+    QVERIFY(cfg->validationError().startsWith(QStringLiteral("JSON syntax")));
+    // The run command names the config.
+    const QStringList cmd = w.runPanel()->commandLine(QStringLiteral("sweep"));
+    QCOMPARE(cmd.mid(1), (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream")}));
+    w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
+    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("run")).mid(0, 3),
+             (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu01"), QStringLiteral("tilescope-run")}));
+    QVERIFY(w.statusTargetText().contains(QStringLiteral("gpu01")));
+  }
+
+  void badFileIsAnError() {
+    MainWindow w;
+    QVERIFY(!w.openFile(QStringLiteral(TILESCOPE_TEST_DATA "/reports/does_not_exist.json")));
+    QVERIFY(w.lastError().contains(QStringLiteral("does_not_exist.json")));
+    QVERIFY(!w.report());
+  }
+
+  void themesAndClose() {
+    MainWindow w;
+    QVERIFY(w.openFile(kFixture));
+    w.setTheme(Theme::dark);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+    w.setTheme(Theme::light);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), lightPalette().color(QPalette::Window));
+    w.closeReport();
+    QVERIFY(!w.report());
+    QCOMPARE(w.findingsPanel()->model()->rowCount(), 0);
+    QCOMPARE(w.runPanel()->matrixModel()->rowCount(), 0);
+  }
+};
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_mainwindow.moc"
