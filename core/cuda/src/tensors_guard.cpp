@@ -1,5 +1,6 @@
 // Guard-zone evidence: bytes a kernel wrote before a tensor's start or past its
 // end, translated into elements, rows and the CTAs that own them.
+#include <algorithm>
 #include <sstream>
 
 #include "tilescope/cuda/driver.h"
@@ -125,6 +126,18 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
       if (std::find(ctas.begin(), ctas.end(), c) == ctas.end()) ctas.push_back(c);
     if (!firstTile.is_null()) m << "; declared tile " << firstTile.dump();
     if (!ctas.empty()) m << " (CTA " << ctas[0].dump() << (ctas.size() > 1 ? " and others" : "") << ")";
+    // No CTA's tile holds an element outside the tensor: name the CTAs owning the
+    // nearest element inside it, the usual writers of an off-by-one row or column.
+    nlohmann::json nearest = nlohmann::json::array();
+    if (ctas.empty() && tiles && firstIdx.size() == t.shape.size()) {
+      std::vector<std::int64_t> clamped = firstIdx;
+      for (std::size_t d = 0; d < clamped.size(); ++d)
+        clamped[d] = std::clamp<std::int64_t>(clamped[d], 0, std::max<std::int64_t>(t.shape[d] - 1, 0));
+      nlohmann::json unused;
+      nearest = ownersJson(tiles, clamped, &unused);
+      if (!nearest.empty()) m << " (no CTA's tile holds it; the tile next to it inside " << t.name << " is CTA "
+                              << nearest[0].dump() << "'s)";
+    }
     f.message = m.str();
     f.location = {{z.past ? "byte_offset_past_end" : "byte_offset_before_start", {b0, b1}},
                   {"first_element", firstIdx},
@@ -132,6 +145,7 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
                   {"elements", firstText + (lastIdx != firstIdx ? " … " + lastText : "")}};
     if (!firstTile.is_null()) f.location["tile"] = firstTile;
     if (!ctas.empty()) f.location["cta"] = ctas;
+    if (!nearest.empty()) f.location["nearest_cta"] = nearest;
     f.evidence = {{"guard_zone", z.past ? "after" : "before"},
                   {"bytes_changed", z.range.count},
                   {"guard_bytes", z.past ? t.guardAfter : t.guardBefore},
