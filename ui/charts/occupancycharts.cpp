@@ -196,8 +196,11 @@ void plotDeviceComparison(QCustomPlot* plot, const QVector<DeviceOccupancy>& row
     text->position->setCoords(i + 1, d.occupancy);
     text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
     text->setColor(c.foreground);
-    text->setText(d.limiter.isEmpty() ? formatPercent(d.occupancy, 0)
-                                      : QStringLiteral("%1\n%2").arg(formatPercent(d.occupancy, 0), d.limiter));
+    QString limiter = d.limiter;  // bars are narrow: short names
+    limiter.replace(QStringLiteral("shared memory"), QStringLiteral("smem"));
+    limiter.replace(QStringLiteral("registers"), QStringLiteral("regs"));
+    text->setText(limiter.isEmpty() ? formatPercent(d.occupancy, 0)
+                                    : QStringLiteral("%1\n%2").arg(formatPercent(d.occupancy, 0), limiter));
   }
   plot->xAxis->setTicker(labels);
   plot->xAxis->setTickLabelRotation(rows.size() > 4 ? 30 : 0);

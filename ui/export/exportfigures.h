@@ -1,0 +1,26 @@
+// The pictures an export embeds: the same chart builders as the panels, rendered
+// offscreen with QCustomPlot::toPixmap, plus coverage maps drawn directly.
+#pragma once
+
+#include <QImage>
+#include <QString>
+#include <QVector>
+
+#include "tilescope/report.h"
+
+namespace tilescope::ui {
+
+struct Figure {
+  QString id;       ///< file-name safe: "timing_sweep", "coverage_C"
+  QString title;
+  QImage image;
+};
+
+/// The point the export focuses on: the first whose verdict is the report's (the worst).
+int focusPoint(const Report& r);
+
+/// Charts need a QApplication (QCustomPlot is a QWidget); without one only the
+/// coverage pictures are drawn and *note says why.
+QVector<Figure> renderFigures(const Report& r, QString* note = nullptr);
+
+}  // namespace tilescope::ui

@@ -1,0 +1,17 @@
+// Report export (HTML, PDF, Markdown) for the GUI's File > Export and for
+// `tilescope --export REPORT OUT`. Needs a QApplication for the charts (QCustomPlot
+// is a QWidget); it runs under QT_QPA_PLATFORM=offscreen without a display.
+#pragma once
+
+#include <QString>
+
+#include "tilescope/report.h"
+
+namespace tilescope::ui {
+
+/// Writes `r` to outPath in the format its extension names: .html/.htm (self-contained,
+/// figures as data URIs), .pdf (A4), .md (figures as PNGs in "<basename>_files/").
+/// Returns false with a message naming the file in *error.
+bool exportReport(const tilescope::Report& r, const QString& outPath, QString* error);
+
+}  // namespace tilescope::ui
