@@ -123,15 +123,17 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   const double x0 = std::floor(visible.left() / cw), y0 = std::floor(visible.top() / ch);
   const double x1 = std::min<double>(std::ceil(visible.right() / cw), m_image.width());
   const double y1 = std::min<double>(std::ceil(visible.bottom() / ch), m_image.height());
-  const QRectF source(x0, y0, x1 - x0, y1 - y0);
+  // Integer rectangles keep QPainter on its fast scaled-blit path (a fractional
+  // target or a clip would send it through the general transform path, ~10× slower).
+  // The last, partial cell is squeezed to its true width: no clip is needed.
+  const QRect source(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0));
   const QPointF tl = elementToWidget(QPointF(x0 * cw, y0 * ch));
-  // Image pixels past the tensor edge (partial last cell) are cut by the clip.
-  p.save();
-  p.setClipRect(QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
+  const QPointF br = elementToWidget(QPointF(std::min(x1 * cw, static_cast<double>(m_grid->cols())),
+                                             std::min(y1 * ch, static_cast<double>(m_grid->rows()))));
+  const QRect target(QPoint(static_cast<int>(std::lround(tl.x())), static_cast<int>(std::lround(tl.y()))),
+                     QPoint(static_cast<int>(std::lround(br.x())) - 1, static_cast<int>(std::lround(br.y())) - 1));
   p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-  const QPointF brFull = elementToWidget(QPointF(x1 * cw, y1 * ch));
-  p.drawImage(QRectF(tl, brFull), m_image, source);
-  p.restore();
+  p.drawImage(target, m_image, source);
   drawTileLines(p, visible);
   // Tensor outline.
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
@@ -140,34 +142,32 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
 }
 
 void CoverageWidget::drawTileLines(QPainter& p, const QRectF& visible) {
+  // Lines go out as one batch of integer lines with an opaque cosmetic pen: the
+  // raster engine's fast path. A translucent or wide pen costs ~50 ms a frame here.
   const double th = static_cast<double>(m_grid->tileRows()), tw = static_cast<double>(m_grid->tileCols());
-  // Tile boundaries only when a tile is at least 6 px wide; otherwise lines would be all you see.
-  if (tw * m_scale >= 6 && th * m_scale >= 6) {
-    QColor c = palette().color(QPalette::Base);
-    c.setAlpha(160);
-    p.setPen(QPen(c, 1));
-    for (double x = std::ceil(visible.left() / tw) * tw; x <= visible.right(); x += tw) {
-      const double wx = elementToWidget(QPointF(x, 0)).x();
-      p.drawLine(QPointF(wx, elementToWidget(QPointF(0, visible.top())).y()), QPointF(wx, elementToWidget(QPointF(0, visible.bottom())).y()));
+  const QRect bounds = QRectF(elementToWidget(visible.topLeft()), elementToWidget(visible.bottomRight())).toAlignedRect();
+  auto gridLines = [&](double stepX, double stepY) {
+    QVector<QLine> lines;
+    for (double x = std::ceil(visible.left() / stepX) * stepX; x <= visible.right(); x += stepX) {
+      const int wx = static_cast<int>(std::lround(elementToWidget(QPointF(x, 0)).x()));
+      lines.append(QLine(wx, bounds.top(), wx, bounds.bottom()));
     }
-    for (double y = std::ceil(visible.top() / th) * th; y <= visible.bottom(); y += th) {
-      const double wy = elementToWidget(QPointF(0, y)).y();
-      p.drawLine(QPointF(elementToWidget(QPointF(visible.left(), 0)).x(), wy), QPointF(elementToWidget(QPointF(visible.right(), 0)).x(), wy));
+    for (double y = std::ceil(visible.top() / stepY) * stepY; y <= visible.bottom(); y += stepY) {
+      const int wy = static_cast<int>(std::lround(elementToWidget(QPointF(0, y)).y()));
+      lines.append(QLine(bounds.left(), wy, bounds.right(), wy));
     }
-  }
+    p.drawLines(lines);
+  };
+  const QColor base = palette().color(QPalette::Base), mid = palette().color(QPalette::Mid);
   // Element grid when single elements are large enough to point at.
   if (m_scale >= kElementGridScale) {
-    QColor c = palette().color(QPalette::Base);
-    c.setAlpha(60);
-    p.setPen(QPen(c, 1));
-    for (double x = std::ceil(visible.left()); x <= visible.right(); x += 1) {
-      const double wx = elementToWidget(QPointF(x, 0)).x();
-      p.drawLine(QPointF(wx, 0), QPointF(wx, height()));
-    }
-    for (double y = std::ceil(visible.top()); y <= visible.bottom(); y += 1) {
-      const double wy = elementToWidget(QPointF(0, y)).y();
-      p.drawLine(QPointF(0, wy), QPointF(width(), wy));
-    }
+    p.setPen(QPen(mid, 0));
+    gridLines(1.0, 1.0);
+  }
+  // Tile boundaries only when a tile is at least 6 px wide; otherwise lines would be all you see.
+  if (tw * m_scale >= 6 && th * m_scale >= 6) {
+    p.setPen(QPen(base, 0));
+    gridLines(tw, th);
   }
   if (m_selRow >= 0 && m_selCol >= 0) {
     p.setPen(QPen(palette().color(QPalette::Highlight), 2));
