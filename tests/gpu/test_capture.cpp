@@ -22,7 +22,7 @@ fs::path configPath(const std::string& name) {
 }
 
 // Runs the capture in a child process and returns its Point (JSON through a pipe).
-std::optional<Point> captureInChild(const std::string& name, std::string* problem) {
+std::optional<Point> captureInChild(const std::string& name, std::string* problem, int alignShiftBytes = 0) {
   int fds[2];
   if (pipe(fds) != 0) return std::nullopt;
   pid_t pid = fork();
@@ -32,6 +32,7 @@ std::optional<Point> captureInChild(const std::string& name, std::string* proble
     try {
       Config cfg = expandSweep(loadConfig(configPath(name))).front().config;
       cuda::CaptureOptions opts;
+      opts.alignShiftBytes = alignShiftBytes;
       opts.progress = [](const std::string& m) { std::cerr << "  [capture] " << m << "\n"; };
       text = toJson(cuda::capturePoint(cfg, opts)).dump();
     } catch (const std::exception& e) {
@@ -78,9 +79,9 @@ std::string findingsText(const Point& p) {
   return s;
 }
 
-#define CAPTURE_OR_SKIP(point, name)                                              \
+#define CAPTURE_OR_SKIP(point, name, ...)                                         \
   std::string problem_;                                                           \
-  auto point##Opt = captureInChild(name, &problem_);                              \
+  auto point##Opt = captureInChild(name, &problem_ __VA_OPT__(, ) __VA_ARGS__);   \
   ASSERT_TRUE(point##Opt.has_value()) << problem_;                                \
   if (point##Opt->extra.value("no_gpu", false))                                   \
     GTEST_SKIP() << "no GPU: " << point##Opt->extra.value("error", std::string()); \
@@ -126,6 +127,7 @@ TEST(Capture, WriteOnePastTheLastRowIsAnOobWrite) {
   ASSERT_TRUE(f->location.contains("nearest_cta")) << f->location.dump();
   EXPECT_EQ(f->location["nearest_cta"][0][1], 15);
   EXPECT_EQ(f->evidence["bytes_changed"], 192 * 4);
+  EXPECT_EQ(f->evidence["elements_changed"], 192);
   EXPECT_NE(p.verdict, Verdict::ok);
 }
 
@@ -153,5 +155,38 @@ TEST(Capture, WildStoreIsAFault) {
   ASSERT_NE(f, nullptr) << findingsText(p);
   EXPECT_EQ(f->evidence["error"], "CUDA_ERROR_ILLEGAL_ADDRESS");
   EXPECT_TRUE(p.extra.value("sticky_error", false));
+  EXPECT_FALSE(p.launch.ok);
+}
+
+TEST(Capture, AlignedVectorCopyIsOk) {
+  CAPTURE_OR_SKIP(p, "copy_vec4");
+  EXPECT_EQ(p.verdict, Verdict::ok);
+  ASSERT_EQ(p.coverage.size(), 1u);
+  EXPECT_EQ(p.coverage[0].unwritten, 0);
+}
+
+TEST(Capture, ShiftedBaseMakesVectorAccessesMisaligned) {
+  CAPTURE_OR_SKIP(p, "copy_vec4", 4);
+  EXPECT_EQ(p.verdict, Verdict::fault);
+  const Finding* f = findCategory(p, "misaligned_access");
+  ASSERT_NE(f, nullptr) << findingsText(p);
+  EXPECT_EQ(f->evidence["error"], "CUDA_ERROR_MISALIGNED_ADDRESS");
+}
+
+TEST(Capture, SharedMemoryAbove48KiBIsRaisedWithANote) {
+  CAPTURE_OR_SKIP(p, "copy_smem_64k");
+  EXPECT_TRUE(p.launch.ok) << p.launch.error;
+  EXPECT_EQ(p.verdict, Verdict::ok);
+  const Finding* f = findCategory(p, "smem_exceeded");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::info);
+}
+
+TEST(Capture, SharedMemoryAboveTheOptInLimitIsALaunchError) {
+  CAPTURE_OR_SKIP(p, "copy_smem_too_big");
+  EXPECT_EQ(p.verdict, Verdict::launch_error);
+  const Finding* f = findCategory(p, "smem_exceeded");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::error);
   EXPECT_FALSE(p.launch.ok);
 }

@@ -27,16 +27,22 @@ struct ChangedRange {
   std::int64_t first = -1, last = -1, count = 0;  ///< byte offsets relative to the tensor's base
 };
 
+// Compares whole elements (aligned to the tensor's base): a written value can
+// share single bytes with the guard pattern, so a byte-wise diff would undercount.
 ChangedRange scanZone(const std::vector<std::uint8_t>& got, std::int64_t zoneStart, DType dtype) {
   const std::int64_t es = std::int64_t(dtypeSize(dtype));
+  const std::int64_t zoneEnd = zoneStart + std::int64_t(got.size());
   ChangedRange r;
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    std::int64_t rel = zoneStart + std::int64_t(k);
-    std::uint8_t expect = guardByte(dtype, std::size_t(((rel % es) + es) % es));
-    if (got[k] == expect) continue;
-    if (r.first < 0) r.first = rel;
-    r.last = rel;
-    ++r.count;
+  for (std::int64_t e0 = floorDiv(zoneStart, es) * es; e0 < zoneEnd; e0 += es) {
+    bool changed = false;
+    for (std::int64_t rel = std::max(e0, zoneStart); rel < std::min(e0 + es, zoneEnd); ++rel) {
+      std::uint8_t expect = guardByte(dtype, std::size_t(((rel % es) + es) % es));
+      if (got[std::size_t(rel - zoneStart)] != expect) changed = true;
+    }
+    if (!changed) continue;
+    if (r.first < 0) r.first = std::max(e0, zoneStart);
+    r.last = std::min(e0 + es, zoneEnd) - 1;
+    r.count += std::min(e0 + es, zoneEnd) - std::max(e0, zoneStart);
   }
   return r;
 }
@@ -116,7 +122,7 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
     std::int64_t b0 = z.past ? z.range.first - std::int64_t(t.bytes) : -z.range.last;
     std::int64_t b1 = z.past ? z.range.last - std::int64_t(t.bytes) : -z.range.first;
     std::ostringstream m;
-    m << t.name << ": " << z.range.count << " byte(s) written " << (z.past ? "past its end" : "before its start")
+    m << t.name << ": " << z.range.count / es << " element(s) written " << (z.past ? "past its end" : "before its start")
       << " (bytes " << b0 << "–" << b1 << (z.past ? " past the end" : " before the start") << "): first " << firstText;
     if (lastIdx != firstIdx) m << "; last " << lastText;
     nlohmann::json firstTile, lastTile;
@@ -148,6 +154,7 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
     if (!nearest.empty()) f.location["nearest_cta"] = nearest;
     f.evidence = {{"guard_zone", z.past ? "after" : "before"},
                   {"bytes_changed", z.range.count},
+                  {"elements_changed", z.range.count / es},
                   {"guard_bytes", z.past ? t.guardAfter : t.guardBefore},
                   {"first_byte", z.range.first},
                   {"last_byte", z.range.last},
