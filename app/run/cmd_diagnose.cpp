@@ -1,0 +1,66 @@
+// `diagnose`: the first point's capture, then the follow-up experiments
+// (core/diagnose.h), each in its own `tilescope-run worker` process; this process
+// never touches the GPU.
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+
+#include "commands.h"
+#include "tilescope/config.h"
+#include "tilescope/diagnose.h"
+#include "tilescope/process.h"
+#include "tilescope/summary.h"
+
+namespace tilescope::cli {
+
+int cmdDiagnose(const DiagnoseArgs& a) {
+  Config cfg;
+  try {
+    cfg = loadConfig(a.config);
+    (void)resolvePoint(expandSweep(cfg).front().config);
+  } catch (const ConfigError& e) {
+    return usageError(a.config + ": " + e.what());
+  }
+  if (!cfg.sweep.empty())
+    std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
+
+  DiagnoseOptions opts;
+  opts.session.workerCommand = {selfExecutable()};
+  opts.session.configPath = std::filesystem::absolute(a.config).string();
+  opts.session.timeoutS = a.timeoutS;
+  std::mutex io;
+  opts.session.onEvent = [&](const nlohmann::json& e) {
+    std::lock_guard<std::mutex> lock(io);
+    if (a.stream) std::cout << e.dump() << '\n' << std::flush;
+    const std::string ev = e.value("event", "");
+    const std::string exp = e.value("experiment", "");
+    if (ev == "progress" && e.value("stage", "") == "diagnose") {
+      std::cerr << "diagnose: " << e.value("message", "") << '\n';
+    } else if (ev == "progress") {
+      std::cerr << "  [" << exp << "] " << e.value("message", "") << '\n';
+    } else if (ev == "point") {
+      std::cerr << "  [" << exp << "] verdict " << e["point"].value("verdict", "?") << '\n';
+    }
+  };
+  std::cerr << "diagnose " << cfg.name << ": a baseline capture, then at most " << opts.maxCaptures - 1
+            << " follow-up experiment(s)\n";
+  Report report = diagnose(cfg, opts);
+
+  if (report.extra.value("no_gpu", false)) {
+    std::cerr << "tilescope-run: no GPU or CUDA driver available: "
+              << report.points.front().extra.value("worker_error", std::string()) << '\n';
+    return kNoGpu;
+  }
+  printSummary(report, std::cerr);
+  if (!report.findings.empty() && !report.findings.front().experiment.empty())
+    std::cerr << "diagnosis (" << report.findings.front().experiment << "): " << report.findings.front().category
+              << ": " << report.findings.front().message << '\n';
+  if (a.stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
+  if (!a.output.empty()) {
+    saveReport(report, a.output);
+    std::cerr << "report written to " << a.output << '\n';
+  }
+  return exitCodeFor(report);
+}
+
+}  // namespace tilescope::cli

@@ -1,0 +1,309 @@
+// What diagnose's experiments prove: pure functions over the baseline point and
+// the experiment points (no processes here, so the unit tests drive them with
+// hand-built points).
+#include <algorithm>
+#include <cstdint>
+
+#include "diagnose_detail.h"
+#include "tilescope/diagnose.h"
+
+namespace tilescope {
+
+using nlohmann::json;
+
+namespace {
+
+/// Root causes first: a finding the others follow from sorts before them
+/// (a misaligned vector load explains the fault; a race explains the mismatch).
+const std::vector<std::string>& rankTable() {
+  static const std::vector<std::string> order = {
+      "compile_error",     "smem_exceeded",   "too_many_resources", "invalid_launch",
+      "misaligned_access", "int_overflow",    "accumulator_overflow", "uninitialized_read",
+      "race",              "oob_write",       "oob_read",           "device_assert",
+      "illegal_address",   "hang",            "coverage_gap",       "coverage_overlap",
+      "nan_inf",           "all_zero",        "mismatch",           "register_spill",
+      "bank_conflicts",    "low_occupancy",   "slow_vs_baseline"};
+  return order;
+}
+
+}  // namespace
+
+namespace diagnose_detail {
+
+/// What two runs of identical inputs are compared on: the verdict and, per output,
+/// the error figures and the unwritten count (bit-identical outputs give identical
+/// figures; the figures are what every point carries).
+json outcome(const Point& p, bool withMaxErr) {
+  json s = {{"verdict", verdictName(p.verdict)}};
+  json outs = json::object();
+  for (const auto& c : p.correctness) {
+    if (!c.checked) continue;
+    json o = {{"mismatches", c.mismatches}, {"nan", c.nan}, {"inf", c.inf}};
+    if (withMaxErr) o["max_abs_err"] = c.maxAbsErr;
+    outs[c.tensor.empty() ? "?" : c.tensor] = o;
+  }
+  for (const auto& cov : p.coverage)
+    if (cov.measured) outs[cov.tensor]["unwritten"] = cov.unwritten;
+  if (!outs.empty()) s["outputs"] = outs;
+  return s;
+}
+
+bool hasUnwritten(const Point& p) {
+  return std::any_of(p.coverage.begin(), p.coverage.end(),
+                     [](const CoverageInfo& c) { return c.measured && c.unwritten > 0; });
+}
+
+const Finding* findingOf(const Point& p, const std::string& category) {
+  for (const auto& f : p.findings)
+    if (f.category == category) return &f;
+  return nullptr;
+}
+
+/// Where a person looks: the primary finding's location, else the first mismatch
+/// and the worst tiles of the first checked output.
+json locationOf(const Point& p) {
+  if (const Finding* f = primaryFinding(p); f && !f->location.is_null()) return f->location;
+  for (const auto& c : p.correctness) {
+    if (!c.checked || c.mismatches == 0) continue;
+    json loc = {{"tensor", c.tensor}, {"first_mismatch", {c.firstMismatch[0], c.firstMismatch[1]}}};
+    if (c.tiles.is_object() && c.tiles.contains("bad")) {
+      json bad = json::array();
+      for (const auto& t : c.tiles["bad"]) {
+        if (bad.size() >= 8) break;
+        bad.push_back(t);
+      }
+      loc["tiles"] = bad;
+    }
+    return loc;
+  }
+  return nullptr;
+}
+
+std::string tensorOf(const Point& p) {
+  if (const Finding* f = primaryFinding(p); f && !f->tensor.empty()) return f->tensor;
+  for (const auto& c : p.correctness)
+    if (c.checked && c.mismatches > 0) return c.tensor;
+  return "";
+}
+
+Finding makeFinding(const std::string& category, const std::string& detail, const std::string& message,
+                    const std::string& experiment, const std::string& node) {
+  Finding f;
+  f.category = category;
+  f.severity = Severity::error;
+  f.detail = detail;
+  f.message = message;
+  f.experiment = experiment;
+  f.treeNode = node;
+  return f;
+}
+
+std::string nodeFor(const std::string& category, const std::string& detail) {
+  static const std::vector<std::string> faults = {"misaligned_access", "oob_write", "oob_read", "illegal_address",
+                                                  "device_assert", "hang", "race"};
+  std::string root = std::find(faults.begin(), faults.end(), category) != faults.end() ? "fault." : "wrong.";
+  return root + category + (detail.empty() || category == "race" ? "" : "." + detail);
+}
+
+std::int64_t lowBit(std::int64_t v) { return v & -v; }
+
+std::string joinInts(const std::vector<int>& v, const std::string& unit) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + unit;
+}
+
+}  // namespace diagnose_detail
+
+using namespace diagnose_detail;
+
+int categoryRank(const std::string& category) {
+  const auto& t = rankTable();
+  auto it = std::find(t.begin(), t.end(), category);
+  return it == t.end() ? static_cast<int>(t.size()) : static_cast<int>(it - t.begin());
+}
+
+bool pointPassed(const Point& p) { return p.verdict == Verdict::ok || p.verdict == Verdict::slow; }
+
+bool pointInapplicable(const Point& p, const Point& base) {
+  if (p.extra.value("no_gpu", false)) return true;
+  // Exit 2: the worker rejected the experiment as a configuration error.
+  if (p.extra.contains("worker_exit") && p.extra["worker_exit"] == 2) return true;
+  const bool broke = p.verdict == Verdict::compile_error || p.verdict == Verdict::launch_error;
+  return broke && p.verdict != base.verdict;
+}
+
+const Finding* primaryFinding(const Point& p) {
+  const Finding* best = nullptr;
+  for (const auto& f : p.findings) {
+    if (f.severity != Severity::error) continue;
+    if (!best || categoryRank(f.category) < categoryRank(best->category)) best = &f;
+  }
+  return best;
+}
+
+Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  const json first = outcome(base, true);
+  json seen = json::array({first});
+  std::vector<const Point*> differing;
+  bool faultMix = false;
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base)) continue;
+    json o = outcome(r.point, true);
+    seen.push_back(o);
+    if (o == first) continue;
+    differing.push_back(&r.point);
+    const bool baseBad = base.verdict == Verdict::fault || base.verdict == Verdict::hang;
+    const bool runBad = r.point.verdict == Verdict::fault || r.point.verdict == Verdict::hang;
+    faultMix = faultMix || (baseBad != runBad);
+  }
+  const int n = static_cast<int>(seen.size());
+  if (differing.empty()) {
+    c.summary = std::to_string(n) + " trials agree";
+    return c;
+  }
+  const std::string exp = "trials x" + std::to_string(n);
+  Finding f = makeFinding("race", faultMix ? "intermittent_fault" : "nondeterministic",
+                          std::to_string(differing.size()) + " of " + std::to_string(n - 1) +
+                              " repeated trials differ from the first on identical inputs" +
+                              (faultMix ? ": an intermittent fault (the kernel faults or hangs in some trials only)"
+                                        : ": the result is not deterministic (a data race, e.g. a missing "
+                                          "__syncthreads between writing and reading shared memory)"),
+                          exp, "fault.race");
+  // The failing run says where: the baseline when it failed, else the first failing trial.
+  const Point& where = pointPassed(base) ? *differing.front() : base;
+  f.location = locationOf(where);
+  f.tensor = tensorOf(where);
+  f.evidence = {{"trials", seen}};
+  c.findings.push_back(f);
+  c.settled = true;
+  c.summary = exp + ": " + f.message;
+  return c;
+}
+
+Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  std::vector<int> bad, passing;
+  bool misaligned = false, faulted = false;
+  const Point* firstBad = nullptr;
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base)) continue;
+    const int s = r.experiment.alignShift;
+    if (pointPassed(r.point)) {
+      passing.push_back(s);
+      c.settled = true;  // larger power-of-two shifts keep at least this alignment
+      continue;
+    }
+    bad.push_back(s);
+    misaligned = misaligned || findingOf(r.point, "misaligned_access");
+    faulted = faulted || r.point.verdict == Verdict::fault || r.point.verdict == Verdict::hang;
+    if (!firstBad) firstBad = &r.point;
+  }
+  if (!firstBad || !pointPassed(base)) {
+    c.summary = passing.empty() ? "no usable alignment run"
+                                : "passes with base pointers shifted by " + joinInts(passing, " bytes");
+    return c;
+  }
+  // Only the shift changed, so the failure is the alignment's: the kernel needs the
+  // smallest power of two above the best alignment that still failed.
+  std::int64_t maxBadAlign = 0;
+  for (int s : bad) maxBadAlign = std::max(maxBadAlign, lowBit(s));
+  const std::int64_t required = 2 * maxBadAlign;
+  const std::string exp = "align_shift=" + std::to_string(bad.front());
+  std::string msg = "passes with 256-byte aligned base pointers but ";
+  msg += misaligned ? "faults with a misaligned address" : faulted ? "faults" : "computes wrong results";
+  msg += " when every base pointer is shifted by " + joinInts(bad, " bytes");
+  if (!passing.empty()) msg += " (and passes when shifted by " + joinInts(passing, " bytes") + ")";
+  msg += ": it assumes " + std::string(passing.empty() ? "at least " : "") + std::to_string(required) +
+         "-byte aligned base pointers (a vector access of that width) without checking";
+  Finding f = makeFinding("misaligned_access", misaligned ? "" : faulted ? "fault" : "wrong_results", msg, exp,
+                          "fault.misaligned_access");
+  f.location = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"required_alignment", required}};
+  if (const Finding* pf = primaryFinding(*firstBad); pf && !pf->location.is_null()) f.location["fault"] = pf->location;
+  f.tensor = tensorOf(*firstBad);
+  f.evidence = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", outcome(*firstBad, true)}};
+  c.findings.push_back(f);
+  c.summary = exp + ": " + msg;
+  return c;
+}
+
+Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base)) continue;
+    c.settled = true;
+    // Unwritten elements hold the sentinel itself, so their error differs between
+    // the patterns by construction: compare counts only then.
+    const bool withMax = !hasUnwritten(base) && !hasUnwritten(r.point);
+    json a = outcome(base, withMax), b = outcome(r.point, withMax);
+    if (a == b) {
+      c.summary = "the output does not change with the poison";
+      continue;
+    }
+    Finding f = makeFinding("uninitialized_read", "",
+                            "the output changes when the output memory starts with a different poison pattern: "
+                            "the kernel reads memory it never wrote (e.g. accumulates into an output nobody zeroed)",
+                            r.experiment.name, "wrong.uninitialized_read");
+    f.location = locationOf(pointPassed(base) ? r.point : base);
+    f.tensor = tensorOf(pointPassed(base) ? r.point : base);
+    f.evidence = {{"poison_0", a}, {"poison_1", b}};
+    c.findings.push_back(f);
+    c.summary = r.experiment.name + ": " + f.message;
+  }
+  return c;
+}
+
+Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  if (pointPassed(base)) return c;
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base) || !pointPassed(r.point)) continue;
+    Finding f = makeFinding("mismatch", "warp_count",
+                            "fails with the configured warp count but passes with " + r.experiment.name +
+                                ": the result depends on the number of warps (a cross-warp hazard such as "
+                                "a missing __syncthreads, or a thread mapping that assumes one warp count)",
+                            r.experiment.name, "wrong.mismatch");
+    f.severity = Severity::warning;  // suggestive: the warp count changes the tiling work split too
+    f.location = locationOf(base);
+    f.tensor = tensorOf(base);
+    f.evidence = {{"passing", r.experiment.name}, {"baseline", outcome(base, true)}};
+    c.findings.push_back(f);
+    c.settled = true;
+    c.summary = f.message;
+    break;
+  }
+  return c;
+}
+
+Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg, const std::vector<ExperimentRun>& runs) {
+  switch (kind) {
+    case ExperimentKind::trials: return concludeTrials(base, runs);
+    case ExperimentKind::align_shift: return concludeAlignment(base, runs);
+    case ExperimentKind::poison: return concludePoison(base, runs);
+    case ExperimentKind::small_shapes: return concludeShapes(base, cfg, runs);
+    case ExperimentKind::warps: return concludeWarps(base, runs);
+    case ExperimentKind::baseline: break;
+  }
+  return {};
+}
+
+std::vector<Finding> orderFindings(std::vector<Finding> conclusions, const std::vector<Finding>& baseline) {
+  auto less = [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    return categoryRank(a.category) < categoryRank(b.category);
+  };
+  std::stable_sort(conclusions.begin(), conclusions.end(), less);
+  std::vector<Finding> rest;
+  for (const auto& f : baseline) {
+    bool dup = std::any_of(conclusions.begin(), conclusions.end(), [&](const Finding& g) {
+      return g.category == f.category && g.detail == f.detail && g.tensor == f.tensor && g.message == f.message;
+    });
+    if (!dup) rest.push_back(f);
+  }
+  std::stable_sort(rest.begin(), rest.end(), less);
+  conclusions.insert(conclusions.end(), rest.begin(), rest.end());
+  return conclusions;
+}
+
+}  // namespace tilescope

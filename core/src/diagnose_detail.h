@@ -1,0 +1,29 @@
+// Internals shared by diagnose*.cpp (not a public header).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tilescope/report.h"
+
+namespace tilescope::diagnose_detail {
+
+/// The verdict and, per output, error figures and unwritten count: what two runs
+/// on identical inputs are compared on (`withMaxErr` false drops max_abs_err).
+nlohmann::json outcome(const Point& p, bool withMaxErr);
+bool hasUnwritten(const Point& p);
+const Finding* findingOf(const Point& p, const std::string& category);
+/// The primary finding's location, else the first mismatch and worst tiles.
+nlohmann::json locationOf(const Point& p);
+std::string tensorOf(const Point& p);
+Finding makeFinding(const std::string& category, const std::string& detail, const std::string& message,
+                    const std::string& experiment, const std::string& node);
+/// "fault.<category>" or "wrong.<category>[.<detail>]".
+std::string nodeFor(const std::string& category, const std::string& detail);
+std::int64_t lowBit(std::int64_t v);
+std::string joinInts(const std::vector<int>& v, const std::string& unit);
+
+}  // namespace tilescope::diagnose_detail
