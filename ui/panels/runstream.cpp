@@ -1,5 +1,7 @@
 #include "panels/runstream.h"
 
+#include <algorithm>
+
 namespace tilescope::ui {
 
 void RunStream::feed(const QByteArray& bytes) {
@@ -27,11 +29,22 @@ void RunStream::parseLine(const QByteArray& line) {
   const std::string event = j.value("event", std::string());
   try {
     if (event == "progress") {
-      emit progressAvailable(j.value("point", 0), j.value("total", 0), QString::fromStdString(j.value("message", std::string())));
+      // `point` (or the session's `point_index`) is the point the message is about.
+      const int point = j.contains("point") ? j.value("point", 0) : j.value("point_index", m_points);
+      emit progressAvailable(std::max(point, m_points), j.value("total", 0), QString::fromStdString(j.value("message", std::string())));
     } else if (event == "point") {
-      emit pointAvailable(pointFromJson(j.at("point")));
+      const Point p = pointFromJson(j.at("point"));
+      ++m_points;
+      emit pointAvailable(p);
+      if (j.contains("total"))
+        emit progressAvailable(m_points, j.value("total", 0),
+                               tr("%1 trial %2: %3").arg(QString::fromStdString(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict))));
     } else if (event == "report") {
       emit reportAvailable(std::make_shared<const Report>(reportFromJson(j.at("report"))));
+    } else if (event == "phase") {
+      emit textAvailable(tr("phase: %1").arg(QString::fromStdString(j.value("phase", std::string()))));
+    } else if (event == "device") {
+      emit textAvailable(tr("device: %1").arg(QString::fromStdString(j.value("device", nlohmann::json::object()).value("name", std::string()))));
     } else {
       emit textAvailable(QString::fromUtf8(line));
     }

@@ -1,5 +1,6 @@
-// Parser of the worker's stdout stream (schema tilescope.stream/1): one JSON
-// object per line, events `progress`, `point` and finally `report`.
+// Parser of `tilescope-run run|sweep --stream` stdout (schema tilescope.stream/1):
+// one JSON object per line, events `progress`, `phase`, `device`, `point` (each
+// with the run's `total`) and finally `report`.
 #pragma once
 
 #include <QByteArray>
@@ -8,10 +9,10 @@
 #include <memory>
 
 #include "tilescope/report.h"
+#include "tilescope/session.h"
 
 namespace tilescope::ui {
 
-inline constexpr const char* kStreamSchema = "tilescope.stream/1";
 
 class RunStream : public QObject {
   Q_OBJECT
@@ -22,7 +23,8 @@ class RunStream : public QObject {
   void feed(const QByteArray& bytes);
   /// Parses whatever is left (the process ended without a final newline).
   void finish();
-  void reset() { m_buffer.clear(); }
+  void reset() { m_buffer.clear(); m_points = 0; }
+  int pointsSeen() const { return m_points; }
 
  signals:
   void progressAvailable(int point, int total, const QString& message);
@@ -36,6 +38,7 @@ class RunStream : public QObject {
  private:
   void parseLine(const QByteArray& line);
   QByteArray m_buffer;
+  int m_points = 0;
 };
 
 }  // namespace tilescope::ui

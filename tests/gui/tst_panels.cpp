@@ -1,0 +1,183 @@
+// Run panel and stream parser against a replayed tilescope-run stream (the
+// fixture sweep, emitted exactly as `tilescope-run sweep --stream` does), the
+// compile-log parser, and finding → tile resolution.
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "models/resultmatrixmodel.h"
+#include "panels/findingspanel.h"
+#include "panels/logpanel.h"
+#include "panels/runpanel.h"
+#include "panels/runstream.h"
+#include "tilescope/report.h"
+
+using namespace tilescope;
+using namespace tilescope::ui;
+
+namespace {
+const QString kConfig = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_small.tscfg.json");
+
+/// The stream a sweep of `r` prints: progress and point events with the total, then the report.
+QByteArray streamOf(const Report& r) {
+  QByteArray out;
+  const auto total = r.points.size();
+  auto line = [&](nlohmann::json j) {
+    j["schema"] = "tilescope.stream/1";
+    j["total"] = total;
+    out += QByteArray::fromStdString(j.dump()) + '\n';
+  };
+  for (const Point& p : r.points) {
+    line({{"event", "progress"}, {"point_index", p.index}, {"trial", p.trial}, {"message", "compiling"}});
+    line({{"event", "point"}, {"point", toJson(p)}});
+  }
+  line({{"event", "report"}, {"report", toJson(r)}});
+  return out;
+}
+}  // namespace
+
+class TstPanels : public QObject {
+  Q_OBJECT
+ private:
+  Report m_report;
+  QTemporaryDir m_bin;
+  QByteArray m_oldPath;
+
+  void writeWorker(const QString& body) {
+    QFile f(m_bin.filePath(QStringLiteral("tilescope-run")));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("#!/bin/sh\n" + body.toUtf8() + "\n");
+    f.close();
+    f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+  }
+
+ private slots:
+  void initTestCase() {
+    m_report = loadReport(TILESCOPE_TEST_DATA "/reports/gemm_sweep.json");
+    QVERIFY(m_bin.isValid());
+    m_oldPath = qgetenv("PATH");
+    qputenv("PATH", m_bin.path().toUtf8() + ':' + m_oldPath);
+  }
+  void cleanupTestCase() { qputenv("PATH", m_oldPath); }
+
+  void streamInChunks() {
+    RunStream s;
+    QSignalSpy points(&s, &RunStream::pointAvailable);
+    QSignalSpy progress(&s, &RunStream::progressAvailable);
+    QSignalSpy reports(&s, &RunStream::reportAvailable);
+    QSignalSpy text(&s, &RunStream::textAvailable);
+    const QByteArray all = "plain text from a wrapper\n" + streamOf(m_report);
+    // Chunks of 97 bytes split lines anywhere: nothing may be lost or parsed twice.
+    for (int i = 0; i < all.size(); i += 97) s.feed(all.mid(i, 97));
+    s.finish();
+    QCOMPARE(points.count(), static_cast<int>(m_report.points.size()));
+    QCOMPARE(reports.count(), 1);
+    QCOMPARE(text.count(), 1);
+    const auto r = reports.front().front().value<std::shared_ptr<const Report>>();
+    QCOMPARE(r->verdict, m_report.verdict);
+    QCOMPARE(r->points.size(), m_report.points.size());
+    // The last progress is the 4th point of 4.
+    QCOMPARE(progress.back().at(0).toInt(), 4);
+    QCOMPARE(progress.back().at(1).toInt(), 4);
+  }
+
+  void badEventIsNamed() {
+    RunStream s;
+    QSignalSpy failed(&s, &RunStream::streamFailed);
+    s.feed("{\"schema\":\"tilescope.stream/1\",\"event\":\"point\",\"point\":{\"verdict\":\"sideways\"}}\n");
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("'point'")));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("sideways")));
+  }
+
+  void runPanelReplaysASweep() {
+    QTemporaryDir dir;
+    QFile stream(dir.filePath(QStringLiteral("stream.jsonl")));
+    QVERIFY(stream.open(QIODevice::WriteOnly));
+    stream.write(streamOf(m_report));
+    stream.close();
+    writeWorker(QStringLiteral("echo \"$@\" > '%1'\ncat '%2'\necho 'stderr line' >&2\nexit 1")
+                    .arg(dir.filePath(QStringLiteral("args")), stream.fileName()));
+    Selection sel;
+    RunPanel panel(&sel);
+    panel.setConfigPath(kConfig);
+    QSignalSpy reports(&panel, &RunPanel::reportAvailable);
+    QSignalSpy finished(&panel, &RunPanel::runFinished);
+    panel.startSweep();
+    QVERIFY(panel.isRunning());
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.front().front().toInt(), 1);
+    QCOMPARE(reports.count(), 1);
+    // The matrix filled from the streamed points, coloured cell by cell.
+    QCOMPARE(panel.matrixModel()->rowCount(), 4);
+    QCOMPARE(panel.matrixModel()->indexForPoint(3).data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(Verdict::compile_error));
+    QFile args(dir.filePath(QStringLiteral("args")));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(), QStringLiteral("sweep %1 --stream").arg(kConfig));
+    // Selecting a cell selects the point.
+    panel.matrixView()->setCurrentIndex(panel.matrixModel()->indexForPoint(2));
+    QCOMPARE(sel.state().point, 2);
+  }
+
+  void cancelKillsTheWorker() {
+    writeWorker(QStringLiteral("exec sleep 30"));
+    Selection sel;
+    RunPanel panel(&sel);
+    panel.setConfigPath(kConfig);
+    QSignalSpy finished(&panel, &RunPanel::runFinished);
+    panel.startRun();
+    QTRY_VERIFY(panel.isRunning());
+    QTest::qWait(100);
+    panel.cancel();
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(finished.front().front().toInt(), -1);
+    QVERIFY(!panel.isRunning());
+  }
+
+  void missingWorkerIsAnError() {
+    QFile::remove(m_bin.filePath(QStringLiteral("tilescope-run")));
+    qputenv("PATH", m_bin.path().toUtf8());
+    Selection sel;
+    RunPanel panel(&sel);
+    panel.setConfigPath(kConfig);
+    QSignalSpy failed(&panel, &RunPanel::runFailed);
+    panel.startRun();
+    QTRY_COMPARE(failed.count(), 1);
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("could not start tilescope-run")));
+    qputenv("PATH", m_bin.path().toUtf8() + ':' + m_oldPath);
+  }
+
+  void compileLogParser() {
+    const QList<LogDiagnostic> d = parseCompileLog(QStringLiteral(
+        "gemm.cu(42): error: identifier \"x\" is undefined\n"
+        "kernel.cu:17:5: warning: unused variable 'lane'\n"
+        "2 errors detected\n"
+        "gemm.cu(9): warning #177-D: variable \"y\" was declared but never referenced\n"));
+    QCOMPARE(d.size(), 3);
+    QCOMPARE(d[0].file, QStringLiteral("gemm.cu"));
+    QCOMPARE(d[0].line, 42);
+    QCOMPARE(d[0].severity, QStringLiteral("error"));
+    QCOMPARE(d[1].file, QStringLiteral("kernel.cu"));
+    QCOMPARE(d[1].line, 17);
+    QCOMPARE(d[1].severity, QStringLiteral("warning"));
+    QCOMPARE(d[2].line, 9);
+    QVERIFY(d[2].message.contains(QStringLiteral("never referenced")));
+  }
+
+  void findingTileFromElements() {
+    const Point& p = m_report.points[2];  // tiles 128×32
+    Finding f;
+    f.tensor = "C";
+    f.location = {{"elements", {{130, 250}, {140, 255}}}};
+    int r = -1, c = -1;
+    QVERIFY(findingTile(p, f, &r, &c));
+    QCOMPARE(r, 1);
+    QCOMPARE(c, 7);
+    f.location = nlohmann::json();
+    QVERIFY(!findingTile(p, f, &r, &c));
+  }
+};
+
+QTEST_MAIN(TstPanels)
+#include "tst_panels.moc"
