@@ -174,6 +174,10 @@ void MainWindow::setupDocks() {
   if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
   if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
   findings->raise();
+  // First-run proportions (a saved layout replaces them): the coverage view gets the room.
+  resizeDocks({run}, {360}, Qt::Horizontal);
+  resizeDocks({findings}, {240}, Qt::Vertical);
+  if (auto* mask = findChild<QDockWidget*>(QStringLiteral("maskDock"))) resizeDocks({mask}, {340}, Qt::Horizontal);
 }
 
 void MainWindow::setupConnections() {

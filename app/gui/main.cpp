@@ -6,7 +6,6 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QTextStream>
 #include <cstdio>
 #include <cstring>
@@ -81,9 +80,10 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A report (.json) or a config (.tscfg.json)."), QStringLiteral("[FILE]"));
 
   if (hasExportFlag(argc, argv)) {
-    // No display needed: an offscreen QGuiApplication paints charts and PDFs.
+    // No display needed: the offscreen platform paints charts and PDFs. A
+    // QApplication (not QGuiApplication) because QCustomPlot charts are widgets.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QGuiApplication app(argc, argv);
+    QApplication app(argc, argv);
     parser.process(app);
     const QStringList args = parser.positionalArguments();
     if (args.size() != 2) {

@@ -136,6 +136,11 @@ class TstCoverage : public QObject {
     QCOMPARE(QColor(img.pixel(220, 220)), stateColor(kStateUnwritten));
     QCOMPARE(QColor(img.pixel(100, 120)), stateColor(kStateOk));
     QCOMPARE(QColor(img.pixel(20, 10)), stateColor(kStateMismatch));
+    // Cells stay aligned to elements up to the partial last cell: the gap starts at row/col 192.
+    const QPoint at192 = w.elementToWidget(QPointF(200.5, 193.5)).toPoint();
+    const QPoint at190 = w.elementToWidget(QPointF(200.5, 190.5)).toPoint();
+    QCOMPARE(QColor(img.pixel(at192)), stateColor(kStateUnwritten));
+    QCOMPARE(QColor(img.pixel(at190)), stateColor(kStateOk));
   }
 };
 

@@ -32,6 +32,7 @@ bool evidenceRect(const Finding& f, QRect* out) {
 MaskPanel::MaskPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
   m_mask = new MaskWidget(this);
   m_list = new QListWidget(this);
+  m_list->setMaximumWidth(150);
   m_info = new QLabel(this);
   m_info->setWordWrap(true);
   auto* right = new QWidget(this);

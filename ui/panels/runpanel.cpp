@@ -61,6 +61,7 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
   split->addWidget(m_pointStatus);
   split->addWidget(m_log);
   split->setStretchFactor(0, 3);
+  split->setSizes({300, 80, 120});
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buttons);
   layout->addLayout(form);

@@ -57,6 +57,7 @@ double CoverageWidget::minScale() const {
 }
 
 void CoverageWidget::setView(double scale, QPointF origin) {
+  m_autoFit = false;
   m_scale = std::clamp(scale, minScale(), kMaxScale);
   m_origin = origin;
   clampOrigin();
@@ -75,6 +76,7 @@ QPointF CoverageWidget::widgetToElement(QPointF pos) const { return m_origin + p
 QPointF CoverageWidget::elementToWidget(QPointF elem) const { return (elem - m_origin) * m_scale; }
 
 void CoverageWidget::zoomAt(QPointF pos, double factor) {
+  m_autoFit = false;
   const QPointF anchor = widgetToElement(pos);
   const double s = std::clamp(m_scale * factor, minScale(), kMaxScale);
   m_scale = s;
@@ -90,11 +92,13 @@ void CoverageWidget::fitAll() {
   // Centre the tensor.
   m_origin = QPointF((m_grid->cols() - width() / m_scale) / 2, (m_grid->rows() - height() / m_scale) / 2);
   m_fitted = true;
+  m_autoFit = true;
   update();
 }
 
 void CoverageWidget::showTile(int tileRow, int tileCol) {
   if (!m_grid || !m_grid->valid() || tileRow < 0 || tileCol < 0) return;
+  m_autoFit = false;
   const double th = m_grid->tileRows(), tw = m_grid->tileCols();
   // Let the tile fill about a third of the view: enough context to see its neighbours.
   const double s = std::clamp(std::min(width() / (3 * tw), height() / (3 * th)), minScale(), kMaxScale);
@@ -124,16 +128,19 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   const double x1 = std::min<double>(std::ceil(visible.right() / cw), m_image.width());
   const double y1 = std::min<double>(std::ceil(visible.bottom() / ch), m_image.height());
   // Integer rectangles keep QPainter on its fast scaled-blit path (a fractional
-  // target or a clip would send it through the general transform path, ~10× slower).
-  // The last, partial cell is squeezed to its true width: no clip is needed.
+  // target sends it through the general transform path). The last, partial cell
+  // is drawn whole and cut at the tensor's edge by an integer clip.
   const QRect source(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0));
+  auto px = [](double v) { return static_cast<int>(std::lround(v)); };
   const QPointF tl = elementToWidget(QPointF(x0 * cw, y0 * ch));
-  const QPointF br = elementToWidget(QPointF(std::min(x1 * cw, static_cast<double>(m_grid->cols())),
-                                             std::min(y1 * ch, static_cast<double>(m_grid->rows()))));
-  const QRect target(QPoint(static_cast<int>(std::lround(tl.x())), static_cast<int>(std::lround(tl.y()))),
-                     QPoint(static_cast<int>(std::lround(br.x())) - 1, static_cast<int>(std::lround(br.y())) - 1));
+  const QPointF br = elementToWidget(QPointF(x1 * cw, y1 * ch));
+  const QPointF edge = elementToWidget(QPointF(m_grid->cols(), m_grid->rows()));
+  const QRect target(QPoint(px(tl.x()), px(tl.y())), QPoint(px(br.x()) - 1, px(br.y()) - 1));
+  p.save();
+  p.setClipRect(QRect(QPoint(px(tl.x()), px(tl.y())), QPoint(px(edge.x()) - 1, px(edge.y()) - 1)));
   p.setRenderHint(QPainter::SmoothPixmapTransform, false);
   p.drawImage(target, m_image, source);
+  p.restore();
   drawTileLines(p, visible);
   // Tensor outline.
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
@@ -196,6 +203,7 @@ void CoverageWidget::mouseMoveEvent(QMouseEvent* event) {
     const QPoint d = event->position().toPoint() - m_lastDrag;
     m_lastDrag = event->position().toPoint();
     m_origin -= QPointF(d) / m_scale;
+    if (!d.isNull()) m_autoFit = false;
     clampOrigin();
     update();
   }
@@ -214,7 +222,8 @@ void CoverageWidget::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void CoverageWidget::resizeEvent(QResizeEvent*) {
-  if (!m_fitted) fitAll();
+  // Until the user zooms or pans, the view follows the widget's size.
+  if (!m_fitted || m_autoFit) fitAll();
   else clampOrigin();
 }
 

@@ -65,6 +65,7 @@ class CoverageWidget : public QWidget {
   double m_scale = 1.0;
   QPointF m_origin;
   bool m_fitted = false;
+  bool m_autoFit = true;   ///< refit on resize until the user zooms or pans
   int m_selRow = -1, m_selCol = -1;
   QPoint m_pressPos, m_lastDrag;
   bool m_dragging = false;
