@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""A stand-in for `tilescope-run worker` in diagnose's tests (no GPU needed).
+
+    fake_worker.py --scenario NAME worker CONFIG --point N --trial T --gpu G
+                   [--align-shift B] [--sentinel-variant V] [--no-timing] [--set K=V]...
+
+It prints tilescope.stream/1 events like the real worker (device, progress,
+phase launch/launched, point) and decides the point from the arguments the way
+the zoo's planted bugs behave on a GPU:
+
+  clean      always ok
+  misaligned 16-byte vector loads: misaligned_access unless the shift is a
+             multiple of 16 and K a multiple of 8
+  no_mask    oob_write unless M, N, K are multiples of BLOCK_M, BLOCK_N, BLOCK_K
+  race       odd trials disagree with even ones
+  no_init    the output depends on the sentinel variant
+  int32      illegal_address once M * K reaches 2^31
+  fp16_acc   inf in the output once K > 2048
+  warps      incorrect with NUM_WARPS >= 4
+  nogpu      exits 3 (no CUDA device)
+  crash      SIGSEGV when shifted by 4 bytes, ok otherwise
+  hang       announces the launch and never finishes
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+
+def emit(event, **body):
+    body.update({"schema": "tilescope.stream/1", "event": event})
+    print(json.dumps(body), flush=True)
+
+
+def parse(argv):
+    a = {"scenario": "clean", "shift": 0, "variant": 0, "sets": {}, "trial": 0, "point": 0}
+    i = 0
+    while i < len(argv):
+        t = argv[i]
+        if t == "--scenario":
+            a["scenario"] = argv[i + 1]; i += 1
+        elif t == "worker":
+            a["config"] = argv[i + 1]; i += 1
+        elif t == "--point":
+            a["point"] = int(argv[i + 1]); i += 1
+        elif t == "--trial":
+            a["trial"] = int(argv[i + 1]); i += 1
+        elif t == "--gpu":
+            i += 1
+        elif t == "--align-shift":
+            a["shift"] = int(argv[i + 1]); i += 1
+        elif t == "--sentinel-variant":
+            a["variant"] = int(argv[i + 1]); i += 1
+        elif t == "--set":
+            k, v = argv[i + 1].split("=", 1)
+            a["sets"][k] = int(v); i += 1
+        elif t == "--no-timing":
+            pass
+        else:
+            sys.exit("fake_worker: unknown argument " + t)
+        i += 1
+    return a
+
+
+def finding(category, message, location=None, tensor="C", detail=""):
+    return {"category": category, "severity": "error", "message": message, "detail": detail,
+            "tensor": tensor, "location": location, "evidence": {}, "tree_node": ""}
+
+
+def correctness(elements, mismatches=0, err=0.0, nan=0, inf=0):
+    return {"checked": True, "reference": "gemm(cublas)", "tensor": "C", "max_abs_err": err,
+            "max_rel_err": err, "mismatches": mismatches, "nan": nan, "inf": inf, "elements": elements,
+            "first_mismatch": [0, 0] if mismatches else [-1, -1], "rtol": 0.01, "atol": 0.01}
+
+
+def decide(s, a, d, p):
+    """(verdict, findings, correctness or None) for scenario s."""
+    M, N, K = p["M"], p["N"], p["K"]
+    el = M * N
+    ok = ("ok", [], correctness(el))
+    if s == "misaligned":
+        if a["shift"] % 16 or K % 8:
+            return "fault", [finding("misaligned_access", "the kernel faulted: misaligned address",
+                                     {"cta": [0, 0, 0]}, tensor="A")], None
+        return ok
+    if s == "no_mask":
+        if M % d["BLOCK_M"] or N % d["BLOCK_N"] or K % d["BLOCK_K"]:
+            loc = {"byte_offset": 24, "cta": [N // d["BLOCK_N"], M // d["BLOCK_M"], 0]}
+            return "fault", [finding("oob_write", "writes past the end of C", loc)], None
+        return ok
+    if s == "race":
+        if a["trial"] % 2:
+            return "incorrect", [finding("mismatch", "values differ", {"tiles": [[1, 2]]})], \
+                correctness(el, 7 * a["trial"], 3.5)
+        return ok
+    if s == "no_init":
+        err = 1e30 if a["variant"] else 3e38
+        return "incorrect", [finding("mismatch", "values differ", {"tiles": [[0, 0]]})], \
+            correctness(el, el, err)
+    if s == "int32":
+        if M * K >= 2 ** 31:
+            return "fault", [finding("illegal_address", "the kernel faulted: illegal address", tensor="")], None
+        return ok
+    if s == "fp16_acc":
+        if K > 2048:
+            return "incorrect", [finding("nan_inf", "inf in C where the reference is finite")], \
+                correctness(el, el, 1e9, 0, el)
+        return ok
+    if s == "warps":
+        if d["NUM_WARPS"] >= 4:
+            return "incorrect", [finding("mismatch", "values differ")], correctness(el, 99, 2.0)
+        return ok
+    if s == "crash":
+        if a["shift"] == 4:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return ok
+    return ok
+
+
+def main():
+    a = parse(sys.argv[1:])
+    s = a["scenario"]
+    if s == "nogpu":
+        print("no CUDA device: cuInit failed (CUDA_ERROR_NO_DEVICE)", file=sys.stderr)
+        sys.exit(3)
+    cfg = json.load(open(a["config"]))
+    defines = dict(cfg["kernel"].get("defines", {}))
+    params = dict(cfg.get("params", {}))
+    for k, v in a["sets"].items():
+        if k in defines:
+            defines[k] = v
+        elif k in params:
+            params[k] = v
+        else:
+            print(f"--set: '{k}' is neither a define nor a param", file=sys.stderr)
+            sys.exit(2)
+    emit("device", device={"name": "Fake GPU", "key": "h100", "cc": "9.0", "sm_count": 132})
+    emit("progress", message=f"scenario {s}")
+    emit("phase", phase="launch")
+    if s == "hang":
+        time.sleep(60)
+    emit("phase", phase="launched")
+    verdict, findings, corr = decide(s, a, defines, params)
+    point = {"index": a["point"], "trial": a["trial"], "label": "", "defines": defines, "params": params,
+             "verdict": verdict, "findings": findings}
+    if corr is not None:
+        point["correctness"] = corr
+        point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
+                                   "elements": params["M"] * params["N"], "measured": True,
+                                   "written": params["M"] * params["N"], "unwritten": 0}}
+    emit("point", point=point)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,399 @@
+// diagnose: the planning and conclusion functions on hand-built points, and the
+// whole orchestration through real worker processes: fake_worker.py stands in for
+// `tilescope-run worker` and behaves like the zoo's planted bugs do on a GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "tilescope/diagnose.h"
+
+namespace tilescope {
+namespace {
+
+const std::filesystem::path kDir = std::filesystem::path(TILESCOPE_TEST_DATA) / "diagnose";
+
+Config pointConfig(const std::string& name) {
+  return expandSweep(loadConfig(kDir / (name + ".tscfg.json"))).front().config;
+}
+
+Finding finding(const std::string& category, nlohmann::json location = nullptr) {
+  Finding f;
+  f.category = category;
+  f.message = category;
+  f.location = std::move(location);
+  return f;
+}
+
+Point okPoint() {
+  Point p;
+  CorrectnessInfo c;
+  c.checked = true;
+  c.tensor = "C";
+  c.elements = 1 << 20;
+  p.correctness.push_back(c);
+  return p;
+}
+
+Point badPoint(Verdict v, const std::string& category, std::int64_t mismatches = 10, double err = 1.0) {
+  Point p = okPoint();
+  p.verdict = v;
+  p.findings.push_back(finding(category, {{"cta", {1, 2, 0}}}));
+  if (v == Verdict::fault) p.correctness.clear();
+  else {
+    p.correctness[0].mismatches = mismatches;
+    p.correctness[0].maxAbsErr = err;
+  }
+  return p;
+}
+
+ExperimentRun shiftRun(int shift, Point p) {
+  Experiment e;
+  e.kind = ExperimentKind::align_shift;
+  e.alignShift = shift;
+  e.name = "align_shift=" + std::to_string(shift);
+  return {e, std::move(p)};
+}
+
+ExperimentRun namedRun(ExperimentKind kind, const std::string& name, Point p, const std::string& role = "") {
+  Experiment e;
+  e.kind = kind;
+  e.name = name;
+  e.role = role;
+  return {e, std::move(p)};
+}
+
+std::vector<std::string> kinds(const std::vector<std::vector<Experiment>>& groups) {
+  std::vector<std::string> out;
+  for (const auto& g : groups) out.push_back(experimentKindName(g.front().kind));
+  return out;
+}
+
+// ------------------------------------------------------------------ planning
+
+TEST(DiagnosePlan, SizeParamsTakeTilesFromOutputsAndBlockDefines) {
+  auto sizes = sizeParams(pointConfig("gemm_partial_tiles"));
+  ASSERT_EQ(sizes.size(), 3u);
+  std::map<std::string, SizeParam> by;
+  for (const auto& s : sizes) by[s.name] = s;
+  EXPECT_EQ(by["M"].tile, 64);
+  EXPECT_EQ(by["N"].tile, 64);
+  EXPECT_EQ(by["K"].tile, 32);  // no output dimension: BLOCK_K
+  EXPECT_FALSE(by["M"].reduction);
+  EXPECT_TRUE(by["K"].reduction);
+  EXPECT_EQ(by["K"].value, 1020);
+}
+
+TEST(DiagnosePlan, ShiftsBelowTheElementSizeAreDropped) {
+  Config cfg = pointConfig("gemm_whole_tiles");
+  EXPECT_EQ(usableShifts(cfg, {64, 4, 8, 16, 3}), (std::vector<int>{4, 8, 16, 64}));
+  cfg.tensors[0].dtype = DType::f64;
+  EXPECT_EQ(usableShifts(cfg, {4, 8, 16, 64}), (std::vector<int>{8, 16, 64}));
+}
+
+TEST(DiagnosePlan, PassingBaselineGetsTrialsPoisonAlignmentAndPartialTiles) {
+  DiagnoseOptions opts;
+  auto groups = planExperiments(okPoint(), pointConfig("gemm_whole_tiles"), opts);
+  EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "poison", "align_shift", "small_shapes"}));
+  EXPECT_EQ(groups[0].size(), 4u);  // 5 trials with the baseline
+  EXPECT_EQ(groups[2].size(), 4u);
+  ASSERT_EQ(groups[3].size(), 2u);
+  EXPECT_EQ(groups[3][0].name, "shape M=65 N=65 K=33");
+  EXPECT_EQ(groups[3][1].name, "shape M=63 N=63 K=31");
+  auto args = groups[2][1].workerArgs();
+  EXPECT_EQ(args, (std::vector<std::string>{"--align-shift", "8", "--no-timing"}));
+  EXPECT_EQ(groups[1][0].workerArgs(), (std::vector<std::string>{"--sentinel-variant", "1", "--no-timing"}));
+}
+
+TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
+  DiagnoseOptions opts;
+  opts.trials = 3;
+  auto groups = planExperiments(badPoint(Verdict::fault, "oob_write"), pointConfig("gemm_partial_tiles"), opts);
+  EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "small_shapes", "warps"}));
+  EXPECT_EQ(groups[0].size(), 2u);
+  ASSERT_EQ(groups[1].size(), 3u);
+  EXPECT_EQ(groups[1][0].name, "shape M=1024 N=1024 K=1024");
+  EXPECT_EQ(groups[1][1].name, "shape M=128 N=128 K=64");
+  EXPECT_EQ(groups[1][2].name, "shape K=64");
+  EXPECT_EQ(groups[1][2].role, "reduction");
+  ASSERT_EQ(groups[2].size(), 2u);
+  EXPECT_EQ(groups[2][0].name, "NUM_WARPS=2");
+  EXPECT_EQ(groups[2][1].name, "NUM_WARPS=8");
+  EXPECT_EQ(groups[2][1].workerArgs(), (std::vector<std::string>{"--no-timing", "--set", "NUM_WARPS=8"}));
+}
+
+TEST(DiagnosePlan, NothingRunsAfterACompileError) {
+  DiagnoseOptions opts;
+  EXPECT_TRUE(planExperiments(badPoint(Verdict::compile_error, "compile_error"), pointConfig("gemm_whole_tiles"),
+                              opts)
+                  .empty());
+}
+
+// --------------------------------------------------------------- conclusions
+
+TEST(DiagnoseConclude, AlignmentNamesFailingShiftsAndRequiredAlignment) {
+  Point fault = badPoint(Verdict::fault, "misaligned_access");
+  Conclusion c = concludeAlignment(okPoint(), {shiftRun(4, fault), shiftRun(8, fault), shiftRun(16, okPoint())});
+  ASSERT_EQ(c.findings.size(), 1u);
+  const Finding& f = c.findings[0];
+  EXPECT_EQ(f.category, "misaligned_access");
+  EXPECT_EQ(f.experiment, "align_shift=4");
+  EXPECT_EQ(f.location["required_alignment"], 16);
+  EXPECT_EQ(f.location["failing_shifts"], nlohmann::json({4, 8}));
+  EXPECT_EQ(f.location["fault"]["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_TRUE(c.settled);
+}
+
+TEST(DiagnoseConclude, AlignmentPassingFirstShiftSettlesWithoutFinding) {
+  Conclusion c = concludeAlignment(okPoint(), {shiftRun(4, okPoint())});
+  EXPECT_TRUE(c.findings.empty());
+  EXPECT_TRUE(c.settled);
+  // All shifts failing: at least twice the largest failing alignment.
+  Point fault = badPoint(Verdict::fault, "misaligned_access");
+  c = concludeAlignment(okPoint(), {shiftRun(16, fault), shiftRun(64, fault)});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].location["required_alignment"], 128);
+  EXPECT_FALSE(c.settled);
+}
+
+TEST(DiagnoseConclude, TrialsThatDisagreeAreARace) {
+  Point base = badPoint(Verdict::incorrect, "mismatch", 10, 1.0);
+  Conclusion same = concludeTrials(base, {namedRun(ExperimentKind::trials, "t", base)});
+  EXPECT_TRUE(same.findings.empty());
+  Conclusion c = concludeTrials(base, {namedRun(ExperimentKind::trials, "t2", base),
+                                       namedRun(ExperimentKind::trials, "t3", badPoint(Verdict::incorrect, "mismatch", 11, 1.0))});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "race");
+  EXPECT_EQ(c.findings[0].detail, "nondeterministic");
+  EXPECT_EQ(c.findings[0].experiment, "trials x3");
+  EXPECT_TRUE(c.settled);
+  Conclusion mix = concludeTrials(okPoint(), {namedRun(ExperimentKind::trials, "t2", badPoint(Verdict::fault, "illegal_address"))});
+  ASSERT_EQ(mix.findings.size(), 1u);
+  EXPECT_EQ(mix.findings[0].detail, "intermittent_fault");
+  EXPECT_EQ(mix.findings[0].location["cta"], nlohmann::json({1, 2, 0}));  // where the failing trial was
+}
+
+TEST(DiagnoseConclude, PoisonThatChangesTheOutputIsAnUninitializedRead) {
+  Point base = badPoint(Verdict::incorrect, "mismatch", 100, 3e38);
+  Conclusion c = concludePoison(base, {namedRun(ExperimentKind::poison, "poison variant 1",
+                                                badPoint(Verdict::incorrect, "mismatch", 100, 1e30))});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "uninitialized_read");
+  EXPECT_EQ(c.findings[0].experiment, "poison variant 1");
+  EXPECT_TRUE(concludePoison(base, {namedRun(ExperimentKind::poison, "p", base)}).findings.empty());
+  // Unwritten elements hold the poison itself: a different error there proves nothing.
+  CoverageInfo gap;
+  gap.tensor = "C";
+  gap.measured = true;
+  gap.unwritten = 64;
+  Point gapped = base, gapped1 = badPoint(Verdict::incorrect, "mismatch", 100, 1e30);
+  gapped.coverage.push_back(gap);
+  gapped1.coverage.push_back(gap);
+  EXPECT_TRUE(concludePoison(gapped, {namedRun(ExperimentKind::poison, "p", gapped1)}).findings.empty());
+}
+
+TEST(DiagnoseConclude, ShapesRoundedToTilesPassingNameTheMask) {
+  Config cfg = pointConfig("gemm_partial_tiles");
+  Point base = badPoint(Verdict::fault, "oob_write");
+  Conclusion c = concludeShapes(base, cfg, {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "oob_write");
+  EXPECT_EQ(c.findings[0].experiment, "shape M=1024 N=1024 K=1024");
+  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_EQ(c.findings[0].location["sizes"]["K"]["tile"], 32);
+  EXPECT_TRUE(c.settled);
+}
+
+TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
+  Point fault = badPoint(Verdict::fault, "illegal_address");
+  Conclusion c = concludeShapes(fault, pointConfig("gemm_large"),
+                                {namedRun(ExperimentKind::small_shapes, "shape M=128 K=64", okPoint(), "small")});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "int_overflow");
+  EXPECT_EQ(c.findings[0].tensor, "A");
+  EXPECT_EQ(c.findings[0].location["first_index_past_2^31"], nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
+
+  Point inf = badPoint(Verdict::incorrect, "nan_inf");
+  inf.correctness[0].inf = 5;
+  Config longK = pointConfig("gemm_long_k");
+  ExperimentRun small = namedRun(ExperimentKind::small_shapes, "shape M=128 N=128 K=64", okPoint(), "small");
+  small.experiment.overrides = {{"M", 128}, {"N", 128}, {"K", 64}};
+  ExperimentRun reduction = namedRun(ExperimentKind::small_shapes, "shape K=64", okPoint(), "reduction");
+  reduction.experiment.overrides = {{"K", 64}};
+  c = concludeShapes(inf, longK, {small});
+  EXPECT_FALSE(c.settled);  // the reduction-only run is still to come
+  c = concludeShapes(inf, longK, {small, reduction});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "accumulator_overflow");
+  EXPECT_EQ(c.findings[0].experiment, "shape K=64");
+
+  Point wrong = badPoint(Verdict::incorrect, "mismatch");
+  c = concludeShapes(wrong, longK, {namedRun(ExperimentKind::small_shapes, "shape M=128 N=128 K=64", okPoint(), "small")});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "mismatch");
+  EXPECT_EQ(c.findings[0].detail, "large_only");
+}
+
+TEST(DiagnoseConclude, PartialTilesFailingAfterAPassingBaseline) {
+  Conclusion c = concludeShapes(okPoint(), pointConfig("gemm_whole_tiles"),
+                                {namedRun(ExperimentKind::small_shapes, "shape M=65 N=65 K=33",
+                                          badPoint(Verdict::incorrect, "mismatch"), "odd")});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "mismatch");
+  EXPECT_EQ(c.findings[0].detail, "tail_tiles");
+  EXPECT_EQ(c.findings[0].experiment, "shape M=65 N=65 K=33");
+}
+
+TEST(DiagnoseConclude, ConfirmedFindingsComeFirst) {
+  Finding confirmed = finding("uninitialized_read");
+  confirmed.experiment = "poison variant 1";
+  Finding warn = finding("low_occupancy");
+  warn.severity = Severity::warning;
+  auto out = orderFindings({confirmed}, {warn, finding("mismatch"), finding("oob_write")});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].category, "uninitialized_read");
+  EXPECT_EQ(out[1].category, "oob_write");
+  EXPECT_EQ(out[2].category, "mismatch");
+  EXPECT_EQ(out[3].category, "low_occupancy");
+}
+
+// ------------------------------------------- orchestration through real processes
+
+struct DiagRun {
+  Report report;
+  std::vector<nlohmann::json> events;
+};
+
+DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int maxCaptures = 16) {
+  DiagRun r;
+  DiagnoseOptions opts;
+  opts.useTree = false;  // the tree may ask for more; tested below on its own
+  opts.maxCaptures = maxCaptures;
+  opts.session.workerCommand = {"python3", (kDir / "fake_worker.py").string(), "--scenario", scenario};
+  opts.session.configPath = (kDir / (config + ".tscfg.json")).string();
+  opts.session.timeoutS = 30;
+  opts.session.launchTimeoutS = 1;
+  std::mutex mu;
+  opts.session.onEvent = [&](const nlohmann::json& e) {
+    std::lock_guard<std::mutex> lock(mu);
+    r.events.push_back(e);
+  };
+  r.report = diagnose(loadConfig(opts.session.configPath), opts);
+  return r;
+}
+
+std::vector<std::string> experiments(const Report& r) {
+  std::vector<std::string> out;
+  for (const auto& p : r.points) out.push_back(p.experiment);
+  return out;
+}
+
+TEST(DiagnoseRun, MisalignedVectorLoadFoundByShiftingPointers) {
+  DiagRun r = diagnoseWith("misaligned", "gemm_whole_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  const Finding& f = r.report.findings.front();
+  EXPECT_EQ(f.category, "misaligned_access");
+  EXPECT_EQ(f.experiment, "align_shift=4");
+  EXPECT_EQ(f.location["required_alignment"], 16);
+  EXPECT_EQ(experiments(r.report),
+            (std::vector<std::string>{"baseline", "trial 2/5", "trial 3/5", "trial 4/5", "trial 5/5",
+                                      "poison variant 1", "align_shift=4", "align_shift=8", "align_shift=16"}));
+  EXPECT_EQ(r.report.verdict, Verdict::fault);
+  EXPECT_EQ(r.report.verb, "diagnose");
+  EXPECT_EQ(r.report.device.name, "Fake GPU");
+}
+
+TEST(DiagnoseRun, MisalignedAtARaggedSizeFoundByRoundingTheShape) {
+  DiagRun r = diagnoseWith("misaligned", "gemm_partial_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
+  EXPECT_EQ(r.report.findings.front().experiment, "shape M=1024 N=1024 K=1024");
+  EXPECT_EQ(r.report.points.back().params["K"], 1024);  // the worker really got --set K=1024
+}
+
+TEST(DiagnoseRun, MissingMaskFoundWithPartialTiles) {
+  DiagRun r = diagnoseWith("no_mask", "gemm_whole_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "oob_write");
+  EXPECT_EQ(r.report.findings.front().experiment, "shape M=65 N=65 K=33");
+  EXPECT_EQ(r.report.findings.front().location["byte_offset"], 24);
+}
+
+TEST(DiagnoseRun, RaceStopsAtTheFirstDisagreeingTrial) {
+  DiagRun r = diagnoseWith("race", "gemm_whole_tiles");
+  EXPECT_EQ(experiments(r.report), (std::vector<std::string>{"baseline", "trial 2/5"}));
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "race");
+  EXPECT_EQ(r.report.findings.front().location["tiles"], nlohmann::json::array({{1, 2}}));
+  EXPECT_EQ(r.report.extra["diagnose"]["stopped"], "conclusive: race");
+}
+
+TEST(DiagnoseRun, UninitializedOutputFoundByTheSecondPoison) {
+  DiagRun r = diagnoseWith("no_init", "gemm_whole_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "uninitialized_read");
+  EXPECT_EQ(r.report.points.back().experiment, "poison variant 1");
+}
+
+TEST(DiagnoseRun, LargeOnlyFailuresClassified) {
+  DiagRun big = diagnoseWith("int32", "gemm_large");
+  ASSERT_FALSE(big.report.findings.empty());
+  EXPECT_EQ(big.report.findings.front().category, "int_overflow");
+  DiagRun acc = diagnoseWith("fp16_acc", "gemm_long_k");
+  ASSERT_FALSE(acc.report.findings.empty());
+  EXPECT_EQ(acc.report.findings.front().category, "accumulator_overflow");
+  EXPECT_EQ(acc.report.findings.front().experiment, "shape K=64");
+}
+
+TEST(DiagnoseRun, WarpCountDependenceReported) {
+  DiagRun r = diagnoseWith("warps", "gemm_whole_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().detail, "warp_count");
+  EXPECT_EQ(r.report.findings.front().experiment, "NUM_WARPS=2");
+}
+
+TEST(DiagnoseRun, CleanKernelRunsEveryGroupWithinTheBudget) {
+  DiagRun r = diagnoseWith("clean", "gemm_whole_tiles");
+  EXPECT_EQ(r.report.verdict, Verdict::ok);
+  EXPECT_TRUE(r.report.findings.empty());
+  // 1 + 4 trials + poison + one shift (4 passes: larger ones keep that alignment) + 2 shapes.
+  EXPECT_EQ(r.report.points.size(), 9u);
+  for (const auto& p : r.report.points) EXPECT_FALSE(p.experiment.empty());
+  bool tagged = false, progress = false;
+  for (const auto& e : r.events) {
+    tagged = tagged || (e.value("event", "") == "point" && e.value("experiment", "") == "align_shift=4");
+    progress = progress || e.value("stage", "") == "diagnose";
+  }
+  EXPECT_TRUE(tagged);
+  EXPECT_TRUE(progress);
+}
+
+TEST(DiagnoseRun, CaptureLimitHonoured) {
+  DiagRun r = diagnoseWith("clean", "gemm_whole_tiles", 3);
+  EXPECT_EQ(r.report.points.size(), 3u);
+  EXPECT_NE(r.report.extra["diagnose"]["stopped"].get<std::string>().find("capture limit"), std::string::npos);
+}
+
+TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
+  DiagRun r = diagnoseWith("crash", "gemm_whole_tiles");
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
+  EXPECT_EQ(r.report.findings.front().detail, "fault");
+  EXPECT_EQ(r.report.findings.front().location["required_alignment"], 8);
+}
+
+TEST(DiagnoseRun, NoGpuStopsAfterTheBaseline) {
+  DiagRun r = diagnoseWith("nogpu", "gemm_whole_tiles");
+  EXPECT_EQ(r.report.points.size(), 1u);
+  EXPECT_TRUE(r.report.extra.value("no_gpu", false));
+}
+
+TEST(DiagnoseRun, HangIsRepeatedOnceOnly) {
+  DiagRun r = diagnoseWith("hang", "gemm_whole_tiles", 4);
+  ASSERT_GE(r.report.points.size(), 2u);
+  EXPECT_EQ(r.report.points[0].verdict, Verdict::hang);
+  EXPECT_EQ(r.report.points[1].experiment, "trial 2/2");
+}
+
+}  // namespace
+}  // namespace tilescope
