@@ -13,6 +13,12 @@
 
 namespace tilescope::cli {
 
+std::string configMessage(const std::string& file, const std::exception& e) {
+  std::string what = e.what();
+  if (what.rfind(file, 0) == 0) return what;
+  return file + ": " + what;
+}
+
 int usageError(const std::string& message) {
   std::cerr << "tilescope-run: error: " << message << '\n';
   return kUsage;
@@ -67,7 +73,7 @@ int cmdCheck(const CheckArgs& a) {
   try {
     cfg = loadConfig(a.config);
   } catch (const ConfigError& e) {
-    return usageError(a.config + ": " + e.what());
+    return usageError(configMessage(a.config, e));
   }
   DeviceDb db = DeviceDb::loadDefault();
   const std::string name = a.device.empty() ? "h100" : a.device;
@@ -86,7 +92,7 @@ int cmdCheck(const CheckArgs& a) {
     try {
       (void)resolvePoint(sp.config);
     } catch (const ConfigError& e) {
-      return usageError(a.config + (points.size() > 1 ? " [" + sp.label() + "]" : "") + ": " + e.what());
+      return usageError(configMessage(a.config, e) + (points.size() > 1 ? " (sweep point " + sp.label() + ")" : ""));
     }
     std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on " << dev->name
               << " (" << dev->arch << ")\n";

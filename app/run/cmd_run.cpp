@@ -44,7 +44,7 @@ int cmdRun(const RunArgs& a) {
     cfg = loadConfig(a.config);
     for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
-    return usageError(a.config + ": " + e.what());
+    return usageError(configMessage(a.config, e));
   }
   if (a.verb == "run" && !cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";

@@ -54,7 +54,7 @@ int cmdWorker(const WorkerArgs& a) {
     for (const auto& kv : a.overrides) applyOverride(sp.config, kv);
     (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
-    return usageError(a.config + ": " + e.what());
+    return usageError(configMessage(a.config, e));
   }
 #ifndef TILESCOPE_HAVE_CUDA
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
@@ -72,12 +72,20 @@ int cmdWorker(const WorkerArgs& a) {
   opts.alignShiftBytes = a.alignShift;
   opts.sentinelVariant = a.sentinelVariant;
   opts.timing = !a.noTiming;
-  opts.progress = [](const std::string& msg) {
-    // Phase markers arm and disarm the parent's launch watchdog.
-    if (msg == "phase:launch" || msg == "phase:launched")
-      emit(streamEvent("phase", {{"phase", msg.substr(6)}}));
-    else
-      emit(streamEvent("progress", {{"message", msg}}));
+  // The capture announces "launch <entry>" before the first launch and moves on
+  // to the next step once it completed: those two moments arm and disarm the
+  // parent's launch watchdog (docs/protocol.md).
+  bool launching = false;
+  opts.progress = [&launching](const std::string& msg) {
+    if (launching) {
+      emit(streamEvent("phase", {{"phase", "launched"}}));
+      launching = false;
+    }
+    emit(streamEvent("progress", {{"message", msg}}));
+    if (msg.rfind("launch ", 0) == 0) {
+      emit(streamEvent("phase", {{"phase", "launch"}}));
+      launching = true;
+    }
   };
   Point p = cuda::capturePoint(sp.config, opts);
   p.index = sp.index;

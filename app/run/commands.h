@@ -54,6 +54,10 @@ struct DiagnoseArgs {
 /// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
 int cmdDiagnose(const DiagnoseArgs& a);
 
+/// "<file>: <json.path>: <problem>" (the file is named once, also when the
+/// loader's message already starts with it).
+std::string configMessage(const std::string& file, const std::exception& e);
+
 /// Prints "error: ..." on stderr and returns kUsage.
 int usageError(const std::string& message);
 
