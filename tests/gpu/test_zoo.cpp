@@ -149,7 +149,9 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
 
   const fs::path config = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / c.config;
   ASSERT_TRUE(fs::exists(config)) << config;
-  const fs::path dir = fs::temp_directory_path() / ("tilescope_zoo_" + std::to_string(::getpid()));
+  // TILESCOPE_ZOO_REPORT_DIR keeps the reports (the sample session is recorded this way).
+  const char* keep = std::getenv("TILESCOPE_ZOO_REPORT_DIR");
+  const fs::path dir = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_zoo_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path report = dir / (caseName(c) + ".report.json");
   const fs::path log = dir / (caseName(c) + ".log");
