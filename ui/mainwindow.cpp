@@ -3,6 +3,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -23,6 +24,7 @@
 #include <stdexcept>
 
 #include "models/pointsmodel.h"
+#include "tilescope/resources.h"
 #include "models/qtconv.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
@@ -337,6 +339,15 @@ void MainWindow::setTheme(Theme theme) {
   m_theme = theme;
   applyTheme(theme);
   (theme == Theme::dark ? m_darkAction : m_lightAction)->setChecked(true);
+}
+
+QString MainWindow::sampleSessionPath() {
+  const QString dir = QString::fromStdString(tilescope::resourceDir().string());
+  const QString path = QDir(dir).filePath(QStringLiteral("sample/session.json"));
+  if (QFileInfo::exists(path)) return path;
+  const QString fixture =
+      QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../tests/data/reports/gemm_sweep.json"));
+  return QFileInfo::exists(fixture) ? QDir::cleanPath(fixture) : QString();
 }
 
 QStringList MainWindow::recentFiles() const {

@@ -52,6 +52,9 @@ class MainWindow : public QMainWindow {
   QString statusDeviceText() const;
   QString statusTargetText() const;
   void setTheme(Theme theme);
+  /// The bundled sample session (resources/sample/session.json); in a source-tree
+  /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".
+  static QString sampleSessionPath();
   Theme theme() const { return m_theme; }
 
  protected:

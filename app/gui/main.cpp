@@ -4,8 +4,6 @@
 //   tilescope --export REPORT OUT.{pdf,html,md}   renders a report without a display
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
-#include <QFileInfo>
 #include <QTextStream>
 #include <cstdio>
 #include <cstring>
@@ -13,28 +11,12 @@
 
 #include "mainwindow.h"
 #include "tilescope/report.h"
-#if __has_include("tilescope/resources.h")
-#include "tilescope/resources.h"
-#define TILESCOPE_HAVE_RESOURCES 1
-#endif
 #if __has_include("export/reportexporter.h")
 #include "export/reportexporter.h"
 #define TILESCOPE_HAVE_EXPORTER 1
 #endif
 
 namespace {
-
-QString sampleSession() {
-#ifdef TILESCOPE_HAVE_RESOURCES
-  const QString dir = QString::fromStdString(tilescope::resourceDir().string());
-#elif defined(TILESCOPE_SOURCE_RESOURCE_DIR)
-  const QString dir = QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR);
-#else
-  const QString dir;
-#endif
-  const QString path = QDir(dir).filePath(QStringLiteral("sample/session.json"));
-  return QFileInfo::exists(path) ? path : QString();
-}
 
 int runExport(const QString& reportPath, const QString& outPath) {
   QTextStream err(stderr);
@@ -98,7 +80,7 @@ int main(int argc, char** argv) {
   tilescope::ui::MainWindow window;
   window.setTheme(window.theme());
   const QStringList args = parser.positionalArguments();
-  const QString file = args.isEmpty() ? sampleSession() : args.front();
+  const QString file = args.isEmpty() ? tilescope::ui::MainWindow::sampleSessionPath() : args.front();
   if (!file.isEmpty() && !window.openFile(file)) {
     QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";
     if (!args.isEmpty()) return 2;

@@ -1,5 +1,6 @@
 // CoverageGrid (tile state lookup, slicing, hover text) and CoverageWidget (zoom maths) on the fixture.
 #include <QtTest>
+#include <cstdio>
 
 #include "style/colors.h"
 #include "tilescope/report.h"
@@ -144,5 +145,14 @@ class TstCoverage : public QObject {
   }
 };
 
+// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
+// Without it, the binary fails loudly instead of breaking the whole build.
+#if __has_include("tst_coverage.moc")
 QTEST_MAIN(TstCoverage)
 #include "tst_coverage.moc"
+#else
+int main() {
+  std::fputs("tst_coverage: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
+  return 1;
+}
+#endif

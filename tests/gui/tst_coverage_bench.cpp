@@ -3,6 +3,7 @@
 // Must stay under 16 ms per frame (60 Hz). Prints ms per frame.
 #include <QElapsedTimer>
 #include <QtTest>
+#include <cstdio>
 
 #include "style/colors.h"
 #include "widgets/coveragegrid.h"
@@ -73,5 +74,14 @@ class TstCoverageBench : public QObject {
   }
 };
 
+// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
+// Without it, the binary fails loudly instead of breaking the whole build.
+#if __has_include("tst_coverage_bench.moc")
 QTEST_MAIN(TstCoverageBench)
 #include "tst_coverage_bench.moc"
+#else
+int main() {
+  std::fputs("tst_coverage_bench: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
+  return 1;
+}
+#endif

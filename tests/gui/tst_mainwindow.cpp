@@ -5,6 +5,7 @@
 #include <QTableView>
 #include <QTreeWidget>
 #include <QtTest>
+#include <cstdio>
 
 #include "mainwindow.h"
 #include "models/findingsmodel.h"
@@ -150,6 +151,15 @@ class TstMainWindow : public QObject {
     QVERIFY(!w.report());
   }
 
+  void sampleSessionOpens() {
+    // The no-argument start: the bundled session, or in a source tree the fixture sweep.
+    const QString path = MainWindow::sampleSessionPath();
+    QVERIFY(!path.isEmpty());
+    MainWindow w;
+    QVERIFY2(w.openFile(path), qPrintable(w.lastError()));
+    QVERIFY(!w.report()->points.empty());
+  }
+
   void themesAndClose() {
     MainWindow w;
     QVERIFY(w.openFile(kFixture));
@@ -164,5 +174,14 @@ class TstMainWindow : public QObject {
   }
 };
 
+// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
+// Without it, the binary fails loudly instead of breaking the whole build.
+#if __has_include("tst_mainwindow.moc")
 QTEST_MAIN(TstMainWindow)
 #include "tst_mainwindow.moc"
+#else
+int main() {
+  std::fputs("tst_mainwindow: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
+  return 1;
+}
+#endif

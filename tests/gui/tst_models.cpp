@@ -2,6 +2,7 @@
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QtTest>
+#include <cstdio>
 
 #include "models/findingsmodel.h"
 #include "models/pointsmodel.h"
@@ -92,5 +93,14 @@ class TstModels : public QObject {
   }
 };
 
+// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
+// Without it, the binary fails loudly instead of breaking the whole build.
+#if __has_include("tst_models.moc")
 QTEST_MAIN(TstModels)
 #include "tst_models.moc"
+#else
+int main() {
+  std::fputs("tst_models: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
+  return 1;
+}
+#endif
