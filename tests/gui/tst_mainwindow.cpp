@@ -86,6 +86,11 @@ class TstMainWindow : public QObject {
     QCOMPARE(s.finding, 0);
     QCOMPARE(s.tileRow, 1);
     QCOMPARE(s.tileCol, 7);
+    // The coverage view brought the tile into view and frames it.
+    const CoverageWidget* cov = w.coveragePanel()->coverageWidget();
+    const QPointF centre = cov->widgetToElement(QPointF(cov->width() / 2.0, cov->height() / 2.0));
+    QVERIFY2(centre.y() >= 128 && centre.y() < 256 && centre.x() >= 224 && centre.x() < 256,
+             qPrintable(QStringLiteral("%1, %2").arg(centre.x()).arg(centre.y())));
     const MaskWidget* mask = w.maskPanel()->maskWidget();
     QCOMPARE(mask->tileRow(), 1);
     QCOMPARE(mask->tileCol(), 7);

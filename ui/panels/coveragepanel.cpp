@@ -150,6 +150,9 @@ void CoveragePanel::onSelectionChanged(const SelectionState& state) {
     m_tensorBox->setCurrentText(state.tensor);
   }
   m_widget->setSelectedTile(state.tileRow, state.tileCol);
+  // A newly selected finding brings its tile into view (a click in this view does not move it).
+  if (state.finding >= 0 && state.finding != m_finding && state.tileRow >= 0) m_widget->showTile(state.tileRow, state.tileCol);
+  m_finding = state.finding;
 }
 
 }  // namespace tilescope::ui

@@ -38,6 +38,7 @@ class CoveragePanel : public QWidget, public ReportView {
   Selection* m_selection;
   ReportPtr m_report;
   int m_point = -1;
+  int m_finding = -1;
   QString m_tensor;
   QComboBox* m_tensorBox;
   QComboBox* m_rowDim;
