@@ -1,5 +1,6 @@
 // TimingPanel over a hand-made H100 sweep report (tests/data/reports_charts).
 #include <QtTest>
+#include <cstdio>
 
 #include "charts/chartplot.h"
 #include "charts/unitticker.h"
@@ -83,5 +84,14 @@ class TestTiming : public QObject {
   }
 };
 
+// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
+// Without it, the binary fails loudly instead of breaking the whole build.
+#if __has_include("tst_timing.moc")
 QTEST_MAIN(TestTiming)
 #include "tst_timing.moc"
+#else
+int main() {
+  std::fputs("tst_timing: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
+  return 1;
+}
+#endif
