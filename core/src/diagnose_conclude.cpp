@@ -102,7 +102,8 @@ std::string nodeFor(const std::string& category, const std::string& detail) {
   static const std::vector<std::string> faults = {"misaligned_access", "oob_write", "oob_read", "illegal_address",
                                                   "device_assert", "hang", "race"};
   std::string root = std::find(faults.begin(), faults.end(), category) != faults.end() ? "fault." : "wrong.";
-  return root + category + (detail.empty() || category == "race" ? "" : "." + detail);
+  // The tree has detail nodes under mismatch only (wrong.mismatch.tail_tiles, ...).
+  return root + category + (detail.empty() || category != "mismatch" ? "" : "." + detail);
 }
 
 std::int64_t lowBit(std::int64_t v) { return v & -v; }
@@ -263,7 +264,7 @@ Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& ru
                             "fails with the configured warp count but passes with " + r.experiment.name +
                                 ": the result depends on the number of warps (a cross-warp hazard such as "
                                 "a missing __syncthreads, or a thread mapping that assumes one warp count)",
-                            r.experiment.name, "wrong.mismatch");
+                            r.experiment.name, "wrong.mismatch.warp_count");
     f.severity = Severity::warning;  // suggestive: the warp count changes the tiling work split too
     f.location = locationOf(base);
     f.tensor = tensorOf(base);

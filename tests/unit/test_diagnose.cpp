@@ -264,10 +264,11 @@ struct DiagRun {
   std::vector<nlohmann::json> events;
 };
 
-DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int maxCaptures = 16) {
+DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int maxCaptures = 16,
+                     bool useTree = false) {
   DiagRun r;
   DiagnoseOptions opts;
-  opts.useTree = false;  // the tree may ask for more; tested below on its own
+  opts.useTree = useTree;  // the tree may ask for more; tested below on its own
   opts.maxCaptures = maxCaptures;
   opts.session.workerCommand = {"python3", (kDir / "fake_worker.py").string(), "--scenario", scenario};
   opts.session.configPath = (kDir / (config + ".tscfg.json")).string();
@@ -380,6 +381,16 @@ TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
   EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
   EXPECT_EQ(r.report.findings.front().detail, "fault");
   EXPECT_EQ(r.report.findings.front().location["required_alignment"], 8);
+}
+
+TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
+  DiagRun r = diagnoseWith("misaligned", "gemm_whole_tiles", 16, true);
+  if (r.report.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
+  ASSERT_FALSE(r.report.treePath.empty());
+  EXPECT_EQ(r.report.treePath.size(), r.report.treeSteps.size() + 1);
 }
 
 TEST(DiagnoseRun, NoGpuStopsAfterTheBaseline) {
