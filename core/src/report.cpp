@@ -457,9 +457,10 @@ void Report::finalize() {
   for (const auto& p : points) {
     verdict = worse(verdict, p.verdict);
     for (const auto& f : p.findings) {
-      // Merge: one finding per (category, detail, tensor, message) across points/trials.
+      // Merge: one finding per (category, detail, tensor) across points and trials;
+      // the first point's message stands for all, evidence.points lists them.
       auto same = [&](const Finding& g) {
-        return g.category == f.category && g.detail == f.detail && g.tensor == f.tensor && g.message == f.message;
+        return g.category == f.category && g.detail == f.detail && g.tensor == f.tensor;
       };
       auto it = std::find_if(findings.begin(), findings.end(), same);
       if (it == findings.end()) {

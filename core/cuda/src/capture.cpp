@@ -109,6 +109,24 @@ std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& r
 }
 
 // Guards of every tensor, then coverage and correctness of every output.
+/// A plain mismatch whose output equals the product with a transposed operand
+/// becomes `mismatch`/`transposed`, naming the operand (SPEC §4).
+void labelTransposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& ext,
+                            CompareResult& cmp) {
+  for (auto& f : cmp.findings) {
+    if (f.category != "mismatch" || !f.detail.empty()) continue;
+    const std::string which = transposedOperand(s, out, ext);
+    if (which.empty()) return;
+    const std::string name = which == "a" ? s.cfg->reference.a : s.cfg->reference.b;
+    f.detail = "transposed";
+    f.treeNode = "wrong.mismatch.transposed";
+    f.message = out.name + " equals the reference computed with " + name + " transposed: the kernel reads " + name +
+                " with its row and column indices swapped (" + f.message + ")";
+    f.evidence["transposed_operand"] = name;
+    return;
+  }
+}
+
 void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
   std::vector<TileCoverage> tiles;
   try {
@@ -165,6 +183,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
       cmp.info.reference = refLabel;
       cmp.info.tensor = t.name;
       applyMismatchStates(scan, cmp);
+      labelTransposedOperand(s, out, ext, cmp);
       for (auto& f : cmp.findings) p.findings.push_back(f);
       p.correctness.push_back(cmp.info);
     }

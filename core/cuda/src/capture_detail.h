@@ -64,6 +64,10 @@ struct CaptureState {
 /// sets state.dead on a sticky error of a reference kernel.
 std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions& opts, std::string* label);
 
+/// For a gemm reference: does `out` equal the product with operand a or b
+/// transposed? Returns "a", "b" or "" (no, or the shapes allow neither).
+std::string transposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& tileExtent);
+
 /// Times the baseline named by the config (cublas, sdpa, sdpa_math); fills p.baseline.
 void timeBaseline(CaptureState& s, Point& p);
 

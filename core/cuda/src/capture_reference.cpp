@@ -3,6 +3,7 @@
 
 #include "capture_detail.h"
 #include "tilescope/cuda/compile.h"
+#include "tilescope/compare.h"
 #include "tilescope/cuda/reference.h"
 #include "tilescope/cuda/timing.h"
 #include "tilescope/expr.h"
@@ -129,6 +130,33 @@ std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOpt
     refs[r.name] = std::move(h);
   }
   return refs;
+}
+
+std::string transposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& tileExtent) {
+  const ReferenceSpec& rs = s.cfg->reference;
+  if (rs.op != "gemm" || rs.out != out.name) return "";
+  // A kernel that reads an operand with its indices swapped computes A·Bᵀ (or
+  // Aᵀ·B); only a square operand keeps the product's shape, so only those are tried.
+  for (const char* which : {"b", "a"}) {
+    ReferenceSpec alt = rs;
+    if (which[0] == 'b') alt.transB = !alt.transB;
+    else alt.transA = !alt.transA;
+    try {
+      makeGemm(alt, need(s, rs.a, "a").view(), need(s, rs.b, "b").view(), refView(s, rs.out))(nullptr);
+      syncOrThrow(s, "cuBLAS transposed-operand reference");
+      const DeviceTensor* r = nullptr;
+      for (const DeviceTensor& t : s.refOutputs)
+        if (t.name == rs.out) r = &t;
+      HostTensor h;
+      std::string error;
+      if (!r || !downloadTensor(*r, &h, &error)) continue;
+      CompareResult c = compareOutputs(out, h, s.cfg->tolerance.rtol, s.cfg->tolerance.atol, tileExtent, nullptr);
+      if (c.info.mismatches == 0 && c.info.nan == 0) return which;
+    } catch (const std::exception&) {
+      if (s.dead) return "";  // shapes that do not allow the transpose throw; try the other operand
+    }
+  }
+  return "";
 }
 
 void timeBaseline(CaptureState& s, Point& p) {
