@@ -2,12 +2,14 @@
 // streams tilescope.stream/1 events on stdout; the last one is the point. A
 // sticky CUDA error ends the process after the point is printed: the context
 // is unusable and the parent starts a fresh worker for the next point.
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
 #include "tilescope/config.h"
 #include "tilescope/devices.h"
 #include "tilescope/session.h"
+#include "tilescope/static_analysis.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/live_device.h"
@@ -18,6 +20,43 @@ namespace tilescope::cli {
 namespace {
 
 void emit(const nlohmann::json& e) { std::cout << e.dump() << '\n' << std::flush; }
+
+/// The static view of the same point on the live device (occupancy, declared
+/// tiling, resource findings) laid onto the measured one. A static finding whose
+/// category the capture already measured is dropped: the measurement wins.
+void mergeStatic(Point& p, const Point& st) {
+  p.occupancy = st.occupancy;
+  for (const CoverageInfo& sc : st.coverage) {
+    auto it = std::find_if(p.coverage.begin(), p.coverage.end(),
+                           [&](const CoverageInfo& c) { return c.tensor == sc.tensor; });
+    if (it == p.coverage.end()) {
+      p.coverage.push_back(sc);
+      continue;
+    }
+    it->declaredCovered = sc.declaredCovered;
+    it->declaredUncovered = sc.declaredUncovered;
+    it->declaredOverlapped = sc.declaredOverlapped;
+    it->tile = sc.tile;
+    it->tilesTotal = sc.tilesTotal;
+    it->tilesCrossing = sc.tilesCrossing;
+    if (it->shape.empty()) it->shape = sc.shape;
+    if (it->elements == 0) it->elements = sc.elements;
+    if (sc.extra.is_object()) {
+      if (!it->extra.is_object()) it->extra = nlohmann::json::object();
+      for (const auto& [k, v] : sc.extra.items())
+        if (!it->extra.contains(k)) it->extra[k] = v;
+    }
+  }
+  for (const Finding& f : st.findings) {
+    bool measured = std::any_of(p.findings.begin(), p.findings.end(),
+                                [&](const Finding& g) { return g.category == f.category; });
+    if (measured) continue;
+    Finding g = f;
+    g.evidence["source"] = "static analysis";
+    p.findings.push_back(std::move(g));
+  }
+  p.verdict = worse(p.verdict, verdictForFindings(p.findings));
+}
 
 /// --set NAME=VALUE on a define or param of the point.
 void applyOverride(Config& cfg, const std::string& kv) {
@@ -88,6 +127,7 @@ int cmdWorker(const WorkerArgs& a) {
     }
   };
   Point p = cuda::capturePoint(sp.config, opts);
+  if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
   p.index = sp.index;
   p.trial = a.trial;
   p.label = sp.label();

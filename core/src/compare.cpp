@@ -134,7 +134,15 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
   const auto badTiles = st.tally.entries();
   info.tiles = tileSummaryJson(g, badTiles);
   nlohmann::json maxAbs = nlohmann::json::array();
-  for (std::size_t i = 0; i < cmp.cellMax.size(); ++i) maxAbs.push_back(cmp.cellNonFinite[i] ? -1.0 : cmp.cellMax[i]);
+  // Three significant digits are plenty for a colour scale and keep the map a
+  // quarter of the size in the report.
+  auto round3 = [](double v) {
+    if (v == 0.0 || !std::isfinite(v)) return v;
+    double scale = std::pow(10.0, 2 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+    return std::round(v * scale) / scale;
+  };
+  for (std::size_t i = 0; i < cmp.cellMax.size(); ++i)
+    maxAbs.push_back(cmp.cellNonFinite[i] ? -1.0 : round3(cmp.cellMax[i]));
   info.errorMap = {{"rows", g.mapRows}, {"cols", g.mapCols}, {"cell", {g.cellH, g.cellW}}, {"max_abs", maxAbs}};
   res.cellMismatches = std::move(cmp.cellMis);
   res.valueMismatches = st.valueMismatches;

@@ -401,11 +401,13 @@ json toJson(const Point& p) {
   j["findings"] = json::array();
   for (const auto& f : p.findings) j["findings"].push_back(toJson(f));
   if (p.speedup) j["speedup"] = *p.speedup;
-  // SPEC §3 shows one correctness object per point: the first output's; all of them under correctness_all.
+  // SPEC §3 shows one correctness object per point: the first output's; with several outputs, all of them under correctness_all.
   if (!p.correctness.empty()) {
     j["correctness"] = toJson(p.correctness.front());
-    j["correctness_all"] = json::array();
-    for (const auto& c : p.correctness) j["correctness_all"].push_back(toJson(c));
+    if (p.correctness.size() > 1) {
+      j["correctness_all"] = json::array();
+      for (const auto& c : p.correctness) j["correctness_all"].push_back(toJson(c));
+    }
   }
   j["coverage"] = json::object();
   for (const auto& c : p.coverage) j["coverage"][c.tensor] = toJson(c);

@@ -281,16 +281,21 @@ void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, do
 // ---- sentinel and guard patterns -------------------------------------------------------
 
 std::uint64_t sentinelBits(DType dtype, int variant) {
-  // Floats: signalling NaNs (quiet bit clear, payload non-zero) with a readable
-  // payload, "BAD" for variant 0 and "5C" for variant 1. Arithmetic never makes a
-  // signalling NaN (IEEE results are quiet), so a sentinel left in the output
-  // means the element was never stored, not that it was computed as NaN.
+  // Variant 0, floats: signalling NaNs (quiet bit clear, payload non-zero) with a
+  // readable payload "BAD". Arithmetic never makes a signalling NaN (IEEE results
+  // are quiet), so a sentinel left in the output means the element was never
+  // stored, not that it was computed as NaN.
+  // Variant 1 (diagnose's second poison) is a FINITE pattern of 0x5C bytes
+  // (f32 2.48e17, f16 279.0): a kernel that reads an output before writing it
+  // (an accumulator nobody zeroed) turns either NaN sentinel into the same
+  // canonical NaN, but a finite poison changes its numbers, which is what proves
+  // that the output depends on memory the kernel never initialised.
   const bool second = variant != 0;
   switch (dtype) {
-    case DType::f32: return second ? 0x7F9C5C5Cull : 0x7FBADBADull;
-    case DType::f64: return second ? 0x7FF25C5C5C5C5C5Cull : 0x7FF4BADBADBADBADull;
-    case DType::f16: return second ? 0x7C5Cull : 0x7DBAull;
-    case DType::bf16: return second ? 0x7F9Cull : 0x7FBAull;
+    case DType::f32: return second ? 0x5C5C5C5Cull : 0x7FBADBADull;
+    case DType::f64: return second ? 0x5C5C5C5C5C5C5C5Cull : 0x7FF4BADBADBADBADull;
+    case DType::f16: return second ? 0x5C5Cull : 0x7DBAull;
+    case DType::bf16: return second ? 0x5C5Cull : 0x7FBAull;
     case DType::i32: return second ? 0x5C5C5C5Cull : 0xBABABABAull;
     case DType::i64: return second ? 0x5C5C5C5C5C5C5C5Cull : 0xBABABABABABABABAull;
     case DType::u8: case DType::i8: return second ? 0x5Cull : 0xBAull;

@@ -1,6 +1,8 @@
 // capturePoint: the in-process capture of one config point (see capture.h).
 #include "tilescope/cuda/capture.h"
 
+#include <cstdio>
+
 #include <chrono>
 
 #include "capture_detail.h"
@@ -166,6 +168,13 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
       p.extra["download_error"] = error;
       continue;
     }
+    // A digest of the output's bytes: trials of a deterministic kernel on identical
+    // inputs must agree bit for bit (race detection compares these).
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+    for (std::uint8_t b : out.bytes) h = (h ^ b) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    p.extra["output_digest"][t.name] = hex;
     auto ext = tileExtentOf(cfg, s.resolved, t.name);
     auto refIt = refs.find(t.name);
     const HostTensor* ref = refIt == refs.end() ? nullptr : &refIt->second;
