@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "tilescope/config.h"
 #include "tilescope/devices.h"
+#include "tilescope/locations.h"
 #include "tilescope/static_analysis.h"
 #include "tilescope/summary.h"
 #ifdef TILESCOPE_HAVE_CUDA
@@ -64,6 +65,7 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile) {
   p.label = sp.label();
   p.compile = ci;
   if (ci.attempted && !ci.ok) p.findings.insert(p.findings.begin(), compileErrorFinding(cfg, ci));
+  fillDefaultLocations(p, cfg);
   p.verdict = verdictForFindings(p.findings);
   return p;
 }

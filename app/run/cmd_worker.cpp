@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "tilescope/config.h"
 #include "tilescope/devices.h"
+#include "tilescope/locations.h"
 #include "tilescope/session.h"
 #include "tilescope/static_analysis.h"
 #ifdef TILESCOPE_HAVE_CUDA
@@ -128,6 +129,7 @@ int cmdWorker(const WorkerArgs& a) {
   };
   Point p = cuda::capturePoint(sp.config, opts);
   if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
+  fillDefaultLocations(p, sp.config);
   p.index = sp.index;
   p.trial = a.trial;
   p.label = sp.label();

@@ -33,8 +33,13 @@ namespace diagnose_detail {
 /// What two runs of identical inputs are compared on: the verdict and, per output,
 /// the error figures and the unwritten count (bit-identical outputs give identical
 /// figures; the figures are what every point carries).
-json outcome(const Point& p, bool withMaxErr) {
-  json s = {{"verdict", verdictName(p.verdict)}};
+json outcome(const Point& p, bool withMaxErr, bool withDigest) {
+  // Timing is not part of the result: trials run without it, so `slow` reads as `ok`.
+  const Verdict v = p.verdict == Verdict::slow ? Verdict::ok : p.verdict;
+  json s = {{"verdict", verdictName(v)}};
+  // The output bytes' digest decides exactly where both runs have one (trials of
+  // one point start from identical inputs and sentinels).
+  if (withDigest && p.extra.contains("output_digest")) s["digest"] = p.extra["output_digest"];
   json outs = json::object();
   for (const auto& c : p.correctness) {
     if (!c.checked) continue;
@@ -145,13 +150,13 @@ const Finding* primaryFinding(const Point& p) {
 
 Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& runs) {
   Conclusion c;
-  const json first = outcome(base, true);
+  const json first = outcome(base, true, true);
   json seen = json::array({first});
   std::vector<const Point*> differing;
   bool faultMix = false;
   for (const auto& r : runs) {
     if (pointInapplicable(r.point, base)) continue;
-    json o = outcome(r.point, true);
+    json o = outcome(r.point, true, true);
     seen.push_back(o);
     if (o == first) continue;
     differing.push_back(&r.point);

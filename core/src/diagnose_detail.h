@@ -13,7 +13,7 @@ namespace tilescope::diagnose_detail {
 
 /// The verdict and, per output, error figures and unwritten count: what two runs
 /// on identical inputs are compared on (`withMaxErr` false drops max_abs_err).
-nlohmann::json outcome(const Point& p, bool withMaxErr);
+nlohmann::json outcome(const Point& p, bool withMaxErr, bool withDigest = false);
 bool hasUnwritten(const Point& p);
 const Finding* findingOf(const Point& p, const std::string& category);
 /// The primary finding's location, else the first mismatch and worst tiles.
