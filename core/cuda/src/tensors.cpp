@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <random>
+#include <atomic>
+#include <thread>
 
 #include "tilescope/cuda/driver.h"
 #include "tilescope/npy.h"
@@ -55,20 +57,46 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
   }
   // An input without init gets randn: zeros would hide most arithmetic bugs.
   const std::string init = s.init.empty() ? "randn" : s.init;
-  std::mt19937_64 rng(s.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  enum class Kind { randn, rand, ones, arange, zeros } kind = init == "randn"  ? Kind::randn
+                                                               : init == "rand" ? Kind::rand
+                                                               : init == "ones" ? Kind::ones
+                                                               : init == "arange" ? Kind::arange
+                                                                                  : Kind::zeros;
   const bool floating = isFloating(s.dtype);
-  for (std::int64_t i = 0; i < t.elements; ++i) {
-    double v = 0;
-    if (init == "randn") v = normal(rng);
-    else if (init == "rand") v = uniform(rng);
-    else if (init == "ones") v = 1;
-    else if (init == "arange") v = double(i);
-    v *= s.scale;
-    if (!floating) v = std::round(v);
-    encodeElement(s.dtype, v, &bytes[std::size_t(stridedOffset(i, t.shape, t.strides)) * es]);
-  }
+  const bool contiguous = t.spanElements == t.elements;
+  // Random inputs of a large problem take seconds on one core (2 x 16.7 M normal
+  // draws for a 4096^3 GEMM): chunks of 2^20 elements are filled in parallel,
+  // each from its own generator seeded by (tensor seed, chunk), so the values do
+  // not depend on the number of threads.
+  constexpr std::int64_t kChunk = std::int64_t(1) << 20;
+  const std::int64_t chunks = (t.elements + kChunk - 1) / kChunk;
+  auto fill = [&](std::int64_t c) {
+    std::mt19937_64 rng(s.seed ^ (0x9E3779B97F4A7C15ull * std::uint64_t(c + 1)));
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const std::int64_t end = std::min(t.elements, (c + 1) * kChunk);
+    for (std::int64_t i = c * kChunk; i < end; ++i) {
+      double v = 0;
+      switch (kind) {
+        case Kind::randn: v = normal(rng); break;
+        case Kind::rand: v = uniform(rng); break;
+        case Kind::ones: v = 1; break;
+        case Kind::arange: v = double(i); break;
+        case Kind::zeros: break;
+      }
+      v *= s.scale;
+      if (!floating) v = std::round(v);
+      const std::int64_t off = contiguous ? i : stridedOffset(i, t.shape, t.strides);
+      encodeElement(s.dtype, v, &bytes[std::size_t(off) * es]);
+    }
+  };
+  const int threads = int(std::min<std::int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency())));
+  std::atomic<std::int64_t> next{0};
+  std::vector<std::thread> pool;
+  for (int w = 1; w < threads; ++w)
+    pool.emplace_back([&] { for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c); });
+  for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
+  for (auto& th : pool) th.join();
   return bytes;
 }
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Records the bundled sample session on a GPU host: real captures of the kernel
+# zoo, shrunk for shipping (tools/shrink_report.py), into DIR (default
+# resources/sample). session.json is what the workbench opens with no argument.
+# Usage: scripts/record-sample.sh BUILD_DIR [DIR]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=$1/app/tilescope-run; dir=${2:-resources/sample}
+mkdir -p "$dir"; tmp=$(mktemp -d)
+"$bin" diagnose kernels/gemm/gemm_bug_no_mask_aligned.tscfg.json -o "$tmp/session.json" 2>/dev/null
+"$bin" sweep kernels/gemm/gemm_tiled_sweep.tscfg.json -o "$tmp/gemm_sweep.json" 2>/dev/null
+for c in gemm/gemm_bug_no_mask gemm/gemm_bug_misaligned gemm/gemm_bug_transposed gemm/gemm_bug_no_sync \
+         gate/highway_gate_bug_floor_grid attention/flash_attn_fwd_d64 softmax/softmax_bug_no_max; do
+  "$bin" run "kernels/$c.tscfg.json" -o "$tmp/$(basename "$c").json" 2>/dev/null
+done
+for f in "$tmp"/*.json; do python3 tools/shrink_report.py "$f" "$dir/$(basename "$f")" 96; done
+rm -rf "$tmp"
+ls -la "$dir"
