@@ -32,6 +32,7 @@
 #include "panels/logpanel.h"
 #include "panels/maskpanel.h"
 #include "panels/runpanel.h"
+#include "panels/troubleshootpanel.h"
 #if __has_include("panels/occupancypanel.h")
 #include "panels/occupancypanel.h"
 #define TILESCOPE_HAVE_OCCUPANCY_PANEL 1
@@ -71,7 +72,8 @@ void MainWindow::setupPanels() {
   m_coveragePanel = new CoveragePanel(m_selection, this);
   m_maskPanel = new MaskPanel(m_selection, this);
   m_findingsPanel = new FindingsPanel(m_selection, this);
-  m_views << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel;
+  m_troubleshootPanel = new TroubleshootPanel(m_selection, this);
+  m_views << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel << m_troubleshootPanel;
 #ifdef TILESCOPE_HAVE_OCCUPANCY_PANEL
   auto* occ = new OccupancyPanel(m_selection, this);
   m_occupancyPanel = occ;
@@ -97,6 +99,12 @@ void MainWindow::setupActions() {
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
+  QMenu* samples = file->addMenu(tr("&Samples"));
+  for (const QString& f : samplePaths())
+    samples->addAction(QFileInfo(f).fileName(), this, [this, f] {
+      if (!openFile(f)) QMessageBox::warning(this, tr("Open"), m_lastError);
+    })->setToolTip(f);
+  samples->setEnabled(!samples->isEmpty());
   QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(), tr("Configs (*.tscfg.json)"));
     if (!path.isEmpty() && !m_configPanel->save(path)) statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
@@ -175,6 +183,7 @@ void MainWindow::setupDocks() {
   addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
   if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
   if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_troubleshootPanel, tr("Troubleshooting"), QStringLiteral("troubleshootDock"), Qt::BottomDockWidgetArea));
   findings->raise();
   // First-run proportions (a saved layout replaces them): the coverage view gets the room.
   resizeDocks({run}, {360}, Qt::Horizontal);
@@ -348,6 +357,13 @@ QString MainWindow::sampleSessionPath() {
   const QString fixture =
       QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../tests/data/reports/gemm_sweep.json"));
   return QFileInfo::exists(fixture) ? QDir::cleanPath(fixture) : QString();
+}
+
+QStringList MainWindow::samplePaths() {
+  const QDir dir(QDir(QString::fromStdString(tilescope::resourceDir().string())).filePath(QStringLiteral("sample")));
+  QStringList out;
+  for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) out << dir.filePath(name);
+  return out;
 }
 
 QStringList MainWindow::recentFiles() const {

@@ -22,6 +22,7 @@ class FindingsPanel;
 class MaskPanel;
 class PointsModel;
 class RunPanel;
+class TroubleshootPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   FindingsPanel* findingsPanel() const { return m_findingsPanel; }
   QWidget* occupancyPanel() const { return m_occupancyPanel; }
   QWidget* timingPanel() const { return m_timingPanel; }
+  TroubleshootPanel* troubleshootPanel() const { return m_troubleshootPanel; }
   QStringList recentFiles() const;
   QString statusDeviceText() const;
   QString statusTargetText() const;
@@ -55,6 +57,8 @@ class MainWindow : public QMainWindow {
   /// The bundled sample session (resources/sample/session.json); in a source-tree
   /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".
   static QString sampleSessionPath();
+  /// resources/sample/*.json (resourceDir()), sorted by name; what File ▸ Samples lists.
+  static QStringList samplePaths();
   Theme theme() const { return m_theme; }
 
  protected:
@@ -90,6 +94,7 @@ class MainWindow : public QMainWindow {
   FindingsPanel* m_findingsPanel = nullptr;
   QWidget* m_occupancyPanel = nullptr;
   QWidget* m_timingPanel = nullptr;
+  TroubleshootPanel* m_troubleshootPanel = nullptr;
   PointsModel* m_pointsModel = nullptr;
   QTableView* m_pointsView = nullptr;
   QMenu* m_recentMenu = nullptr;
