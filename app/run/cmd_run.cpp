@@ -62,6 +62,7 @@ int cmdRun(const RunArgs& a) {
   opts.jobs = a.jobs;
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;
+  opts.launchTimeoutS = a.launchTimeoutS;
   std::mutex io;
   const std::size_t total = expandSweep(cfg).size() * static_cast<std::size_t>(std::max(1, opts.trials));
   std::size_t done = 0;

@@ -21,6 +21,7 @@ struct RunArgs {
   int trials = 0;              ///< 0 = the config's
   int jobs = 1;
   double timeoutS = 0;
+  double launchTimeoutS = 20;  ///< from a kernel's launch to its completion
   bool stream = false;         ///< stream events (tilescope.stream/1) on stdout
   std::string remote;          ///< ssh host: workers run there
   bool onlyFirstPoint = false; ///< run: the first sweep point only

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
     s->add_option("--trials", a.trials, "repeat each point N times (default: the config's trials)")
         ->check(CLI::Range(1, 1000));
     s->add_option("--timeout", a.timeoutS, "watchdog limit per worker in seconds");
+    s->add_option("--launch-timeout", a.launchTimeoutS, "watchdog limit from a kernel's launch to its completion (s)")
+        ->check(CLI::PositiveNumber);
     s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
     s->add_option("--remote", a.remote, "run the workers on this host over ssh");
   };

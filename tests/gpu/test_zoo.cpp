@@ -19,10 +19,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu_util.h"
+
 namespace tilescope {
 namespace {
 
 namespace fs = std::filesystem;
+using gputest::gpuPresent;
+using gputest::readFile;
+using gputest::shellQuote;
 using Strings = std::vector<std::string>;
 
 struct ZooCase {
@@ -90,34 +95,6 @@ const std::vector<ZooCase> kZoo = {
 /// True when the CUDA driver loads and reports at least one device. Goes
 /// through dlopen so that this test needs no CUDA headers and no link-time
 /// driver dependency (a machine without a GPU often has no libcuda at all).
-bool gpuPresent() {
-  static const bool present = [] {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return false;
-    using InitFn = int (*)(unsigned);
-    using CountFn = int (*)(int*);
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
-    auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
-    int n = 0;
-    bool ok = init && count && init(0) == 0 && count(&n) == 0 && n > 0;
-    return ok;  // the library stays loaded: unloading a driver mid-process is not worth the risk
-  }();
-  return present;
-}
-
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string caseName(const ZooCase& c) {
   std::string name = c.config.substr(0, c.config.find(".tscfg.json"));
   std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');

@@ -1,0 +1,42 @@
+// Helpers shared by the end-to-end GPU tests that drive tilescope-run.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace tilescope::gputest {
+
+/// A CUDA GPU usable here: the driver loads, initialises and counts one or more devices.
+/// Asked of the driver directly, so these tests need no CUDA headers.
+inline bool gpuPresent() {
+  static const bool present = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return false;
+    using InitFn = int (*)(unsigned);
+    using CountFn = int (*)(int*);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+    auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+    int n = 0;
+    return init && count && init(0) == 0 && count(&n) == 0 && n > 0;  // the library stays loaded
+  }();
+  return present;
+}
+
+inline std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+inline std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace tilescope::gputest
