@@ -2,14 +2,23 @@
 //   tilescope [FILE]                       opens a report (.json) or a config (.tscfg.json);
 //                                          with no FILE, the bundled sample session
 //   tilescope --export REPORT OUT.{pdf,html,md}   renders a report without a display
+//   tilescope --screenshots DIR [REPORT...]       (hidden) PNGs of every panel, on the given
+//                                          reports or the sample session and sweep (docs/screenshots)
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QPixmap>
 #include <QTextStream>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
 #include "mainwindow.h"
+#include "panels/maskpanel.h"
 #include "tilescope/report.h"
 #if __has_include("export/reportexporter.h")
 #include "export/reportexporter.h"
@@ -47,6 +56,82 @@ bool hasExportFlag(int argc, char** argv) {
   return false;
 }
 
+// Lets queued layouts, replots and timers run so grabs show the finished panels.
+void settle(int ms = 300) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+// Screenshots show what needs a look: the first point with the report's (worst)
+// verdict, and in the mask view its first tile crossing the edge (else tile 0,0).
+void showWorstPoint(tilescope::ui::MainWindow& window) {
+  const auto report = window.report();
+  if (!report) return;
+  for (size_t i = 0; i < report->points.size(); ++i)
+    if (report->points[i].verdict == report->verdict) {
+      window.selection()->setPoint(static_cast<int>(i));
+      break;
+    }
+  settle(100);
+  QListWidget* tiles = window.maskPanel()->boundaryList();
+  if (tiles->count() > 0) tiles->setCurrentRow(0);
+  else window.selection()->setTile(0, 0);
+}
+
+// One PNG per panel and report: the central coverage view as laid out, each dock
+// floated at a size that shows its content, grabbed with QWidget::grab().
+int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStringList reports) {
+  QTextStream err(stderr);
+  if (!QDir().mkpath(dir)) {
+    err << "tilescope: --screenshots: cannot create " << dir << "\n";
+    return 2;
+  }
+  if (reports.isEmpty())
+    for (const QString& f : tilescope::ui::MainWindow::samplePaths())
+      if (f.endsWith(QLatin1String("/session.json")) || f.endsWith(QLatin1String("/gemm_sweep.json"))) reports << f;
+  const auto size = [](const QString& panel) {
+    // Wide enough for the tree and the charts; the bottom docks are short when docked.
+    static const QMap<QString, QSize> sizes{
+        {QStringLiteral("troubleshoot"), {1200, 760}}, {QStringLiteral("findings"), {1200, 520}},
+        {QStringLiteral("timing"), {1200, 640}},       {QStringLiteral("occupancy"), {1200, 640}},
+        {QStringLiteral("mask"), {760, 720}},          {QStringLiteral("config"), {760, 720}},
+        {QStringLiteral("run"), {900, 640}},           {QStringLiteral("points"), {1000, 460}}};
+    return sizes.value(panel, QSize(1000, 640));
+  };
+  window.resize(1600, 1000);
+  window.show();
+  int saved = 0;
+  for (const QString& report : std::as_const(reports)) {
+    if (!window.openFile(report)) {
+      err << "tilescope: --screenshots: " << window.lastError() << "\n";
+      return 2;
+    }
+    showWorstPoint(window);
+    settle();
+    const QString stem = QFileInfo(report).completeBaseName();
+    auto save = [&](const QPixmap& pm, const QString& panel) {
+      const QString path = QDir(dir).filePath(stem + QLatin1Char('-') + panel + QStringLiteral(".png"));
+      if (pm.save(path, "PNG")) ++saved;
+      else err << "tilescope: --screenshots: cannot write " << path << "\n";
+    };
+    save(window.centralWidget()->grab(), QStringLiteral("coverage"));
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+      QString panel = dock->objectName();
+      panel.chop(4);  // "maskDock" -> "mask"
+      dock->setFloating(true);
+      dock->resize(size(panel));
+      dock->show();
+      dock->raise();
+      settle();
+      save(dock->widget()->grab(), panel);
+      dock->setFloating(false);
+    }
+  }
+  QTextStream(stdout) << "tilescope: wrote " << saved << " screenshots to " << dir << "\n";
+  return saved > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,6 +144,10 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   QCommandLineOption exportOpt(QStringLiteral("export"), QStringLiteral("Render REPORT to OUT (.pdf, .html or .md) without a display."));
   parser.addOption(exportOpt);
+  QCommandLineOption shotsOpt(QStringLiteral("screenshots"), QStringLiteral("Save a PNG of every panel to DIR and exit."),
+                              QStringLiteral("DIR"));
+  shotsOpt.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOption(shotsOpt);
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A report (.json) or a config (.tscfg.json)."), QStringLiteral("[FILE]"));
 
   if (hasExportFlag(argc, argv)) {
@@ -80,6 +169,7 @@ int main(int argc, char** argv) {
   tilescope::ui::MainWindow window;
   window.setTheme(window.theme());
   const QStringList args = parser.positionalArguments();
+  if (parser.isSet(shotsOpt)) return takeScreenshots(window, parser.value(shotsOpt), args);
   const QString file = args.isEmpty() ? tilescope::ui::MainWindow::sampleSessionPath() : args.front();
   if (!file.isEmpty() && !window.openFile(file)) {
     QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";

@@ -35,6 +35,9 @@ TroubleshootPanel::TroubleshootPanel(Selection* selection, QWidget* parent) : QW
     m_tree = std::make_unique<Tree>(loadDefaultTree());
     populateTreeOutline(m_treeView, *m_tree);
     m_treeView->expandToDepth(0);
+    // Titles and answer labels are short phrases; the question column takes the rest.
+    m_treeView->setColumnWidth(0, 300);
+    m_treeView->setColumnWidth(1, 230);
   } catch (const std::exception& e) {
     // A broken or missing tree.json must not take the workbench down: say so in the panel.
     m_treeError = tr("Troubleshooting tree not loaded: %1").arg(QString::fromUtf8(e.what()));
