@@ -308,6 +308,20 @@ std::vector<Finding> orderFindings(std::vector<Finding> conclusions, const std::
     if (!dup) rest.push_back(f);
   }
   std::stable_sort(rest.begin(), rest.end(), less);
+  // Stray writes outside a CTA's tile land in elements another CTA owns (an
+  // unmasked column past the edge of a row-major tensor is the next row's start),
+  // and whichever CTA writes last wins: the race is a consequence. The out-of-
+  // bounds write names the bug and where it is, so it leads.
+  auto oob = std::find_if(rest.begin(), rest.end(),
+                          [](const Finding& f) { return f.category == "oob_write" && f.severity == Severity::error; });
+  if (!conclusions.empty() && conclusions.front().category == "race" && oob != rest.end()) {
+    conclusions.front().evidence["explained_by"] = "oob_write";
+    conclusions.front().message += " (explained by the out-of-bounds writes: stray stores land in elements other "
+                                   "CTAs own, and the last writer wins)";
+    Finding lead = *oob;
+    rest.erase(oob);
+    conclusions.insert(conclusions.begin(), std::move(lead));
+  }
   conclusions.insert(conclusions.end(), rest.begin(), rest.end());
   return conclusions;
 }

@@ -257,6 +257,19 @@ TEST(DiagnoseConclude, ConfirmedFindingsComeFirst) {
   EXPECT_EQ(out[3].category, "low_occupancy");
 }
 
+TEST(DiagnoseConclude, AnOutOfBoundsWriteLeadsTheRaceItCauses) {
+  Finding race = finding("race");
+  race.experiment = "trials x2";
+  auto out = orderFindings({race}, {finding("oob_write"), finding("nan_inf")});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].category, "oob_write");
+  EXPECT_EQ(out[1].category, "race");
+  EXPECT_EQ(out[1].evidence.value("explained_by", ""), "oob_write");
+  // Without an out-of-bounds write the race stays first.
+  auto alone = orderFindings({race}, {finding("nan_inf")});
+  EXPECT_EQ(alone[0].category, "race");
+}
+
 // ------------------------------------------- orchestration through real processes
 
 struct DiagRun {
