@@ -58,6 +58,22 @@ class TstModels : public QObject {
     QVERIFY(model.index(3, 0).data().toString().startsWith(QStringLiteral("compile_error")));
   }
 
+  void resultMatrixOfADiagnoseHasARowPerExperiment() {
+    // The bundled sample session is a diagnose report recorded on a GPU.
+    const Report diag = loadReport(TILESCOPE_SOURCE_DIR "/resources/sample/session.json");
+    QVERIFY(diag.points.size() > 2);
+    ResultMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(diag);
+    QCOMPARE(model.rowCount(), static_cast<int>(diag.points.size()));
+    QCOMPARE(model.columnCount(), 1);
+    for (int i = 0; i < model.rowCount(); ++i) {
+      QCOMPARE(model.indexForPoint(i).row(), i);
+      QVERIFY(model.headerData(i, Qt::Vertical).toString().startsWith(
+          QString::fromStdString(diag.points[static_cast<size_t>(i)].experiment)));
+    }
+  }
+
   void resultMatrixStreams() {
     // Points arrive one by one, possibly beyond the announced size: the matrix grows.
     ResultMatrixModel model;

@@ -8,6 +8,25 @@
 namespace tilescope::ui {
 
 void ResultMatrixModel::setReport(const Report& report) {
+  // A diagnose report holds one capture per experiment, all of sweep point 0: one
+  // row per experiment, named after it, so no capture hides another.
+  const bool experiments = std::any_of(report.points.begin(), report.points.end(),
+                                       [](const Point& p) { return !p.experiment.empty(); });
+  if (experiments) {
+    beginResetModel();
+    m_cells.assign(report.points.size(), std::vector<Cell>(1));
+    m_labels = QStringList();
+    for (size_t i = 0; i < report.points.size(); ++i) m_labels << QStringLiteral("#%1").arg(i);
+    endResetModel();
+    for (size_t i = 0; i < report.points.size(); ++i) {
+      Point row = report.points[i];
+      row.index = static_cast<int>(i);
+      row.trial = 0;
+      row.label = row.experiment + (row.label.empty() ? "" : " [" + row.label + "]");
+      setPoint(row, static_cast<int>(i));
+    }
+    return;
+  }
   int rows = 0, trials = 0;
   for (const Point& p : report.points) {
     rows = std::max(rows, p.index + 1);
