@@ -10,7 +10,7 @@ gui=1
 [ "${1:-}" = "--no-gui" ] && gui=0
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip
+pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip ccache
       nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev)
 if [ "$gui" = 1 ]; then
   pkgs+=(qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev
