@@ -2,6 +2,7 @@
 // process; this process never touches the GPU.
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
@@ -75,7 +76,9 @@ int cmdRun(const RunArgs& a) {
       std::cout << out.dump() << '\n' << std::flush;
     }
     if (ev == "progress") {
-      std::cerr << "  [" << e.value("point_index", 0) << "." << e.value("trial", 0) << "] "
+      char at[32] = "";
+      if (e.contains("t")) std::snprintf(at, sizeof at, " %6.2f s", e.value("t", 0.0));
+      std::cerr << "  [" << e.value("point_index", 0) << "." << e.value("trial", 0) << at << "] "
                 << e.value("message", "") << '\n';
     } else if (ev == "point") {
       ++done;

@@ -3,6 +3,7 @@
 // sticky CUDA error ends the process after the point is printed: the context
 // is unusable and the parent starts a fresh worker for the next point.
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "commands.h"
@@ -116,12 +117,14 @@ int cmdWorker(const WorkerArgs& a) {
   // to the next step once it completed: those two moments arm and disarm the
   // parent's launch watchdog (docs/protocol.md).
   bool launching = false;
-  opts.progress = [&launching](const std::string& msg) {
+  const auto start = std::chrono::steady_clock::now();
+  opts.progress = [&launching, start](const std::string& msg) {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (launching) {
       emit(streamEvent("phase", {{"phase", "launched"}}));
       launching = false;
     }
-    emit(streamEvent("progress", {{"message", msg}}));
+    emit(streamEvent("progress", {{"message", msg}, {"t", t}}));  // t: seconds since the worker started
     if (msg.rfind("launch ", 0) == 0) {
       emit(streamEvent("phase", {{"phase", "launch"}}));
       launching = true;

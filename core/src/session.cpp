@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tilescope/baseline.h"
 #include "tilescope/process.h"
 
 namespace tilescope {
@@ -231,6 +232,7 @@ Report runSession(const Config& config, const std::string& verb, const SessionOp
 
   report.points = std::move(results);
   report.device = device;
+  applyCommandBaseline(report.points, config);
   summariseTrials(report, std::max(1, opts.trials));
   report.finalize();
   return report;

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "capture_detail.h"
+#include "tilescope/baseline.h"
 #include "tilescope/compare.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/timing.h"
@@ -293,18 +294,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   if (opts.baseline && cfg.baseline.kind != "none") {
     progress("time the baseline: " + cfg.baseline.kind);
     timeBaseline(s, p);
-    if (p.timing.measured && p.baseline.measured && p.timing.kernelNs.median > 0)
-      p.speedup = p.baseline.kernelNs.median / p.timing.kernelNs.median;
-    if (p.speedup && *p.speedup < 1.0 / cfg.run.slowFactor) {
-      Finding f = simpleFinding("slow_vs_baseline",
-                                "the kernel takes " + std::to_string(1.0 / *p.speedup) + "x the time of the " +
-                                    p.baseline.name + " baseline",
-                                {{"kernel_median_ns", p.timing.kernelNs.median},
-                                 {"baseline_median_ns", p.baseline.kernelNs.median},
-                                 {"slow_factor", cfg.run.slowFactor}});
-      f.severity = Severity::warning;
-      p.findings.push_back(f);
-    }
+    if (auto f = compareWithBaseline(p, cfg.run.slowFactor)) p.findings.push_back(*f);
   }
   return done();
 }
