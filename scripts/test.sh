@@ -7,7 +7,7 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 # ccache (when installed) keys on paths relative to the checkout, so a fresh clone
 # reuses objects compiled in another one, and the server build reuses the dev build's.
-export CCACHE_BASEDIR=$PWD
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$jobs"
 ctest --preset dev -j "$jobs" --timeout 600
