@@ -19,7 +19,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
     cfg = loadConfig(a.config);
     (void)resolvePoint(expandSweep(cfg).front().config);
   } catch (const ConfigError& e) {
-    return usageError(a.config + ": " + e.what());
+    return usageError(configMessage(a.config, e));
   }
   if (!cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
@@ -51,16 +51,10 @@ int cmdDiagnose(const DiagnoseArgs& a) {
               << report.points.front().extra.value("worker_error", std::string()) << '\n';
     return kNoGpu;
   }
-  printSummary(report, std::cerr);
   if (!report.findings.empty() && !report.findings.front().experiment.empty())
     std::cerr << "diagnosis (" << report.findings.front().experiment << "): " << report.findings.front().category
               << ": " << report.findings.front().message << '\n';
-  if (a.stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
-  if (!a.output.empty()) {
-    saveReport(report, a.output);
-    std::cerr << "report written to " << a.output << '\n';
-  }
-  return exitCodeFor(report);
+  return finishReport(report, a.output, a.stream);
 }
 
 }  // namespace tilescope::cli

@@ -97,11 +97,15 @@ int cmdRun(const RunArgs& a) {
               << report.points.front().extra.value("worker_error", std::string()) << '\n';
     return kNoGpu;
   }
+  return finishReport(report, a.output, a.stream);
+}
+
+int finishReport(const Report& report, const std::string& output, bool stream) {
   printSummary(report, std::cerr);
-  if (a.stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
-  if (!a.output.empty()) {
-    saveReport(report, a.output);
-    std::cerr << "report written to " << a.output << '\n';
+  if (stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
+  if (!output.empty()) {
+    saveReport(report, output);
+    std::cerr << "report written to " << output << '\n';
   }
   return exitCodeFor(report);
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tilescope/report.h"
+
 namespace tilescope::cli {
 
 enum Exit { kOk = 0, kFindings = 1, kUsage = 2, kNoGpu = 3 };
@@ -43,6 +45,10 @@ struct ExportArgs {
   std::string report, format, output;
 };
 int cmdExport(const ExportArgs& a);
+
+/// The common end of run, sweep and diagnose: the summary on stderr, the report
+/// event on stdout with --stream, the report file with -o; returns the exit status.
+int finishReport(const Report& report, const std::string& output, bool stream);
 
 /// `classify [LOGFILE|-]`: a pasted error log -> category, detail, tree node.
 int cmdClassify(const std::string& input, bool json);

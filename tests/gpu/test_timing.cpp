@@ -5,23 +5,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cuda_context.h"
 #include "tilescope/cuda/reference.h"
 #include "tilescope/cuda/timing.h"
 
 namespace tilescope::cuda {
 namespace {
-
-bool gpuReady() {
-  int n = 0;
-  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) return false;
-  CUcontext ctx = nullptr;
-  CUdevice dev = 0;
-  if (cuDeviceGet(&dev, 0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS) return false;
-  return cuCtxSetCurrent(ctx) == CUDA_SUCCESS;
-}
-
-#define REQUIRE_GPU() \
-  if (!gpuReady()) GTEST_SKIP() << "no CUDA GPU available"
 
 /// A square f16 GEMM problem in zero-filled device memory (values do not matter for timing).
 struct Gemm {
