@@ -121,12 +121,24 @@ bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::
   if (withGuards) {
     // Guard byte k sits at element-relative position (k - base) mod elementSize, so a
     // NaN pattern lines up with the elements a kernel would read past either end.
-    std::vector<std::uint8_t> guard(t->allocationBytes);
-    for (std::uint64_t k = 0; k < guard.size(); ++k) {
-      std::int64_t rel = std::int64_t(k) - std::int64_t(t->guardBefore);
-      guard[k] = guardByte(t->dtype, std::size_t(((rel % std::int64_t(es)) + std::int64_t(es)) % std::int64_t(es)));
+    // Only the zones are written when the body gets its initial bytes: filling a
+    // whole large allocation byte by byte cost most of a 4096^3 capture's setup.
+    std::uint8_t pattern[8];
+    for (std::size_t b = 0; b < es; ++b) pattern[b] = guardByte(t->dtype, b);
+    auto fill = [&](std::uint64_t begin, std::uint64_t count) {
+      std::vector<std::uint8_t> guard(count);
+      for (std::uint64_t k = 0; k < count; ++k) {
+        std::int64_t rel = std::int64_t(begin + k) - std::int64_t(t->guardBefore);
+        guard[k] = pattern[((rel % std::int64_t(es)) + std::int64_t(es)) % std::int64_t(es)];
+      }
+      return count ? cuMemcpyHtoD(t->allocation + begin, guard.data(), count) : CUDA_SUCCESS;
+    };
+    if (t->initial.size() == t->bytes) {
+      r = fill(0, t->guardBefore);
+      if (r == CUDA_SUCCESS) r = fill(t->guardBefore + t->bytes, t->guardAfter);
+    } else {
+      r = fill(0, t->allocationBytes);
     }
-    r = cuMemcpyHtoD(t->allocation, guard.data(), guard.size());
   }
   if (r == CUDA_SUCCESS && !t->initial.empty()) r = cuMemcpyHtoD(t->ptr, t->initial.data(), t->initial.size());
   if (r != CUDA_SUCCESS) {
