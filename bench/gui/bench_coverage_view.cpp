@@ -1,7 +1,10 @@
 // Frame time of the coverage view on a 16384×16384 output (a 512×512 state map,
 // 128×128 tiles): fitted, zoomed into a tile, and at single-element zoom.
-// Must stay under 16 ms per frame (60 Hz). Prints ms per frame.
+// The target is a frame in under 16 ms (60 Hz); this benchmark prints ms per
+// frame and does not judge (timings belong to benchmarks, not to tests).
+// Run: QT_QPA_PLATFORM=offscreen build/dev/bench/bench_coverage_view
 #include <QElapsedTimer>
+#include <QSet>
 #include <QtTest>
 #include <cstdio>
 
@@ -69,19 +72,14 @@ class TstCoverageBench : public QObject {
     QImage target(w.size(), QImage::Format_ARGB32_Premultiplied);
     QBENCHMARK { w.render(&target); }
     const double ms = measure(w, target);
-    qInfo("coverage view 16384x16384, %s: %.2f ms per frame", QTest::currentDataTag(), ms);
-    QVERIFY2(ms < 16.0, qPrintable(QStringLiteral("%1 ms per frame").arg(ms)));
+    // QBENCHMARK runs this function several times while it calibrates: print once per row.
+    static QSet<QString> printed;
+    if (!printed.contains(QString::fromLatin1(QTest::currentDataTag()))) {
+      printed.insert(QString::fromLatin1(QTest::currentDataTag()));
+      std::printf("coverage view 16384x16384, %s: %.2f ms per frame (target < 16 ms)\n", QTest::currentDataTag(), ms);
+    }
   }
 };
 
-// The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
-// Without it, the binary fails loudly instead of breaking the whole build.
-#if __has_include("tst_coverage_bench.moc")
 QTEST_MAIN(TstCoverageBench)
-#include "tst_coverage_bench.moc"
-#else
-int main() {
-  std::fputs("tst_coverage_bench: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
-  return 1;
-}
-#endif
+#include "bench_coverage_view.moc"
