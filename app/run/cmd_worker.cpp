@@ -113,23 +113,13 @@ int cmdWorker(const WorkerArgs& a) {
   opts.alignShiftBytes = a.alignShift;
   opts.sentinelVariant = a.sentinelVariant;
   opts.timing = !a.noTiming;
-  // The capture announces "launch <entry>" before the first launch and moves on
-  // to the next step once it completed: those two moments arm and disarm the
-  // parent's launch watchdog (docs/protocol.md).
-  bool launching = false;
   const auto start = std::chrono::steady_clock::now();
-  opts.progress = [&launching, start](const std::string& msg) {
+  opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (launching) {
-      emit(streamEvent("phase", {{"phase", "launched"}}));
-      launching = false;
-    }
     emit(streamEvent("progress", {{"message", msg}, {"t", t}}));  // t: seconds since the worker started
-    if (msg.rfind("launch ", 0) == 0) {
-      emit(streamEvent("phase", {{"phase", "launch"}}));
-      launching = true;
-    }
   };
+  // The launch phase arms and disarms the parent's launch watchdog (docs/protocol.md).
+  opts.phase = [](const std::string& phase) { emit(streamEvent("phase", {{"phase", phase}})); };
   Point p = cuda::capturePoint(sp.config, opts);
   if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
   fillDefaultLocations(p, sp.config);

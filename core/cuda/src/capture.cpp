@@ -273,8 +273,10 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   LaunchGeometry g = toGeometry(l);
 
   progress("launch " + cfg.kernel.entry);
+  if (opts.phase) opts.phase("launch");
   CUresult r = launch(fn, g, args, nullptr);
   if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+  if (opts.phase) opts.phase("launched");
   if (r != CUDA_SUCCESS) {
     p.launch.error = cuErrorText(r);
     s.dead = isStickyError(r);

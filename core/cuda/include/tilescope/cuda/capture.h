@@ -20,6 +20,9 @@ struct CaptureOptions {
   bool timing = true;          ///< time the kernel (CUPTI)
   bool baseline = true;        ///< time the baseline
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
+  /// "launch" just before the kernel's first launch, "launched" once it completed
+  /// (or failed): the parent's launch watchdog runs between the two. May be empty.
+  std::function<void(const std::string&)> phase;
 };
 
 /// Captures `pointConfig` (one sweep point: defines and params already substituted).
