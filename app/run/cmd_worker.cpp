@@ -93,6 +93,7 @@ int cmdWorker(const WorkerArgs& a) {
                         " points)");
     sp = points[static_cast<std::size_t>(a.point)];
     for (const auto& kv : a.overrides) applyOverride(sp.config, kv);
+    if (a.inputScale != 1.0) scaleInputs(sp.config, a.inputScale);
     (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));

@@ -34,6 +34,7 @@ struct WorkerArgs {
   std::string config;
   int point = 0, trial = 0, gpu = 0;
   int alignShift = 0, sentinelVariant = 0;
+  double inputScale = 1.0;             ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
 };

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   w->add_option("--gpu", worker.gpu);
   w->add_option("--align-shift", worker.alignShift, "shift tensor base pointers by N bytes");
   w->add_option("--sentinel-variant", worker.sentinelVariant, "0 or 1: which poison pattern outputs start with");
+  w->add_option("--input-scale", worker.inputScale, "multiply every generated float input by F")
+      ->check(CLI::PositiveNumber);
   w->add_flag("--no-timing", worker.noTiming);
   w->add_option("--set", worker.overrides, "NAME=VALUE: override a define or param");
 

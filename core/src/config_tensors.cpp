@@ -107,3 +107,25 @@ void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols) {
 }
 
 }  // namespace tilescope::detail
+
+namespace tilescope {
+
+namespace {
+bool isScalable(const TensorSpec& t) {
+  return !t.output && isFloating(t.dtype) && t.init != "zeros" && t.init.rfind("npy:", 0) != 0;
+}
+}  // namespace
+
+std::vector<std::string> scalableInputs(const Config& config) {
+  std::vector<std::string> out;
+  for (const auto& t : config.tensors)
+    if (isScalable(t)) out.push_back(t.name);
+  return out;
+}
+
+void scaleInputs(Config& config, double factor) {
+  for (auto& t : config.tensors)
+    if (isScalable(t)) t.scale *= factor;
+}
+
+}  // namespace tilescope

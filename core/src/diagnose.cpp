@@ -57,6 +57,7 @@ struct Diagnosis {
     }
     if (e.alignShift) p.extra["align_shift"] = e.alignShift;
     if (e.sentinelVariant) p.extra["sentinel_variant"] = e.sentinelVariant;
+    if (e.inputScale != 1.0) p.extra["input_scale"] = e.inputScale;
     log.push_back({{"group", experimentKindName(e.kind)},
                    {"experiment", e.name},
                    {"why", e.why},

@@ -3,6 +3,7 @@
 // hand-built points).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 #include "diagnose_detail.h"
 #include "tilescope/diagnose.h"
@@ -51,6 +52,13 @@ json outcome(const Point& p, bool withMaxErr, bool withDigest) {
     if (cov.measured) outs[cov.tensor]["unwritten"] = cov.unwritten;
   if (!outs.empty()) s["outputs"] = outs;
   return s;
+}
+
+bool hasNanInf(const Point& p) {
+  if (findingOf(p, "nan_inf")) return true;
+  for (const auto& c : p.correctness)
+    if (c.nan > 0 || c.inf > 0) return true;
+  return false;
 }
 
 bool hasUnwritten(const Point& p) {
@@ -282,6 +290,53 @@ Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& ru
   return c;
 }
 
+Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  if (!hasNanInf(base)) {
+    c.summary = "no NaN/Inf in the baseline to explain";
+    return c;
+  }
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base)) continue;
+    c.settled = true;
+    const std::string& exp = r.experiment.name;
+    // A scaled run that faults or hangs says nothing about where the NaN come from.
+    if (r.point.verdict == Verdict::fault || r.point.verdict == Verdict::hang) {
+      c.summary = exp + ": " + verdictName(r.point.verdict) + " (no conclusion)";
+      continue;
+    }
+    const json scaled = outcome(r.point, true);
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", r.experiment.inputScale);
+    Finding f;
+    if (!hasNanInf(r.point)) {
+      const bool passed = pointPassed(r.point);
+      f = makeFinding("nan_inf", "input_magnitude",
+                      std::string("the NaN/Inf vanish when every generated float input is scaled by ") +
+                          factor + (passed ? " (and the output then matches the reference)" : "") +
+                          ": an intermediate value overflows as the inputs grow. exp() of unshifted logits "
+                          "(a softmax without subtracting the row maximum: exp overflows past 88.7 in f32, "
+                          "11.1 in f16) is the usual cause",
+                      exp, "wrong.nan_inf.softmax_max");
+    } else {
+      f = makeFinding("nan_inf", "magnitude_independent",
+                      std::string("the NaN/Inf remain when every generated float input is scaled by ") +
+                          factor +
+                          ": they do not come from values growing too large, but from a division by zero "
+                          "(0/0, x/0), NaN read from memory or an invalid operation (sqrt or log of a negative)",
+                      exp, "wrong.nan_inf.division_by_zero");
+      f.severity = Severity::warning;  // narrows the cause; does not name it
+    }
+    f.location = locationOf(base);
+    f.tensor = tensorOf(base);
+    f.evidence = {{"baseline", outcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
+    c.findings.push_back(f);
+    c.summary = exp + ": " + f.message;
+    break;
+  }
+  return c;
+}
+
 Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg, const std::vector<ExperimentRun>& runs) {
   switch (kind) {
     case ExperimentKind::trials: return concludeTrials(base, runs);
@@ -289,6 +344,7 @@ Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg, c
     case ExperimentKind::poison: return concludePoison(base, runs);
     case ExperimentKind::small_shapes: return concludeShapes(base, cfg, runs);
     case ExperimentKind::warps: return concludeWarps(base, runs);
+    case ExperimentKind::input_scale: return concludeInputScale(base, runs);
     case ExperimentKind::baseline: break;
   }
   return {};

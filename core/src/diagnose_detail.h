@@ -15,6 +15,8 @@ namespace tilescope::diagnose_detail {
 /// on identical inputs are compared on (`withMaxErr` false drops max_abs_err).
 nlohmann::json outcome(const Point& p, bool withMaxErr, bool withDigest = false);
 bool hasUnwritten(const Point& p);
+/// A nan_inf finding, or NaN/Inf counted in a checked output.
+bool hasNanInf(const Point& p);
 const Finding* findingOf(const Point& p, const std::string& category);
 /// The primary finding's location, else the first mismatch and worst tiles.
 nlohmann::json locationOf(const Point& p);

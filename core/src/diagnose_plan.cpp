@@ -2,8 +2,10 @@
 // tree's requests and what the config allows (outputs with a sentinel, size
 // params with tiles, warp-count defines, element sizes).
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
+#include "diagnose_detail.h"
 #include "tilescope/diagnose.h"
 #include "tilescope/expr.h"
 
@@ -16,6 +18,7 @@ const char* experimentKindName(ExperimentKind k) {
     case ExperimentKind::align_shift: return "align_shift";
     case ExperimentKind::small_shapes: return "small_shapes";
     case ExperimentKind::poison: return "poison";
+    case ExperimentKind::input_scale: return "input_scale";
     case ExperimentKind::warps: return "warps";
   }
   return "?";
@@ -25,6 +28,11 @@ std::vector<std::string> Experiment::workerArgs() const {
   std::vector<std::string> a;
   if (alignShift != 0) a.insert(a.end(), {"--align-shift", std::to_string(alignShift)});
   if (sentinelVariant != 0) a.insert(a.end(), {"--sentinel-variant", std::to_string(sentinelVariant)});
+  if (inputScale != 1.0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", inputScale);
+    a.insert(a.end(), {"--input-scale", buf});
+  }
   if (!timing) a.push_back("--no-timing");
   for (const auto& [k, v] : overrides) a.insert(a.end(), {"--set", k + "=" + std::to_string(v)});
   return a;
@@ -152,10 +160,11 @@ std::vector<Experiment> planShapes(const Point& base, const Config& cfg) {
   return valid;
 }
 
-std::vector<Experiment> planTrials(const Point& base, int trials) {
-  // A hang costs a full launch watchdog per trial: one repeat tells intermittent from not.
+std::vector<Experiment> planTrials(const Point& base, int trials, double expensiveS) {
+  // A hang costs a full launch watchdog per trial, a huge problem a full capture:
+  // one repeat tells intermittent from not.
   int extra = std::max(0, trials - 1);
-  if (base.verdict == Verdict::hang) extra = std::min(extra, 1);
+  if (base.verdict == Verdict::hang || base.wallSeconds > expensiveS) extra = std::min(extra, 1);
   std::vector<Experiment> out;
   for (int t = 1; t <= extra; ++t) {
     Experiment e;
@@ -183,6 +192,24 @@ std::vector<Experiment> planAlignment(const Config& cfg, const std::vector<int>&
     out.push_back(e);
   }
   return out;
+}
+
+/// NaN/Inf in the output: the same run with every generated float input scaled
+/// down. Overflow that grows with the values (exp() of unshifted logits, a sum
+/// of squares) vanishes; a division by zero or NaN read from memory stays.
+std::vector<Experiment> planInputScale(const Config& cfg, double factor) {
+  const auto inputs = scalableInputs(cfg);
+  if (inputs.empty() || !(factor > 0) || factor == 1.0) return {};
+  Experiment e;
+  e.kind = ExperimentKind::input_scale;
+  e.inputScale = factor;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", factor);
+  e.name = "inputs x" + std::string(buf);
+  std::string names;
+  for (const auto& n : inputs) names += (names.empty() ? "" : ", ") + n;
+  e.why = "do the NaN/Inf depend on the magnitude of the inputs (" + names + ")?";
+  return {e};
 }
 
 std::vector<Experiment> planWarps(const Config& cfg) {
@@ -268,7 +295,7 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   };
   const bool passed = pointPassed(base);
   // Trials first: every later single-run comparison assumes the kernel is deterministic.
-  add(planTrials(base, opts.trials));
+  add(planTrials(base, opts.trials, opts.expensiveCaptureS));
   // The poison only matters where outputs start with the sentinel and the run got
   // as far as comparing them.
   if (outputsHaveSentinel(cfg) && (passed || base.verdict == Verdict::incorrect)) {
@@ -283,6 +310,10 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   // nothing about shifted pointers.
   if (passed) add(planAlignment(cfg, opts.alignShifts));
   add(planShapes(base, cfg));
+  // After the shapes: a partial-tile read of the NaN guard zones, or a
+  // low-precision sum over a long reduction, is already told apart there.
+  if (diagnose_detail::hasNanInf(base) || asked(ExperimentKind::input_scale))
+    add(planInputScale(cfg, opts.inputScale));
   if (!passed || asked(ExperimentKind::warps)) add(planWarps(cfg));
   return groups;
 }

@@ -52,20 +52,43 @@ json int32Overflow(const Config& cfg) {
   return nullptr;
 }
 
-bool hasNanInf(const Point& p) {
-  if (findingOf(p, "nan_inf")) return true;
-  for (const auto& c : p.correctness)
-    if (c.nan > 0 || c.inf > 0) return true;
-  return false;
+/// Float inputs the capture surrounds with NaN guard zones.
+std::vector<std::string> nanGuardedInputs(const Config& cfg) {
+  std::vector<std::string> out;
+  for (const auto& t : cfg.tensors)
+    if (!t.output && isFloating(t.dtype)) out.push_back(t.name);
+  return out;
 }
 
 Finding maskFinding(const Point& failing, const std::string& passingAt, const std::string& failingAt,
-                    const std::string& experiment, bool baseFailed) {
+                    const std::string& experiment, bool baseFailed, const Config& cfg) {
   const Finding* pf = primaryFinding(failing);
   std::string category = pf ? pf->category : "mismatch";
   std::string detail = pf ? pf->detail : "tail_tiles";
   if (category == "mismatch") detail = "tail_tiles";
   std::string msg;
+  const auto guarded = nanGuardedInputs(cfg);
+  if (category == "nan_inf" && !guarded.empty()) {
+    // NaN only with partial tiles, and the inputs' guard zones hold NaN: the
+    // partial tiles load past an input's end (inferred: the loads are not seen).
+    std::string names;
+    for (std::size_t i = 0; i < guarded.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == guarded.size() ? " or " : ", ") + guarded[i];
+    Finding f = makeFinding("oob_read", "",
+                            "NaN/Inf at " + failingAt + " (partial tiles) but none at " + passingAt +
+                                " (whole tiles): loads of the partial tiles read past the end of " + names +
+                                ", into the NaN guard zone after it (or into the next row or head before it); "
+                                "the load mask of partial tiles is missing (inferred from the NaN)" +
+                                (pf ? " (" + (baseFailed ? std::string("baseline") : experiment) + ": " +
+                                          pf->message + ")"
+                                    : ""),
+                            experiment, "fault.oob_read");
+    f.location = locationOf(failing);
+    if (!f.location.is_object()) f.location = json::object();
+    f.tensor = guarded.size() == 1 ? guarded.front() : "";
+    f.evidence = {{"inferred", true}, {"candidates", guarded}, {"nan_at", failingAt}, {"clean_at", passingAt}};
+    return f;
+  }
   if (category == "misaligned_access")
     msg = "faults with a misaligned address at " + failingAt + " but passes at " + passingAt +
           ": a vector access assumes each row starts aligned, i.e. sizes that are multiples of the vector width";
@@ -146,7 +169,8 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
     const bool passed = pointPassed(r.point);
     notes.push_back(r.experiment.name + ": " + verdictName(r.point.verdict));
     if (baseFailed && role == "rounded" && passed) {
-      Finding f = maskFinding(base, r.experiment.name.substr(6), describeSizes(sizes), r.experiment.name, true);
+      Finding f =
+          maskFinding(base, r.experiment.name.substr(6), describeSizes(sizes), r.experiment.name, true, cfg);
       f.location["sizes"] = sizesJson(sizes);
       c.findings.push_back(f);
       c.settled = true;
@@ -160,7 +184,8 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
     }
     if (baseFailed && role == "reduction") reduction = &r;
     if (!baseFailed && !passed && (role == "odd" || role == "under")) {
-      Finding f = maskFinding(r.point, describeSizes(sizes), r.experiment.name.substr(6), r.experiment.name, false);
+      Finding f =
+          maskFinding(r.point, describeSizes(sizes), r.experiment.name.substr(6), r.experiment.name, false, cfg);
       if (f.location.is_object()) f.location["sizes"] = r.experiment.name.substr(6);
       c.findings.push_back(f);
       c.settled = true;
@@ -170,8 +195,10 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
   if (!c.settled && small) {
     c.findings.push_back(largeOnlyFinding(base, cfg, sizes, *small, reduction));
     // Settled once the reduction-only run (planned after `small` where there is
-    // a reduction size) has answered too; without one the group simply ends.
-    c.settled = reduction != nullptr;
+    // a reduction size) has answered too, or at once for a 32-bit overflow (the
+    // sizes alone prove it; a run at the large reduction size costs as much as
+    // the baseline); without a reduction run the group simply ends.
+    c.settled = reduction != nullptr || c.findings.back().category == "int_overflow";
   }
   for (const auto& n : notes) c.summary += (c.summary.empty() ? "" : "; ") + n;
   if (!c.findings.empty()) c.summary += " => " + c.findings.front().category;

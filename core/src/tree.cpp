@@ -113,7 +113,7 @@ TreeError::TreeError(std::string node, const std::string& message)
     : std::runtime_error(node.empty() ? message : "tree node '" + node + "': " + message), m_node(std::move(node)) {}
 
 const std::vector<std::string>& knownExperiments() {
-  static const std::vector<std::string> k{"trials", "align_shift", "small_shapes", "poison", "warps"};
+  static const std::vector<std::string> k{"trials", "align_shift", "small_shapes", "poison", "input_scale", "warps"};
   return k;
 }
 

@@ -122,6 +122,49 @@ TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
   EXPECT_EQ(groups[2][1].workerArgs(), (std::vector<std::string>{"--no-timing", "--set", "NUM_WARPS=8"}));
 }
 
+TEST(DiagnosePlan, NanInTheOutputAddsScaledInputsAfterTheShapes) {
+  DiagnoseOptions opts;
+  Point nan = badPoint(Verdict::incorrect, "nan_inf");
+  nan.correctness[0].nan = 10;
+  auto groups = planExperiments(nan, pointConfig("gemm_whole_tiles"), opts);
+  EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
+  ASSERT_EQ(groups[3].size(), 1u);
+  EXPECT_EQ(groups[3][0].name, "inputs x0.0625");
+  EXPECT_EQ(groups[3][0].workerArgs(), (std::vector<std::string>{"--input-scale", "0.0625", "--no-timing"}));
+  // Without NaN/Inf only the tree's request adds it.
+  auto plain = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts);
+  EXPECT_EQ(kinds(plain), (std::vector<std::string>{"trials", "poison", "small_shapes", "warps"}));
+  auto asked = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts,
+                               {"input_scale"});
+  EXPECT_EQ(kinds(asked), (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
+}
+
+TEST(DiagnosePlan, ScalableInputsAreGeneratedFloatInputsOnly) {
+  Config cfg = pointConfig("gemm_whole_tiles");
+  EXPECT_EQ(scalableInputs(cfg), (std::vector<std::string>{"A", "B"}));
+  const double before = cfg.tensors[0].scale;
+  scaleInputs(cfg, 0.5);
+  EXPECT_DOUBLE_EQ(cfg.tensors[0].scale, before * 0.5);
+  for (auto& t : cfg.tensors)
+    if (!t.output) t.dtype = DType::i32;
+  EXPECT_TRUE(scalableInputs(cfg).empty());
+  Point nan = badPoint(Verdict::incorrect, "nan_inf");
+  EXPECT_EQ(kinds(planExperiments(nan, cfg, DiagnoseOptions{})),
+            (std::vector<std::string>{"trials", "poison", "small_shapes", "warps"}));
+}
+
+TEST(DiagnosePlan, AnExpensiveBaselineIsRepeatedOnce) {
+  DiagnoseOptions opts;
+  Point slow = badPoint(Verdict::fault, "illegal_address");
+  slow.wallSeconds = opts.expensiveCaptureS + 1;
+  auto groups = planExperiments(slow, pointConfig("gemm_whole_tiles"), opts);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_EQ(experimentKindName(groups[0].front().kind), std::string("trials"));
+  EXPECT_EQ(groups[0].size(), 1u);
+  slow.wallSeconds = opts.expensiveCaptureS - 1;
+  EXPECT_EQ(planExperiments(slow, pointConfig("gemm_whole_tiles"), opts)[0].size(), 4u);
+}
+
 TEST(DiagnosePlan, NothingRunsAfterACompileError) {
   DiagnoseOptions opts;
   EXPECT_TRUE(planExperiments(badPoint(Verdict::compile_error, "compile_error"), pointConfig("gemm_whole_tiles"),
@@ -212,6 +255,7 @@ TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
   EXPECT_EQ(c.findings[0].category, "int_overflow");
   EXPECT_EQ(c.findings[0].tensor, "A");
   EXPECT_EQ(c.findings[0].location["first_index_past_2^31"], nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
+  EXPECT_TRUE(c.settled);  // the sizes prove it: no run at the large reduction size
 
   Point inf = badPoint(Verdict::incorrect, "nan_inf");
   inf.correctness[0].inf = 5;
@@ -232,6 +276,47 @@ TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "mismatch");
   EXPECT_EQ(c.findings[0].detail, "large_only");
+}
+
+TEST(DiagnoseConclude, NanOnlyWithPartialTilesIsAnOutOfBoundsRead) {
+  Point nan = badPoint(Verdict::incorrect, "nan_inf");
+  nan.correctness[0].nan = 64;
+  Conclusion c = concludeShapes(nan, pointConfig("gemm_partial_tiles"),
+                                {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].category, "oob_read");
+  EXPECT_EQ(c.findings[0].treeNode, "fault.oob_read");
+  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_EQ(c.findings[0].evidence["candidates"], nlohmann::json({"A", "B"}));
+  EXPECT_TRUE(c.findings[0].evidence["inferred"].get<bool>());
+}
+
+TEST(DiagnoseConclude, ScaledInputsTellOverflowFromDivisionByZero) {
+  Point nan = badPoint(Verdict::incorrect, "nan_inf");
+  nan.correctness[0].nan = 64;
+  auto scaled = [](Point p) {
+    ExperimentRun r = namedRun(ExperimentKind::input_scale, "inputs x0.0625", std::move(p));
+    r.experiment.inputScale = 0.0625;
+    return r;
+  };
+  Conclusion gone = concludeInputScale(nan, {scaled(okPoint())});
+  ASSERT_EQ(gone.findings.size(), 1u);
+  EXPECT_EQ(gone.findings[0].category, "nan_inf");
+  EXPECT_EQ(gone.findings[0].detail, "input_magnitude");
+  EXPECT_EQ(gone.findings[0].severity, Severity::error);
+  EXPECT_EQ(gone.findings[0].experiment, "inputs x0.0625");
+  EXPECT_EQ(gone.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_NE(gone.findings[0].message.find("0.0625"), std::string::npos);
+  EXPECT_TRUE(gone.settled);
+
+  Conclusion stays = concludeInputScale(nan, {scaled(nan)});
+  ASSERT_EQ(stays.findings.size(), 1u);
+  EXPECT_EQ(stays.findings[0].detail, "magnitude_independent");
+  EXPECT_EQ(stays.findings[0].severity, Severity::warning);
+
+  // A fault under scaling, or a baseline without NaN, proves nothing.
+  EXPECT_TRUE(concludeInputScale(nan, {scaled(badPoint(Verdict::fault, "illegal_address"))}).findings.empty());
+  EXPECT_TRUE(concludeInputScale(okPoint(), {scaled(okPoint())}).findings.empty());
 }
 
 TEST(DiagnoseConclude, PartialTilesFailingAfterAPassingBaseline) {
@@ -357,6 +442,43 @@ TEST(DiagnoseRun, LargeOnlyFailuresClassified) {
   ASSERT_FALSE(acc.report.findings.empty());
   EXPECT_EQ(acc.report.findings.front().category, "accumulator_overflow");
   EXPECT_EQ(acc.report.findings.front().experiment, "shape K=64");
+}
+
+TEST(DiagnoseRun, ExpOverflowFoundByScalingTheInputs) {
+  DiagRun r = diagnoseWith("exp_overflow", "gemm_whole_tiles", 16, true);
+  ASSERT_FALSE(r.report.findings.empty());
+  const Finding& f = r.report.findings.front();
+  EXPECT_EQ(f.category, "nan_inf");
+  EXPECT_EQ(f.detail, "input_magnitude");
+  EXPECT_EQ(f.experiment, "inputs x0.0625");
+  EXPECT_EQ(r.report.points.back().experiment, "inputs x0.0625");
+  EXPECT_EQ(r.report.points.back().extra.value("input_scale", 0.0), 0.0625);
+  if (r.report.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.report.treePath.empty());
+  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.softmax_max");
+}
+
+TEST(DiagnoseRun, ScaleIndependentNanWalksToDivisionByZero) {
+  DiagRun r = diagnoseWith("div_zero", "gemm_whole_tiles", 16, true);
+  bool found = false;
+  for (const auto& f : r.report.findings) found = found || f.detail == "magnitude_independent";
+  EXPECT_TRUE(found);
+  if (r.report.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.report.treePath.empty());
+  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.division_by_zero");
+}
+
+TEST(DiagnoseRun, NanAtPartialTilesWalksToTheLoadMask) {
+  DiagRun r = diagnoseWith("tail_nan", "gemm_partial_tiles", 16, true);
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().category, "oob_read");
+  EXPECT_EQ(r.report.findings.front().experiment, "shape M=1024 N=1024 K=1024");
+  if (r.report.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.report.treePath.empty());
+  EXPECT_EQ(r.report.treePath.back(), "fault.oob_read");
 }
 
 TEST(DiagnoseRun, WarpCountDependenceReported) {

@@ -197,6 +197,24 @@ TEST(TreeWalk, TailTilesMismatchWalksToMask) {
   EXPECT_EQ(w.path, want);
 }
 
+TEST(TreeWalk, NanInfAnsweredByTheScaledInputsExperiment) {
+  TreeWalk open = walkTree(shipped(), point("incorrect", {finding("nan_inf")}));
+  EXPECT_FALSE(open.complete);
+  EXPECT_EQ(open.stoppedAt, "wrong.nan_inf");
+  EXPECT_EQ(experimentsRequested(open), std::vector<std::string>{"input_scale"});
+  TreeWalk exp = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "input_magnitude"}})}));
+  ASSERT_TRUE(exp.complete);
+  EXPECT_EQ(exp.stoppedAt, "wrong.nan_inf.softmax_max");
+  TreeWalk div = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}})}));
+  ASSERT_TRUE(div.complete);
+  EXPECT_EQ(div.stoppedAt, "wrong.nan_inf.division_by_zero");
+  // A read past the end explains scale-independent NaN better than a division.
+  TreeWalk oob = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}}),
+                                                          finding("oob_read")}));
+  ASSERT_TRUE(oob.complete);
+  EXPECT_EQ(oob.stoppedAt, "fault.oob_read");
+}
+
 TEST(TreeWalk, AllZeroStopsAtTheAccumulatorQuestion) {
   json p = point("incorrect", {finding("all_zero")});
   TreeWalk w = walkTree(shipped(), p);

@@ -172,6 +172,14 @@ struct SweepPoint {
 /// The cartesian product of config.sweep (a config without a sweep is one point).
 std::vector<SweepPoint> expandSweep(const Config& config);
 
+/// Inputs whose values the tool generates from a float distribution (randn, rand,
+/// ones, arange on a float dtype; not .npy data, not outputs): the ones
+/// `scaleInputs` changes.
+std::vector<std::string> scalableInputs(const Config& config);
+/// Multiplies the `scale` of every scalable input by `factor` (diagnose's
+/// input_scale experiment: do NaN/Inf depend on the inputs' magnitude?).
+void scaleInputs(Config& config, double factor);
+
 /// The symbols every expression of a point sees: integer defines, then params.
 std::map<std::string, std::int64_t> pointSymbols(const Config& config);
 

@@ -4,7 +4,9 @@
 // pointers (alignment assumptions), a second output poison (reads of memory the
 // kernel never wrote), boundary and small shapes (masks, large-size-only
 // failures) and other warp counts. Each experiment's result is concluded into
-// findings that name the experiment that proved them. Core code: no GPU here,
+// findings that name the experiment that proved them. NaN/Inf in the output
+// add a run with every generated float input scaled down (overflow of exp() and
+// friends vanishes, a division by zero or NaN read from memory does not). Core code: no GPU here,
 // every capture is a `tilescope-run worker` child (docs/diagnose.md).
 #pragma once
 
@@ -20,7 +22,7 @@
 namespace tilescope {
 
 /// Experiment groups, in the tree's vocabulary (tree.h knownExperiments()).
-enum class ExperimentKind { baseline, trials, align_shift, small_shapes, poison, warps };
+enum class ExperimentKind { baseline, trials, align_shift, small_shapes, poison, input_scale, warps };
 const char* experimentKindName(ExperimentKind k);  ///< "trials", "align_shift", ...
 
 /// One worker run of diagnose.
@@ -31,6 +33,7 @@ struct Experiment {
   int trial = 0;
   int alignShift = 0;      ///< bytes every tensor's base pointer moves (--align-shift)
   int sentinelVariant = 0; ///< --sentinel-variant
+  double inputScale = 1.0; ///< --input-scale: generated float inputs multiplied by this
   bool timing = false;     ///< experiments skip timing (--no-timing); the baseline times
   std::vector<std::pair<std::string, std::int64_t>> overrides;  ///< --set NAME=VALUE
   std::string role;        ///< shapes: rounded | small | reduction | odd | under
@@ -87,6 +90,10 @@ struct DiagnoseOptions {
   SessionOptions session;  ///< worker command, config path, timeouts, devices[0], onEvent
   int trials = 5;          ///< trials in all, the baseline included
   std::vector<int> alignShifts{4, 8, 16, 64};
+  double inputScale = 1.0 / 16;  ///< the input_scale experiment's factor
+  /// A baseline capture slower than this (seconds) gets one repeated trial, not
+  /// trials - 1: each trial costs a full capture (a 4 GB input takes a minute).
+  double expensiveCaptureS = 30;
   int maxCaptures = 16;    ///< worker runs in all, the baseline included
   bool useTree = true;     ///< consult resources/tree.json when it loads
 };
@@ -105,6 +112,7 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
 Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion concludeShapes(const Point& base, const Config& pointConfig, const std::vector<ExperimentRun>& runs);
 Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& runs);
+Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion conclude(ExperimentKind kind, const Point& base, const Config& pointConfig,
                     const std::vector<ExperimentRun>& runs);
 

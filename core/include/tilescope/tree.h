@@ -49,7 +49,7 @@ struct TreeNode {
   std::string title;
   std::string question;            ///< inner nodes
   std::vector<TreeAnswer> answers; ///< inner nodes
-  std::string experiment;          ///< trials | align_shift | small_shapes | poison | warps, or ""
+  std::string experiment;          ///< trials | align_shift | small_shapes | poison | input_scale | warps, or ""
   std::string explanation, fix;    ///< leaves
   std::vector<TreeExample> examples;
   std::vector<std::string> sources;  ///< where the remedy comes from (seed write-ups, docs)

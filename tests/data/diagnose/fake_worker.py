@@ -2,7 +2,8 @@
 """A stand-in for `tilescope-run worker` in diagnose's tests (no GPU needed).
 
     fake_worker.py --scenario NAME worker CONFIG --point N --trial T --gpu G
-                   [--align-shift B] [--sentinel-variant V] [--no-timing] [--set K=V]...
+                   [--align-shift B] [--sentinel-variant V] [--input-scale F] [--no-timing]
+                   [--set K=V]...
 
 It prints tilescope.stream/1 events like the real worker (device, progress,
 phase launch/launched, point) and decides the point from the arguments the way
@@ -17,6 +18,11 @@ the zoo's planted bugs behave on a GPU:
   int32      illegal_address once M * K reaches 2^31
   fp16_acc   inf in the output once K > 2048
   warps      incorrect with NUM_WARPS >= 4
+  exp_overflow  NaN in the output unless the inputs are scaled below 1/4
+                (a softmax without max subtraction)
+  div_zero   NaN in the output whatever the inputs' scale
+  tail_nan   NaN in the output unless M, N, K are multiples of their tiles
+             (unmasked loads of partial tiles read the NaN guard zone)
   nogpu      exits 3 (no CUDA device)
   crash      SIGSEGV when shifted by 4 bytes, ok otherwise
   hang       announces the launch and never finishes
@@ -34,7 +40,7 @@ def emit(event, **body):
 
 
 def parse(argv):
-    a = {"scenario": "clean", "shift": 0, "variant": 0, "sets": {}, "trial": 0, "point": 0}
+    a = {"scenario": "clean", "shift": 0, "variant": 0, "scale": 1.0, "sets": {}, "trial": 0, "point": 0}
     i = 0
     while i < len(argv):
         t = argv[i]
@@ -52,6 +58,8 @@ def parse(argv):
             a["shift"] = int(argv[i + 1]); i += 1
         elif t == "--sentinel-variant":
             a["variant"] = int(argv[i + 1]); i += 1
+        elif t == "--input-scale":
+            a["scale"] = float(argv[i + 1]); i += 1
         elif t == "--set":
             k, v = argv[i + 1].split("=", 1)
             a["sets"][k] = int(v); i += 1
@@ -111,6 +119,14 @@ def decide(s, a, d, p):
         if d["NUM_WARPS"] >= 4:
             return "incorrect", [finding("mismatch", "values differ")], correctness(el, 99, 2.0)
         return ok
+    nan = ("incorrect", [finding("nan_inf", "NaN in C where the reference is finite", {"tiles": [[0, 0]]})],
+           correctness(el, el // 2, 1e30, el // 2, 0))
+    if s == "exp_overflow":
+        return nan if a["scale"] >= 0.25 else ok
+    if s == "div_zero":
+        return nan
+    if s == "tail_nan":
+        return nan if M % d["BLOCK_M"] or N % d["BLOCK_N"] or K % d["BLOCK_K"] else ok
     if s == "crash":
         if a["shift"] == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
