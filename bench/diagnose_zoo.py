@@ -2,7 +2,8 @@
 """Runs `tilescope-run diagnose` on every zoo bug variant and measures (issue 5):
 the share for which the first finding is the planted bug (with a location), and
 the share for which the tree walk ends at the right fix.
-Usage: bench/diagnose_zoo.py TILESCOPE_RUN OUT_DIR"""
+Usage: bench/diagnose_zoo.py TILESCOPE_RUN OUT_DIR [CONFIG_SUBSTRING...]
+(substrings pick a subset; each row prints as soon as its diagnose ends)"""
 import json, os, subprocess, sys, time
 
 # config -> (planted finding categories accepted first, tree leaves that are the right fix)
@@ -14,6 +15,7 @@ PLANTED = {
     "gemm/gemm_bug_no_sync": ({"race"}, {"fault.race.missing_barrier"}),
     "gemm/gemm_bug_no_init": ({"uninitialized_read"}, {"wrong.uninitialized_read", "wrong.all_zero.uninitialised_accumulator"}),
     "gemm/gemm_bug_fp16_acc": ({"accumulator_overflow"}, {"wrong.accumulator_overflow", "wrong.nan_inf.fp16_accumulation"}),
+    "gemm/gemm_bug_int32_index_large": ({"int_overflow"}, {"wrong.int_overflow"}),
     "gemm/gemm_bug_transposed": ({"mismatch"}, {"wrong.mismatch.transposed"}),
     "gemm/gemm_bug_smem_over": ({"smem_exceeded"}, {"launch.smem_exceeded.over_limit"}),
     "attention/flash_attn_bug_no_max": ({"nan_inf"}, {"wrong.nan_inf.softmax_max"}),
@@ -27,9 +29,12 @@ PLANTED = {
 
 def main():
     exe, out = sys.argv[1], sys.argv[2]
+    picks = sys.argv[3:]
     os.makedirs(out, exist_ok=True)
-    rows, named, fixed = [], 0, 0
-    for cfg, (cats, leaves) in PLANTED.items():
+    todo = {c: v for c, v in PLANTED.items() if not picks or any(p in c for p in picks)}
+    named, fixed = 0, 0
+    print(f"{'config':40} {'first finding':28} {'experiment':22} {'tree leaf':40} {'s':>6}", flush=True)
+    for cfg, (cats, leaves) in todo.items():
         path = os.path.join("kernels", cfg + ".tscfg.json")
         rep_path = os.path.join(out, cfg.replace("/", "_") + ".diagnose.json")
         t0 = time.time()
@@ -38,7 +43,7 @@ def main():
         try:
             rep = json.load(open(rep_path))
         except Exception:
-            rows.append((cfg, "no report (exit %d)" % proc.returncode, "", "", wall, False, False))
+            print(f"{cfg:40} no report (exit {proc.returncode}): {proc.stderr.strip()[-200:]}", flush=True)
             continue
         first = rep["findings"][0] if rep["findings"] else {}
         ok_first = first.get("category") in cats and bool(first.get("location"))
@@ -48,13 +53,12 @@ def main():
         ok_leaf = leaf in leaves
         named += ok_first
         fixed += ok_leaf
-        rows.append((cfg, first.get("category", "-") + ("/" + first["detail"] if first.get("detail") else ""),
-                     first.get("experiment", ""), leaf, wall, ok_first, ok_leaf))
-    print(f"{'config':40} {'first finding':28} {'experiment':22} {'tree leaf':40} {'s':>5}")
-    for cfg, cat, exp, leaf, wall, a, b in rows:
-        print(f"{cfg:40} {cat[:27]:28} {exp[:21]:22} {leaf[:39]:40} {wall:5.1f} {'Y' if a else 'n'}{'Y' if b else 'n'}")
-    n = len(PLANTED)
-    print(f"planted bug named first (with location): {named}/{n} = {100*named/n:.0f}%")
-    print(f"walk ends at the right fix: {fixed}/{n} = {100*fixed/n:.0f}%")
+        cat = first.get("category", "-") + ("/" + first["detail"] if first.get("detail") else "")
+        exp = first.get("experiment", "")
+        print(f"{cfg:40} {cat[:27]:28} {exp[:21]:22} {leaf[:39]:40} {wall:6.1f} "
+              f"{'Y' if ok_first else 'n'}{'Y' if ok_leaf else 'n'}", flush=True)
+    n = len(todo)
+    print(f"planted bug named first (with location): {named}/{n} = {100*named/max(n,1):.0f}%")
+    print(f"walk ends at the right fix: {fixed}/{n} = {100*fixed/max(n,1):.0f}%")
 
 main()
