@@ -5,7 +5,9 @@ the share for which the tree walk ends at the right fix.
 Usage: bench/diagnose_zoo.py TILESCOPE_RUN OUT_DIR [--hidden] [CONFIG_SUBSTRING...]
 (substrings pick a subset; each row prints as soon as its diagnose ends).
 --hidden runs the variants whose bug the config's sizes or inputs hide instead
-(their baseline passes): how many of them diagnose's experiments uncover."""
+(their baseline passes): how many of them diagnose's experiments uncover.
+--clean runs the correct kernels: how many come out without an error finding
+(anything else is a false alarm)."""
 import json, os, subprocess, sys, time
 
 # config -> (planted finding categories accepted first, tree leaves that are the right fix)
@@ -38,11 +40,42 @@ HIDDEN = {
     "softmax/softmax_bug_no_max_small": ({"nan_inf"}, {"wrong.nan_inf.softmax_max"}),
 }
 
+# Correct kernels: diagnose must raise no error finding on them.
+CLEAN = ["gemm/gemm_tiled_f16", "gemm/gemm_tiled_f32out", "gemm/gemm_tiled_tail", "attention/flash_attn_fwd_d64",
+         "attention/flash_attn_fwd_d128", "attention/flash_attn_fwd_tail", "softmax/softmax_row_f16",
+         "softmax/softmax_row_f32", "gate/highway_gate"]
+
+
+def clean(exe, out, picks):
+    todo = [c for c in CLEAN if not picks or any(p in c for p in picks)]
+    quiet = 0
+    for cfg in todo:
+        rep_path = os.path.join(out, cfg.replace("/", "_") + ".diagnose.json")
+        t0 = time.time()
+        subprocess.run([exe, "diagnose", os.path.join("kernels", cfg + ".tscfg.json"), "-o", rep_path],
+                       capture_output=True, text=True)
+        wall = time.time() - t0
+        try:
+            rep = json.load(open(rep_path))
+        except Exception:
+            print(f"{cfg:40} no report", flush=True)
+            continue
+        errors = [f["category"] + "/" + f.get("detail", "") for f in rep["findings"] if f["severity"] == "error"]
+        quiet += not errors
+        exps = len(rep.get("extra", {}).get("diagnose", {}).get("experiments", []))
+        print(f"{cfg:40} verdict {rep['verdict']:10} runs {exps:2} errors {', '.join(errors) or '-':40} {wall:6.1f}",
+              flush=True)
+    print(f"correct kernels without an error finding: {quiet}/{len(todo)}")
+
 
 def main():
     exe, out = sys.argv[1], sys.argv[2]
     picks = sys.argv[3:]
     table = PLANTED
+    if "--clean" in picks:
+        picks.remove("--clean")
+        os.makedirs(out, exist_ok=True)
+        return clean(exe, out, picks)
     if "--hidden" in picks:
         picks.remove("--hidden")
         table = HIDDEN

@@ -290,7 +290,47 @@ Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& ru
   return c;
 }
 
+namespace {
+
+/// A passing baseline scaled up: NaN where the reference stays finite is a latent
+/// overflow. Inf alone is not enough: an f16 output legitimately overflows near
+/// 65504, and rounding puts the kernel and the reference on either side of it.
+Conclusion concludeScaledUp(const Point& base, const std::vector<ExperimentRun>& runs) {
+  Conclusion c;
+  for (const auto& r : runs) {
+    if (pointInapplicable(r.point, base)) continue;
+    c.settled = true;
+    const Finding* nan = findingOf(r.point, "nan_inf");
+    const std::int64_t nans = nan ? nan->evidence.value("nan", std::int64_t(0)) : 0;
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%g", r.experiment.inputScale);
+    if (nans == 0) {
+      c.summary = r.experiment.name + ": " + verdictName(r.point.verdict) + ", no NaN where the reference is finite";
+      continue;
+    }
+    Finding f = makeFinding("nan_inf", "input_magnitude",
+                            std::string("passes at the configured inputs, but with every generated float input "
+                                        "scaled by ") +
+                                factor + " the output has NaN where the reference stays finite (" + nan->message +
+                                "): an intermediate value overflows with larger inputs. exp() of unshifted logits "
+                                "(a softmax without subtracting the row maximum: exp overflows past 88.7 in f32, "
+                                "11.1 in f16) is the usual cause",
+                            r.experiment.name, "wrong.nan_inf.softmax_max");
+    f.location = nan->location;
+    f.tensor = nan->tensor;
+    f.evidence = {{"baseline", outcome(base, true)}, {"scaled", outcome(r.point, true)},
+                  {"input_scale", r.experiment.inputScale}};
+    c.findings.push_back(f);
+    c.summary = r.experiment.name + ": " + f.message;
+    break;
+  }
+  return c;
+}
+
+}  // namespace
+
 Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun>& runs) {
+  if (pointPassed(base)) return concludeScaledUp(base, runs);
   Conclusion c;
   if (!hasNanInf(base)) {
     c.summary = "no NaN/Inf in the baseline to explain";

@@ -196,8 +196,9 @@ std::vector<Experiment> planAlignment(const Config& cfg, const std::vector<int>&
 
 /// NaN/Inf in the output: the same run with every generated float input scaled
 /// down. Overflow that grows with the values (exp() of unshifted logits, a sum
-/// of squares) vanishes; a division by zero or NaN read from memory stays.
-std::vector<Experiment> planInputScale(const Config& cfg, double factor) {
+/// of squares) vanishes; a division by zero or NaN read from memory stays. After
+/// a passing baseline: scaled up, where a latent overflow shows.
+std::vector<Experiment> planInputScale(const Config& cfg, double factor, bool up) {
   const auto inputs = scalableInputs(cfg);
   if (inputs.empty() || !(factor > 0) || factor == 1.0) return {};
   Experiment e;
@@ -208,7 +209,8 @@ std::vector<Experiment> planInputScale(const Config& cfg, double factor) {
   e.name = "inputs x" + std::string(buf);
   std::string names;
   for (const auto& n : inputs) names += (names.empty() ? "" : ", ") + n;
-  e.why = "do the NaN/Inf depend on the magnitude of the inputs (" + names + ")?";
+  e.why = up ? "does the output stay finite with larger inputs (" + names + "), as the reference does?"
+             : "do the NaN/Inf depend on the magnitude of the inputs (" + names + ")?";
   return {e};
 }
 
@@ -312,8 +314,10 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   add(planShapes(base, cfg));
   // After the shapes: a partial-tile read of the NaN guard zones, or a
   // low-precision sum over a long reduction, is already told apart there.
-  if (diagnose_detail::hasNanInf(base) || asked(ExperimentKind::input_scale))
-    add(planInputScale(cfg, opts.inputScale));
+  if (diagnose_detail::hasNanInf(base) || (!passed && asked(ExperimentKind::input_scale)))
+    add(planInputScale(cfg, opts.inputScale, false));
+  else if (passed)
+    add(planInputScale(cfg, opts.inputScaleUp, true));
   if (!passed || asked(ExperimentKind::warps)) add(planWarps(cfg));
   return groups;
 }

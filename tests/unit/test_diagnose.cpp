@@ -94,8 +94,10 @@ TEST(DiagnosePlan, ShiftsBelowTheElementSizeAreDropped) {
 TEST(DiagnosePlan, PassingBaselineGetsTrialsPoisonAlignmentAndPartialTiles) {
   DiagnoseOptions opts;
   auto groups = planExperiments(okPoint(), pointConfig("gemm_whole_tiles"), opts);
-  EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "poison", "align_shift", "small_shapes"}));
+  EXPECT_EQ(kinds(groups),
+            (std::vector<std::string>{"trials", "poison", "align_shift", "small_shapes", "input_scale"}));
   EXPECT_EQ(groups[0].size(), 4u);  // 5 trials with the baseline
+  EXPECT_EQ(groups[4][0].name, "inputs x32");  // scaled up: a latent overflow
   EXPECT_EQ(groups[2].size(), 4u);
   ASSERT_EQ(groups[3].size(), 2u);
   EXPECT_EQ(groups[3][0].name, "shape M=65 N=65 K=33");
@@ -314,9 +316,29 @@ TEST(DiagnoseConclude, ScaledInputsTellOverflowFromDivisionByZero) {
   EXPECT_EQ(stays.findings[0].detail, "magnitude_independent");
   EXPECT_EQ(stays.findings[0].severity, Severity::warning);
 
-  // A fault under scaling, or a baseline without NaN, proves nothing.
+  // A fault under scaling proves nothing.
   EXPECT_TRUE(concludeInputScale(nan, {scaled(badPoint(Verdict::fault, "illegal_address"))}).findings.empty());
-  EXPECT_TRUE(concludeInputScale(okPoint(), {scaled(okPoint())}).findings.empty());
+}
+
+TEST(DiagnoseConclude, ScaledUpInputsExposeALatentOverflow) {
+  auto up = [](Point p) {
+    ExperimentRun r = namedRun(ExperimentKind::input_scale, "inputs x32", std::move(p));
+    r.experiment.inputScale = 32;
+    return r;
+  };
+  EXPECT_TRUE(concludeInputScale(okPoint(), {up(okPoint())}).findings.empty());
+  Point nan = badPoint(Verdict::incorrect, "nan_inf");
+  nan.findings[0].evidence = {{"nan", 40}, {"inf", 0}};
+  Conclusion c = concludeInputScale(okPoint(), {up(nan)});
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].detail, "input_magnitude");
+  EXPECT_EQ(c.findings[0].severity, Severity::error);
+  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));  // where the scaled run had them
+  EXPECT_NE(c.findings[0].message.find("scaled by 32"), std::string::npos);
+  // Inf alone is an f16 output overflowing near 65504, as the reference may: not a finding.
+  Point inf = badPoint(Verdict::incorrect, "nan_inf");
+  inf.findings[0].evidence = {{"nan", 0}, {"inf", 12}};
+  EXPECT_TRUE(concludeInputScale(okPoint(), {up(inf)}).findings.empty());
 }
 
 TEST(DiagnoseConclude, PartialTilesFailingAfterAPassingBaseline) {
@@ -459,6 +481,18 @@ TEST(DiagnoseRun, ExpOverflowFoundByScalingTheInputs) {
   EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.softmax_max");
 }
 
+TEST(DiagnoseRun, LatentOverflowFoundByScalingTheInputsUp) {
+  DiagRun r = diagnoseWith("latent_exp", "gemm_whole_tiles", 16, true);
+  ASSERT_FALSE(r.report.findings.empty());
+  EXPECT_EQ(r.report.findings.front().detail, "input_magnitude");
+  EXPECT_EQ(r.report.findings.front().experiment, "inputs x32");
+  EXPECT_EQ(r.report.verdict, Verdict::incorrect);
+  if (r.report.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.report.treePath.empty());
+  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.softmax_max");
+}
+
 TEST(DiagnoseRun, ScaleIndependentNanWalksToDivisionByZero) {
   DiagRun r = diagnoseWith("div_zero", "gemm_whole_tiles", 16, true);
   bool found = false;
@@ -492,8 +526,9 @@ TEST(DiagnoseRun, CleanKernelRunsEveryGroupWithinTheBudget) {
   DiagRun r = diagnoseWith("clean", "gemm_whole_tiles");
   EXPECT_EQ(r.report.verdict, Verdict::ok);
   EXPECT_TRUE(r.report.findings.empty());
-  // 1 + 4 trials + poison + one shift (4 passes: larger ones keep that alignment) + 2 shapes.
-  EXPECT_EQ(r.report.points.size(), 9u);
+  // 1 + 4 trials + poison + one shift (4 passes: larger ones keep that alignment) + 2 shapes
+  // + inputs scaled up.
+  EXPECT_EQ(r.report.points.size(), 10u);
   for (const auto& p : r.report.points) EXPECT_FALSE(p.experiment.empty());
   bool tagged = false, progress = false;
   for (const auto& e : r.events) {

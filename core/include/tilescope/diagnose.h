@@ -6,7 +6,8 @@
 // failures) and other warp counts. Each experiment's result is concluded into
 // findings that name the experiment that proved them. NaN/Inf in the output
 // add a run with every generated float input scaled down (overflow of exp() and
-// friends vanishes, a division by zero or NaN read from memory does not). Core code: no GPU here,
+// friends vanishes, a division by zero or NaN read from memory does not); a
+// passing baseline gets one scaled up (a latent overflow the reference survives). Core code: no GPU here,
 // every capture is a `tilescope-run worker` child (docs/diagnose.md).
 #pragma once
 
@@ -90,7 +91,11 @@ struct DiagnoseOptions {
   SessionOptions session;  ///< worker command, config path, timeouts, devices[0], onEvent
   int trials = 5;          ///< trials in all, the baseline included
   std::vector<int> alignShifts{4, 8, 16, 64};
-  double inputScale = 1.0 / 16;  ///< the input_scale experiment's factor
+  double inputScale = 1.0 / 16;  ///< input_scale's factor after NaN/Inf: do they vanish?
+  /// input_scale's factor after a passing baseline: does the output stay finite
+  /// where the reference does? 32 takes unit logits past exp()'s f32 limit (88.7)
+  /// in most rows of a softmax, and f16 values stay far below 65504.
+  double inputScaleUp = 32;
   /// A baseline capture slower than this (seconds) gets one repeated trial, not
   /// trials - 1: each trial costs a full capture (a 4 GB input takes a minute).
   double expensiveCaptureS = 30;

@@ -20,6 +20,8 @@ the zoo's planted bugs behave on a GPU:
   warps      incorrect with NUM_WARPS >= 4
   exp_overflow  NaN in the output unless the inputs are scaled below 1/4
                 (a softmax without max subtraction)
+  latent_exp NaN in the output once the inputs are scaled by 16 or more (a
+             softmax without max subtraction that unit inputs do not expose)
   div_zero   NaN in the output whatever the inputs' scale
   tail_nan   NaN in the output unless M, N, K are multiples of their tiles
              (unmasked loads of partial tiles read the NaN guard zone)
@@ -71,9 +73,9 @@ def parse(argv):
     return a
 
 
-def finding(category, message, location=None, tensor="C", detail=""):
+def finding(category, message, location=None, tensor="C", detail="", evidence=None):
     return {"category": category, "severity": "error", "message": message, "detail": detail,
-            "tensor": tensor, "location": location, "evidence": {}, "tree_node": ""}
+            "tensor": tensor, "location": location, "evidence": evidence or {}, "tree_node": ""}
 
 
 def correctness(elements, mismatches=0, err=0.0, nan=0, inf=0):
@@ -119,10 +121,13 @@ def decide(s, a, d, p):
         if d["NUM_WARPS"] >= 4:
             return "incorrect", [finding("mismatch", "values differ")], correctness(el, 99, 2.0)
         return ok
-    nan = ("incorrect", [finding("nan_inf", "NaN in C where the reference is finite", {"tiles": [[0, 0]]})],
+    nan = ("incorrect", [finding("nan_inf", "NaN in C where the reference is finite", {"tiles": [[0, 0]]},
+                                 evidence={"nan": el // 2, "inf": 0})],
            correctness(el, el // 2, 1e30, el // 2, 0))
     if s == "exp_overflow":
         return nan if a["scale"] >= 0.25 else ok
+    if s == "latent_exp":
+        return nan if a["scale"] >= 16 else ok
     if s == "div_zero":
         return nan
     if s == "tail_nan":
