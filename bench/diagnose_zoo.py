@@ -46,19 +46,26 @@ CLEAN = ["gemm/gemm_tiled_f16", "gemm/gemm_tiled_f32out", "gemm/gemm_tiled_tail"
          "softmax/softmax_row_f32", "gate/highway_gate"]
 
 
+def diagnose(exe, out, cfg):
+    """(report or None, seconds); prints why when there is no report."""
+    rep_path = os.path.join(out, cfg.replace("/", "_") + ".diagnose.json")
+    t0 = time.time()
+    proc = subprocess.run([exe, "diagnose", os.path.join("kernels", cfg + ".tscfg.json"), "-o", rep_path],
+                          capture_output=True, text=True)
+    wall = time.time() - t0
+    try:
+        return json.load(open(rep_path)), wall
+    except Exception:
+        print(f"{cfg:40} no report (exit {proc.returncode}): {proc.stderr.strip()[-200:]}", flush=True)
+        return None, wall
+
+
 def clean(exe, out, picks):
     todo = [c for c in CLEAN if not picks or any(p in c for p in picks)]
     quiet = 0
     for cfg in todo:
-        rep_path = os.path.join(out, cfg.replace("/", "_") + ".diagnose.json")
-        t0 = time.time()
-        subprocess.run([exe, "diagnose", os.path.join("kernels", cfg + ".tscfg.json"), "-o", rep_path],
-                       capture_output=True, text=True)
-        wall = time.time() - t0
-        try:
-            rep = json.load(open(rep_path))
-        except Exception:
-            print(f"{cfg:40} no report", flush=True)
+        rep, wall = diagnose(exe, out, cfg)
+        if rep is None:
             continue
         errors = [f["category"] + "/" + f.get("detail", "") for f in rep["findings"] if f["severity"] == "error"]
         quiet += not errors
@@ -84,15 +91,8 @@ def main():
     named, fixed = 0, 0
     print(f"{'config':40} {'first finding':28} {'experiment':22} {'tree leaf':40} {'s':>6}", flush=True)
     for cfg, (cats, leaves) in todo.items():
-        path = os.path.join("kernels", cfg + ".tscfg.json")
-        rep_path = os.path.join(out, cfg.replace("/", "_") + ".diagnose.json")
-        t0 = time.time()
-        proc = subprocess.run([exe, "diagnose", path, "-o", rep_path], capture_output=True, text=True)
-        wall = time.time() - t0
-        try:
-            rep = json.load(open(rep_path))
-        except Exception:
-            print(f"{cfg:40} no report (exit {proc.returncode}): {proc.stderr.strip()[-200:]}", flush=True)
+        rep, wall = diagnose(exe, out, cfg)
+        if rep is None:
             continue
         first = rep["findings"][0] if rep["findings"] else {}
         ok_first = first.get("category") in cats and bool(first.get("location"))
