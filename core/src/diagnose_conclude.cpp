@@ -31,29 +31,6 @@ const std::vector<std::string>& rankTable() {
 
 namespace diagnose_detail {
 
-/// What two runs of identical inputs are compared on: the verdict and, per output,
-/// the error figures and the unwritten count (bit-identical outputs give identical
-/// figures; the figures are what every point carries).
-json outcome(const Point& p, bool withMaxErr, bool withDigest) {
-  // Timing is not part of the result: trials run without it, so `slow` reads as `ok`.
-  const Verdict v = p.verdict == Verdict::slow ? Verdict::ok : p.verdict;
-  json s = {{"verdict", verdictName(v)}};
-  // The output bytes' digest decides exactly where both runs have one (trials of
-  // one point start from identical inputs and sentinels).
-  if (withDigest && p.extra.contains("output_digest")) s["digest"] = p.extra["output_digest"];
-  json outs = json::object();
-  for (const auto& c : p.correctness) {
-    if (!c.checked) continue;
-    json o = {{"mismatches", c.mismatches}, {"nan", c.nan}, {"inf", c.inf}};
-    if (withMaxErr) o["max_abs_err"] = c.maxAbsErr;
-    outs[c.tensor.empty() ? "?" : c.tensor] = o;
-  }
-  for (const auto& cov : p.coverage)
-    if (cov.measured) outs[cov.tensor]["unwritten"] = cov.unwritten;
-  if (!outs.empty()) s["outputs"] = outs;
-  return s;
-}
-
 bool hasNanInf(const Point& p) {
   if (findingOf(p, "nan_inf")) return true;
   for (const auto& c : p.correctness)
@@ -158,13 +135,13 @@ const Finding* primaryFinding(const Point& p) {
 
 Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& runs) {
   Conclusion c;
-  const json first = outcome(base, true, true);
+  const json first = runOutcome(base);
   json seen = json::array({first});
   std::vector<const Point*> differing;
   bool faultMix = false;
   for (const auto& r : runs) {
     if (pointInapplicable(r.point, base)) continue;
-    json o = outcome(r.point, true, true);
+    json o = runOutcome(r.point);
     seen.push_back(o);
     if (o == first) continue;
     differing.push_back(&r.point);
@@ -236,7 +213,7 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
   f.location = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"required_alignment", required}};
   if (const Finding* pf = primaryFinding(*firstBad); pf && !pf->location.is_null()) f.location["fault"] = pf->location;
   f.tensor = tensorOf(*firstBad);
-  f.evidence = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", outcome(*firstBad, true)}};
+  f.evidence = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", runOutcome(*firstBad, true)}};
   c.findings.push_back(f);
   c.summary = exp + ": " + msg;
   return c;
@@ -250,7 +227,7 @@ Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& r
     // Unwritten elements hold the sentinel itself, so their error differs between
     // the patterns by construction: compare counts only then.
     const bool withMax = !hasUnwritten(base) && !hasUnwritten(r.point);
-    json a = outcome(base, withMax), b = outcome(r.point, withMax);
+    json a = runOutcome(base, withMax), b = runOutcome(r.point, withMax);
     if (a == b) {
       c.summary = "the output does not change with the poison";
       continue;
@@ -281,7 +258,7 @@ Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& ru
     f.severity = Severity::warning;  // suggestive: the warp count changes the tiling work split too
     f.location = locationOf(base);
     f.tensor = tensorOf(base);
-    f.evidence = {{"passing", r.experiment.name}, {"baseline", outcome(base, true)}};
+    f.evidence = {{"passing", r.experiment.name}, {"baseline", runOutcome(base, true)}};
     c.findings.push_back(f);
     c.settled = true;
     c.summary = f.message;
@@ -318,7 +295,7 @@ Conclusion concludeScaledUp(const Point& base, const std::vector<ExperimentRun>&
                             r.experiment.name, "wrong.nan_inf.softmax_max");
     f.location = nan->location;
     f.tensor = nan->tensor;
-    f.evidence = {{"baseline", outcome(base, true)}, {"scaled", outcome(r.point, true)},
+    f.evidence = {{"baseline", runOutcome(base, true)}, {"scaled", runOutcome(r.point, true)},
                   {"input_scale", r.experiment.inputScale}};
     c.findings.push_back(f);
     c.summary = r.experiment.name + ": " + f.message;
@@ -345,7 +322,7 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
       c.summary = exp + ": " + verdictName(r.point.verdict) + " (no conclusion)";
       continue;
     }
-    const json scaled = outcome(r.point, true);
+    const json scaled = runOutcome(r.point, true);
     char factor[32];
     std::snprintf(factor, sizeof factor, "%g", r.experiment.inputScale);
     Finding f;
@@ -369,7 +346,7 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
     }
     f.location = locationOf(base);
     f.tensor = tensorOf(base);
-    f.evidence = {{"baseline", outcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
+    f.evidence = {{"baseline", runOutcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
     c.findings.push_back(f);
     c.summary = exp + ": " + f.message;
     break;

@@ -11,9 +11,6 @@
 
 namespace tilescope::diagnose_detail {
 
-/// The verdict and, per output, error figures and unwritten count: what two runs
-/// on identical inputs are compared on (`withMaxErr` false drops max_abs_err).
-nlohmann::json outcome(const Point& p, bool withMaxErr, bool withDigest = false);
 bool hasUnwritten(const Point& p);
 /// A nan_inf finding, or NaN/Inf counted in a checked output.
 bool hasNanInf(const Point& p);

@@ -44,6 +44,13 @@ Point runWorkerPoint(const Config& config, const SweepPoint& point, int trial, i
 /// disagree, and the merged verdict.
 Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts);
 
+/// What two runs on identical inputs are compared on (sweep trials, diagnose's
+/// trials and poison): the verdict (`slow` reads as `ok`: timing noise is not a
+/// different result), the output bytes' digest (`withDigest`, where the worker
+/// gave one) and, per output, mismatches, NaN, Inf, max_abs_err (`withMaxErr`)
+/// and the unwritten count.
+nlohmann::json runOutcome(const Point& p, bool withMaxErr = true, bool withDigest = true);
+
 /// Adds `race` findings to points whose trials disagree; fills report.matrix.
 void summariseTrials(Report& report, int trials);
 
