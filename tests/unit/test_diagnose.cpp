@@ -235,6 +235,11 @@ TEST(DiagnoseConclude, PoisonThatChangesTheOutputIsAnUninitializedRead) {
   gapped.coverage.push_back(gap);
   gapped1.coverage.push_back(gap);
   EXPECT_TRUE(concludePoison(gapped, {namedRun(ExperimentKind::poison, "p", gapped1)}).findings.empty());
+  // Nor do the output bytes' digests, which differ wherever the poison shows.
+  gapped.extra["output_digest"] = {{"C", "0123"}};
+  gapped1 = gapped;
+  gapped1.extra["output_digest"] = {{"C", "4567"}};
+  EXPECT_TRUE(concludePoison(gapped, {namedRun(ExperimentKind::poison, "p", gapped1)}).findings.empty());
 }
 
 TEST(DiagnoseConclude, ShapesRoundedToTilesPassingNameTheMask) {

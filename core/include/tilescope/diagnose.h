@@ -7,8 +7,9 @@
 // findings that name the experiment that proved them. NaN/Inf in the output
 // add a run with every generated float input scaled down (overflow of exp() and
 // friends vanishes, a division by zero or NaN read from memory does not); a
-// passing baseline gets one scaled up (a latent overflow the reference survives). Core code: no GPU here,
-// every capture is a `tilescope-run worker` child (docs/diagnose.md).
+// passing baseline gets one scaled up (a latent overflow the reference
+// survives). Core code: no GPU here, every capture is a `tilescope-run worker`
+// child (docs/diagnose.md).
 #pragma once
 
 #include <cstdint>
@@ -97,7 +98,7 @@ struct DiagnoseOptions {
   /// in most rows of a softmax, and f16 values stay far below 65504.
   double inputScaleUp = 32;
   /// A baseline capture slower than this (seconds) gets one repeated trial, not
-  /// trials - 1: each trial costs a full capture (a 4 GB input takes a minute).
+  /// trials - 1: each trial costs as much as the baseline did.
   double expensiveCaptureS = 30;
   int maxCaptures = 16;    ///< worker runs in all, the baseline included
   bool useTree = true;     ///< consult resources/tree.json when it loads

@@ -45,7 +45,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& point, int trial, i
 Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts);
 
 /// What two runs on identical inputs are compared on (sweep trials, diagnose's
-/// trials and poison): the verdict (`slow` reads as `ok`: timing noise is not a
+/// trials; the poison without the digest): the verdict (`slow` reads as `ok`: timing noise is not a
 /// different result), the output bytes' digest (`withDigest`, where the worker
 /// gave one) and, per output, mismatches, NaN, Inf, max_abs_err (`withMaxErr`)
 /// and the unwritten count.
