@@ -54,8 +54,10 @@ int cmdRun(const RunArgs& a) {
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();
   if (!a.remote.empty()) {
+    // The remote host sees the same absolute path (a shared filesystem); ssh
+    // hands the arguments to the remote shell as one line, so they are quoted.
     opts.workerCommand = {"ssh", "-o", "BatchMode=yes", a.remote, "tilescope-run"};
-    opts.configPath = a.config;  // the remote host sees the same path (shared filesystem)
+    opts.workerThroughShell = true;
   } else {
     opts.workerCommand = {selfExecutable()};
   }

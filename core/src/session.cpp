@@ -60,14 +60,21 @@ Finding hangFinding(const ChildResult& r, double limit, const std::string& phase
   return f;
 }
 
+std::string shellQuoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
 
 Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
                      const SessionOptions& opts, DeviceInfo* deviceOut) {
+  std::vector<std::string> args = {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
+                                   std::to_string(trial), "--gpu", std::to_string(device)};
+  args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
   std::vector<std::string> argv = opts.workerCommand;
-  argv.insert(argv.end(), {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
-                           std::to_string(trial), "--gpu", std::to_string(device)});
-  argv.insert(argv.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
+  for (const auto& a : args) argv.push_back(opts.workerThroughShell ? shellQuoted(a) : a);
 
   const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
   std::string lastPhase;

@@ -23,6 +23,9 @@ nlohmann::json streamEvent(const std::string& event, nlohmann::json body = nlohm
 struct SessionOptions {
   std::vector<std::string> workerCommand;  ///< e.g. {"/usr/bin/tilescope-run"} or {"ssh", "gpu1", "tilescope-run"}
   std::string configPath;                  ///< as the worker will see it
+  /// The arguments after workerCommand pass through a remote shell (ssh joins
+  /// them into one command line): each is single-quoted for it.
+  bool workerThroughShell = false;
   int trials = 1;
   int jobs = 1;                            ///< workers at once
   std::vector<int> devices{0};             ///< GPU ordinals to spread jobs over
