@@ -123,6 +123,9 @@ void MainWindow::setupActions() {
   m_runAction->setShortcut(QKeySequence(Qt::Key_F5));
   m_sweepAction = run->addAction(tr("&Sweep"), m_runPanel, &RunPanel::startSweep);
   m_sweepAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  m_diagnoseAction = run->addAction(tr("&Diagnose"), m_runPanel, &RunPanel::startDiagnose);
+  m_diagnoseAction->setShortcut(QKeySequence(Qt::Key_F6));
+  m_diagnoseAction->setToolTip(tr("Run, then the experiments that locate the bug; the troubleshooting tree is walked over them"));
   m_cancelAction = run->addAction(tr("&Cancel"), m_runPanel, &RunPanel::cancel);
   m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
   run->addSeparator();
@@ -154,6 +157,7 @@ void MainWindow::setupActions() {
   tb->addAction(open);
   tb->addAction(m_runAction);
   tb->addAction(m_sweepAction);
+  tb->addAction(m_diagnoseAction);
   tb->addAction(m_cancelAction);
   tb->addAction(m_exportAction);
 
@@ -312,6 +316,7 @@ void MainWindow::updateStatus() {
   const bool canRun = !m_runPanel->configPath().isEmpty() && !m_runPanel->isRunning();
   m_runAction->setEnabled(canRun);
   m_sweepAction->setEnabled(canRun);
+  m_diagnoseAction->setEnabled(canRun);
   m_cancelAction->setEnabled(m_runPanel->isRunning());
 #ifdef TILESCOPE_HAVE_EXPORTER
   m_exportAction->setEnabled(m_report != nullptr);

@@ -104,6 +104,7 @@ class MainWindow : public QMainWindow {
   QAction* m_exportAction = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_sweepAction = nullptr;
+  QAction* m_diagnoseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;

@@ -146,6 +146,10 @@ class TstMainWindow : public QObject {
     w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
     QCOMPARE(w.runPanel()->commandLine(QStringLiteral("run")).mid(0, 3),
              (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu01"), QStringLiteral("tilescope-run")}));
+    // ssh joins the arguments for the remote shell: each is quoted.
+    const QStringList remote = w.runPanel()->commandLine(QStringLiteral("diagnose"));
+    QCOMPARE(remote.mid(3), (QStringList{QStringLiteral("'diagnose'"), QLatin1Char('\'') + w.runPanel()->configPath() + QLatin1Char('\''),
+                                         QStringLiteral("'--stream'")}));
     QVERIFY(w.statusTargetText().contains(QStringLiteral("gpu01")));
   }
 

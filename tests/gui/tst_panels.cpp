@@ -36,6 +36,27 @@ QByteArray streamOf(const Report& r) {
   line({{"event", "report"}, {"report", toJson(r)}});
   return out;
 }
+
+/// The stream `diagnose --stream` prints for `r` (points with `experiment` set):
+/// a diagnose progress event per capture, the worker's point event tagged with
+/// its experiment (the worker's point itself does not know it), the report.
+QByteArray diagnoseStreamOf(const Report& r) {
+  QByteArray out;
+  auto line = [&](nlohmann::json j) {
+    j["schema"] = "tilescope.stream/1";
+    out += QByteArray::fromStdString(j.dump()) + '\n';
+  };
+  int capture = 0;
+  for (const Point& p : r.points) {
+    line({{"event", "progress"}, {"stage", "diagnose"}, {"experiment", p.experiment}, {"capture", ++capture},
+          {"max_captures", 16}, {"message", "experiment " + p.experiment}});
+    nlohmann::json point = toJson(p);
+    point.erase("experiment");
+    line({{"event", "point"}, {"experiment", p.experiment}, {"point", point}});
+  }
+  line({{"event", "report"}, {"report", toJson(r)}});
+  return out;
+}
 }  // namespace
 
 class TstPanels : public QObject {
@@ -119,6 +140,46 @@ class TstPanels : public QObject {
     // Selecting a cell selects the point.
     panel.matrixView()->setCurrentIndex(panel.matrixModel()->indexForPoint(2));
     QCOMPARE(sel.state().point, 2);
+  }
+
+  void runPanelShowsADiagnoseByExperiment() {
+    // Four captures of point 0, as diagnose makes them.
+    Report d = m_report;
+    d.verb = "diagnose";
+    const std::vector<std::string> names{"baseline", "trial 2/2", "poison variant 1", "shape M=65 N=65 K=33"};
+    for (size_t i = 0; i < d.points.size() && i < names.size(); ++i) {
+      d.points[i].experiment = names[i];
+      d.points[i].index = 0;
+      d.points[i].trial = 0;
+    }
+    QTemporaryDir dir;
+    QFile stream(dir.filePath(QStringLiteral("stream.jsonl")));
+    QVERIFY(stream.open(QIODevice::WriteOnly));
+    stream.write(diagnoseStreamOf(d));
+    stream.close();
+    writeWorker(QStringLiteral("echo \"$@\" > '%1'\ncat '%2'\nexit 1").arg(dir.filePath(QStringLiteral("args")), stream.fileName()));
+    Selection sel;
+    RunPanel panel(&sel);
+    panel.setConfigPath(kConfig);
+    QSignalSpy progress(panel.stream(), &RunStream::progressAvailable);
+    QSignalSpy finished(&panel, &RunPanel::runFinished);
+    panel.startDiagnose();
+    QVERIFY(finished.wait(10000));
+    QFile args(dir.filePath(QStringLiteral("args")));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(), QStringLiteral("diagnose %1 --stream").arg(kConfig));
+    // One row per experiment, named after it; no capture overwrote another.
+    QCOMPARE(panel.matrixModel()->rowCount(), static_cast<int>(d.points.size()));
+    for (size_t i = 0; i < d.points.size(); ++i) {
+      const QModelIndex idx = panel.matrixModel()->indexForPoint(static_cast<int>(i));
+      QVERIFY(idx.isValid());
+      QCOMPARE(idx.data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(d.points[i].verdict));
+      QVERIFY(panel.matrixModel()->headerData(idx.row(), Qt::Vertical).toString().startsWith(QString::fromStdString(names[i])));
+    }
+    // Progress counts captures against diagnose's limit.
+    QVERIFY(!progress.isEmpty());
+    QCOMPARE(progress.front().at(1).toInt(), 16);
+    QCOMPARE(progress.back().at(0).toInt(), static_cast<int>(d.points.size()));
   }
 
   void cancelKillsTheWorker() {

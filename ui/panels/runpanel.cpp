@@ -28,9 +28,12 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_stream(new RunStream(this)), m_matrix(new ResultMatrixModel(this)) {
   m_run = new QPushButton(tr("Run"), this);
   m_sweep = new QPushButton(tr("Sweep"), this);
+  m_diagnose = new QPushButton(tr("Diagnose"), this);
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_run->setToolTip(tr("tilescope-run run CONFIG --stream (F5)"));
   m_sweep->setToolTip(tr("tilescope-run sweep CONFIG --stream (Shift+F5)"));
+  m_diagnose->setToolTip(tr("tilescope-run diagnose CONFIG --stream (F6): run, then the experiments "
+                            "that locate the bug, each in its own worker"));
   m_remote = new QLineEdit(this);
   m_remote->setPlaceholderText(tr("local GPU (or a host: ssh HOST tilescope-run ...)"));
   m_progress = new QProgressBar(this);
@@ -52,6 +55,7 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_run);
   buttons->addWidget(m_sweep);
+  buttons->addWidget(m_diagnose);
   buttons->addWidget(m_cancel);
   buttons->addWidget(m_progress, 1);
   auto* form = new QFormLayout;
@@ -71,6 +75,7 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
 
   connect(m_run, &QPushButton::clicked, this, &RunPanel::startRun);
   connect(m_sweep, &QPushButton::clicked, this, &RunPanel::startSweep);
+  connect(m_diagnose, &QPushButton::clicked, this, &RunPanel::startDiagnose);
   connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
   connect(m_remote, &QLineEdit::editingFinished, this, [this] { emit remoteHostChanged(remoteHost()); });
   connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& idx) {
@@ -83,10 +88,23 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
     m_status->setText(tr("Point %1 of %2: %3").arg(point).arg(total).arg(msg));
   });
   connect(m_stream, &RunStream::pointAvailable, this, [this](const Point& p) {
-    m_matrix->setPoint(p, m_streamedPoints++);
-    auto* item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
-                                         .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
-                                         .arg(p.findings.size()), m_pointStatus);
+    QListWidgetItem* item = nullptr;
+    if (!p.experiment.empty()) {
+      // diagnose: every capture is of point 0; one row per experiment, as in its report.
+      Point row = p;
+      row.index = m_streamedPoints;
+      row.trial = 0;
+      row.label = p.experiment + (p.label.empty() ? "" : " [" + p.label + "]");
+      m_matrix->setPoint(row, m_streamedPoints++);
+      item = new QListWidgetItem(tr("%1: %2, %3 finding(s)")
+                                     .arg(qs(p.experiment), QString::fromLatin1(verdictName(p.verdict)))
+                                     .arg(p.findings.size()), m_pointStatus);
+    } else {
+      m_matrix->setPoint(p, m_streamedPoints++);
+      item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
+                                     .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
+                                     .arg(p.findings.size()), m_pointStatus);
+    }
     item->setForeground(verdictColor(p.verdict));
   });
   connect(m_stream, &RunStream::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
@@ -128,8 +146,11 @@ QString RunPanel::runExecutable() {
 QStringList RunPanel::commandLine(const QString& verb) const {
   const QStringList args{verb, m_configPath, QStringLiteral("--stream")};
   if (remoteHost().isEmpty()) return QStringList{runExecutable()} + args;
-  // Remote: the config path must exist at the same path there (shared file system).
-  return QStringList{QStringLiteral("ssh"), remoteHost(), QStringLiteral("tilescope-run")} + args;
+  // Remote: the config path must exist at the same path there (shared file
+  // system). ssh joins the arguments into one line for the remote shell: quote them.
+  QStringList cmd{QStringLiteral("ssh"), remoteHost(), QStringLiteral("tilescope-run")};
+  for (QString a : args) cmd << QLatin1Char('\'') + a.replace(QLatin1Char('\''), QStringLiteral("'\\''")) + QLatin1Char('\'');
+  return cmd;
 }
 
 bool RunPanel::isRunning() const { return m_process && m_process->state() != QProcess::NotRunning; }
@@ -137,6 +158,7 @@ bool RunPanel::isRunning() const { return m_process && m_process->state() != QPr
 void RunPanel::setRunning(bool running) {
   m_run->setEnabled(!running && !m_configPath.isEmpty());
   m_sweep->setEnabled(!running && !m_configPath.isEmpty());
+  m_diagnose->setEnabled(!running && !m_configPath.isEmpty());
   m_cancel->setEnabled(running);
   m_remote->setEnabled(!running);
 }

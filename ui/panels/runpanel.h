@@ -1,7 +1,8 @@
-// Run and Sweep: starts `tilescope-run run|sweep CONFIG --stream` (locally, or
-// `ssh HOST tilescope-run ...`) through QProcess, shows progress per point, and
-// the result matrix (points × trials, coloured by verdict). Selecting a cell
-// selects that point in every view.
+// Run, Sweep and Diagnose: starts `tilescope-run run|sweep|diagnose CONFIG
+// --stream` (locally, or `ssh HOST tilescope-run ...`) through QProcess, shows
+// progress per point (per experiment for diagnose), and the result matrix
+// (points × trials, or one row per experiment, coloured by verdict). Selecting a
+// cell selects that point in every view.
 #pragma once
 
 #include <QProcess>
@@ -35,7 +36,8 @@ class RunPanel : public QWidget, public ReportView {
   QString remoteHost() const;
   /// The tilescope-run to start: next to this executable, else on PATH.
   static QString runExecutable();
-  /// Program and arguments of a run of `verb` ("run" or "sweep").
+  /// Program and arguments of a run of `verb` ("run", "sweep" or "diagnose"). Over
+  /// ssh the arguments are quoted for the remote shell.
   QStringList commandLine(const QString& verb) const;
   bool isRunning() const;
 
@@ -50,6 +52,7 @@ class RunPanel : public QWidget, public ReportView {
  public slots:
   void startRun() { start(QStringLiteral("run")); }
   void startSweep() { start(QStringLiteral("sweep")); }
+  void startDiagnose() { start(QStringLiteral("diagnose")); }
   void cancel();
 
  signals:
@@ -72,6 +75,7 @@ class RunPanel : public QWidget, public ReportView {
   int m_streamedPoints = 0;
   QPushButton* m_run;
   QPushButton* m_sweep;
+  QPushButton* m_diagnose;
   QPushButton* m_cancel;
   QLineEdit* m_remote;
   QProgressBar* m_progress;

@@ -29,11 +29,19 @@ void RunStream::parseLine(const QByteArray& line) {
   const std::string event = j.value("event", std::string());
   try {
     if (event == "progress") {
+      const QString message = QString::fromStdString(j.value("message", std::string()));
+      if (j.contains("max_captures")) {
+        // diagnose: capture N of at most M (it stops early once conclusive).
+        emit progressAvailable(j.value("capture", m_points), j.value("max_captures", 0), message);
+        return;
+      }
       // `point` (or the session's `point_index`) is the point the message is about.
       const int point = j.contains("point") ? j.value("point", 0) : j.value("point_index", m_points);
-      emit progressAvailable(std::max(point, m_points), j.value("total", 0), QString::fromStdString(j.value("message", std::string())));
+      emit progressAvailable(std::max(point, m_points), j.value("total", 0), message);
     } else if (event == "point") {
-      const Point p = pointFromJson(j.at("point"));
+      Point p = pointFromJson(j.at("point"));
+      // diagnose tags its workers' events with the experiment they belong to.
+      if (p.experiment.empty()) p.experiment = j.value("experiment", std::string());
       ++m_points;
       emit pointAvailable(p);
       if (j.contains("total"))
