@@ -31,13 +31,16 @@ void RunStream::parseLine(const QByteArray& line) {
     if (event == "progress") {
       const QString message = QString::fromStdString(j.value("message", std::string()));
       if (j.contains("max_captures")) {
-        // diagnose: capture N of at most M (it stops early once conclusive).
-        emit progressAvailable(j.value("capture", m_points), j.value("max_captures", 0), message);
+        // diagnose: capture N of at most M starts (N - 1 done; it stops early
+        // once conclusive).
+        m_maxCaptures = j.value("max_captures", 0);
+        emit progressAvailable(std::max(j.value("capture", m_points + 1) - 1, m_points), m_maxCaptures, message);
         return;
       }
-      // `point` (or the session's `point_index`) is the point the message is about.
+      // `point` (or the session's `point_index`) is the point the message is about;
+      // under diagnose, a worker's own progress counts against the capture limit.
       const int point = j.contains("point") ? j.value("point", 0) : j.value("point_index", m_points);
-      emit progressAvailable(std::max(point, m_points), j.value("total", 0), message);
+      emit progressAvailable(std::max(point, m_points), j.value("total", m_maxCaptures), message);
     } else if (event == "point") {
       Point p = pointFromJson(j.at("point"));
       // diagnose tags its workers' events with the experiment they belong to.

@@ -23,7 +23,7 @@ class RunStream : public QObject {
   void feed(const QByteArray& bytes);
   /// Parses whatever is left (the process ended without a final newline).
   void finish();
-  void reset() { m_buffer.clear(); m_points = 0; }
+  void reset() { m_buffer.clear(); m_points = 0; m_maxCaptures = 0; }
   int pointsSeen() const { return m_points; }
 
  signals:
@@ -39,6 +39,7 @@ class RunStream : public QObject {
   void parseLine(const QByteArray& line);
   QByteArray m_buffer;
   int m_points = 0;
+  int m_maxCaptures = 0;  ///< diagnose: the capture limit its progress events name
 };
 
 }  // namespace tilescope::ui
