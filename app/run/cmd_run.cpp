@@ -41,15 +41,21 @@ std::vector<int> localGpus() {
 
 int cmdRun(const RunArgs& a) {
   Config cfg;
+  std::size_t points = 0;
   try {
     cfg = loadConfig(a.config);
-    for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
+    const auto expanded = expandSweep(cfg);
+    for (const auto& sp : expanded) (void)resolvePoint(sp.config);
+    points = expanded.size();
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
   if (a.verb == "run" && !cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
-  if (a.verb == "run") cfg.sweep.clear();
+  if (a.verb == "run") {
+    cfg.sweep.clear();
+    points = 1;
+  }
 
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();
@@ -67,7 +73,7 @@ int cmdRun(const RunArgs& a) {
   opts.timeoutS = a.timeoutS;
   opts.launchTimeoutS = a.launchTimeoutS;
   std::mutex io;
-  const std::size_t total = expandSweep(cfg).size() * static_cast<std::size_t>(std::max(1, opts.trials));
+  const std::size_t total = points * static_cast<std::size_t>(std::max(1, opts.trials));
   std::size_t done = 0;
   opts.onEvent = [&](const nlohmann::json& e) {
     std::lock_guard<std::mutex> lock(io);

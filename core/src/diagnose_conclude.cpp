@@ -98,6 +98,12 @@ std::string nodeFor(const std::string& category, const std::string& detail) {
 
 std::int64_t lowBit(std::int64_t v) { return v & -v; }
 
+std::string scaleText(double factor) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", factor);
+  return buf;
+}
+
 std::string joinInts(const std::vector<int>& v, const std::string& unit) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
@@ -280,8 +286,7 @@ Conclusion concludeScaledUp(const Point& base, const std::vector<ExperimentRun>&
     c.settled = true;
     const Finding* nan = findingOf(r.point, "nan_inf");
     const std::int64_t nans = nan ? nan->evidence.value("nan", std::int64_t(0)) : 0;
-    char factor[32];
-    std::snprintf(factor, sizeof factor, "%g", r.experiment.inputScale);
+    const std::string factor = scaleText(r.experiment.inputScale);
     if (nans == 0) {
       c.summary = r.experiment.name + ": " + verdictName(r.point.verdict) + ", no NaN where the reference is finite";
       continue;
@@ -324,8 +329,7 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
       continue;
     }
     const json scaled = runOutcome(r.point, true);
-    char factor[32];
-    std::snprintf(factor, sizeof factor, "%g", r.experiment.inputScale);
+    const std::string factor = scaleText(r.experiment.inputScale);
     Finding f;
     if (!hasNanInf(r.point)) {
       const bool passed = pointPassed(r.point);

@@ -24,5 +24,7 @@ Finding makeFinding(const std::string& category, const std::string& detail, cons
 std::string nodeFor(const std::string& category, const std::string& detail);
 std::int64_t lowBit(std::int64_t v);
 std::string joinInts(const std::vector<int>& v, const std::string& unit);
+/// An input scale as names and messages show it ("0.0625", "32").
+std::string scaleText(double factor);
 
 }  // namespace tilescope::diagnose_detail

@@ -204,9 +204,7 @@ std::vector<Experiment> planInputScale(const Config& cfg, double factor, bool up
   Experiment e;
   e.kind = ExperimentKind::input_scale;
   e.inputScale = factor;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", factor);
-  e.name = "inputs x" + std::string(buf);
+  e.name = "inputs x" + diagnose_detail::scaleText(factor);
   std::string names;
   for (const auto& n : inputs) names += (names.empty() ? "" : ", ") + n;
   e.why = up ? "does the output stay finite with larger inputs (" + names + "), as the reference does?"

@@ -7,6 +7,7 @@
 
 #include "diagnose_detail.h"
 #include "tilescope/diagnose.h"
+#include "tilescope/tensor.h"
 
 namespace tilescope {
 
@@ -56,7 +57,7 @@ json int32Overflow(const Config& cfg) {
 std::vector<std::string> nanGuardedInputs(const Config& cfg) {
   std::vector<std::string> out;
   for (const auto& t : cfg.tensors)
-    if (!t.output && isFloating(t.dtype)) out.push_back(t.name);
+    if (!t.output && guardIsNan(t.dtype)) out.push_back(t.name);
   return out;
 }
 

@@ -303,8 +303,11 @@ std::uint64_t sentinelBits(DType dtype, int variant) {
   return 0;
 }
 
+bool guardIsNan(DType dtype) { return isFloating(dtype); }
+
 std::uint8_t guardByte(DType dtype, std::size_t byteIndexInElement) {
   // Quiet NaNs so that a load past the end poisons whatever it feeds into.
+  if (!guardIsNan(dtype)) return 0xA5;
   std::uint64_t pattern = 0;
   switch (dtype) {
     case DType::f32: pattern = 0x7FC0DEADull; break;

@@ -408,6 +408,13 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
   return r;
 }
 
+/// The tree walk over a diagnose report ends at `leaf` (skips when the tree did not load).
+void expectWalkEndsAt(const Report& r, const std::string& leaf) {
+  if (r.extra["diagnose"].contains("tree_error")) GTEST_SKIP() << "tree did not load: " << r.extra["diagnose"]["tree_error"];
+  ASSERT_FALSE(r.treePath.empty());
+  EXPECT_EQ(r.treePath.back(), leaf);
+}
+
 std::vector<std::string> experiments(const Report& r) {
   std::vector<std::string> out;
   for (const auto& p : r.points) out.push_back(p.experiment);
@@ -480,10 +487,7 @@ TEST(DiagnoseRun, ExpOverflowFoundByScalingTheInputs) {
   EXPECT_EQ(f.experiment, "inputs x0.0625");
   EXPECT_EQ(r.report.points.back().experiment, "inputs x0.0625");
   EXPECT_EQ(r.report.points.back().extra.value("input_scale", 0.0), 0.0625);
-  if (r.report.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
-  ASSERT_FALSE(r.report.treePath.empty());
-  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.softmax_max");
+  expectWalkEndsAt(r.report, "wrong.nan_inf.softmax_max");
 }
 
 TEST(DiagnoseRun, LatentOverflowFoundByScalingTheInputsUp) {
@@ -492,10 +496,7 @@ TEST(DiagnoseRun, LatentOverflowFoundByScalingTheInputsUp) {
   EXPECT_EQ(r.report.findings.front().detail, "input_magnitude");
   EXPECT_EQ(r.report.findings.front().experiment, "inputs x32");
   EXPECT_EQ(r.report.verdict, Verdict::incorrect);
-  if (r.report.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
-  ASSERT_FALSE(r.report.treePath.empty());
-  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.softmax_max");
+  expectWalkEndsAt(r.report, "wrong.nan_inf.softmax_max");
 }
 
 TEST(DiagnoseRun, ScaleIndependentNanWalksToDivisionByZero) {
@@ -503,10 +504,7 @@ TEST(DiagnoseRun, ScaleIndependentNanWalksToDivisionByZero) {
   bool found = false;
   for (const auto& f : r.report.findings) found = found || f.detail == "magnitude_independent";
   EXPECT_TRUE(found);
-  if (r.report.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
-  ASSERT_FALSE(r.report.treePath.empty());
-  EXPECT_EQ(r.report.treePath.back(), "wrong.nan_inf.division_by_zero");
+  expectWalkEndsAt(r.report, "wrong.nan_inf.division_by_zero");
 }
 
 TEST(DiagnoseRun, NanAtPartialTilesWalksToTheLoadMask) {
@@ -514,10 +512,7 @@ TEST(DiagnoseRun, NanAtPartialTilesWalksToTheLoadMask) {
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "oob_read");
   EXPECT_EQ(r.report.findings.front().experiment, "shape M=1024 N=1024 K=1024");
-  if (r.report.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
-  ASSERT_FALSE(r.report.treePath.empty());
-  EXPECT_EQ(r.report.treePath.back(), "fault.oob_read");
+  expectWalkEndsAt(r.report, "fault.oob_read");
 }
 
 TEST(DiagnoseRun, WarpCountDependenceReported) {

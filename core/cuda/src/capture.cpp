@@ -147,7 +147,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
     std::string error;
     for (auto& f : checkGuards(t, tilesOf(t.name), &error)) p.findings.push_back(std::move(f));
     if (!error.empty()) p.extra["guard_error"] = error;
-    if (!t.spec->output) guardedInputs.push_back({t.name, t.dtype, isFloating(t.dtype)});
+    if (!t.spec->output) guardedInputs.push_back({t.name, t.dtype, guardIsNan(t.dtype)});
   }
 
   if (opts.progress) opts.progress("reference: " + cfg.reference.op);

@@ -50,8 +50,10 @@ void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, do
 /// repeated byte for integers). `variant` 1 gives a second, different pattern
 /// (diagnose's second poison run).
 std::uint64_t sentinelBits(DType dtype, int variant = 0);
-/// The pattern guard zones hold: a quiet NaN for floating inputs (so unmasked
-/// reads past a tensor's end surface in the output), 0xA5 bytes otherwise.
+/// True when guard zones of this dtype hold a quiet NaN (floating dtypes), so that
+/// unmasked reads past a tensor's end surface in the output as NaN.
+bool guardIsNan(DType dtype);
+/// The pattern guard zones hold: a quiet NaN where guardIsNan, 0xA5 bytes otherwise.
 std::uint8_t guardByte(DType dtype, std::size_t byteIndexInElement);
 
 }  // namespace tilescope
