@@ -41,21 +41,22 @@ std::vector<int> localGpus() {
 
 int cmdRun(const RunArgs& a) {
   Config cfg;
-  std::size_t points = 0;
+  std::vector<SweepPoint> expanded;
   try {
     cfg = loadConfig(a.config);
-    const auto expanded = expandSweep(cfg);
+    expanded = expandSweep(cfg);
     for (const auto& sp : expanded) (void)resolvePoint(sp.config);
-    points = expanded.size();
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (a.verb == "run" && !cfg.sweep.empty())
+  std::size_t points = expanded.size();
+  if (a.verb == "run" && !cfg.sweep.empty()) {
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
-  if (a.verb == "run") {
-    cfg.sweep.clear();
-    points = 1;
+    // The worker captures point 0 of the file: the report's config is that point's
+    // (the sweep's first values), not the defines the sweep overrides.
+    cfg = expanded.front().config;
   }
+  if (a.verb == "run") points = 1;
 
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();
