@@ -53,4 +53,37 @@ PY
   fi
   rm -rf "$tmp"
 fi
+# The Compute Sanitizer API (the tracer, `run --trace`): headers and
+# libsanitizer-public.so from the nvidia-cuda-sanitizer-api wheel of the
+# toolkit's CUDA version, unpacked into build-deps/sanitizer, for toolkits
+# (like a pip-assembled one) that lack compute-sanitizer/.
+san="$here/build-deps/sanitizer"
+nvcc_bin=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+if [ ! -f "$san/include/sanitizer_patching.h" ] && [ -x "$nvcc_bin" ]; then
+  cuda_ver=$("$nvcc_bin" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
+  tmp=$(mktemp -d)
+  if [ -n "$cuda_ver" ] && python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
+       "nvidia-cuda-sanitizer-api==${cuda_ver}.*" >/dev/null 2>&1; then
+    python3 - "$tmp" "$san" <<'PY'
+import glob, os, sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+for whl in glob.glob(os.path.join(src, "*.whl")):
+    z = zipfile.ZipFile(whl)
+    for n in z.namelist():
+        base = os.path.basename(n)
+        if "/include/" in n and base.startswith("sanitizer") and base.endswith(".h"):
+            out = os.path.join(dst, "include", base)
+        elif base == "libsanitizer-public.so":
+            out = os.path.join(dst, "lib", base)
+        else:
+            continue
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(z.read(n))
+PY
+  else
+    echo "note: could not download nvidia-cuda-sanitizer-api ${cuda_ver}; the tracer (run --trace) is not built" >&2
+  fi
+  rm -rf "$tmp"
+fi
 echo "dependencies ready" >&2

@@ -73,9 +73,16 @@ int cmdRun(const RunArgs& a) {
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;
   opts.launchTimeoutS = a.launchTimeoutS;
+  if (a.trace) {
+    opts.extraWorkerArgs = {"--trace", "--trace-mode", a.traceMode};
+    if (a.traceCells > 0) opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace-cells", std::to_string(a.traceCells)});
+    // A traced launch runs many times slower than the kernel: more time for the worker.
+    if (opts.timeoutS <= 0) opts.timeoutS = 4 * defaultWorkerTimeout(cfg) + 120;
+  }
   std::mutex io;
   const std::size_t total = points * static_cast<std::size_t>(std::max(1, opts.trials));
   std::size_t done = 0;
+  bool traceNoted = false;
   opts.onEvent = [&](const nlohmann::json& e) {
     std::lock_guard<std::mutex> lock(io);
     const std::string ev = e.value("event", "");
@@ -91,6 +98,13 @@ int cmdRun(const RunArgs& a) {
                 << e.value("message", "") << '\n';
     } else if (ev == "point") {
       ++done;
+      // Without the Sanitizer API the trace says so once, in one line.
+      if (a.trace && !traceNoted && e["point"].contains("trace") &&
+          e["point"]["trace"].value("status", "") != "ok") {
+        traceNoted = true;
+        std::cerr << "trace " << e["point"]["trace"].value("status", "") << ": "
+                  << e["point"]["trace"].value("reason", "") << " (the capture ran untraced)\n";
+      }
       const auto& p = e["point"];
       std::cerr << "point " << done << "/" << total << " " << p.value("label", "") << " trial "
                 << p.value("trial", 0) << ": " << p.value("verdict", "?") << '\n';

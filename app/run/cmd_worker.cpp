@@ -15,6 +15,7 @@
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/live_device.h"
+#include "tilescope/cuda/tracer.h"
 #endif
 
 namespace tilescope::cli {
@@ -102,6 +103,11 @@ int cmdWorker(const WorkerArgs& a) {
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
   return kNoGpu;
 #else
+  // The Sanitizer API must be in place before the CUDA context exists.
+  if (a.trace) {
+    const std::string why = cuda::initTracer();
+    if (!why.empty()) std::cerr << "trace unavailable: " << why << "; the capture runs untraced\n";
+  }
   DeviceSpec dev;
   std::string why;
   if (!cuda::queryLiveDevice(a.gpu, &dev, &why)) {
@@ -114,6 +120,11 @@ int cmdWorker(const WorkerArgs& a) {
   opts.alignShiftBytes = a.alignShift;
   opts.sentinelVariant = a.sentinelVariant;
   opts.timing = !a.noTiming;
+  opts.trace.enabled = a.trace;
+  opts.trace.hazards = a.traceMode != "memory";
+  if (a.traceCells > 0) opts.trace.reportCells = std::size_t(a.traceCells);
+  opts.oracle = a.oracle;
+  opts.baseline = !a.noBaseline;
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -27,6 +27,9 @@ struct RunArgs {
   bool stream = false;         ///< stream events (tilescope.stream/1) on stdout
   std::string remote;          ///< ssh host: workers run there
   bool onlyFirstPoint = false; ///< run: the first sweep point only
+  bool trace = false;          ///< trace each point first (docs/report.md, "trace")
+  std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
+  int traceCells = 0;          ///< footprint cells per tensor in the report (0: the default)
 };
 int cmdRun(const RunArgs& a);
 
@@ -36,7 +39,12 @@ struct WorkerArgs {
   int alignShift = 0, sentinelVariant = 0;
   double inputScale = 1.0;             ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;
+  bool noBaseline = false;
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
+  bool trace = false;
+  std::string traceMode = "full";      ///< full | memory
+  int traceCells = 0;
+  bool oracle = false;                 ///< no guards, exact allocations (compute-sanitizer as the oracle)
 };
 int cmdWorker(const WorkerArgs& a);
 

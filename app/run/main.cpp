@@ -31,6 +31,11 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
     s->add_option("--remote", a.remote, "run the workers on this host over ssh");
+    s->add_flag("--trace", a.trace, "trace each point's kernel through the Sanitizer API first (docs/report.md)");
+    s->add_option("--trace-mode", a.traceMode, "full (default) or memory: without the shared-memory hazards")
+        ->check(CLI::IsMember({"full", "memory"}));
+    s->add_option("--trace-cells", a.traceCells, "footprint map cells per tensor in the report (default 65536)")
+        ->check(CLI::Range(1, 1 << 24));
   };
   auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
   addRunOptions(r, run);
@@ -49,7 +54,13 @@ int main(int argc, char** argv) {
   w->add_option("--input-scale", worker.inputScale, "multiply every generated float input by F")
       ->check(CLI::PositiveNumber);
   w->add_flag("--no-timing", worker.noTiming);
+  w->add_flag("--no-baseline", worker.noBaseline, "do not time the baseline");
   w->add_option("--set", worker.overrides, "NAME=VALUE: override a define or param");
+  w->add_flag("--trace", worker.trace, "trace the kernel first");
+  w->add_option("--trace-mode", worker.traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));
+  w->add_option("--trace-cells", worker.traceCells, "footprint map cells per tensor in the report");
+  w->add_flag("--oracle", worker.oracle,
+              "for compute-sanitizer as an oracle: no guard zones, exact allocations, outputs without init unwritten");
 
   bool devicesJson = false;
   auto* d = app.add_subcommand("devices", "list the device database (and the local GPUs)");

@@ -413,6 +413,7 @@ json toJson(const Point& p) {
   for (const auto& c : p.coverage) j["coverage"][c.tensor] = toJson(c);
   if (!p.workerStderr.empty()) j["worker_stderr"] = p.workerStderr;
   if (!p.experiment.empty()) j["experiment"] = p.experiment;
+  if (!p.trace.status.empty()) j["trace"] = toJson(p.trace);
   if (!p.extra.empty()) j["extra"] = p.extra;
   return j;
 }
@@ -447,6 +448,7 @@ Point pointFromJson(const json& j) {
   getIf(j, "worker_stderr", p.workerStderr);
   getIf(j, "experiment", p.experiment);
   getIf(j, "wall_s", p.wallSeconds);
+  if (j.contains("trace")) p.trace = traceInfoFromJson(j["trace"]);
   if (j.contains("extra")) p.extra = j["extra"];
   return p;
 }

@@ -82,6 +82,15 @@ const std::vector<ZooCase> kZoo = {
   {"gate/highway_gate.tscfg.json",                "run", kPasses, {}, ""},
   {"gate/highway_gate_bug_no_mask.tscfg.json",    "run", {"incorrect", "fault"}, {"oob_write"}, ""},
   {"gate/highway_gate_bug_floor_grid.tscfg.json", "run", {"incorrect"}, {"coverage_gap"}, ""},
+  // Tracer kernels (kernels/trace): untraced, the bugs that only the trace sees pass
+  {"trace/transpose.tscfg.json",                  "run", {"ok"}, {}, ""},
+  {"trace/transpose_bug_no_pad.tscfg.json",       "run", {"ok"}, {}, ""},
+  {"trace/transpose_bug_read_no_mask.tscfg.json", "run", {"ok"}, {}, ""},
+  {"trace/transpose_bug_no_sync.tscfg.json",      "run", {"incorrect"}, {"mismatch", "race", "nan_inf"}, ""},
+  {"trace/pack4.tscfg.json",                      "run", {"ok"}, {}, ""},
+  {"trace/pack4_bug_offset.tscfg.json",           "run", {"fault"}, {"misaligned_access"}, ""},
+  {"trace/rowsum.tscfg.json",                     "run", {"ok"}, {}, ""},
+  {"trace/rowsum_bug_no_init.tscfg.json",         "run", {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
   // Static findings (kernels/static), `check --device h100`, no GPU needed
   {"static/smem_exceeded.tscfg.json",      "check", {"launch_error"}, {"smem_exceeded"}, ""},
   {"static/invalid_launch.tscfg.json",     "check", {"launch_error"}, {"invalid_launch"}, ""},

@@ -1,11 +1,13 @@
 // capturePoint: the in-process capture of one config point (see capture.h).
 #include "tilescope/cuda/capture.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <chrono>
 
 #include "capture_detail.h"
+#include "capture_trace.h"
 #include "tilescope/baseline.h"
 #include "tilescope/compare.h"
 #include "tilescope/cuda/compile.h"
@@ -52,9 +54,16 @@ Finding simpleFinding(const std::string& category, const std::string& message, n
 void finish(Point& p, Verdict floor = Verdict::ok) { p.verdict = worse(floor, verdictForFindings(p.findings)); }
 
 // Compile for the live device and load; false when the capture cannot go on.
-bool compileAndLoad(const Config& cfg, CaptureState& s, Point& p) {
-  CompiledKernel ck;
-  p.compile = compileKernel(cfg.kernel, cfg.kernel.defines, s.limits.arch(), &ck);
+bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+  CompiledKernel& ck = s.compiled;
+  KernelSpec k = cfg.kernel;
+  // A traced run needs the SASS -> line table; -lineinfo leaves the code itself alone.
+  const std::string ext = k.sourcePath.extension().string();
+  // The oracle run compiles the same way, so its PCs and lines are the traced run's.
+  if ((opts.trace.enabled || opts.oracle) && (ext == ".cu" || ext == ".CU") &&
+      std::find(k.options.begin(), k.options.end(), "-lineinfo") == k.options.end())
+    k.options.push_back("-lineinfo");
+  p.compile = compileKernel(k, cfg.kernel.defines, s.limits.arch(), &ck);
   if (!p.compile.ok) {
     auto err = firstCompileError(p.compile.log);
     Finding f = simpleFinding("compile_error", err ? err->second : "compilation failed",
@@ -85,8 +94,10 @@ bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
     t.strides = rt.strides;
     t.bytes = rt.bytes();
     t.initial = initialBytes(cfg, rt, opts.sentinelVariant, &t.sentinel, &t.sentinelValue);
+    // The oracle leaves sentinel outputs unwritten: initcheck then sees reads of never-written memory.
+    if (opts.oracle && t.sentinel) t.initial.clear();
     std::string error;
-    bool ok = allocateTensor(&t, true, opts.alignShiftBytes, &error);
+    bool ok = allocateTensor(&t, !opts.oracle, opts.alignShiftBytes, &error);
     s.tensors.push_back(std::move(t));
     if (!ok) {
       p.extra["error"] = error;
@@ -258,7 +269,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
                        {"sm_count", s.limits.smCount},
                        {"smem_per_block_optin", s.limits.smemPerBlockOptin}};
   progress("compile " + cfg.kernel.source + " for " + s.limits.arch());
-  if (!compileAndLoad(cfg, s, p)) return done(Verdict::compile_error);
+  if (!compileAndLoad(cfg, s, opts, p)) return done(Verdict::compile_error);
   CUfunction fn = s.modules.front().function;
 
   p.launch.attempted = true;
@@ -272,24 +283,41 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", &args, &error)) throw ConfigError("args", error);
   LaunchGeometry g = toGeometry(l);
 
-  progress("launch " + cfg.kernel.entry);
-  if (opts.phase) opts.phase("launch");
-  CUresult r = launch(fn, g, args, nullptr);
-  if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
-  if (opts.phase) opts.phase("launched");
-  if (r != CUDA_SUCCESS) {
-    p.launch.error = cuErrorText(r);
-    s.dead = isStickyError(r);
-    p.findings.push_back(errorFinding(r, "kernel", l));
-    return done(classifyCuError(r).verdict);
+  TraceAnalysis traced;
+  bool skipUntraced = false;
+  if (opts.trace.enabled) {
+    skipUntraced = traceBeforeLaunch(cfg, s, opts, g, args, p, &traced);
+    if (s.dead) return done(Verdict::fault);
+  }
+  if (skipUntraced) {
+    // The traced launch completed with the faulting warps stopped: its output is
+    // what the rest of the capture judges; an untraced launch would kill the context.
+    progress("the trace stopped accesses that would fault: the capture judges the traced launch's output");
+    p.launch.error = "not launched untraced: the trace stopped accesses that would have faulted";
+  } else {
+    progress("launch " + cfg.kernel.entry);
+    if (opts.phase) opts.phase("launch");
+    CUresult r = launch(fn, g, args, nullptr);
+    if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+    if (opts.phase) opts.phase("launched");
+    if (r != CUDA_SUCCESS) {
+      p.launch.error = cuErrorText(r);
+      s.dead = isStickyError(r);
+      p.findings.push_back(errorFinding(r, "kernel", l));
+      if (p.trace.traced()) mergeTraceFindings(traced, p);
+      return done(classifyCuError(r).verdict);
+    }
   }
   p.launch.ok = true;
 
   progress("check guard zones, coverage and correctness");
   collectEvidence(cfg, s, opts, p);
+  if (p.trace.traced()) mergeTraceFindings(traced, p);
   if (s.dead) return done(Verdict::fault);
 
-  if (opts.timing) {
+  if (opts.timing && skipUntraced) {
+    p.timing.note = "not timed: the untraced kernel would fault (see the trace's findings)";
+  } else if (opts.timing) {
     progress("time the kernel");
     timeKernel(cfg, fn, g, args, p);
   }

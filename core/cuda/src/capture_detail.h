@@ -51,7 +51,8 @@ struct CaptureState {
   LiveLimits limits;
   std::vector<DeviceTensor> tensors;
   std::vector<DeviceTensor> refOutputs;  ///< reference buffers of outputs (same order as outputs)
-  std::vector<LoadedKernel> modules;
+  std::vector<LoadedKernel> modules;     ///< the kernel's module first (a traced copy may follow)
+  CompiledKernel compiled;                ///< the kernel's image (the tracer loads a second copy and reads its lines)
   bool dead = false;
   ~CaptureState();
   DeviceTensor* tensor(const std::string& name);

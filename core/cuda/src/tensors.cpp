@@ -101,14 +101,15 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
 }
 
 bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::string* error) {
-  const std::size_t es = dtypeSize(t->dtype);
   const std::uint64_t shift = std::uint64_t(std::max(alignShiftBytes, 0));
   t->guarded = withGuards;
   t->guardBefore = withGuards ? kGuardBytes + shift : shift;
   // The guard after starts right at the tensor's end and is at least kGuardBytes;
   // the allocation is rounded up to 256 bytes.
   std::uint64_t end = t->guardBefore + t->bytes + (withGuards ? kGuardBytes : 0);
-  t->allocationBytes = std::max<std::uint64_t>((end + 255) / 256 * 256, 256);
+  // Without guards the allocation is exact, so that compute-sanitizer (the
+  // oracle of the tracer's tests) sees the first byte past the tensor as outside.
+  t->allocationBytes = withGuards ? std::max<std::uint64_t>((end + 255) / 256 * 256, 256) : std::max<std::uint64_t>(end, 1);
   t->guardAfter = t->allocationBytes - t->guardBefore - t->bytes;
   CUresult r = cuMemAlloc(&t->allocation, t->allocationBytes);
   if (r != CUDA_SUCCESS) {
@@ -118,7 +119,13 @@ bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::
     return false;
   }
   t->ptr = t->allocation + t->guardBefore;
-  if (withGuards) {
+  return restoreTensor(t, error);
+}
+
+bool restoreTensor(DeviceTensor* t, std::string* error) {
+  const std::size_t es = dtypeSize(t->dtype);
+  CUresult r = CUDA_SUCCESS;
+  if (t->guarded) {
     // Guard byte k sits at element-relative position (k - base) mod elementSize, so a
     // NaN pattern lines up with the elements a kernel would read past either end.
     // Only the zones are written when the body gets its initial bytes: filling a

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/trace_info.h"
+
 namespace tilescope {
 
 inline constexpr const char* kReportSchema = "tilescope.report/1";
@@ -145,6 +147,7 @@ struct Point {
   OccupancyInfo occupancy;
   std::string workerStderr;
   std::string experiment;        ///< diagnose: which experiment this point is
+  TraceInfo trace;               ///< `run --trace`: what the traced launch measured (status "" when not traced)
   double wallSeconds = 0;
   nlohmann::json extra = nlohmann::json::object();
 };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tilescope/config.h"
+#include "tilescope/cuda/tracer.h"
 #include "tilescope/report.h"
 
 namespace tilescope::cuda {
@@ -19,6 +20,11 @@ struct CaptureOptions {
   int sentinelVariant = 0;     ///< which sentinel outputs start with (tensor.h sentinelBits)
   bool timing = true;          ///< time the kernel (CUPTI)
   bool baseline = true;        ///< time the baseline
+  /// Trace one launch first (docs/report.md, "trace"); compiles with -lineinfo.
+  TraceOptions trace;
+  /// For running under compute-sanitizer as an oracle: no guard zones, exact
+  /// allocation sizes, outputs without init left as cuMemAlloc gave them.
+  bool oracle = false;
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.

@@ -53,6 +53,9 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
 /// false with the reason (out of memory names the tensor and its size).
 bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::string* error);
 void freeTensor(DeviceTensor* t);
+/// Writes the guard zones and the initial bytes again (after a traced launch,
+/// so that the untraced one starts from the same memory).
+bool restoreTensor(DeviceTensor* t, std::string* error);
 
 /// Copies the tensor back (its logical span) as a HostTensor.
 bool downloadTensor(const DeviceTensor& t, HostTensor* out, std::string* error);

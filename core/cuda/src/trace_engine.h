@@ -1,0 +1,28 @@
+// The traced launch (internal to core/cuda): a second copy of the kernel's
+// module, patched; the trace buffer laid out, initialised, handed to the
+// patches; one launch; the aggregates copied back into a TraceCapture.
+#pragma once
+
+#include "capture_detail.h"
+#include "tilescope/cuda/compile.h"
+#include "tilescope/cuda/tracer.h"
+#include "tilescope/trace.h"
+
+namespace tilescope::cuda::detail {
+
+struct TraceRun {
+  bool ok = false;           ///< the launch ran and the buffer came back
+  std::string error;         ///< why not (setup, patching or the launch)
+  CUresult launchResult = CUDA_SUCCESS;
+  TraceCapture capture;
+  LineTable lines;
+  std::string linesNote;     ///< why there is no line information
+  double seconds = 0;        ///< the traced launch alone (patching excluded)
+};
+
+/// Traces one launch of `ck`'s entry over the capture's tensors with `args`.
+/// A sticky launch error sets s.dead.
+TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeometry& g, KernelArgs& args,
+                     const TraceOptions& o);
+
+}  // namespace tilescope::cuda::detail

@@ -1,0 +1,138 @@
+// compute-sanitizer as the tracer's oracle: runs a worker under memcheck,
+// racecheck or initcheck and reads the errors it logs (kind, function + SASS
+// offset, file:line, thread, block; racecheck's pairs of accesses).
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_util.h"
+
+namespace tilescope::gputest {
+
+struct OracleError {
+  std::string what;        ///< "Invalid __global__ read", "Uninitialized __global__ memory read", ...
+  std::string space;       ///< global | shared | local
+  bool write = false, read = false, misaligned = false, outOfBounds = false, uninit = false;
+  int size = 0;
+  std::string function;
+  std::uint64_t offset = 0;
+  std::string file;
+  int line = 0;
+  int thread[3] = {-1, -1, -1}, block[3] = {-1, -1, -1};
+};
+
+struct OracleRace {
+  std::string firstKind, secondKind;  ///< Write | Read
+  std::uint64_t firstOffset = 0, secondOffset = 0;
+  int firstLine = 0, secondLine = 0;
+};
+
+struct OracleLog {
+  std::vector<OracleError> errors;
+  std::vector<OracleRace> races;
+  std::string text;
+};
+
+inline std::string computeSanitizer() {
+  if (const char* env = std::getenv("TILESCOPE_COMPUTE_SANITIZER"); env && *env) return env;
+  for (const char* root : {std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
+    if (!root) continue;
+    const std::filesystem::path p = std::filesystem::path(root) / "compute-sanitizer" / "compute-sanitizer";
+    if (std::filesystem::exists(p)) return p.string();
+    const std::filesystem::path b = std::filesystem::path(root) / "bin" / "compute-sanitizer";
+    if (std::filesystem::exists(b)) return b.string();
+  }
+  return std::system("command -v compute-sanitizer >/dev/null 2>&1") == 0 ? "compute-sanitizer" : "";
+}
+
+inline OracleLog parseSanitizerLog(const std::string& text) {
+  OracleLog log;
+  log.text = text;
+  static const std::regex header(
+      R"((Invalid __(global|shared|local)__ (read|write|atomic)|Uninitialized __(global|shared)__ memory read) of size (\d+) bytes)");
+  static const std::regex atNew(R"(at ([A-Za-z_$][\w$.]*)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?)");
+  static const std::regex atOld(R"(at 0x([0-9a-fA-F]+) in (\S+?):(\d+):(\S+))");
+  static const std::regex by(R"(by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
+  static const std::regex race(
+      R"((Write|Read) access at ([A-Za-z_$][\w$.]*)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?)");
+  std::istringstream in(text);
+  std::string line;
+  OracleError* cur = nullptr;
+  OracleRace pending;
+  bool racePending = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, header)) {
+      log.errors.emplace_back();
+      cur = &log.errors.back();
+      cur->what = m[1];
+      cur->uninit = m[1].str().rfind("Uninitialized", 0) == 0;
+      cur->space = cur->uninit ? m[4].str() : m[2].str();
+      cur->read = cur->uninit || m[3] == "read" || m[3] == "atomic";
+      cur->write = m[3] == "write" || m[3] == "atomic";
+      cur->size = std::stoi(m[5]);
+      continue;
+    }
+    if (line.find("Race reported between") != std::string::npos || line.find(" and ") != std::string::npos) {
+      if (std::regex_search(line, m, race)) {
+        if (line.find("Race reported between") != std::string::npos) {
+          pending = {};
+          pending.firstKind = m[1];
+          pending.firstOffset = std::stoull(m[3], nullptr, 16);
+          pending.firstLine = m[5].matched ? std::stoi(m[5]) : 0;
+          racePending = true;
+        } else if (racePending) {
+          pending.secondKind = m[1];
+          pending.secondOffset = std::stoull(m[3], nullptr, 16);
+          pending.secondLine = m[5].matched ? std::stoi(m[5]) : 0;
+          log.races.push_back(pending);
+          racePending = false;
+        }
+        continue;
+      }
+    }
+    if (!cur) continue;
+    if (cur->function.empty() && std::regex_search(line, m, atNew)) {
+      cur->function = m[1];
+      cur->offset = std::stoull(m[2], nullptr, 16);
+      if (m[3].matched) cur->file = m[3], cur->line = std::stoi(m[4]);
+    } else if (cur->function.empty() && std::regex_search(line, m, atOld)) {
+      cur->offset = std::stoull(m[1], nullptr, 16);
+      cur->file = m[2];
+      cur->line = std::stoi(m[3]);
+      cur->function = m[4];
+    } else if (std::regex_search(line, m, by)) {
+      for (int d = 0; d < 3; ++d) cur->thread[d] = std::stoi(m[1 + d]), cur->block[d] = std::stoi(m[4 + d]);
+    } else if (line.find("is misaligned") != std::string::npos) {
+      cur->misaligned = true;
+    } else if (line.find("out of bounds") != std::string::npos) {
+      cur->outOfBounds = true;
+    }
+  }
+  return log;
+}
+
+/// Runs `command` (a worker) under compute-sanitizer --tool `tool`; the log is
+/// written to `logFile`. Returns "" or why it could not run.
+inline std::string runUnderSanitizer(const std::string& tool, const std::string& kernel, const std::string& command,
+                                     const std::filesystem::path& logFile, OracleLog* out) {
+  const std::string cs = computeSanitizer();
+  if (cs.empty()) return "compute-sanitizer not found";
+  std::string cmd = shellQuote(cs) + " --tool " + tool + " --log-file " + shellQuote(logFile.string()) +
+                    " --print-limit 1000000 --kernel-name kns=" + kernel + " " + command + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  if (!WIFEXITED(status)) return "compute-sanitizer did not exit: " + cmd;
+  *out = parseSanitizerLog(readFile(logFile));
+  if (out->text.empty()) return "compute-sanitizer wrote no log: " + cmd;
+  return "";
+}
+
+}  // namespace tilescope::gputest

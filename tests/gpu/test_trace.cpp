@@ -1,0 +1,280 @@
+// The tracer on the GPU (issue 12): each bug variant traced by the worker
+// (`tilescope-run worker CONFIG --trace`) must produce its finding, located, and
+// agree with compute-sanitizer run here as the oracle (memcheck, racecheck,
+// initcheck on the same worker with --oracle: no guard zones, exact
+// allocations) on the kind, the instruction (SASS offset and line) and the
+// first (block, thread) that made the bad access. Correct kernels traced give no
+// error finding and no hazard. Bank conflicts are checked against ncu's count of
+// shared-memory wavefronts where ncu is installed.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gpu_util.h"
+#include "sanitizer_oracle.h"
+
+namespace tilescope {
+namespace {
+
+namespace fs = std::filesystem;
+using gputest::gpuPresent;
+using gputest::readFile;
+using gputest::shellQuote;
+using nlohmann::json;
+
+struct TraceCase {
+  std::string config;                 ///< under kernels/
+  std::string category;               ///< the trace's finding ("" : a correct kernel)
+  std::string oracle;                 ///< memcheck | racecheck | initcheck | ncu | ""
+  std::vector<std::string> overrides; ///< --set NAME=VALUE (smaller shapes for the oracle's sake)
+};
+
+void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.config; }
+
+// clang-format off
+const std::vector<TraceCase> kCases = {
+  {"trace/transpose_bug_read_no_mask.tscfg.json", "oob_read",           "memcheck",  {}},
+  {"trace/pack4_bug_offset.tscfg.json",           "misaligned_access",  "memcheck",  {}},
+  {"trace/transpose_bug_no_sync.tscfg.json",      "race",               "racecheck", {"M=256", "N=256"}},
+  {"trace/rowsum_bug_no_init.tscfg.json",         "uninitialized_read", "initcheck", {}},
+  {"trace/transpose_bug_no_pad.tscfg.json",       "bank_conflicts",     "ncu",       {}},
+  {"gemm/gemm_bug_no_mask.tscfg.json",            "oob_write",          "memcheck",  {}},
+  {"gemm/gemm_bug_misaligned.tscfg.json",         "misaligned_access",  "memcheck",  {}},
+  {"gemm/gemm_bug_no_sync.tscfg.json",            "race",               "racecheck", {"M=256", "N=256", "K=256"}},
+  {"gemm/gemm_bug_no_init.tscfg.json",            "uninitialized_read", "initcheck", {"M=256", "N=256", "K=256"}},
+  {"attention/flash_attn_bug_no_mask.tscfg.json", "oob_read",           "memcheck",  {}},
+  {"attention/flash_attn_bug_misaligned.tscfg.json", "misaligned_access", "memcheck", {}},
+  {"softmax/softmax_bug_no_sync.tscfg.json",      "race",               "racecheck", {"ROWS=64"}},
+  {"gate/highway_gate_bug_no_mask.tscfg.json",    "oob_write",          "memcheck",  {}},
+  // correct kernels: no error finding, no hazard
+  {"trace/transpose.tscfg.json",                  "", "ncu", {}},
+  {"trace/pack4.tscfg.json",                      "", "", {}},
+  {"trace/rowsum.tscfg.json",                     "", "", {}},
+  {"gemm/gemm_tiled_tail.tscfg.json",             "", "", {}},
+  {"gemm/gemm_tiled_f16.tscfg.json",              "", "", {}},
+  {"attention/flash_attn_fwd_d64.tscfg.json",     "", "", {}},
+  {"attention/flash_attn_fwd_tail.tscfg.json",    "", "", {}},
+  {"softmax/softmax_row_f32.tscfg.json",          "", "", {}},
+  {"gate/highway_gate.tscfg.json",                "", "", {}},
+};
+// clang-format on
+
+std::string caseName(const TraceCase& c) {
+  std::string name = c.config.substr(0, c.config.find(".tscfg.json"));
+  std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+  return name;
+}
+
+fs::path outDir() {
+  const char* keep = std::getenv("TILESCOPE_TRACE_OUT_DIR");
+  fs::path d = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_trace_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string workerCommand(const TraceCase& c, const std::vector<std::string>& extra) {
+  const fs::path config = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / c.config;
+  std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " worker " + shellQuote(config.string()) + " --no-timing --no-baseline";
+  for (const auto& o : c.overrides) cmd += " --set " + o;
+  for (const auto& e : extra) cmd += " " + e;
+  return cmd;
+}
+
+/// The worker's `point` event.
+json runWorker(const std::string& cmd, const fs::path& log, std::string* error) {
+  const int status = std::system((cmd + " > " + shellQuote(log.string()) + " 2> " + shellQuote(log.string() + ".err")).c_str());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *error = "worker failed: " + cmd + "\n" + readFile(log.string() + ".err");
+    return {};
+  }
+  std::istringstream in(readFile(log));
+  std::string line;
+  json point;
+  while (std::getline(in, line)) {
+    json e = json::parse(line, nullptr, false);
+    if (e.is_object() && e.value("event", "") == "point") point = e["point"];
+  }
+  if (point.is_null()) *error = "no point from: " + cmd + "\n" + readFile(log.string() + ".err");
+  return point;
+}
+
+std::uint64_t keyOf(const int block[3], const int thread[3], const json& grid, const json& blockDim) {
+  const std::uint64_t bl = std::uint64_t(block[0]) + grid[0].get<std::uint64_t>() *
+                                                          (std::uint64_t(block[1]) + grid[1].get<std::uint64_t>() * block[2]);
+  const std::uint64_t tl = std::uint64_t(thread[0]) + blockDim[0].get<std::uint64_t>() *
+                                                           (std::uint64_t(thread[1]) + blockDim[1].get<std::uint64_t>() * thread[2]);
+  return (bl << 32) | tl;
+}
+
+std::string describeErrors(const gputest::OracleLog& log) {
+  std::string s;
+  for (std::size_t i = 0; i < log.errors.size() && i < 8; ++i) {
+    const auto& e = log.errors[i];
+    s += "  " + e.what + " size " + std::to_string(e.size) + " at " + e.function + "+0x" +
+         (std::ostringstream() << std::hex << e.offset).str() + " " + e.file + ":" + std::to_string(e.line) +
+         " thread (" + std::to_string(e.thread[0]) + "," + std::to_string(e.thread[1]) + "," +
+         std::to_string(e.thread[2]) + ") block (" + std::to_string(e.block[0]) + "," + std::to_string(e.block[1]) +
+         "," + std::to_string(e.block[2]) + ")" + (e.misaligned ? " misaligned" : "") + "\n";
+  }
+  return s + "  (" + std::to_string(log.errors.size()) + " errors, " + std::to_string(log.races.size()) + " races)\n";
+}
+
+const json* traceFinding(const json& point, const std::string& category) {
+  for (const auto& f : point.value("findings", json::array()))
+    if (f.value("category", "") == category && f.contains("evidence") && f["evidence"].value("source", "") == "trace")
+      return &f;
+  return nullptr;
+}
+
+class TraceTest : public ::testing::TestWithParam<TraceCase> {};
+
+TEST_P(TraceTest, AgreesWithTheOracle) {
+  const TraceCase& c = GetParam();
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const fs::path dir = outDir();
+  const std::string name = caseName(c);
+  std::string error;
+  const json p = runWorker(workerCommand(c, {"--trace"}), dir / (name + ".traced.jsonl"), &error);
+  ASSERT_TRUE(error.empty()) << error;
+  const json& trace = p.value("trace", json::object());
+  ASSERT_EQ(trace.value("status", ""), "ok") << trace.dump(1).substr(0, 2000);
+  const std::string findings = [&] {
+    std::string s;
+    for (const auto& f : p["findings"]) s += "  " + f.value("category", "") + ": " + f.value("message", "") + "\n";
+    return s;
+  }();
+
+  if (c.category.empty()) {
+    for (const auto& f : p["findings"])
+      if (f["evidence"].value("source", "") == "trace" && f.value("severity", "") == "error")
+        ADD_FAILURE() << "a correct kernel traced with an error finding:\n" << findings;
+    EXPECT_EQ(trace["counts"].value("hazards", -1), 0) << findings;
+    EXPECT_EQ(trace["counts"].value("bad_accesses", -1), 0) << findings;
+    EXPECT_GT(trace["counts"].value("global_accesses", 0), 0) << "the patches did not run";
+  }
+  const json* f = c.category.empty() ? nullptr : traceFinding(p, c.category);
+  if (!c.category.empty()) ASSERT_NE(f, nullptr) << "no traced " << c.category << " finding; findings:\n" << findings;
+  if (c.oracle.empty()) return;
+
+  if (c.oracle == "ncu") {
+    // Shared-memory wavefronts (loads + stores) as the hardware counts them.
+    if (std::system("command -v ncu > /dev/null 2>&1") != 0) GTEST_SKIP() << "ncu not installed";
+    const fs::path csv = dir / (name + ".ncu.csv");
+    const std::string cmd = "ncu --csv --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,"
+                            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum --kernel-name transpose " +
+                            workerCommand(c, {}) + " > " + shellQuote(csv.string()) + " 2>&1";
+    std::system(cmd.c_str());
+    std::istringstream in(readFile(csv));
+    std::string line;
+    std::uint64_t hw = 0;
+    int metrics = 0;
+    while (std::getline(in, line)) {
+      if (line.find("l1tex__data_pipe_lsu_wavefronts_mem_shared") == std::string::npos) continue;
+      std::string v = line.substr(line.rfind(",\"") + 2);
+      v.erase(std::remove_if(v.begin(), v.end(), [](char ch) { return ch == '"' || ch == ',' || ch == '\r'; }), v.end());
+      hw += std::stoull(v);
+      ++metrics;
+    }
+    ASSERT_EQ(metrics, 2) << readFile(csv).substr(0, 3000);
+    EXPECT_EQ(trace["counts"].value("shared_wavefronts", std::uint64_t(0)), hw)
+        << "traced shared wavefronts vs ncu's (ideal " << trace["counts"].value("shared_ideal_wavefronts", 0) << ")";
+    if (f) EXPECT_EQ(f->at("evidence")["worst_lines"][0].value("max_ways", 0), 32);
+    return;
+  }
+
+  gputest::OracleLog log;
+  const std::string entry = trace.value("kernel", "");
+  const std::string why = gputest::runUnderSanitizer(c.oracle, entry, workerCommand(c, {"--oracle"}),
+                                                     dir / (name + "." + c.oracle + ".log"), &log);
+  if (why == "compute-sanitizer not found") GTEST_SKIP() << why;
+  ASSERT_TRUE(why.empty()) << why;
+
+  const json& loc = f->at("location");
+  if (c.oracle == "racecheck") {
+    ASSERT_FALSE(log.races.empty()) << "racecheck saw no race:\n" << log.text.substr(0, 3000);
+    const int a = loc["first"].value("line", 0), b = loc["second"].value("line", 0);
+    const bool agrees = std::any_of(log.races.begin(), log.races.end(), [&](const gputest::OracleRace& r) {
+      return (r.firstLine == a && r.secondLine == b) || (r.firstLine == b && r.secondLine == a);
+    });
+    EXPECT_TRUE(agrees) << "traced hazard between lines " << a << " and " << b << "; racecheck:\n"
+                        << log.text.substr(0, 3000);
+    return;
+  }
+  // memcheck / initcheck: the oracle's errors at our instruction.
+  const std::uint64_t offset = loc.value("sass_offset", std::uint64_t(0));
+  std::vector<const gputest::OracleError*> at;
+  for (const auto& e : log.errors)
+    if (e.function == entry && e.offset == offset) at.push_back(&e);
+  ASSERT_FALSE(at.empty()) << "the oracle reports nothing at " << entry << "+0x" << std::hex << offset << std::dec
+                           << " (" << loc.value("file", "") << ":" << loc.value("line", 0) << "); it reports:\n"
+                           << describeErrors(log) << "traced:\n" << findings;
+  const auto* first = *std::min_element(at.begin(), at.end(), [&](auto* x, auto* y) {
+    return keyOf(x->block, x->thread, trace["grid"], trace["block"]) < keyOf(y->block, y->thread, trace["grid"], trace["block"]);
+  });
+  if (c.category == "misaligned_access") EXPECT_TRUE(first->misaligned) << describeErrors(log);
+  if (c.category == "uninitialized_read") EXPECT_TRUE(first->uninit) << describeErrors(log);
+  if (c.category == "oob_write") EXPECT_TRUE(first->write);
+  if (c.category == "oob_read") EXPECT_TRUE(first->read && !first->write);
+  if (first->line > 0) EXPECT_EQ(first->line, loc.value("line", 0)) << "line of the first bad access";
+  const int ourThread[3] = {loc["thread"][0], loc["thread"][1], loc["thread"][2]};
+  const int ourBlock[3] = {loc["block"][0], loc["block"][1], loc["block"][2]};
+  EXPECT_EQ(keyOf(first->block, first->thread, trace["grid"], trace["block"]),
+            keyOf(ourBlock, ourThread, trace["grid"], trace["block"]))
+      << "first bad access: oracle thread (" << first->thread[0] << "," << first->thread[1] << "," << first->thread[2]
+      << ") block (" << first->block[0] << "," << first->block[1] << "," << first->block[2] << "), traced "
+      << loc["thread"].dump() << " " << loc["block"].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TraceTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<TraceCase>& info) { return caseName(info.param); });
+
+// Under another sanitizer the trace says why in one line and the capture still runs.
+TEST(TraceUnavailable, UnderComputeSanitizerTheCaptureRunsUntraced) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const std::string cs = gputest::computeSanitizer();
+  if (cs.empty()) GTEST_SKIP() << "compute-sanitizer not found";
+  const fs::path dir = outDir();
+  const fs::path log = dir / "unavailable.jsonl";
+  TraceCase c{"trace/pack4.tscfg.json", "", "", {}};
+  std::string error;
+  const json p = runWorker(shellQuote(cs) + " --tool memcheck --log-file " + shellQuote((dir / "unavailable.cs.log").string()) +
+                               " " + workerCommand(c, {"--trace"}),
+                           log, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(p["trace"].value("status", ""), "unavailable") << p["trace"].dump();
+  EXPECT_FALSE(p["trace"].value("reason", "").empty());
+  EXPECT_EQ(p.value("verdict", ""), "ok") << "the untraced capture ran";
+  EXPECT_NE(readFile(log.string() + ".err").find("trace unavailable"), std::string::npos);
+}
+
+// `run --trace`: the traced fault is located, the context survives and the
+// capture judges the output (the untraced launch would have faulted).
+TEST(TraceRun, MisalignedStoreLocatedAndCaptureGoesOn) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const fs::path dir = outDir();
+  const fs::path report = dir / "pack4_run.json";
+  const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
+                          shellQuote((fs::path(TILESCOPE_SOURCE_DIR) / "kernels/trace/pack4_bug_offset.tscfg.json").string()) +
+                          " --trace -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "pack4_run.log").string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << cmd << "\n" << readFile(dir / "pack4_run.log");
+  const json r = json::parse(readFile(report));
+  const json& p = r["points"][0];
+  EXPECT_EQ(p["trace"].value("status", ""), "ok");
+  EXPECT_TRUE(p.value("extra", json::object()).value("sticky_error", true) == false) << "the context survived";
+  EXPECT_FALSE(p.value("correctness", json::object()).is_null());
+  const json* f = traceFinding(p, "misaligned_access");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->at("location").value("function", ""), "pack4_offset");
+  EXPECT_GT(f->at("location").value("line", 0), 0);
+  EXPECT_EQ(r.value("verdict", ""), "fault");
+}
+
+}  // namespace
+}  // namespace tilescope
