@@ -43,7 +43,8 @@ struct OracleLog {
 
 inline std::string computeSanitizer() {
   if (const char* env = std::getenv("TILESCOPE_COMPUTE_SANITIZER"); env && *env) return env;
-  for (const char* root : {std::getenv("CUDA_HOME"), "/usr/local/cuda"}) {
+  const char* home = std::getenv("CUDA_HOME");
+  for (const char* root : {home, static_cast<const char*>("/usr/local/cuda")}) {
     if (!root) continue;
     const std::filesystem::path p = std::filesystem::path(root) / "compute-sanitizer" / "compute-sanitizer";
     if (std::filesystem::exists(p)) return p.string();

@@ -159,7 +159,9 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     EXPECT_GT(trace["counts"].value("global_accesses", 0), 0) << "the patches did not run";
   }
   const json* f = c.category.empty() ? nullptr : traceFinding(p, c.category);
-  if (!c.category.empty()) ASSERT_NE(f, nullptr) << "no traced " << c.category << " finding; findings:\n" << findings;
+  if (!c.category.empty()) {
+    ASSERT_NE(f, nullptr) << "no traced " << c.category << " finding; findings:\n" << findings;
+  }
   if (c.oracle.empty()) return;
 
   if (c.oracle == "ncu") {
@@ -184,7 +186,9 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     ASSERT_EQ(metrics, 2) << readFile(csv).substr(0, 3000);
     EXPECT_EQ(trace["counts"].value("shared_wavefronts", std::uint64_t(0)), hw)
         << "traced shared wavefronts vs ncu's (ideal " << trace["counts"].value("shared_ideal_wavefronts", 0) << ")";
-    if (f) EXPECT_EQ(f->at("evidence")["worst_lines"][0].value("max_ways", 0), 32);
+    if (f) {
+      EXPECT_EQ(f->at("evidence")["worst_lines"][0].value("max_ways", 0), 32);
+    }
     return;
   }
 
@@ -217,11 +221,18 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   const auto* first = *std::min_element(at.begin(), at.end(), [&](auto* x, auto* y) {
     return keyOf(x->block, x->thread, trace["grid"], trace["block"]) < keyOf(y->block, y->thread, trace["grid"], trace["block"]);
   });
-  if (c.category == "misaligned_access") EXPECT_TRUE(first->misaligned) << describeErrors(log);
-  if (c.category == "uninitialized_read") EXPECT_TRUE(first->uninit) << describeErrors(log);
-  if (c.category == "oob_write") EXPECT_TRUE(first->write);
-  if (c.category == "oob_read") EXPECT_TRUE(first->read && !first->write);
-  if (first->line > 0) EXPECT_EQ(first->line, loc.value("line", 0)) << "line of the first bad access";
+  if (c.category == "misaligned_access") {
+    EXPECT_TRUE(first->misaligned) << describeErrors(log);
+  } else if (c.category == "uninitialized_read") {
+    EXPECT_TRUE(first->uninit) << describeErrors(log);
+  } else if (c.category == "oob_write") {
+    EXPECT_TRUE(first->write) << describeErrors(log);
+  } else if (c.category == "oob_read") {
+    EXPECT_TRUE(first->read && !first->write) << describeErrors(log);
+  }
+  if (first->line > 0) {
+    EXPECT_EQ(first->line, loc.value("line", 0)) << "line of the first bad access";
+  }
   const int ourThread[3] = {loc["thread"][0], loc["thread"][1], loc["thread"][2]};
   const int ourBlock[3] = {loc["block"][0], loc["block"][1], loc["block"][2]};
   EXPECT_EQ(keyOf(first->block, first->thread, trace["grid"], trace["block"]),
