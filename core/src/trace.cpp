@@ -1,7 +1,10 @@
 // analyzeTrace: bad accesses -> located findings (see trace.h).
 #include "tilescope/trace.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 
@@ -61,6 +64,16 @@ std::string dim3Text(const Dim3& d) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
 }
 
+// "_Z10load_tilesP6__half..." -> "load_tiles(__half*, ...)"; extern "C" names stay.
+static std::string demangle(const std::string& symbol) {
+  if (symbol.rfind("_Z", 0) != 0) return symbol;
+  int status = 0;
+  char* d = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : symbol;
+  std::free(d);
+  return out;
+}
+
 static std::string baseName(const std::string& p) {
   auto s = p.find_last_of('/');
   return s == std::string::npos ? p : p.substr(s + 1);
@@ -71,15 +84,15 @@ TraceSite siteOf(const TraceCapture& c, const LineTable& lines, std::uint64_t pc
   s.pc = pc;
   for (const TraceFunction& f : c.functions)
     if (pc >= f.base && pc < f.base + f.size) {
-      s.function = f.name;
+      s.function = demangle(f.name);
       s.sassOffset = pc - f.base;
+      if (const LineRow* row = lines.lookup(f.name, s.sassOffset)) {
+        // The config names the source as a person wrote it; the line table as the compiler saw it.
+        s.file = !source.empty() && baseName(row->file) == baseName(source) ? source : row->file;
+        s.line = row->line;
+      }
       break;
     }
-  if (const LineRow* row = s.function.empty() ? nullptr : lines.lookup(s.function, s.sassOffset)) {
-    // The config names the source as a person wrote it; the line table as the compiler saw it.
-    s.file = !source.empty() && baseName(row->file) == baseName(source) ? source : row->file;
-    s.line = row->line;
-  }
   return s;
 }
 

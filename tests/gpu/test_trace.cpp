@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -126,7 +127,8 @@ std::string describeErrors(const gputest::OracleLog& log) {
 }
 
 const json* traceFinding(const json& point, const std::string& category) {
-  for (const auto& f : point.value("findings", json::array()))
+  if (!point.contains("findings")) return nullptr;
+  for (const auto& f : point.at("findings"))
     if (f.value("category", "") == category && f.contains("evidence") && f["evidence"].value("source", "") == "trace")
       return &f;
   return nullptr;
@@ -184,8 +186,12 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
       ++metrics;
     }
     ASSERT_EQ(metrics, 2) << readFile(csv).substr(0, 3000);
-    EXPECT_EQ(trace["counts"].value("shared_wavefronts", std::uint64_t(0)), hw)
+    // The trace counts the wavefronts of the accesses that ran; the hardware's
+    // count was 0.05-0.8% higher on the transposes (docs/measurements.md).
+    const double traced = double(trace["counts"].value("shared_wavefronts", std::uint64_t(0)));
+    EXPECT_NEAR(traced, double(hw), 0.01 * double(hw))
         << "traced shared wavefronts vs ncu's (ideal " << trace["counts"].value("shared_ideal_wavefronts", 0) << ")";
+    std::cout << "[ncu] " << name << ": traced " << traced << " shared wavefronts, ncu " << hw << "\n";
     if (f) {
       EXPECT_EQ(f->at("evidence")["worst_lines"][0].value("max_ways", 0), 32);
     }
@@ -213,8 +219,10 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   // memcheck / initcheck: the oracle's errors at our instruction.
   const std::uint64_t offset = loc.value("sass_offset", std::uint64_t(0));
   std::vector<const gputest::OracleError*> at;
+  // compute-sanitizer names an inlined device function by its own name but
+  // counts the offset from the kernel's start, as the trace does.
   for (const auto& e : log.errors)
-    if (e.function == entry && e.offset == offset) at.push_back(&e);
+    if (e.offset == offset) at.push_back(&e);
   ASSERT_FALSE(at.empty()) << "the oracle reports nothing at " << entry << "+0x" << std::hex << offset << std::dec
                            << " (" << loc.value("file", "") << ":" << loc.value("line", 0) << "); it reports:\n"
                            << describeErrors(log) << "traced:\n" << findings;

@@ -389,7 +389,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
     if (write) initBits(*t, h, sp, true, 0, firstByte);
   }
   if (stop) {
-    if (isLeader(__activemask())) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
+    const unsigned stopping = __activemask();
+    if (isLeader(stopping)) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
     return SANITIZER_PATCH_ERROR;
   }
   return SANITIZER_PATCH_SUCCESS;
@@ -408,23 +409,29 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
   countPc(h, s, mask, TS_PC_SHARED | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
           size, &h->sharedAccesses);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, offset, size);
-  // A misaligned shared access faults like a global one; so does one past the window.
+  // A misaligned shared access faults like a global one; so does one past the
+  // window. The lanes that stop still take part in the warp intrinsics below:
+  // every lane of `mask` must reach them.
   const bool misaligned = size > 1 && (offset & (size - 1)) != 0;
-  if (misaligned || uint64_t(offset) + size > h->smemBytes) {
+  const bool stop = misaligned || uint64_t(offset) + size > h->smemBytes;
+  if (stop) {
     reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED, pc,
               offset);
     if (s) atomicOr(&s->flags, TS_PC_STOPPED);
-    if (isLeader(__activemask())) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
-    return SANITIZER_PATCH_ERROR;
   }
   if ((h->options & TS_OPT_HAZARDS) && !atomic) {
     const int32_t slot = mySlot(h);
     // Lanes of one warp that touch the same word act as one access.
-    const unsigned same = __match_any_sync(mask, slot < 0 ? 0xFFFFFFFFu : offset);
-    if (slot >= 0 && isLeader(same)) {
+    const unsigned same = __match_any_sync(mask, (slot < 0 || stop) ? 0xFFFFFFFFu : offset);
+    if (slot >= 0 && !stop && isLeader(same)) {
       const uint32_t w0 = offset >> 2, w1 = (offset + size - 1) >> 2;
       for (uint32_t w = w0; w <= w1 && w < h->smemWords; ++w) hazardWord(h, slot, w, write, pc);
     }
+  }
+  if (stop) {
+    const unsigned stopping = __activemask();
+    if (isLeader(stopping)) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
+    return SANITIZER_PATCH_ERROR;
   }
   return SANITIZER_PATCH_SUCCESS;
 }
