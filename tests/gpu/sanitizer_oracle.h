@@ -59,11 +59,11 @@ inline OracleLog parseSanitizerLog(const std::string& text) {
   log.text = text;
   static const std::regex header(
       R"((Invalid __(global|shared|local)__ (read|write|atomic)|Uninitialized __(global|shared)__ memory read) of size (\d+) bytes)");
-  static const std::regex atNew(R"(at ([A-Za-z_$][\w$.]*)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?)");
+  // Function names may carry a signature: "at load8(__half *, int)+0x750 in gemm_tiled.cu:77".
+  static const std::regex atNew(R"(\bat (.+?)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?\s*$)");
   static const std::regex atOld(R"(at 0x([0-9a-fA-F]+) in (\S+?):(\d+):(\S+))");
   static const std::regex by(R"(by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
-  static const std::regex race(
-      R"((Write|Read) access at ([A-Za-z_$][\w$.]*)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?)");
+  static const std::regex race(R"((Write|Read) access at (.+?)\+0x([0-9a-fA-F]+)(?: in (\S+?):(\d+))?(?: \[|\s*$))");
   std::istringstream in(text);
   std::string line;
   OracleError* cur = nullptr;
@@ -82,23 +82,26 @@ inline OracleLog parseSanitizerLog(const std::string& text) {
       cur->size = std::stoi(m[5]);
       continue;
     }
-    if (line.find("Race reported between") != std::string::npos || line.find(" and ") != std::string::npos) {
-      if (std::regex_search(line, m, race)) {
-        if (line.find("Race reported between") != std::string::npos) {
-          pending = {};
-          pending.firstKind = m[1];
-          pending.firstOffset = std::stoull(m[3], nullptr, 16);
-          pending.firstLine = m[5].matched ? std::stoi(m[5]) : 0;
-          racePending = true;
-        } else if (racePending) {
-          pending.secondKind = m[1];
-          pending.secondOffset = std::stoull(m[3], nullptr, 16);
-          pending.secondLine = m[5].matched ? std::stoi(m[5]) : 0;
-          log.races.push_back(pending);
-          racePending = false;
-        }
-        continue;
+    // racecheck: "Race reported between A" then one "and B [N hazards]" line per partner of A.
+    const bool opens = line.find("Race reported between") != std::string::npos;
+    if ((opens || (racePending && line.find(" and ") != std::string::npos)) && std::regex_search(line, m, race)) {
+      const std::uint64_t off = std::stoull(m[3], nullptr, 16);
+      const int ln = m[5].matched ? std::stoi(m[5]) : 0;
+      if (opens) {
+        pending = {};
+        pending.firstKind = m[1];
+        pending.firstOffset = off;
+        pending.firstLine = ln;
+        racePending = true;
+      } else {
+        OracleRace r = pending;
+        r.secondKind = m[1];
+        r.secondOffset = off;
+        r.secondLine = ln;
+        log.races.push_back(r);
       }
+      cur = nullptr;
+      continue;
     }
     if (!cur) continue;
     if (cur->function.empty() && std::regex_search(line, m, atNew)) {
@@ -127,8 +130,11 @@ inline std::string runUnderSanitizer(const std::string& tool, const std::string&
                                      const std::filesystem::path& logFile, OracleLog* out) {
   const std::string cs = computeSanitizer();
   if (cs.empty()) return "compute-sanitizer not found";
+  // --padding: an unallocated gap after every allocation, so that a read just
+  // past one tensor cannot land in the next one (where memcheck sees nothing wrong).
   std::string cmd = shellQuote(cs) + " --tool " + tool + " --log-file " + shellQuote(logFile.string()) +
-                    " --print-limit 1000000 --kernel-name kns=" + kernel + " " + command + " > /dev/null 2>&1";
+                    " --print-limit 0 --show-backtrace no --kernel-name kns=" + kernel +
+                    (tool == "memcheck" ? " --padding 1048576" : "") + " " + command + " > /dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   if (!WIFEXITED(status)) return "compute-sanitizer did not exit: " + cmd;
   *out = parseSanitizerLog(readFile(logFile));
