@@ -28,6 +28,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   opts.session.workerCommand = {selfExecutable()};
   opts.session.configPath = std::filesystem::absolute(a.config).string();
   opts.session.timeoutS = a.timeoutS;
+  opts.trace = !a.noTrace;
   std::mutex io;
   opts.session.onEvent = [&](const nlohmann::json& e) {
     std::lock_guard<std::mutex> lock(io);

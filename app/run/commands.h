@@ -66,6 +66,7 @@ struct DiagnoseArgs {
   std::string config, output;
   double timeoutS = 0;
   bool stream = false;
+  bool noTrace = false;  ///< no traced run, even where the evidence calls for one
 };
 /// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
 int cmdDiagnose(const DiagnoseArgs& a);

@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   dg->add_option("-o,--output", diag.output, "write the report (JSON) here");
   dg->add_option("--timeout", diag.timeoutS, "watchdog limit per worker in seconds");
   dg->add_flag("--stream", diag.stream, "print tilescope.stream/1 events on stdout");
+  dg->add_flag("--no-trace", diag.noTrace, "no traced run (by default one runs when the baseline faults, NaN sit in "
+                                           "partial tiles, trials disagree or a slow kernel uses shared memory)");
 
   ExportArgs exp;
   auto* e = app.add_subcommand("export", "render a report");

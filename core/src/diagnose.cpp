@@ -166,6 +166,34 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     return report;
   }
 
+  // The trace locates what the baseline shows; its findings join the
+  // conclusions only at the end, so they neither stop the experiments nor take
+  // the first place from the experiment that proves the bug.
+  std::vector<Finding> traced;
+  bool traceRan = false;
+  auto runTrace = [&] {
+    if (!opts.trace || traceRan || d.captures >= opts.maxCaptures) return;
+    const auto why = traceCalledFor(report.points.front(), d.conclusions);
+    if (!why) return;
+    traceRan = true;
+    Experiment e;
+    e.kind = ExperimentKind::trace;
+    e.name = "trace";
+    e.why = *why;
+    e.trace = true;
+    d.emit("experiment trace: " + e.why, {{"experiment", e.name}, {"group", "trace"}, {"capture", d.captures + 1},
+                                            {"max_captures", opts.maxCaptures}});
+    Point p = d.run(e);
+    traced = traceConclusions(p);
+    json entry = {{"group", "trace"}, {"runs", 1}, {"settled", true}, {"findings", json::array()},
+                  {"summary", p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
+                                               : "trace " + p.trace.status + ": " + p.trace.reason}};
+    for (const auto& f : traced) entry["findings"].push_back(f.category);
+    report.extra["diagnose"]["conclusions"].push_back(entry);
+    report.points.push_back(std::move(p));
+  };
+  runTrace();
+
   std::set<ExperimentKind> done;
   std::string stopped = "every planned experiment ran";
   for (;;) {
@@ -184,6 +212,8 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     }
   }
 
+  runTrace();  // a race the trials proved
+  d.conclusions.insert(d.conclusions.end(), traced.begin(), traced.end());
   d.refreshFindings();
   report.extra["diagnose"]["experiments"] = d.log;
   report.extra["diagnose"]["captures"] = d.captures;

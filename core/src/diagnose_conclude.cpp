@@ -367,7 +367,8 @@ Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg, c
     case ExperimentKind::small_shapes: return concludeShapes(base, cfg, runs);
     case ExperimentKind::warps: return concludeWarps(base, runs);
     case ExperimentKind::input_scale: return concludeInputScale(base, runs);
-    case ExperimentKind::baseline: break;
+    case ExperimentKind::baseline:
+    case ExperimentKind::trace: break;
   }
   return {};
 }

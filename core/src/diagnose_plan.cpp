@@ -20,6 +20,7 @@ const char* experimentKindName(ExperimentKind k) {
     case ExperimentKind::poison: return "poison";
     case ExperimentKind::input_scale: return "input_scale";
     case ExperimentKind::warps: return "warps";
+    case ExperimentKind::trace: return "trace";
   }
   return "?";
 }
@@ -34,6 +35,7 @@ std::vector<std::string> Experiment::workerArgs() const {
     a.insert(a.end(), {"--input-scale", buf});
   }
   if (!timing) a.push_back("--no-timing");
+  if (trace) a.push_back("--trace");
   for (const auto& [k, v] : overrides) a.insert(a.end(), {"--set", k + "=" + std::to_string(v)});
   return a;
 }
@@ -318,6 +320,33 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
     add(planInputScale(cfg, opts.inputScaleUp, true));
   if (!passed || asked(ExperimentKind::warps)) add(planWarps(cfg));
   return groups;
+}
+
+std::optional<std::string> traceCalledFor(const Point& base, const std::vector<Finding>& conclusions) {
+  auto has = [](const std::vector<Finding>& fs, const std::string& cat) {
+    return std::any_of(fs.begin(), fs.end(), [&](const Finding& f) { return f.category == cat; });
+  };
+  if (base.trace.traced()) return std::nullopt;  // `run --trace` already did
+  if (base.verdict == Verdict::fault)
+    for (const char* c : {"illegal_address", "misaligned_access", "device_assert", "oob_write", "oob_read"})
+      if (has(base.findings, c)) return std::string("the kernel faulted: which access, thread and line?");
+  for (const Finding& f : base.findings)
+    if (f.category == "oob_read" && f.evidence.value("inferred", false))
+      return std::string("NaN only in partial tiles: which loads leave the inputs?");
+  if (has(conclusions, "race")) return std::string("the trials disagree: which shared-memory accesses race?");
+  if (base.verdict == Verdict::slow && (base.launch.sharedBytes > 0 || base.compile.smemStatic > 0))
+    return std::string("slow with shared memory in use: bank conflicts?");
+  return std::nullopt;
+}
+
+std::vector<Finding> traceConclusions(const Point& traced) {
+  std::vector<Finding> out;
+  for (Finding f : traced.findings) {
+    if (!f.evidence.is_object() || f.evidence.value("source", "") != "trace") continue;
+    f.experiment = "trace";
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace tilescope

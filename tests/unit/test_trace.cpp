@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "tilescope/diagnose.h"
 #include "tilescope/trace.h"
 
 using namespace tilescope;
@@ -357,4 +358,53 @@ TEST(TraceInfoJson, PointCarriesItsTrace) {
   const Point back = pointFromJson(toJson(p));
   EXPECT_EQ(back.trace.status, "unavailable");
   EXPECT_FALSE(toJson(Point{}).contains("trace")) << "untraced points carry no section";
+}
+
+TEST(TraceDiagnose, CalledForByTheEvidence) {
+  Point base;
+  base.verdict = Verdict::ok;
+  EXPECT_FALSE(traceCalledFor(base, {}));
+  Finding fault;
+  fault.category = "misaligned_access";
+  base.findings = {fault};
+  base.verdict = Verdict::fault;
+  EXPECT_TRUE(traceCalledFor(base, {}));
+  base.trace.status = "ok";  // already traced by `run --trace`
+  EXPECT_FALSE(traceCalledFor(base, {}));
+  base = Point{};
+  Finding inferred;
+  inferred.category = "oob_read";
+  inferred.evidence = {{"inferred", true}};
+  base.verdict = Verdict::incorrect;
+  base.findings = {inferred};
+  EXPECT_TRUE(traceCalledFor(base, {}));
+  base = Point{};
+  base.verdict = Verdict::slow;
+  EXPECT_FALSE(traceCalledFor(base, {})) << "slow without shared memory";
+  base.launch.sharedBytes = 8192;
+  EXPECT_TRUE(traceCalledFor(base, {}));
+  base = Point{};
+  base.verdict = Verdict::incorrect;
+  Finding race;
+  race.category = "race";
+  EXPECT_FALSE(traceCalledFor(base, {}));
+  EXPECT_TRUE(traceCalledFor(base, {race})) << "the trials disagreed";
+}
+
+TEST(TraceDiagnose, ConclusionsAreTheTracedFindings) {
+  Point p;
+  Finding traced, guard;
+  traced.category = "oob_write";
+  traced.evidence = {{"source", "trace"}};
+  guard.category = "mismatch";
+  guard.evidence = {{"mismatches", 3}};
+  p.findings = {guard, traced};
+  auto c = traceConclusions(p);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].category, "oob_write");
+  EXPECT_EQ(c[0].experiment, "trace");
+  Experiment e;
+  e.trace = true;
+  auto args = e.workerArgs();
+  EXPECT_NE(std::find(args.begin(), args.end(), "--trace"), args.end());
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,7 @@
 namespace tilescope {
 
 /// Experiment groups, in the tree's vocabulary (tree.h knownExperiments()).
-enum class ExperimentKind { baseline, trials, align_shift, small_shapes, poison, input_scale, warps };
+enum class ExperimentKind { baseline, trials, align_shift, small_shapes, poison, input_scale, warps, trace };
 const char* experimentKindName(ExperimentKind k);  ///< "trials", "align_shift", ...
 
 /// One worker run of diagnose.
@@ -39,6 +40,7 @@ struct Experiment {
   bool timing = false;     ///< experiments skip timing (--no-timing); the baseline times
   std::vector<std::pair<std::string, std::int64_t>> overrides;  ///< --set NAME=VALUE
   std::string role;        ///< shapes: rounded | small | reduction | odd | under
+  bool trace = false;      ///< --trace: the Compute Sanitizer API trace (docs/report.md, "trace")
   /// The worker arguments after `--gpu G`.
   std::vector<std::string> workerArgs() const;
 };
@@ -102,7 +104,20 @@ struct DiagnoseOptions {
   double expensiveCaptureS = 30;
   int maxCaptures = 16;    ///< worker runs in all, the baseline included
   bool useTree = true;     ///< consult resources/tree.json when it loads
+  /// Add a traced run when the evidence calls for it (traceCalledFor); the
+  /// command line turns it on.
+  bool trace = false;
 };
+
+/// Why a traced run would answer what the evidence asks, or nothing: the
+/// baseline faulted (where?), NaN sit only in partial tiles (which loads?), the
+/// kernel is slow with shared memory in use (bank conflicts?), trials disagree
+/// (which shared-memory hazard?).
+std::optional<std::string> traceCalledFor(const Point& base, const std::vector<Finding>& conclusions);
+
+/// The findings a traced run proved (evidence.source "trace"), as conclusions of
+/// the experiment "trace".
+std::vector<Finding> traceConclusions(const Point& traced);
 
 /// The groups the baseline's findings call for, in the order they run, each with
 /// its experiments (shapes and alignment are staged: later runs of a group only
