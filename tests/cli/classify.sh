@@ -22,6 +22,24 @@ out=$(printf 'all tests passed\n' | "$exe" classify -); rc=$?
 [ "$rc" = 1 ] || { echo "FAIL unknown log: exit $rc (want 1)"; fail=1; }
 check "$out" "unknown" "unknown log"
 
+# A sanitizer report: the findings and the decisive lines are printed, --json carries them.
+out=$("$exe" classify "$corpus/rec_memcheck_gemm_no_mask.txt"); rc=$?
+[ "$rc" = 0 ] || { echo "FAIL memcheck: exit $rc"; fail=1; }
+check "$out" "category:   oob_write" "memcheck"
+check "$out" "in gemm_tiled+0x1e40, thread (32,0,0) block (7,15,0)" "memcheck finding"
+check "$out" "15,393 bytes after an allocation of 8,131,072 bytes (3 reports)" "memcheck allocation"
+check "$out" "decisive lines:" "memcheck evidence"
+out=$("$exe" classify --json "$corpus/rec_memcheck_gemm_no_mask.xml")
+got=$(python3 -c 'import json,sys; j=json.load(sys.stdin); f=j["sanitizer"]["findings"][0]; print(j["category"], f["kind"], f["access"], f["space"], f["size"], f["pc"], f["block"])' <<<"$out")
+[ "$got" = "oob_write out_of_bounds write global 2 0x1e40 [7, 15, 0]" ] || { echo "FAIL memcheck xml json: got '$got'"; fail=1; }
+
+# Below the threshold: unknown, with the nearest candidate and its line.
+out=$(printf 'step 1\nValueError: bad BLOCK_SIZE\n' | "$exe" classify -); rc=$?
+[ "$rc" = 1 ] || { echo "FAIL below threshold: exit $rc (want 1)"; fail=1; }
+check "$out" "nearest candidates:" "below threshold"
+check "$out" "compile.python.other" "below threshold"
+check "$out" "      2: ValueError: bad BLOCK_SIZE" "below threshold"
+
 "$exe" classify "$corpus/does-not-exist.txt" >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || { echo "FAIL missing file: exit $rc (want 2)"; fail=1; }
 

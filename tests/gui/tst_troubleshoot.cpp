@@ -1,11 +1,14 @@
 // The troubleshooting panel on the recorded sample session (a diagnose report with a
-// tree path), on a hand-built point that leaves a question open, and on a pasted
-// CUDA error; and its dock in the main window.
+// tree path), on a hand-built point that leaves a question open, on a pasted CUDA error
+// and pasted compute-sanitizer reports (findings, decisive lines, the source line); and
+// its dock in the main window.
 #include <QDockWidget>
+#include <QFile>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -20,6 +23,12 @@ using namespace tilescope::ui;
 
 namespace {
 const QString kSession = QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/session.json");
+const QString kCorpus = QStringLiteral(TILESCOPE_SOURCE_DIR "/tests/data/classify/");
+
+QString readText(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
 
 QStringList ids(const std::vector<std::string>& v) {
   QStringList out;
@@ -144,6 +153,66 @@ class TstTroubleshoot : public QObject {
     QCOMPARE(p.highlightedPath(), ids(expect.path));
     QVERIFY(p.classificationText().contains(QStringLiteral("misaligned_access")));
     QVERIFY(p.classificationText().contains(QString::fromStdString(c.matched)));
+  }
+
+  void pastedRacecheckReportWalksFromItsFindings() {
+    Selection sel;
+    TroubleshootPanel p(&sel);
+    const QString log = readText(kCorpus + QStringLiteral("rec_racecheck_softmax_no_sync.txt"));
+    QVERIFY(!log.isEmpty());
+    const Classification c = p.classifyAndWalk(log);
+    QCOMPARE(QString::fromStdString(c.category), QStringLiteral("race"));
+    QCOMPARE(c.sanitizer.findings.size(), std::size_t(12));
+    // The findings are listed, one row each, under their tool; then the decisive lines.
+    QTreeWidget* list = p.pasteFindings();
+    QVERIFY(!list->isHidden());
+    QCOMPARE(list->topLevelItemCount(), 2);
+    QVERIFY(list->topLevelItem(0)->text(0).contains(QStringLiteral("racecheck")));
+    QCOMPARE(list->topLevelItem(0)->childCount(), 12);
+    QVERIFY(list->topLevelItem(0)->child(0)->text(1).startsWith(QStringLiteral("softmax_row+0x9c0")));
+    QVERIFY(list->topLevelItem(1)->text(0).startsWith(QStringLiteral("Decisive lines")));
+    // The shared-memory hazard finding answers fault.race's question: a missing barrier.
+    const QStringList path = p.highlightedPath();
+    QVERIFY2(path.contains(QStringLiteral("fault.race.missing_barrier")), qPrintable(path.join(QLatin1Char(' '))));
+    QVERIFY(p.walk().complete);
+  }
+
+  void pastedMemcheckReportOpensTheSourceLine() {
+    QTemporaryDir dir;
+    const QString src = dir.filePath(QStringLiteral("scale.cu"));
+    QFile f(src);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("__global__ void scale(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  x[i] *= 2.0f;   // no bound check\n}\n");
+    f.close();
+    // A memcheck report as compute-sanitizer prints it for a kernel built with -lineinfo.
+    const QString log = QStringLiteral(
+        "========= Invalid __global__ write of size 4 bytes\n"
+        "=========     at scale(float *, int)+0x70 in %1:3\n"
+        "=========     by thread (32,0,0) in block (3,0,0)\n"
+        "=========     Address 0x7f0000000200 is out of bounds\n"
+        "=========     and is 0 bytes after the nearest allocation at 0x7f0000000000 of size 512 bytes\n").arg(src);
+    Selection sel;
+    TroubleshootPanel p(&sel);
+    const Classification c = p.classifyAndWalk(log);
+    QCOMPARE(QString::fromStdString(c.category), QStringLiteral("oob_write"));
+    QVERIFY(p.highlightedPath().contains(QStringLiteral("fault.oob_write")));
+    QTreeWidgetItem* finding = p.pasteFindings()->topLevelItem(0)->child(0);
+    QVERIFY(finding->text(1).contains(QStringLiteral("scale.cu:3")));
+    p.pasteFindings()->setCurrentItem(finding);
+    QVERIFY2(p.sourceText().contains(QStringLiteral(">     3 |   x[i] *= 2.0f;")), qPrintable(p.sourceText()));
+    // A decisive-line row names no file: no source is shown.
+    p.pasteFindings()->setCurrentItem(p.pasteFindings()->topLevelItem(1)->child(0));
+    QVERIFY(p.sourceText().isEmpty());
+  }
+
+  void pastedLogBelowTheThresholdShowsTheNearestCandidates() {
+    Selection sel;
+    TroubleshootPanel p(&sel);
+    const Classification c = p.classifyAndWalk(QStringLiteral("Traceback (most recent call last):\nValueError: bad BLOCK\n"));
+    QVERIFY(!c.known());
+    QVERIFY(p.classificationText().contains(QStringLiteral("Nearest: compile_error (compile.python.other")));
+    QCOMPARE(p.pasteFindings()->topLevelItem(0)->child(0)->text(0), QStringLiteral("line 2"));
   }
 
   void dockedInTheMainWindow() {

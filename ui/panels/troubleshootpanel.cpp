@@ -13,6 +13,9 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <QFile>
+#include <QTextStream>
+
 #include "models/qtconv.h"
 #include "style/colors.h"
 #include "widgets/treeoutline.h"
@@ -95,14 +98,33 @@ void TroubleshootPanel::buildUi() {
   m_classifyButton = new QPushButton(tr("Classify and walk"), paste);
   m_classLabel = new QLabel(paste);
   m_classLabel->setWordWrap(true);
+  m_classLabel->setTextFormat(Qt::PlainText);  // pasted text is data, never markup
   m_classLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   connect(m_classifyButton, &QPushButton::clicked, this, [this] { classifyAndWalk(m_logEdit->toPlainText()); });
+  // What the paste holds: sanitizer findings, then the lines that decided.
+  m_pasteFindings = new QTreeWidget(paste);
+  m_pasteFindings->setObjectName(QStringLiteral("pasteFindings"));
+  m_pasteFindings->setColumnCount(3);
+  m_pasteFindings->setHeaderLabels({tr("Finding / line"), tr("Where"), tr("Details")});
+  m_pasteFindings->setRootIsDecorated(true);
+  m_pasteFindings->setUniformRowHeights(true);
+  m_pasteFindings->setMaximumHeight(140);
+  m_pasteFindings->setVisible(false);
+  connect(m_pasteFindings, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* cur) { showSourceOf(cur); });
+  m_sourceView = new QPlainTextEdit(paste);
+  m_sourceView->setObjectName(QStringLiteral("pasteSource"));
+  m_sourceView->setReadOnly(true);
+  m_sourceView->setFont(mono);
+  m_sourceView->setMaximumHeight(70);
+  m_sourceView->setVisible(false);
   auto* pLayout = new QVBoxLayout(paste);
   pLayout->addWidget(m_logEdit);
   auto* pRow = new QHBoxLayout;
   pRow->addWidget(m_classLabel, 1);
   pRow->addWidget(m_classifyButton, 0, Qt::AlignTop);
   pLayout->addLayout(pRow);
+  pLayout->addWidget(m_pasteFindings);
+  pLayout->addWidget(m_sourceView);
 
   auto* right = new QWidget(this);
   auto* rLayout = new QVBoxLayout(right);
@@ -178,9 +200,79 @@ Classification TroubleshootPanel::classifyAndWalk(const QString& log) {
   }
   m_subject = Subject::log;
   m_userAnswers.clear();
+  showPasteFindings();
   rewalk();
   return *m_classification;
 }
+
+void TroubleshootPanel::showPasteFindings() {
+  m_pasteFindings->clear();
+  m_sourceView->clear();
+  m_sourceView->setVisible(false);
+  if (!m_classification) {
+    m_pasteFindings->setVisible(false);
+    return;
+  }
+  const Classification& c = *m_classification;
+  const SanitizerReport& san = c.sanitizer;
+  if (!san.findings.empty()) {
+    auto* group = new QTreeWidgetItem(m_pasteFindings);
+    group->setText(0, tr("%1: %n finding(s)", nullptr, static_cast<int>(san.findings.size()))
+                          .arg(san.legacy ? QStringLiteral("cuda-memcheck") : QStringLiteral("compute-sanitizer ") + qs(san.tool)));
+    for (const SanitizerFinding& f : san.findings) {
+      const FindingClass fc = classifyFinding(f);
+      auto* it = new QTreeWidgetItem(group);
+      it->setText(0, qs(fc.category.empty() ? f.kind : fc.category) +
+                         (f.count > 1 ? tr(" (%1 reports)").arg(f.count) : QString()));
+      QString where = qs(f.kernelDemangled.empty() ? f.kernel : f.kernelDemangled);
+      if (f.pc) where += QStringLiteral("+0x") + QString::number(*f.pc, 16);
+      if (!f.file.empty()) where += QStringLiteral("  ") + qs(f.file) + QLatin1Char(':') + QString::number(f.line);
+      it->setText(1, where);
+      it->setText(2, qs(describe(f)));
+      it->setToolTip(2, qs(describe(f)));
+      it->setData(0, Qt::UserRole, qs(f.file));
+      it->setData(0, Qt::UserRole + 1, f.line);
+    }
+    group->setExpanded(true);
+  }
+  if (!c.evidence.empty()) {
+    auto* group = new QTreeWidgetItem(m_pasteFindings);
+    group->setText(0, tr("Decisive lines of %1").arg(c.lines));
+    for (const EvidenceLine& e : c.evidence) {
+      auto* it = new QTreeWidgetItem(group);
+      it->setText(0, tr("line %1").arg(e.number) + (e.count > 1 ? tr(" (×%1)").arg(e.count) : QString()));
+      it->setText(1, qs(e.rule));
+      it->setText(2, qs(e.text.substr(0, 400)));
+      it->setToolTip(2, qs(e.text.substr(0, 2000)));
+    }
+    group->setExpanded(true);
+  }
+  m_pasteFindings->resizeColumnToContents(0);
+  m_pasteFindings->setVisible(m_pasteFindings->topLevelItemCount() > 0);
+}
+
+void TroubleshootPanel::showSourceOf(QTreeWidgetItem* item) {
+  m_sourceView->clear();
+  m_sourceView->setVisible(false);
+  if (!item) return;
+  const QString file = item->data(0, Qt::UserRole).toString();
+  const int line = item->data(0, Qt::UserRole + 1).toInt();
+  if (file.isEmpty() || line <= 0) return;
+  // The source is "at hand" when the path the sanitizer printed can be read here.
+  QFile f(file);
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return;
+  QTextStream in(&f);
+  QStringList around;
+  for (int n = 1; !in.atEnd() && n <= line + 2; ++n) {
+    const QString text = in.readLine();
+    if (n >= line - 2) around << QStringLiteral("%1%2 | %3").arg(n == line ? QStringLiteral("> ") : QStringLiteral("  ")).arg(n, 5).arg(text);
+  }
+  if (around.isEmpty()) return;
+  m_sourceView->setPlainText(file + QLatin1Char('\n') + around.join(QLatin1Char('\n')));
+  m_sourceView->setVisible(true);
+}
+
+QString TroubleshootPanel::sourceText() const { return m_sourceView->isHidden() ? QString() : m_sourceView->toPlainText(); }
 
 nlohmann::json TroubleshootPanel::subjectJson(std::string* start) const {
   start->clear();
@@ -194,7 +286,13 @@ nlohmann::json TroubleshootPanel::subjectJson(std::string* start) const {
         // The classifier may name a finer node than the tree has: start at its nearest ancestor.
         if (const TreeNode* n = m_tree->findNearest(m_classification->treeNode)) *start = n->id;
       }
-      return nlohmann::json{{"log", m_log.toStdString()}};
+      {
+        // Sanitizer findings answer the questions a log alone cannot (race: shared hazard?).
+        nlohmann::json findings = nlohmann::json::array();
+        if (m_classification)
+          for (const Finding& f : reportFindings(m_classification->sanitizer)) findings.push_back(toJson(f));
+        return nlohmann::json{{"log", m_log.toStdString()}, {"findings", findings}};
+      }
     case Subject::none: break;
   }
   return nullptr;
@@ -330,11 +428,17 @@ QString TroubleshootPanel::statusText() const {
 QString TroubleshootPanel::classificationText() const {
   if (!m_classification) return tr("Paste an error to classify it and walk the tree from where it points.");
   const Classification& c = *m_classification;
-  if (!c.known()) return tr("No rule matched: walking from the root. %1").arg(qs(c.matched));
+  if (!c.known()) {
+    if (c.candidates.empty()) return tr("No rule matched: walking from the root. %1").arg(qs(c.matched));
+    QStringList near;
+    for (const Candidate& k : c.candidates)
+      near << tr("%1 (%2, %3)").arg(qs(k.category), qs(k.treeNode)).arg(k.confidence, 0, 'f', 2);
+    return tr("Unknown: no rule is confident enough; walking from the root.\nNearest: %1").arg(near.join(QStringLiteral("; ")));
+  }
   return tr("Category: %1 · detail: %2 · source: %3 · confidence %4\nStarts at: %5\nMatched: %6")
       .arg(qs(c.category), qs(c.detail), qs(c.source))
       .arg(c.confidence, 0, 'f', 2)
-      .arg(qs(c.treeNode), qs(c.matched));
+      .arg(qs(c.treeNode), qs(c.matched.substr(0, 300)));
 }
 
 }  // namespace tilescope::ui

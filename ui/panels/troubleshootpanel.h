@@ -1,7 +1,8 @@
 // The troubleshooting tree (resources/tree.json) walked over the open report: the
 // path the evidence decided, highlighted with each step's facts; the open question
 // with a button per answer; the fix at the leaf. A pasted error log is classified
-// (classifyLog) and walked from the classifier's start node.
+// (classifyLog) and walked from the classifier's start node; sanitizer reports in it
+// become findings the walk answers from, listed with the log's decisive lines.
 #pragma once
 
 #include <QWidget>
@@ -62,6 +63,10 @@ class TroubleshootPanel : public QWidget, public ReportView {
   QTreeWidget* treeView() const { return m_treeView; }
   QPlainTextEdit* logEdit() const { return m_logEdit; }
   QPushButton* classifyButton() const { return m_classifyButton; }
+  /// The paste's findings (sanitizer reports) and decisive lines, one row each.
+  QTreeWidget* pasteFindings() const { return m_pasteFindings; }
+  /// The source line of the selected finding when its file can be read ("" otherwise).
+  QString sourceText() const;
   /// The open question's answer buttons (object name "answer:<id>").
   QList<QPushButton*> answerButtons() const;
   /// Shows the facts behind the step of `item` (or the node's text) in the details pane.
@@ -74,6 +79,8 @@ class TroubleshootPanel : public QWidget, public ReportView {
   void showWalk();
   void rebuildAnswerButtons();
   nlohmann::json subjectJson(std::string* start) const;
+  void showPasteFindings();
+  void showSourceOf(QTreeWidgetItem* item);
 
   Selection* m_selection;
   ReportPtr m_report;
@@ -99,6 +106,8 @@ class TroubleshootPanel : public QWidget, public ReportView {
   QPlainTextEdit* m_logEdit;
   QPushButton* m_classifyButton;
   QLabel* m_classLabel;
+  QTreeWidget* m_pasteFindings;
+  QPlainTextEdit* m_sourceView;
 };
 
 }  // namespace tilescope::ui
