@@ -25,8 +25,8 @@ struct Patterns {
   std::regex invalid{R"re(^Invalid (?:__(\w+)__ )?(read|write|atomic|\?)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
   std::regex uninit{R"re(^Uninitialized (?:__(\w+)__ )?memory (read|write|access)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
   std::regex hostApi{R"re(^Host API memory access error at host access to (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
-  std::regex race{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*)?Race reported between (Read|Write) access at (.*)$)re"};
-  std::regex hazard{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*)?Potential (RAW|WAR|WAW) hazard detected at __(\w+)__ (0x[0-9a-fA-F]+) in block \((\d+), ?(\d+), ?(\d+)\))re"};
+  std::regex race{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Race reported between (Read|Write) access at (.*)$)re"};
+  std::regex hazard{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Potential (RAW|WAR|WAW) hazard detected at __(\w+)__ (0x[0-9a-fA-F]+) in block \((\d+), ?(\d+), ?(\d+)\))re"};
   std::regex barrier{R"re(^Barrier error detected\.?\s*(.*)$)re"};
   std::regex api{R"re(^Program hit (\w+) \(error (\d+)\) due to "([^"]*)" on CUDA API call to (\w+))re"};
   std::regex leak{R"re(^Leaked (\d[\d,]*) bytes? at (0x[0-9a-fA-F]+))re"};

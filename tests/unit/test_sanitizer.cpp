@@ -209,6 +209,16 @@ TEST(Sanitizer, PastedReportsFromIssues) {
     EXPECT_EQ(f.size, 400);
     EXPECT_EQ(classifyFinding(f).category, "uninitialized_read");
   }
+  {  // legacy racecheck at warning level: "WARN:(Warp Level Programming) Potential RAW hazard ..."
+    const SanitizerReport r = parse("cs_gunrock844_racecheck_warn.txt");
+    EXPECT_TRUE(r.legacy);
+    const SanitizerFinding& f = r.findings.at(0);
+    EXPECT_EQ(f.kind, "hazard");
+    EXPECT_EQ(f.severity, "warning");
+    EXPECT_EQ(f.hazardType, "RAW");
+    EXPECT_EQ(*f.address, 0xf4u);
+    EXPECT_EQ(classifyFinding(f).category, "race");
+  }
   {  // a misaligned __local__ write
     const SanitizerReport r = parse("cs_fuser2930_local_misaligned.txt");
     const SanitizerFinding& f = r.findings.at(0);
