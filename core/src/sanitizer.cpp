@@ -215,7 +215,7 @@ FindingClass classifyFinding(const SanitizerFinding& f) {
 
 namespace {
 
-nlohmann::json dim(const std::optional<Dim3>& d) {
+nlohmann::json dim(const std::optional<Index3>& d) {
   return d ? nlohmann::json::array({d->x, d->y, d->z}) : nlohmann::json(nullptr);
 }
 

@@ -167,7 +167,7 @@ class TextParser {
       cur_.hazardType = m[2].str();
       cur_.space = m[3].str();
       cur_.address = parseHex(m[4].str());
-      cur_.block = Dim3{std::stoll(m[5].str()), std::stoll(m[6].str()), std::stoll(m[7].str())};
+      cur_.block = Index3{std::stoll(m[5].str()), std::stoll(m[6].str()), std::stoll(m[7].str())};
       return;
     }
     if (first == 'B' && std::regex_search(b, e, m, p.barrier)) {
@@ -222,8 +222,8 @@ class TextParser {
       return;
     }
     if (body.rfind("by thread", 0) == 0 && std::regex_search(b, e, m, p.byThread)) {
-      cur_.thread = Dim3{std::stoll(m[1].str()), std::stoll(m[2].str()), std::stoll(m[3].str())};
-      cur_.block = Dim3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
+      cur_.thread = Index3{std::stoll(m[1].str()), std::stoll(m[2].str()), std::stoll(m[3].str())};
+      cur_.block = Index3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
       return;
     }
     if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) && std::regex_search(b, e, m, p.address)) {
@@ -235,7 +235,7 @@ class TextParser {
     if ((body.rfind("Read Thread", 0) == 0 || body.rfind("Write Thread", 0) == 0) &&
         std::regex_search(b, e, m, p.hazardThread)) {
       SanitizerAccess a = accessFrom(m[1].str(), sv(m[5].first, static_cast<std::size_t>(m[5].length())));
-      a.thread = Dim3{std::stoll(m[2].str()), std::stoll(m[3].str()), std::stoll(m[4].str())};
+      a.thread = Index3{std::stoll(m[2].str()), std::stoll(m[3].str()), std::stoll(m[4].str())};
       cur_.accesses.push_back(std::move(a));
       return;
     }

@@ -176,9 +176,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::optional<Dim3> dim(const Node* n) {
+std::optional<Index3> dim(const Node* n) {
   if (!n) return std::nullopt;
-  return Dim3{detail::parseCount(n->value("x")), detail::parseCount(n->value("y")), detail::parseCount(n->value("z"))};
+  return Index3{detail::parseCount(n->value("x")), detail::parseCount(n->value("y")), detail::parseCount(n->value("z"))};
 }
 
 std::string stripUnderscores(std::string s) {

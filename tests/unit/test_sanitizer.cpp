@@ -42,8 +42,8 @@ TEST(Sanitizer, MemcheckOutOfBoundsWriteRecordedOnTheZoo) {
   ASSERT_TRUE(f.pc);
   EXPECT_EQ(*f.pc, 0x1e40u);
   ASSERT_TRUE(f.thread && f.block);
-  EXPECT_EQ(*f.thread, (Dim3{32, 0, 0}));
-  EXPECT_EQ(*f.block, (Dim3{7, 15, 0}));
+  EXPECT_EQ(*f.thread, (Index3{32, 0, 0}));
+  EXPECT_EQ(*f.block, (Index3{7, 15, 0}));
   ASSERT_TRUE(f.address);
   EXPECT_EQ(*f.address, 0x7f7011bc4e20u);
   EXPECT_EQ(f.allocRelation, "after");
@@ -75,8 +75,8 @@ TEST(Sanitizer, TheXmlOfTheSameRunGivesTheSameFinding) {
   EXPECT_EQ(f.size, 2);
   EXPECT_EQ(f.kernel, "gemm_tiled");
   EXPECT_EQ(*f.pc, 0x1e40u);
-  EXPECT_EQ(*f.block, (Dim3{7, 15, 0}));
-  EXPECT_EQ(*f.thread, (Dim3{64, 0, 0}));
+  EXPECT_EQ(*f.block, (Index3{7, 15, 0}));
+  EXPECT_EQ(*f.thread, (Index3{64, 0, 0}));
   EXPECT_EQ(f.count, 3);
   EXPECT_EQ(classifyFinding(f).category, "oob_write");
 }
@@ -144,9 +144,9 @@ TEST(Sanitizer, RacecheckHazardReportsNameThreadsAndAddress) {
   EXPECT_EQ(f.hazardType, "RAW");
   EXPECT_EQ(f.space, "shared");
   EXPECT_EQ(*f.address, 0x1200u);
-  EXPECT_EQ(*f.block, (Dim3{0, 0, 0}));
+  EXPECT_EQ(*f.block, (Index3{0, 0, 0}));
   ASSERT_EQ(f.accesses.size(), 2u);
-  EXPECT_EQ(*f.accesses[0].thread, (Dim3{896, 0, 0}));
+  EXPECT_EQ(*f.accesses[0].thread, (Index3{896, 0, 0}));
   EXPECT_EQ(f.accesses[1].direction, "read");
   EXPECT_EQ(f.kernel, "softmax_row");
 }
@@ -180,8 +180,8 @@ TEST(Sanitizer, PastedReportsFromIssues) {
     EXPECT_EQ(f.size, 8);
     EXPECT_EQ(*f.pc, 0x2e8u);
     EXPECT_EQ(f.kernel, "CycleTrackingGuts(MonteCarlo*, int, ParticleVault*, ParticleVault*)");
-    EXPECT_EQ(*f.thread, (Dim3{127, 0, 0}));
-    EXPECT_EQ(*f.block, (Dim3{194, 0, 0}));
+    EXPECT_EQ(*f.thread, (Index3{127, 0, 0}));
+    EXPECT_EQ(*f.block, (Index3{194, 0, 0}));
     EXPECT_EQ(classifyFinding(f).category, "oob_read");
   }
   {  // legacy synccheck with -lineinfo: "at 0x... in file.jl:12:kernel"

@@ -17,9 +17,10 @@
 
 namespace tilescope {
 
-struct Dim3 {
+/// A thread or block index as the sanitizer prints it.
+struct Index3 {
   long long x = 0, y = 0, z = 0;
-  bool operator==(const Dim3&) const = default;
+  bool operator==(const Index3&) const = default;
 };
 
 /// One side of a race (racecheck): the access, where it is, and its hazard count.
@@ -29,7 +30,7 @@ struct SanitizerAccess {
   std::optional<std::uint64_t> pc;  ///< offset in the function
   std::string file;
   int line = 0;
-  std::optional<Dim3> thread;     ///< hazard reports name the thread
+  std::optional<Index3> thread;     ///< hazard reports name the thread
   long long hazards = 0;          ///< "[N hazards]" (0: not printed)
 };
 
@@ -47,7 +48,7 @@ struct SanitizerFinding {
   std::optional<std::uint64_t> pc;
   std::string file;
   int line = 0;
-  std::optional<Dim3> thread, block;
+  std::optional<Index3> thread, block;
   std::optional<std::uint64_t> address;
   /// Nearest allocation (memcheck): after | before | inside | "" with distance and size.
   std::string allocRelation;
