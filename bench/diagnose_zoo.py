@@ -17,7 +17,7 @@ PLANTED = {
     "gemm/gemm_bug_misaligned": ({"misaligned_access"}, {"fault.misaligned_access.vector_width", "fault.misaligned_access.allocation_offset"}),
     "gemm/gemm_bug_misaligned_k1024": ({"misaligned_access"}, {"fault.misaligned_access.vector_width", "fault.misaligned_access.allocation_offset"}),
     "gemm/gemm_bug_no_sync": ({"race"}, {"fault.race.missing_barrier"}),
-    "gemm/gemm_bug_no_init": ({"uninitialized_read"}, {"wrong.uninitialized_read", "wrong.all_zero.uninitialised_accumulator"}),
+    "gemm/gemm_bug_no_init": ({"uninitialized_read"}, {"wrong.uninitialized_read", "wrong.all_zero.uninitialized_accumulator"}),
     "gemm/gemm_bug_fp16_acc": ({"accumulator_overflow"}, {"wrong.accumulator_overflow", "wrong.nan_inf.fp16_accumulation"}),
     "gemm/gemm_bug_int32_index_large": ({"int_overflow"}, {"wrong.int_overflow"}),
     "gemm/gemm_bug_transposed": ({"mismatch"}, {"wrong.mismatch.transposed"}),

@@ -22,7 +22,7 @@ std::string configMessage(const std::string& file, const std::exception& e) {
 
 int usageError(const std::string& message) {
   std::cerr << "tilescope-run: error: " << message << '\n';
-  return kUsage;
+  return kExitUsage;
 }
 
 namespace {
@@ -43,8 +43,8 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
   }
 #endif
   f.message = cfg.kernel.source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + first;
-  f.location = {{"file", cfg.kernel.source}};
-  if (line > 0) f.location["line"] = line;
+  f.location.file = cfg.kernel.source;
+  if (line > 0) f.location.line = line;
   f.evidence = {{"compiler", ci.compiler}, {"arch", ci.arch}, {"first_error", first}};
   return f;
 }

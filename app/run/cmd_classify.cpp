@@ -127,7 +127,7 @@ int cmdClassify(const std::string& input, bool json) {
     std::cout << toJson(c, log, classifier->threshold).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   else
     printText(c, log, classifier->threshold);
-  return c.known() ? kOk : kFindings;
+  return c.known() ? kExitOk : kExitFindings;
 }
 
 }  // namespace tilescope::cli

@@ -20,7 +20,7 @@ int cmdDevices(bool json) {
     nlohmann::json j = {{"devices", nlohmann::json::array()}, {"local_gpus", local}};
     for (const auto& d : db.all()) j["devices"].push_back(toJson(d));
     std::cout << j.dump(1) << '\n';
-    return kOk;
+    return kExitOk;
   }
   std::cout << std::left << std::setw(9) << "key" << std::setw(30) << "name" << std::setw(7) << "arch"
             << std::right << std::setw(5) << "SMs" << std::setw(12) << "smem/blk" << std::setw(12) << "opt-in"
@@ -34,7 +34,7 @@ int cmdDevices(bool json) {
   std::cout << "\nlocal GPUs: " << (local.empty() ? "none found (nvidia-smi)" : "") << '\n';
   for (const auto& l : local) std::cout << "  " << l << '\n';
   (void)r;
-  return kOk;
+  return kExitOk;
 }
 
 }  // namespace tilescope::cli

@@ -32,7 +32,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   std::mutex io;
   opts.session.onEvent = [&](const nlohmann::json& e) {
     std::lock_guard<std::mutex> lock(io);
-    if (a.stream) std::cout << e.dump() << '\n' << std::flush;
+    if (a.stream) std::cout << dumpJson(e) << '\n' << std::flush;
     const std::string ev = e.value("event", "");
     const std::string exp = e.value("experiment", "");
     if (ev == "progress" && e.value("stage", "") == "diagnose") {
@@ -47,10 +47,10 @@ int cmdDiagnose(const DiagnoseArgs& a) {
             << " follow-up experiment(s)\n";
   Report report = diagnose(cfg, opts);
 
-  if (report.extra.value("no_gpu", false)) {
+  if (report.noGpu) {
     std::cerr << "tilescope-run: no GPU or CUDA driver available: "
-              << report.points.front().extra.value("worker_error", std::string()) << '\n';
-    return kNoGpu;
+              << report.points.front().status.workerError << '\n';
+    return kExitNoGpu;
   }
   if (!report.findings.empty() && !report.findings.front().experiment.empty())
     std::cerr << "diagnosis (" << report.findings.front().experiment << "): " << report.findings.front().category

@@ -17,12 +17,12 @@ int cmdExport(const ExportArgs& a) {
   std::string text = a.format == "html" ? renderHtml(r) : a.format == "md" ? renderMarkdown(r) : toJson(r).dump(1) + "\n";
   if (a.output.empty()) {
     std::cout << text;
-    return kOk;
+    return kExitOk;
   }
   std::ofstream out(a.output);
   if (!(out << text)) return usageError(a.output + ": cannot write");
   std::cerr << a.format << " written to " << a.output << '\n';
-  return kOk;
+  return kExitOk;
 }
 
 }  // namespace tilescope::cli

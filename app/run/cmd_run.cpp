@@ -89,7 +89,7 @@ int cmdRun(const RunArgs& a) {
     if (a.stream) {
       nlohmann::json out = e;
       out["total"] = total;
-      std::cout << out.dump() << '\n' << std::flush;
+      std::cout << dumpJson(out) << '\n' << std::flush;
     }
     if (ev == "progress") {
       char at[32] = "";
@@ -114,18 +114,18 @@ int cmdRun(const RunArgs& a) {
   Report report = runSession(cfg, a.verb, opts);
 
   bool noGpu = !report.points.empty();
-  for (const auto& p : report.points) noGpu = noGpu && p.extra.value("no_gpu", false);
+  for (const auto& p : report.points) noGpu = noGpu && p.status.noGpu;
   if (noGpu) {
     std::cerr << "tilescope-run: no GPU or CUDA driver available: "
-              << report.points.front().extra.value("worker_error", std::string()) << '\n';
-    return kNoGpu;
+              << report.points.front().status.workerError << '\n';
+    return kExitNoGpu;
   }
   return finishReport(report, a.output, a.stream);
 }
 
 int finishReport(const Report& report, const std::string& output, bool stream) {
   printSummary(report, std::cerr);
-  if (stream) std::cout << streamEvent("report", {{"report", toJson(report)}}).dump() << '\n' << std::flush;
+  if (stream) std::cout << dumpJson(streamEvent("report", {{"report", toJson(report)}})) << '\n' << std::flush;
   if (!output.empty()) {
     saveReport(report, output);
     std::cerr << "report written to " << output << '\n';

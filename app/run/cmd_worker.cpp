@@ -22,7 +22,8 @@ namespace tilescope::cli {
 
 namespace {
 
-void emit(const nlohmann::json& e) { std::cout << e.dump() << '\n' << std::flush; }
+// Compile logs and kernel names may hold invalid UTF-8: dumpJson replaces it.
+void emit(const nlohmann::json& e) { std::cout << dumpJson(e) << '\n' << std::flush; }
 
 /// The static view of the same point on the live device (occupancy, declared
 /// tiling, resource findings) laid onto the measured one. A static finding whose
@@ -101,7 +102,7 @@ int cmdWorker(const WorkerArgs& a) {
   }
 #ifndef TILESCOPE_HAVE_CUDA
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
-  return kNoGpu;
+  return kExitNoGpu;
 #else
   // The Sanitizer API must be in place before the CUDA context exists.
   if (a.trace) {
@@ -112,7 +113,7 @@ int cmdWorker(const WorkerArgs& a) {
   std::string why;
   if (!cuda::queryLiveDevice(a.gpu, &dev, &why)) {
     std::cerr << why << '\n';
-    return kNoGpu;
+    return kExitNoGpu;
   }
   emit(streamEvent("device", {{"device", toJson(toDeviceInfo(dev))}}));
   cuda::CaptureOptions opts;
@@ -139,7 +140,7 @@ int cmdWorker(const WorkerArgs& a) {
   p.trial = a.trial;
   p.label = sp.label();
   emit(streamEvent("point", {{"point", toJson(p)}}));
-  return kOk;
+  return kExitOk;
 #endif
 }
 

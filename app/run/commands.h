@@ -1,5 +1,5 @@
-// The verbs of tilescope-run (SPEC §2). Each returns the process exit status:
-// 0 ok, 1 completed with error findings, 2 usage/config error, 3 no GPU/CUDA.
+// The verbs of tilescope-run (docs/report.md#exit-status). Each returns the
+// process exit status (ExitStatus, tilescope/vocabulary.h).
 #pragma once
 
 #include <string>
@@ -8,8 +8,6 @@
 #include "tilescope/report.h"
 
 namespace tilescope::cli {
-
-enum Exit { kOk = 0, kFindings = 1, kUsage = 2, kNoGpu = 3 };
 
 struct CheckArgs {
   std::string config, device, output;
@@ -75,7 +73,7 @@ int cmdDiagnose(const DiagnoseArgs& a);
 /// loader's message already starts with it).
 std::string configMessage(const std::string& file, const std::exception& e);
 
-/// Prints "error: ..." on stderr and returns kUsage.
+/// Prints "error: ..." on stderr and returns kExitUsage.
 int usageError(const std::string& message);
 
 }  // namespace tilescope::cli

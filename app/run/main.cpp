@@ -7,6 +7,8 @@
 #include "tilescope/report.h"
 
 using namespace tilescope::cli;
+using tilescope::kExitOk;
+using tilescope::kExitUsage;
 
 int main(int argc, char** argv) {
   CLI::App app{"TileScope: run GPU kernels under control and see where they go wrong", "tilescope-run"};
@@ -91,7 +93,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
     int rc = app.exit(err);
-    return rc == 0 ? 0 : kUsage;
+    return rc == 0 ? kExitOk : kExitUsage;
   }
   try {
     if (*c) return cmdCheck(check);
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
     if (*e) return cmdExport(exp);
   } catch (const std::exception& ex) {
     std::cerr << "tilescope-run: error: " << ex.what() << '\n';
-    return kUsage;
+    return kExitUsage;
   }
-  return kUsage;
+  return kExitUsage;
 }

@@ -25,10 +25,10 @@ Point largePoint() {
   c.elements = static_cast<std::int64_t>(kN) * kN;
   c.tile = {128, 128};
   c.measured = true;
-  std::vector<int> states(kMap * kMap, kStateOk);
+  std::vector<std::uint8_t> states(kMap * kMap, kStateOk);
   // A scatter of every state so the image is not uniform.
-  for (int i = 0; i < kMap * kMap; i += 97) states[static_cast<size_t>(i)] = (i / 97) % kStateCount;
-  c.map = {{"rows", kMap}, {"cols", kMap}, {"cell", {kN / kMap, kN / kMap}}, {"states", states}};
+  for (int i = 0; i < kMap * kMap; i += 97) states[static_cast<size_t>(i)] = static_cast<std::uint8_t>((i / 97) % kStateCount);
+  c.map = CellMap{kMap, kMap, {kN / kMap, kN / kMap}, {}, std::move(states)};
   p.coverage.push_back(c);
   return p;
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/vocabulary.h"
 #include "tilescope/classify.h"
 
 namespace tilescope {
@@ -143,6 +144,9 @@ ClassifierRule ruleFromJson(const json& r, std::size_t index) {
   str("node", rule.node, true);
   str("source", rule.source, true);
   str("scope", rule.scope, false);
+  if (!isKnownCategory(rule.category))
+    throw std::runtime_error(where + ": unknown finding category '" + rule.category +
+                             "' (the registry is in core/src/vocabulary.cpp)");
   if (rule.scope != "any" && rule.scope != "last_exception")
     throw std::runtime_error(where + ": scope must be 'any' or 'last_exception', not '" + rule.scope + "'");
   if (r.contains("icase")) {

@@ -132,8 +132,8 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
   info.firstMismatch[0] = st.firstRow;
   info.firstMismatch[1] = st.firstCol;
   const auto badTiles = st.tally.entries();
-  info.tiles = tileSummaryJson(g, badTiles);
-  nlohmann::json maxAbs = nlohmann::json::array();
+  info.tiles = tileSummary(g, badTiles);
+  ErrorMap map;
   // Three significant digits are plenty for a colour scale and keep the map a
   // quarter of the size in the report.
   auto round3 = [](double v) {
@@ -142,8 +142,11 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
     return std::round(v * scale) / scale;
   };
   for (std::size_t i = 0; i < cmp.cellMax.size(); ++i)
-    maxAbs.push_back(cmp.cellNonFinite[i] ? -1.0 : round3(cmp.cellMax[i]));
-  info.errorMap = {{"rows", g.mapRows}, {"cols", g.mapCols}, {"cell", {g.cellH, g.cellW}}, {"max_abs", maxAbs}};
+    map.maxAbs.push_back(cmp.cellNonFinite[i] ? kNonFiniteErr : round3(cmp.cellMax[i]));
+  map.rows = g.mapRows;
+  map.cols = g.mapCols;
+  map.cell = {g.cellH, g.cellW};
+  info.errorMap = std::move(map);
   res.cellMismatches = std::move(cmp.cellMis);
   res.valueMismatches = st.valueMismatches;
 
@@ -152,12 +155,12 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
 }
 
 void applyMismatchStates(ScanResult& scan, const CompareResult& cmp) {
-  auto& states = scan.coverage.map["states"];
-  if (!states.is_array() || states.size() != cmp.cellMismatches.size())
+  if (!scan.coverage.map || scan.coverage.map->states.size() != cmp.cellMismatches.size())
     throw std::invalid_argument("applyMismatchStates: the scan's map and the comparison differ in size");
+  auto& states = scan.coverage.map->states;
   for (std::size_t i = 0; i < states.size(); ++i)
-    if (cmp.cellMismatches[i] > 0 && states[i].get<int>() < static_cast<int>(CellState::mismatch))
-      states[i] = static_cast<int>(CellState::mismatch);
+    if (cmp.cellMismatches[i] > 0 && states[i] < static_cast<std::uint8_t>(CellState::mismatch))
+      states[i] = static_cast<std::uint8_t>(CellState::mismatch);
 }
 
 void raiseCellState(CoverageInfo& coverage, const OutputGeometry& g, const std::vector<std::int64_t>& index,
@@ -166,10 +169,11 @@ void raiseCellState(CoverageInfo& coverage, const OutputGeometry& g, const std::
   std::int64_t row = 0;
   for (std::size_t d = 0; d + 1 < index.size(); ++d) row = row * g.shape[d] + index[d];
   const std::int64_t col = index.empty() ? 0 : index.back();
-  auto& states = coverage.map["states"];
   const std::size_t cell = static_cast<std::size_t>(row / g.cellH * g.mapCols + col / g.cellW);
-  if (!states.is_array() || cell >= states.size()) throw std::out_of_range("raiseCellState: index outside the map");
-  if (states[cell].get<int>() < static_cast<int>(state)) states[cell] = static_cast<int>(state);
+  if (!coverage.map || cell >= coverage.map->states.size())
+    throw std::out_of_range("raiseCellState: index outside the map");
+  auto& s = coverage.map->states[cell];
+  if (s < static_cast<std::uint8_t>(state)) s = static_cast<std::uint8_t>(state);
 }
 
 }  // namespace tilescope

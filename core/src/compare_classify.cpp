@@ -37,19 +37,19 @@ bool hasFinding(const ScanResult* scan, const char* category) {
 
 }  // namespace
 
-nlohmann::json tileSummaryJson(const OutputGeometry& g, const std::vector<TileTally::Entry>& bad) {
-  nlohmann::json list = nlohmann::json::array();
+TileSummary tileSummary(const OutputGeometry& g, const std::vector<TileTally::Entry>& bad) {
+  TileSummary s;
   const auto sorted = worstFirst(bad);
   for (std::size_t i = 0; i < sorted.size() && i < kMaxTileList; ++i) {
     const auto& e = sorted[i];
-    list.push_back({e.tile / g.tileCols, e.tile % g.tileCols, e.count, e.maxErr});
+    s.bad.push_back({e.tile / g.tileCols, e.tile % g.tileCols, e.count, e.maxErr});
   }
-  return {{"tile_shape", g.tile},
-          {"grid", {g.tileRows, g.tileCols}},
-          {"bad", list},
-          {"bad_tiles", bad.size()},
-          {"tiles_total", g.tilesTotal()},
-          {"capped", bad.size() > kMaxTileList}};
+  s.tileShape = g.tile;
+  s.grid = {g.tileRows, g.tileCols};
+  s.badTiles = static_cast<std::int64_t>(bad.size());
+  s.tilesTotal = g.tilesTotal();
+  s.capped = bad.size() > kMaxTileList;
+  return s;
 }
 
 bool equalsTransposed(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
@@ -100,15 +100,14 @@ std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor&
   f.severity = Severity::error;
   f.tensor = out.name;
   const auto worst = worstFirst(badTiles);
-  nlohmann::json tiles = nlohmann::json::array(), ctas = nlohmann::json::array();
   for (std::size_t i = 0; i < worst.size() && i < kMaxLocationTiles; ++i) {
     const auto t = g.tileIndexOfGrid(worst[i].tile / g.tileCols, worst[i].tile % g.tileCols);
-    tiles.push_back(t);
-    if (auto cta = g.ctaOf(t); !cta.empty()) ctas.push_back(cta);
+    f.location.tiles.push_back(t);
+    if (auto cta = g.ctaOf(t); !cta.empty()) f.location.ctas.push_back(cta);
   }
   const auto first = g.index(firstRow, firstCol);
-  f.location = {{"tiles", tiles}, {"elements", {{"first", first}, {"last", g.index(st.lastRow, st.lastCol)}}}};
-  if (!ctas.empty()) f.location["cta"] = ctas[0], f.location["ctas"] = ctas;
+  f.location.elements = ElementRange{first, g.index(st.lastRow, st.lastCol), {}, {}, {}};
+  if (!f.location.ctas.empty()) f.location.cta = f.location.ctas.front();
   f.evidence = {{"mismatches", count},          {"all_mismatches", st.mismatches},
                 {"compared", st.compared},      {"max_abs_err", st.maxAbs},
                 {"max_rel_err", st.maxRel},     {"rtol", rtol},

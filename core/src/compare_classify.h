@@ -31,8 +31,8 @@ struct MismatchStats {
   }
 };
 
-/// CorrectnessInfo.tiles: {tile_shape, grid, bad:[[r,c,count,maxerr]] worst first, bad_tiles, capped}.
-nlohmann::json tileSummaryJson(const OutputGeometry& g, const std::vector<TileTally::Entry>& bad);
+/// CorrectnessInfo.tiles: bad tiles worst first (capped at kMaxTileList).
+TileSummary tileSummary(const OutputGeometry& g, const std::vector<TileTally::Entry>& bad);
 
 /// The mismatch finding (tail_tiles | transposed | plain), or none when there is
 /// nothing left to report after the scan's findings (compare.h).

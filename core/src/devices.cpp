@@ -212,9 +212,13 @@ DeviceInfo toDeviceInfo(const DeviceSpec& d) {
   info.smemPerBlock = d.smemPerBlock;
   info.smemPerBlockOptin = d.smemPerBlockOptin;
   info.smemPerSm = d.smemPerSm;
+  info.regsPerSm = d.regsPerSm;
+  info.maxWarpsPerSm = d.maxWarpsPerSm;
+  info.maxBlocksPerSm = d.maxBlocksPerSm;
   info.live = d.live;
   info.extra = toJson(d);
-  for (const char* k : {"key", "name", "cc", "sm_count", "smem_per_block", "smem_per_block_optin", "smem_per_sm", "live"})
+  for (const char* k : {"key", "name", "cc", "sm_count", "smem_per_block", "smem_per_block_optin", "smem_per_sm",
+                        "regs_per_sm", "max_warps_per_sm", "max_blocks_per_sm", "live"})
     info.extra.erase(k);
   return info;
 }

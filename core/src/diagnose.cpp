@@ -53,11 +53,11 @@ struct Diagnosis {
     // A worker that died before printing its point: record what it was asked to run.
     for (const auto& [k, v] : e.overrides) {
       if (p.params.contains(k) || p.defines.contains(k)) continue;
-      p.extra["overrides"][k] = v;
+      p.inputs.overrides[k] = v;
     }
-    if (e.alignShift) p.extra["align_shift"] = e.alignShift;
-    if (e.sentinelVariant) p.extra["sentinel_variant"] = e.sentinelVariant;
-    if (e.inputScale != 1.0) p.extra["input_scale"] = e.inputScale;
+    p.inputs.alignShift = e.alignShift;
+    p.inputs.sentinelVariant = e.sentinelVariant;
+    p.inputs.inputScale = e.inputScale;
     log.push_back({{"group", experimentKindName(e.kind)},
                    {"experiment", e.name},
                    {"why", e.why},
@@ -159,9 +159,9 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
   d.emit("baseline capture of " + (d.point.label().empty() ? config.name : d.point.label()));
   report.points.push_back(d.run(baselineExperiment()));
   const Point& base = report.points.front();
-  if (base.extra.value("no_gpu", false)) {
+  if (base.status.noGpu) {
     report.verdict = base.verdict;
-    report.extra["no_gpu"] = true;
+    report.noGpu = true;
     report.extra["diagnose"]["experiments"] = d.log;
     return report;
   }

@@ -12,23 +12,6 @@ namespace tilescope {
 
 using nlohmann::json;
 
-namespace {
-
-/// Root causes first: a finding the others follow from sorts before them
-/// (a misaligned vector load explains the fault; a race explains the mismatch).
-const std::vector<std::string>& rankTable() {
-  static const std::vector<std::string> order = {
-      "compile_error",     "smem_exceeded",   "too_many_resources", "invalid_launch",
-      "misaligned_access", "int_overflow",    "accumulator_overflow", "uninitialized_read",
-      "race",              "oob_write",       "oob_read",           "device_assert",
-      "illegal_address",   "hang",            "coverage_gap",       "coverage_overlap",
-      "nan_inf",           "all_zero",        "mismatch",           "register_spill",
-      "bank_conflicts",    "low_occupancy",   "slow_vs_baseline"};
-  return order;
-}
-
-}  // namespace
-
 namespace diagnose_detail {
 
 bool hasNanInf(const Point& p) {
@@ -51,22 +34,20 @@ const Finding* findingOf(const Point& p, const std::string& category) {
 
 /// Where a person looks: the primary finding's location, else the first mismatch
 /// and the worst tiles of the first checked output.
-json locationOf(const Point& p) {
-  if (const Finding* f = primaryFinding(p); f && !f->location.is_null()) return f->location;
+Location locationOf(const Point& p) {
+  if (const Finding* f = primaryFinding(p); f && !f->location.empty()) return f->location;
   for (const auto& c : p.correctness) {
     if (!c.checked || c.mismatches == 0) continue;
-    json loc = {{"tensor", c.tensor}, {"first_mismatch", {c.firstMismatch[0], c.firstMismatch[1]}}};
-    if (c.tiles.is_object() && c.tiles.contains("bad")) {
-      json bad = json::array();
-      for (const auto& t : c.tiles["bad"]) {
-        if (bad.size() >= 8) break;
-        bad.push_back(t);
+    Location loc;
+    loc.extra = {{"tensor", c.tensor}, {"first_mismatch", {c.firstMismatch[0], c.firstMismatch[1]}}};
+    if (c.tiles)
+      for (const BadTile& t : c.tiles->bad) {
+        if (loc.tiles.size() >= 8) break;
+        loc.tiles.push_back({t.row, t.col});  // the 2-D tile grid's row and column
       }
-      loc["tiles"] = bad;
-    }
     return loc;
   }
-  return nullptr;
+  return {};
 }
 
 std::string tensorOf(const Point& p) {
@@ -89,11 +70,10 @@ Finding makeFinding(const std::string& category, const std::string& detail, cons
 }
 
 std::string nodeFor(const std::string& category, const std::string& detail) {
-  static const std::vector<std::string> faults = {"misaligned_access", "oob_write", "oob_read", "illegal_address",
-                                                  "device_assert", "hang", "race"};
-  std::string root = std::find(faults.begin(), faults.end(), category) != faults.end() ? "fault." : "wrong.";
+  const CategoryInfo* c = findCategory(category);
+  const std::string node = c ? std::string(c->treeNode) : "wrong." + category;
   // The tree has detail nodes under mismatch only (wrong.mismatch.tail_tiles, ...).
-  return root + category + (detail.empty() || category != "mismatch" ? "" : "." + detail);
+  return node + (detail.empty() || category != "mismatch" ? "" : "." + detail);
 }
 
 std::int64_t lowBit(std::int64_t v) { return v & -v; }
@@ -115,17 +95,16 @@ std::string joinInts(const std::vector<int>& v, const std::string& unit) {
 using namespace diagnose_detail;
 
 int categoryRank(const std::string& category) {
-  const auto& t = rankTable();
-  auto it = std::find(t.begin(), t.end(), category);
-  return it == t.end() ? static_cast<int>(t.size()) : static_cast<int>(it - t.begin());
+  const CategoryInfo* c = findCategory(category);
+  return c ? c->rank : static_cast<int>(findingCategories().size());
 }
 
 bool pointPassed(const Point& p) { return p.verdict == Verdict::ok || p.verdict == Verdict::slow; }
 
 bool pointInapplicable(const Point& p, const Point& base) {
-  if (p.extra.value("no_gpu", false)) return true;
-  // Exit 2: the worker rejected the experiment as a configuration error.
-  if (p.extra.contains("worker_exit") && p.extra["worker_exit"] == 2) return true;
+  if (p.status.noGpu) return true;
+  // The worker rejected the experiment as a configuration error.
+  if (p.status.workerExit == kExitUsage) return true;
   const bool broke = p.verdict == Verdict::compile_error || p.verdict == Verdict::launch_error;
   return broke && p.verdict != base.verdict;
 }
@@ -216,8 +195,11 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
          "-byte aligned base pointers (a vector access of that width) without checking";
   Finding f = makeFinding("misaligned_access", misaligned ? "" : faulted ? "fault" : "wrong_results", msg, exp,
                           "fault.misaligned_access");
-  f.location = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"required_alignment", required}};
-  if (const Finding* pf = primaryFinding(*firstBad); pf && !pf->location.is_null()) f.location["fault"] = pf->location;
+  // Where the failing run failed, and the shifts that prove why.
+  if (const Finding* pf = primaryFinding(*firstBad)) f.location = pf->location;
+  f.location.extra["failing_shifts"] = bad;
+  f.location.extra["passing_shifts"] = passing;
+  f.location.extra["required_alignment"] = required;
   f.tensor = tensorOf(*firstBad);
   f.evidence = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", runOutcome(*firstBad, true)}};
   c.findings.push_back(f);

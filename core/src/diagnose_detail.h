@@ -16,11 +16,11 @@ bool hasUnwritten(const Point& p);
 bool hasNanInf(const Point& p);
 const Finding* findingOf(const Point& p, const std::string& category);
 /// The primary finding's location, else the first mismatch and worst tiles.
-nlohmann::json locationOf(const Point& p);
+Location locationOf(const Point& p);
 std::string tensorOf(const Point& p);
 Finding makeFinding(const std::string& category, const std::string& detail, const std::string& message,
                     const std::string& experiment, const std::string& node);
-/// "fault.<category>" or "wrong.<category>[.<detail>]".
+/// The category's default tree node (the registry's), with ".<detail>" for mismatch.
 std::string nodeFor(const std::string& category, const std::string& detail);
 std::int64_t lowBit(std::int64_t v);
 std::string joinInts(const std::vector<int>& v, const std::string& unit);

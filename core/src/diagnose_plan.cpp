@@ -288,7 +288,7 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   std::vector<std::vector<Experiment>> groups;
   // A kernel that never ran has nothing to repeat, shift or poison.
   if (base.verdict == Verdict::compile_error || base.verdict == Verdict::launch_error) return groups;
-  if (base.extra.value("no_gpu", false)) return groups;
+  if (base.status.noGpu) return groups;
   auto asked = [&](ExperimentKind k) {
     return std::find(requested.begin(), requested.end(), experimentKindName(k)) != requested.end();
   };

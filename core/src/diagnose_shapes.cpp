@@ -85,7 +85,6 @@ Finding maskFinding(const Point& failing, const std::string& passingAt, const st
                                     : ""),
                             experiment, "fault.oob_read");
     f.location = locationOf(failing);
-    if (!f.location.is_object()) f.location = json::object();
     f.tensor = guarded.size() == 1 ? guarded.front() : "";
     f.evidence = {{"inferred", true}, {"candidates", guarded}, {"nan_at", failingAt}, {"clean_at", passingAt}};
     return f;
@@ -117,8 +116,11 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
                                 "`int` wrap",
                             exp, "wrong.int_overflow");
     f.tensor = ov["tensor"];
-    f.location = ov;
-    if (json l = locationOf(base); !l.is_null()) f.location["failure"] = l;
+    // Where the large run failed, and the tensor whose offsets wrap.
+    f.location = locationOf(base);
+    f.location.extra["tensor"] = ov["tensor"];
+    f.location.extra["tensor_elements"] = ov["elements"];
+    f.location.extra["first_index_past_2^31"] = ov["first_index_past_2^31"];
     return f;
   }
   std::vector<std::string> reduced;
@@ -137,8 +139,7 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
                                 ") overflows a low-precision accumulator (f16 ends at 65504)",
                             reduction ? reduction->experiment.name : exp, "wrong.accumulator_overflow");
     f.location = locationOf(base);
-    if (f.location.is_null()) f.location = json::object();
-    f.location["reduction"] = which;
+    f.location.extra["reduction"] = which;
     f.tensor = tensorOf(base);
     return f;
   }
@@ -172,7 +173,7 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
     if (baseFailed && role == "rounded" && passed) {
       Finding f =
           maskFinding(base, r.experiment.name.substr(6), describeSizes(sizes), r.experiment.name, true, cfg);
-      f.location["sizes"] = sizesJson(sizes);
+      f.location.extra["sizes"] = sizesJson(sizes);
       c.findings.push_back(f);
       c.settled = true;
       break;
@@ -187,7 +188,7 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
     if (!baseFailed && !passed && (role == "odd" || role == "under")) {
       Finding f =
           maskFinding(r.point, describeSizes(sizes), r.experiment.name.substr(6), r.experiment.name, false, cfg);
-      if (f.location.is_object()) f.location["sizes"] = r.experiment.name.substr(6);
+      f.location.extra["sizes"] = r.experiment.name.substr(6);
       c.findings.push_back(f);
       c.settled = true;
       break;

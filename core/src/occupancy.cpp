@@ -104,18 +104,17 @@ OccupancyResult computeOccupancy(const DeviceSpec& dev, const KernelResources& k
   return r;
 }
 
-nlohmann::json occupancyCurves(const DeviceSpec& dev, const KernelResources& k) {
-  using nlohmann::json;
-  json blockCurve = json::array(), regCurve = json::array(), smemCurve = json::array();
+OccupancyCurves occupancyCurves(const DeviceSpec& dev, const KernelResources& k) {
+  OccupancyCurves c;
   for (int b = dev.warpSize; b <= dev.maxThreadsPerBlock; b += dev.warpSize) {
     KernelResources v = k;
     v.threadsPerBlock = b;
-    blockCurve.push_back({b, computeOccupancy(dev, v).occupancy});
+    c.blockSize.push_back({b, computeOccupancy(dev, v).occupancy});
   }
   for (int regs = 1; regs <= dev.regsPerThread; ++regs) {
     KernelResources v = k;
     v.regsPerThread = regs;
-    regCurve.push_back({regs, computeOccupancy(dev, v).occupancy});
+    c.registers.push_back({regs, computeOccupancy(dev, v).occupancy});
   }
   // x is the block's static + dynamic shared memory; the kernel keeps its static part.
   for (std::int64_t s = 0; s <= dev.smemPerBlockOptin; s += 1024) {
@@ -123,16 +122,13 @@ nlohmann::json occupancyCurves(const DeviceSpec& dev, const KernelResources& k) 
     v.smemStatic = std::min(k.smemStatic, s);
     v.smemDynamic = s - v.smemStatic;
     v.maxDynamicSmem = -1;
-    smemCurve.push_back({s, computeOccupancy(dev, v).occupancy});
+    c.sharedMemory.push_back({s, computeOccupancy(dev, v).occupancy});
   }
-  const OccupancyResult cur = computeOccupancy(dev, k);
-  return json{{"block_size", blockCurve},
-              {"registers", regCurve},
-              {"shared_memory", smemCurve},
-              {"current", {{"block_size", k.threadsPerBlock},
-                           {"registers", k.regsPerThread},
-                           {"shared_memory", k.smemStatic + k.smemDynamic},
-                           {"occupancy", cur.occupancy}}}};
+  c.currentBlockSize = k.threadsPerBlock;
+  c.currentRegisters = k.regsPerThread;
+  c.currentSharedMemory = k.smemStatic + k.smemDynamic;
+  c.currentOccupancy = computeOccupancy(dev, k).occupancy;
+  return c;
 }
 
 OccupancyInfo toOccupancyInfo(const DeviceSpec& dev, const KernelResources& k) {

@@ -41,8 +41,8 @@ struct AnomalyBox {
     lo.back() = std::min(lo.back(), rowColMin);
     hi.back() = std::max(hi.back(), rowColMax);
   }
-  nlohmann::json elementsJson(const OutputGeometry& g) const {
-    return {{"first", g.index(firstRow, firstCol)}, {"last", g.index(lastRow, lastCol)}, {"lo", lo}, {"hi", hi}};
+  ElementRange elements(const OutputGeometry& g) const {
+    return {g.index(firstRow, firstCol), g.index(lastRow, lastCol), lo, hi, {}};
   }
 };
 
@@ -57,20 +57,16 @@ std::string hexBits(std::uint64_t bits, DType dtype) {
   return buf;
 }
 
-// {"tiles": [...], "ctas": [...], "cta": first} for a finding's location, capped.
-nlohmann::json tilesLocation(const OutputGeometry& g, const std::vector<TileCount>& tiles) {
-  nlohmann::json loc = nlohmann::json::object();
-  nlohmann::json list = nlohmann::json::array(), ctas = nlohmann::json::array();
+// The tiles (capped) and their CTAs, and the elements, of a finding's location.
+Location tilesLocation(const OutputGeometry& g, const std::vector<TileCount>& tiles, const AnomalyBox& box) {
+  Location loc;
   for (std::size_t i = 0; i < tiles.size() && i < kMaxLocationTiles; ++i) {
-    list.push_back(tiles[i].tile);
+    loc.tiles.push_back(tiles[i].tile);
     const auto cta = g.ctaOf(tiles[i].tile);
-    if (!cta.empty()) ctas.push_back(cta);
+    if (!cta.empty()) loc.ctas.push_back(cta);
   }
-  loc["tiles"] = list;
-  if (!ctas.empty()) {
-    loc["cta"] = ctas[0];  // assumes origin = pid * tile (compare.h)
-    loc["ctas"] = ctas;
-  }
+  if (!loc.ctas.empty()) loc.cta = loc.ctas.front();  // assumes origin = pid * tile (compare.h)
+  loc.elements = box.elements(g);
   return loc;
 }
 
@@ -88,8 +84,7 @@ Finding coverageGapFinding(const HostTensor& out, const OutputGeometry& g, const
   f.message = out.name + ": " + plural(box.count, "element", "elements") + " in " +
               plural(static_cast<std::int64_t>(tileCount), "tile", "tiles") + " never written (" +
               describeElementBox(box.lo, box.hi) + ")";
-  f.location = tilesLocation(g, tiles);
-  f.location["elements"] = box.elementsJson(g);
+  f.location = tilesLocation(g, tiles, box);
   f.evidence = {{"unwritten", box.count},
                 {"elements", g.elements()},
                 {"gap_tiles", tileCount},
@@ -114,8 +109,7 @@ Finding nanInfFinding(const HostTensor& out, const OutputGeometry& g, const Anom
               (haveReference ? "where the reference is finite" : "(no reference)") + ", in " +
               plural(static_cast<std::int64_t>(tileCount), "tile", "tiles") + " (" +
               describeElementBox(box.lo, box.hi) + ")";
-  f.location = tilesLocation(g, tiles);
-  f.location["elements"] = box.elementsJson(g);
+  f.location = tilesLocation(g, tiles, box);
   nlohmann::json samples = nlohmann::json::array();
   for (const auto& [r, c] : box.samples) samples.push_back(g.index(r, c));
   f.evidence = {{"nan", n.nan},
@@ -311,8 +305,8 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
   cov.measured = hasSentinel;
   cov.unwritten = s.gaps.count;
   cov.written = g.elements() - s.gaps.count;
-  cov.map = {{"rows", g.mapRows}, {"cols", g.mapCols}, {"cell", {g.cellH, g.cellW}},
-             {"legend", {"ok", "mismatch", "unwritten", "nan_inf", "overlapped", "oob"}}, {"states", s.cells}};
+  cov.map = CellMap{g.mapRows, g.mapCols, {g.cellH, g.cellW},
+                    {"ok", "mismatch", "unwritten", "nan_inf", "overlapped", "oob"}, std::move(s.cells)};
   cov.extra = {{"gap_tiles", gapEntries.size()}, {"nan_inf_tiles", nanEntries.size()}};
 
   if (s.gaps.count > 0) res.findings.push_back(coverageGapFinding(out, g, s.gaps, res.gapTiles, gapEntries.size(), sentinel));

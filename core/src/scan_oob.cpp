@@ -17,14 +17,15 @@ std::vector<Finding> inferOobReads(const ScanResult& scan, const std::vector<Gua
   if (fraction < kMinFraction) return {};
 
   const OutputGeometry& g = scan.geometry;
-  nlohmann::json tiles = nlohmann::json::array(), ctas = nlohmann::json::array();
+  Location loc;
+  loc.output = scan.coverage.tensor;
   std::int64_t crossingWithNan = 0;
   for (const auto& t : scan.nanInfTiles) {
     if (!g.tileCrossesBounds(t.tile)) continue;
     ++crossingWithNan;
-    if (tiles.size() >= kMaxLocationTiles) continue;
-    tiles.push_back(t.tile);
-    if (auto cta = g.ctaOf(t.tile); !cta.empty()) ctas.push_back(cta);
+    if (loc.tiles.size() >= kMaxLocationTiles) continue;
+    loc.tiles.push_back(t.tile);
+    if (auto cta = g.ctaOf(t.tile); !cta.empty()) loc.ctas.push_back(cta);
   }
   std::string names;
   for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -41,8 +42,8 @@ std::vector<Finding> inferOobReads(const ScanResult& scan, const std::vector<Gua
               " of them in " + std::to_string(crossingWithNan) +
               " output tiles that cross the tensor's bounds: unmasked loads past the end of " + names +
               " likely read their NaN guard zone (inferred)";
-  f.location = {{"tiles", tiles}, {"output", scan.coverage.tensor}};
-  if (!ctas.empty()) f.location["cta"] = ctas[0], f.location["ctas"] = ctas;
+  if (!loc.ctas.empty()) loc.cta = loc.ctas.front();
+  f.location = std::move(loc);
   f.evidence = {{"nan_inf", scan.nanInf},
                 {"in_crossing_tiles", scan.nanInfInCrossingTiles},
                 {"fraction", fraction},

@@ -55,7 +55,7 @@ Finding hangFinding(const ChildResult& r, double limit, const std::string& phase
                        : "the worker did not finish within " + std::to_string(static_cast<int>(limit)) +
                              " s (phase: " + (phase.empty() ? "total" : phase) + "); the watchdog killed it";
   f.evidence = {{"limit_s", limit}, {"phase", phase.empty() ? "total" : phase}, {"elapsed_s", r.seconds}};
-  f.location = {{"phase", phase.empty() ? "total" : phase}};
+  f.location.phase = phase.empty() ? "total" : phase;
   f.treeNode = "fault.hang";
   return f;
 }
@@ -116,7 +116,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   if (!r.started) {
     result.verdict = Verdict::launch_error;
     result.launch.error = r.startError;
-    result.extra["worker_error"] = r.startError;
+    result.status.workerError = r.startError;
     return result;
   }
   if (r.timedOut) {
@@ -141,10 +141,10 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     // The worker ended without a result: a configuration problem it reported on
     // stderr (exit 2), no GPU (exit 3) or an internal error.
     std::string why = r.stderrText.empty() ? "no output" : r.stderrText.substr(0, 2000);
-    result.extra["worker_exit"] = r.exitCode;
-    result.extra["worker_error"] = why;
-    if (r.exitCode == 3) {
-      result.extra["no_gpu"] = true;
+    result.status.workerExit = r.exitCode;
+    result.status.workerError = why;
+    if (r.exitCode == kExitNoGpu) {
+      result.status.noGpu = true;
     } else {
       Finding f;
       f.category = "illegal_address";
@@ -165,7 +165,7 @@ json runOutcome(const Point& p, bool withMaxErr, bool withDigest) {
   // The digest decides exactly where both runs have one (trials of one point
   // start from identical inputs and sentinels); the figures are what every
   // point carries.
-  if (withDigest && p.extra.contains("output_digest")) s["digest"] = p.extra["output_digest"];
+  if (withDigest && !p.status.outputDigest.empty()) s["digest"] = p.status.outputDigest;
   json outs = json::object();
   for (const auto& c : p.correctness) {
     if (!c.checked) continue;
@@ -183,12 +183,12 @@ void summariseTrials(Report& report, int trials) {
   // Group points by sweep index.
   std::map<int, std::vector<Point*>> byIndex;
   for (auto& p : report.points) byIndex[p.index].push_back(&p);
-  json labels = json::array(), verdicts = json::array();
+  ResultMatrix matrix;
+  matrix.trials = trials;
   for (auto& [index, pts] : byIndex) {
-    labels.push_back(pts.front()->label);
-    json row = json::array();
-    for (auto* p : pts) row.push_back(verdictName(p->verdict));
-    verdicts.push_back(row);
+    matrix.points.push_back(pts.front()->label);
+    auto& row = matrix.verdicts.emplace_back();
+    for (auto* p : pts) row.push_back(p->verdict);
     if (pts.size() < 2) continue;
     // Trials of one point must agree: a deterministic kernel on identical inputs
     // gives identical bits.
@@ -206,14 +206,14 @@ void summariseTrials(Report& report, int trials) {
     f.message = "trials of " + (pts.front()->label.empty() ? std::string("the point") : pts.front()->label) +
                 " disagree on identical inputs: " + std::to_string(pts.size()) + " trials, outcomes " + seen.dump();
     f.evidence = {{"trials", seen}};
-    f.location = {{"point", index}};
+    f.location.point = index;
     f.treeNode = "fault.race";
     for (auto* p : pts) {
       p->findings.push_back(f);
       p->verdict = worse(p->verdict, Verdict::incorrect);
     }
   }
-  report.matrix = {{"points", labels}, {"trials", trials}, {"verdicts", verdicts}};
+  report.matrix = std::move(matrix);
 }
 
 Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts) {

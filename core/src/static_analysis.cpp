@@ -9,8 +9,14 @@ namespace {
 
 using nlohmann::json;
 
+Location launchLocation(const LaunchInfo& l) {
+  Location loc;
+  loc.launch = launchGeometry(l);
+  return loc;
+}
+
 Finding finding(const char* category, Severity sev, std::string message, const char* node, json evidence,
-                json location = nullptr) {
+                Location location = {}) {
   Finding f;
   f.category = category;
   f.severity = sev;
@@ -62,7 +68,7 @@ bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding
                         {{"grid", l.grid}, {"block", l.block}, {"threads_per_block", threads},
                          {"max_threads_per_block", dev.maxThreadsPerBlock}, {"max_block_dim", dev.maxBlockDim},
                          {"max_grid_dim", dev.maxGridDim}, {"problems", why}},
-                        {{"grid", l.grid}, {"block", l.block}}));
+                        launchLocation(l)));
   return false;
 }
 
@@ -98,26 +104,31 @@ void addCoverage(const TileCoverage& tc, Point& p) {
   c.tile = tc.tileExtent();
   c.tilesTotal = tc.tilesTotal();
   c.tilesCrossing = tc.tilesCrossing();
-  auto regions = [](const std::vector<Region>& rs) {
+  auto regionsJson = [](const std::vector<Region>& rs) {
     json a = json::array();
     for (const Region& r : rs) a.push_back({{"begin", r.begin}, {"extent", r.extent}});
     return a;
+  };
+  auto regionsAt = [](std::vector<Region> rs) {
+    Location l;
+    l.regions = std::move(rs);
+    return l;
   };
   json crossing = json::array();
   for (const TileInfo& t : tc.crossingTiles(kListedTiles))
     crossing.push_back({{"cta", t.cta}, {"origin", t.origin}, {"extent", t.extent},
                         {"in_bounds_begin", t.inBoundsBegin}, {"in_bounds_extent", t.inBoundsExtent}});
-  const json gaps = regions(tc.gapRegions(kListedTiles));
-  const json overlaps = regions(tc.overlapRegions(kListedTiles));
+  const std::vector<Region> gaps = tc.gapRegions(kListedTiles);
+  const std::vector<Region> overlaps = tc.overlapRegions(kListedTiles);
   c.extra = {{"method", tc.method()}, {"affine", tc.affine()}, {"grid", tc.grid()}, {"crossing_tiles", crossing},
-             {"gap_regions", gaps}, {"overlap_regions", overlaps}};
+             {"gap_regions", regionsJson(gaps)}, {"overlap_regions", regionsJson(overlaps)}};
   const json ev{{"elements", c.elements}, {"uncovered", c.declaredUncovered}, {"overlapped", c.declaredOverlapped},
                 {"tile", c.tile}, {"grid", tc.grid()}, {"shape", c.shape}};
   if (c.declaredUncovered > 0) {
     Finding f = finding("coverage_gap", Severity::error,
                         std::to_string(c.declaredUncovered) + " of " + std::to_string(c.elements) + " elements of " +
                             c.tensor + " are in no declared tile: the grid does not cover the tensor",
-                        "wrong.coverage_gap", ev, {{"elements", gaps}});
+                        "wrong.coverage_gap", ev, regionsAt(gaps));
     f.tensor = c.tensor;
     p.findings.push_back(f);
   }
@@ -125,12 +136,11 @@ void addCoverage(const TileCoverage& tc, Point& p) {
     Finding f = finding("coverage_overlap", Severity::error,
                         std::to_string(c.declaredOverlapped) + " elements of " + c.tensor +
                             " are in more than one declared tile (CTAs write them twice)",
-                        "wrong.coverage_overlap", ev, {{"elements", overlaps}});
+                        "wrong.coverage_overlap", ev, regionsAt(overlaps));
     if (!overlaps.empty()) {
-      std::vector<std::int64_t> first = overlaps[0]["begin"];
-      json owners = json::array();
-      for (const CtaIndex& cta : tc.ownersOf(first, 4)) owners.push_back(cta);
-      f.location["cta"] = owners;
+      for (const CtaIndex& cta : tc.ownersOf(overlaps.front().begin, 4))
+        f.location.ctas.push_back({cta.begin(), cta.end()});
+      if (!f.location.ctas.empty()) f.location.cta = f.location.ctas.front();
     }
     f.tensor = c.tensor;
     p.findings.push_back(f);

@@ -104,10 +104,12 @@ std::string siteText(const TraceSite& s) {
   return code;
 }
 
-nlohmann::json siteLocation(const TraceSite& s) {
-  nlohmann::json j = {{"function", s.function}, {"sass_offset", s.sassOffset}};
-  if (s.line > 0) j["file"] = s.file, j["line"] = s.line;
-  return j;
+Location siteLocation(const TraceSite& s) {
+  Location l;
+  l.function = s.function;
+  l.sassOffset = s.sassOffset;
+  if (s.line > 0) l.file = s.file, l.line = s.line;
+  return l;
 }
 
 }  // namespace trace_detail
@@ -244,7 +246,7 @@ Finding faultFinding(const std::vector<const TraceFault*>& group) {
   nlohmann::json sites = nlohmann::json::array();
   for (const TraceFault* f : group) {
     total += f->count;
-    nlohmann::json s = siteLocation(f->site);
+    nlohmann::json s = toJson(siteLocation(f->site));
     s["count"] = f->count;
     sites.push_back(s);
   }
@@ -255,16 +257,25 @@ Finding faultFinding(const std::vector<const TraceFault*>& group) {
   fd.message = faultMessage(first, total, group.size());
   fd.treeNode = treeNodeOf(first.kind);
   if (first.kind == "wild" || first.kind == "shared_oob") fd.detail = first.kind;
-  nlohmann::json loc = siteLocation(first.site);
-  loc["thread"] = {first.thread[0], first.thread[1], first.thread[2]};
-  loc["block"] = {first.block[0], first.block[1], first.block[2]};
-  loc["cta"] = nlohmann::json::array({loc["block"]});
-  if (!first.element.empty() && first.space != "shared") loc["element"] = first.element;
-  if (first.space == "shared") loc["shared_offset"] = first.address;
-  if (first.bytesPastEnd) loc["byte_offset_past_end"] = *first.bytesPastEnd;
-  if (first.bytesBeforeStart) loc["byte_offset_before_start"] = *first.bytesBeforeStart;
-  if (first.tile) loc["tile"] = first.tile->origin;
-  fd.location = loc;
+  Location loc = siteLocation(first.site);
+  loc.thread = {first.thread[0], first.thread[1], first.thread[2]};
+  loc.block = {first.block[0], first.block[1], first.block[2]};
+  loc.cta = loc.block;
+  loc.ctas = {loc.block};
+  if (!first.element.empty() && first.space != "shared") loc.elements = ElementRange{first.element, first.element, {}, {}, {}};
+  if (first.space == "shared") loc.extra["shared_offset"] = first.address;
+  // The first byte of the access relative to the tensor (its size is `access`).
+  if (first.bytesPastEnd) loc.bytesPastEnd = ByteRange{*first.bytesPastEnd, *first.bytesPastEnd};
+  if (first.bytesBeforeStart) loc.bytesBeforeStart = ByteRange{*first.bytesBeforeStart, *first.bytesBeforeStart};
+  if (first.tile) {
+    // The declared tile's index: tiles sit at multiples of their extent.
+    for (std::size_t d = 0; d < first.tile->origin.size() && d < first.tile->extent.size(); ++d)
+      loc.tile.push_back(floorDiv(first.tile->origin[d], std::max<std::int64_t>(first.tile->extent[d], 1)));
+    loc.output = first.tile->tensor;
+  }
+  loc.access = MemoryAccess{first.atomic ? "atomic" : first.write ? "write" : "read", static_cast<int>(first.size),
+                            first.space};
+  fd.location = std::move(loc);
   fd.evidence = {{"source", "trace"}, {"kind", first.kind}, {"accesses", total}, {"access_size", first.size},
                  {"instructions", sites}, {"stopped", first.stopped}, {"first_exact", first.exact}};
   return fd;

@@ -20,7 +20,7 @@ std::optional<Finding> bankConflictFinding(const TraceInfo& info, double thresho
 std::optional<Finding> raceFinding(const TraceInfo& info);
 
 std::string siteText(const TraceSite& s);           ///< "gemm_tiled.cu:123" or "gemm_tiled+0x1a0"
-nlohmann::json siteLocation(const TraceSite& s);    ///< {file, line, function, sass_offset, pc}
+Location siteLocation(const TraceSite& s);          ///< function, sass offset, file, line
 std::string dim3Text(const Dim3& d);                ///< "(3, 1, 0)"
 
 }  // namespace tilescope::trace_detail

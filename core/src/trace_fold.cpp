@@ -194,7 +194,8 @@ std::optional<Finding> bankConflictFinding(const TraceInfo& info, double thresho
     const TraceLine& w = *worst.front();
     f.message += "; worst: " + (w.line > 0 ? w.file + ":" + std::to_string(w.line) : std::string("an instruction")) +
                  ", " + std::to_string(w.maxWays) + "-way";
-    f.location = {{"file", w.file}, {"line", w.line}};
+    f.location.file = w.file;
+    f.location.line = w.line;
   }
   f.evidence = {{"source", "trace"}, {"wavefronts", n.sharedWavefronts}, {"ideal", n.sharedIdeal},
                 {"worst_lines", lines}};
@@ -209,7 +210,7 @@ std::optional<Finding> raceFinding(const TraceInfo& info) {
   for (const TraceHazardInfo& x : info.hazards) {
     total += x.count;
     if (pairs.size() < 8)
-      pairs.push_back({{"kind", x.kind}, {"first", siteLocation(x.first)}, {"second", siteLocation(x.second)},
+      pairs.push_back({{"kind", x.kind}, {"first", toJson(siteLocation(x.first))}, {"second", toJson(siteLocation(x.second))},
                        {"count", x.count}});
   }
   const char* firstWhat = h.kind == "WAR" ? "read" : "write";
@@ -224,14 +225,15 @@ std::optional<Finding> raceFinding(const TraceInfo& info) {
               " by thread " + dim3Text(h.secondThread) + " of block " + dim3Text(h.block) +
               " with no barrier between them (" + std::to_string(total) + " hazards, " +
               std::to_string(info.hazards.size()) + " instruction pair" + (info.hazards.size() == 1 ? "" : "s") + ")";
-  nlohmann::json first = siteLocation(h.first), second = siteLocation(h.second);
-  first["thread"] = {h.firstThread[0], h.firstThread[1], h.firstThread[2]};
-  second["thread"] = {h.secondThread[0], h.secondThread[1], h.secondThread[2]};
+  // Where the second access collided with the first; both sites with their threads.
+  Location first = siteLocation(h.first), second = siteLocation(h.second);
+  first.thread = {h.firstThread[0], h.firstThread[1], h.firstThread[2]};
+  second.thread = {h.secondThread[0], h.secondThread[1], h.secondThread[2]};
   f.location = second;
-  f.location["block"] = {h.block[0], h.block[1], h.block[2]};
-  f.location["first"] = first;
-  f.location["second"] = second;
-  f.location["shared_offset"] = h.sharedOffset;
+  f.location.block = {h.block[0], h.block[1], h.block[2]};
+  f.location.extra["first"] = toJson(first);
+  f.location.extra["second"] = toJson(second);
+  f.location.extra["shared_offset"] = h.sharedOffset;
   f.evidence = {{"source", "trace"}, {"hazards", total}, {"pairs", pairs}};
   return f;
 }

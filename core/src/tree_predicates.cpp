@@ -35,6 +35,15 @@ void requireNames(const json& spec, const std::string& node, const std::string& 
   if (!ok) throw TreeError(node, "predicate '" + key + "' needs a string or a list of strings, got " + spec.dump());
 }
 
+// Category names (of findings, or of a classified log) must be the registry's: a
+// misspelt one would make the answer silently never hold.
+void requireCategories(const json& spec, const std::string& node, const std::string& key) {
+  for (const json& s : spec.is_array() ? spec : json::array({spec}))
+    if (s != "*" && !isKnownCategory(s.get<std::string>()))
+      throw TreeError(node, "predicate '" + key + "' names unknown finding category '" + s.get<std::string>() +
+                                "' (the registry is in core/src/vocabulary.cpp)");
+}
+
 std::string opOf(const json& p, const std::string& node) {
   if (!p.is_object()) throw TreeError(node, "a predicate must be an object, got " + p.dump());
   std::string op;
@@ -207,6 +216,7 @@ void validatePredicate(const json& p, const std::string& node) {
     allow({"detail", "severity", "tensor", "experiment"});
     for (const char* k : {"finding", "detail", "severity", "tensor", "experiment"})
       if (p.contains(k)) requireNames(p[k], node, k);
+    requireCategories(p["finding"], node, "finding");
   } else if (op == "verdict") {
     allow({});
     requireNames(p["verdict"], node, "verdict");
@@ -214,6 +224,7 @@ void validatePredicate(const json& p, const std::string& node) {
     allow({"detail", "source", "node"});
     for (const char* k : {"log", "detail", "source", "node"})
       if (p.contains(k)) requireNames(p[k], node, k);
+    requireCategories(p["log"], node, "log");
   } else if (op == "field") {
     if (!p["field"].is_string() || p["field"].get<std::string>().empty())
       throw TreeError(node, "predicate 'field' needs a dotted path: " + p.dump());

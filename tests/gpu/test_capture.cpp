@@ -83,8 +83,8 @@ std::string findingsText(const Point& p) {
   std::string problem_;                                                           \
   auto point##Opt = captureInChild(name, &problem_ __VA_OPT__(, ) __VA_ARGS__);   \
   ASSERT_TRUE(point##Opt.has_value()) << problem_;                                \
-  if (point##Opt->extra.value("no_gpu", false))                                   \
-    GTEST_SKIP() << "no GPU: " << point##Opt->extra.value("error", std::string()); \
+  if (point##Opt->status.noGpu)                                                  \
+    GTEST_SKIP() << "no GPU: " << point##Opt->status.captureError;               \
   const Point& point = *point##Opt;                                               \
   std::cerr << "verdict " << verdictName(point.verdict) << "\n" << findingsText(point);
 
@@ -121,11 +121,13 @@ TEST(Capture, WriteOnePastTheLastRowIsAnOobWrite) {
   EXPECT_NE(f->message.find("row 256"), std::string::npos) << f->message;
   EXPECT_NE(f->message.find("one past the last row"), std::string::npos) << f->message;
   // Row 256 of a [256, 192] f32 tensor: bytes 0..767 past the end.
-  EXPECT_EQ(f->location["byte_offset_past_end"], nlohmann::json({0, 192 * 4 - 1}));
-  EXPECT_EQ(f->location["tile"][0], 16);  // the tile row below the last one (256 / 16)
+  ASSERT_TRUE(f->location.bytesPastEnd);
+  EXPECT_EQ(*f->location.bytesPastEnd, (ByteRange{0, 192 * 4 - 1}));
+  ASSERT_FALSE(f->location.tile.empty());
+  EXPECT_EQ(f->location.tile[0], 16);  // the tile row below the last one (256 / 16)
   // The CTA next to it inside C is in the last tile row: blockIdx.y == 15.
-  ASSERT_TRUE(f->location.contains("nearest_cta")) << f->location.dump();
-  EXPECT_EQ(f->location["nearest_cta"][0][1], 15);
+  ASSERT_FALSE(f->location.nearestCtas.empty()) << toJson(f->location).dump();
+  EXPECT_EQ(f->location.nearestCtas[0][1], 15);
   EXPECT_EQ(f->evidence["bytes_changed"], 192 * 4);
   EXPECT_EQ(f->evidence["elements_changed"], 192);
   EXPECT_NE(p.verdict, Verdict::ok);
@@ -154,7 +156,7 @@ TEST(Capture, WildStoreIsAFault) {
   const Finding* f = findCategory(p, "illegal_address");
   ASSERT_NE(f, nullptr) << findingsText(p);
   EXPECT_EQ(f->evidence["error"], "CUDA_ERROR_ILLEGAL_ADDRESS");
-  EXPECT_TRUE(p.extra.value("sticky_error", false));
+  EXPECT_TRUE(p.status.stickyError.value_or(false));
   EXPECT_FALSE(p.launch.ok);
 }
 

@@ -73,10 +73,10 @@ class TstCoverage : public QObject {
     c.shape = {2, 3, 8, 16};
     c.tile = {1, 1, 4, 8};
     c.measured = true;
-    std::vector<int> states(48 * 16, kStateOk);
+    std::vector<std::uint8_t> states(48 * 16, kStateOk);
     const int flatRow = (1 * 3 + 2) * 8 + 5;  // b=1, h=2, s=5
     states[static_cast<size_t>(flatRow * 16 + 9)] = kStateUnwritten;
-    c.map = {{"rows", 48}, {"cols", 16}, {"cell", {1, 1}}, {"states", states}};
+    c.map = CellMap{48, 16, {1, 1}, {}, states};
     p.coverage.push_back(c);
 
     CoverageGrid::View v;

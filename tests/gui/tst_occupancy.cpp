@@ -32,7 +32,7 @@ class TestOccupancy : public QObject {
     const OccupancyInfo& occ = report->points[0].occupancy;
     ChartPlot* block = panel.curvePlot(OccupancyCurve::BlockSize);
     QCOMPARE(block->graphCount(), 2);
-    QCOMPARE(block->graph(0)->dataCount(), int(occ.curves["block_size"].size()));
+    QCOMPARE(block->graph(0)->dataCount(), int(occ.curves->blockSize.size()));
     QCOMPARE(block->graph(1)->dataCount(), 1);
     QCOMPARE(block->graph(1)->data()->at(0)->key, 128.0);
     QCOMPARE(block->graph(1)->data()->at(0)->value, 0.3125);

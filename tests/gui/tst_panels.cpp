@@ -233,12 +233,12 @@ class TstPanels : public QObject {
     const Point& p = m_report.points[2];  // tiles 128×32
     Finding f;
     f.tensor = "C";
-    f.location = {{"elements", {{130, 250}, {140, 255}}}};
+    f.location.elements = ElementRange{{130, 250}, {140, 255}, {}, {}, {}};
     int r = -1, c = -1;
     QVERIFY(findingTile(p, f, &r, &c));
     QCOMPARE(r, 1);
     QCOMPARE(c, 7);
-    f.location = nlohmann::json();
+    f.location = Location{};
     QVERIFY(!findingTile(p, f, &r, &c));
   }
 };

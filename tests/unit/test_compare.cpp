@@ -79,10 +79,11 @@ TEST(Scan, UnwrittenTileIsACoverageGapNamingExactlyThatTile) {
   const Finding& f = s.findings[0];
   EXPECT_EQ(f.category, "coverage_gap");
   EXPECT_EQ(f.treeNode, "wrong.coverage_gap");
-  EXPECT_EQ(f.location["tiles"], json::parse("[[2,1]]"));
-  EXPECT_EQ(f.location["cta"], json::parse("[1,2,0]"));
-  EXPECT_EQ(f.location["elements"]["first"], json::parse("[64,32]"));
-  EXPECT_EQ(f.location["elements"]["last"], json::parse("[95,63]"));
+  EXPECT_EQ(f.location.tiles, (std::vector<Index>{{2, 1}}));
+  EXPECT_EQ(f.location.cta, (Index{1, 2, 0}));
+  ASSERT_TRUE(f.location.elements);
+  EXPECT_EQ(f.location.elements->first, (Index{64, 32}));
+  EXPECT_EQ(f.location.elements->last, (Index{95, 63}));
   EXPECT_NE(f.message.find("1024 elements in 1 tile never written (rows 64\u201395, cols 32\u201363)"), std::string::npos)
       << f.message;
 
@@ -108,7 +109,7 @@ TEST(Scan, NanAndInfWhereReferenceIsFinite) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence["nan"], 1);
   EXPECT_EQ(f->evidence["inf"], 1);
-  EXPECT_EQ(f->location["tiles"], json::parse("[[0,0],[3,0]]"));
+  EXPECT_EQ(f->location.tiles, (std::vector<Index>{{0, 0}, {3, 0}}));
   EXPECT_EQ(f->evidence["first_positions"], json::parse("[[5,7],[100,3]]"));
   EXPECT_EQ(f->treeNode, "wrong.nan_inf");
   EXPECT_EQ(s.nanInf, 2);
@@ -149,8 +150,9 @@ TEST(Compare, ErrorsOnlyInLastTileRowAreTailTiles) {
   EXPECT_EQ(c.findings[0].detail, "tail_tiles");
   EXPECT_EQ(c.findings[0].treeNode, "wrong.mismatch.tail_tiles");
   EXPECT_EQ(c.info.mismatches, 4 * 15);
-  EXPECT_EQ(c.info.tiles["bad_tiles"], 4);
-  EXPECT_EQ(c.info.tiles["grid"], json::parse("[4,4]"));
+  ASSERT_TRUE(c.info.tiles);
+  EXPECT_EQ(c.info.tiles->badTiles, 4);
+  EXPECT_EQ(c.info.tiles->grid, (std::array<std::int64_t, 2>{4, 4}));
   EXPECT_EQ(c.info.firstMismatch[0], 96);
   EXPECT_EQ(c.info.firstMismatch[1], 0);
 
@@ -160,12 +162,13 @@ TEST(Compare, ErrorsOnlyInLastTileRowAreTailTiles) {
   ASSERT_EQ(p.findings.size(), 1u);
   EXPECT_EQ(p.findings[0].detail, "");
   EXPECT_EQ(p.findings[0].treeNode, "wrong.mismatch");
-  EXPECT_EQ(p.info.tiles["bad_tiles"], 5);
+  ASSERT_TRUE(p.info.tiles);
+  EXPECT_EQ(p.info.tiles->badTiles, 5);
   EXPECT_EQ(p.info.maxAbsErr, 1000.0 - ref.at(40 * 100 + 40));
   // The worst tile (most wrong elements) comes first: [3,0] has cols 0,7,..,28 x 4 rows = 20 errors.
-  EXPECT_EQ(p.info.tiles["bad"][0][0], 3);
-  EXPECT_EQ(p.info.tiles["bad"][0][1], 0);
-  EXPECT_EQ(p.info.tiles["bad"][0][2], 20);
+  EXPECT_EQ(p.info.tiles->bad[0].row, 3);
+  EXPECT_EQ(p.info.tiles->bad[0].col, 0);
+  EXPECT_EQ(p.info.tiles->bad[0].count, 20);
 }
 
 TEST(Compare, TransposedOutputIsRecognised) {
@@ -231,23 +234,25 @@ TEST(Maps, DownsampledDimsAndWorstStateWins) {
   // Cell (10,21): a mismatch next to the unwritten cell (10,20).
   set(out, 40 * 300 + 42, 1e6);
   ScanResult s = scanOutput(out, kSentinel, {64, 64}, &ref);
-  const json& m = s.coverage.map;
-  EXPECT_EQ(m["rows"], 250);
-  EXPECT_EQ(m["cols"], 150);
-  EXPECT_EQ(m["cell"], json::parse("[4,2]"));
-  ASSERT_EQ(m["states"].size(), 250u * 150u);
-  auto state = [&](int r, int c) { return s.coverage.map["states"][r * 150 + c].get<int>(); };
+  ASSERT_TRUE(s.coverage.map);
+  const CellMap& m = *s.coverage.map;
+  EXPECT_EQ(m.rows, 250);
+  EXPECT_EQ(m.cols, 150);
+  EXPECT_EQ(m.cell, (std::array<std::int64_t, 2>{4, 2}));
+  ASSERT_EQ(m.states.size(), 250u * 150u);
+  auto state = [&](int r, int c) { return static_cast<int>(s.coverage.map->at(r, c)); };
   EXPECT_EQ(state(0, 0), 3);
   EXPECT_EQ(state(10, 20), 2);
   EXPECT_EQ(state(100, 100), 0);
 
   const CompareResult c = compareOutputs(out, ref, 1e-3, 1e-3, {64, 64}, &s);
-  EXPECT_EQ(c.info.errorMap["rows"], 250);
-  EXPECT_EQ(c.info.errorMap["cols"], 150);
-  EXPECT_EQ(c.info.errorMap["max_abs"][0].get<double>(), -1.0);  // a NaN error
+  ASSERT_TRUE(c.info.errorMap);
+  EXPECT_EQ(c.info.errorMap->rows, 250);
+  EXPECT_EQ(c.info.errorMap->cols, 150);
+  EXPECT_EQ(c.info.errorMap->maxAbs[0], -1.0);  // a NaN error
   // The map keeps three significant digits (enough for a colour scale).
   const double want = 1e6 - ref.at(401 * 300 + 201);
-  EXPECT_NEAR(c.info.errorMap["max_abs"][100 * 150 + 100].get<double>(), want, want * 5e-3);
+  EXPECT_NEAR(c.info.errorMap->maxAbs[100 * 150 + 100], want, want * 5e-3);
   applyMismatchStates(s, c);
   EXPECT_EQ(state(100, 100), 1);
   EXPECT_EQ(state(10, 21), 1);
@@ -259,8 +264,8 @@ TEST(Maps, DownsampledDimsAndWorstStateWins) {
   // Rank 3: leading dims flattened into rows.
   const auto t3 = make("T", DType::f32, {3, 40, 50}, refValue);
   const ScanResult s3 = scanOutput(t3, kSentinel, {1, 16, 16}, &t3);
-  EXPECT_EQ(s3.coverage.map["rows"], 120);
-  EXPECT_EQ(s3.coverage.map["cols"], 50);
+  EXPECT_EQ(s3.coverage.map->rows, 120);
+  EXPECT_EQ(s3.coverage.map->cols, 50);
   EXPECT_TRUE(s3.findings.empty());
 }
 
@@ -273,8 +278,8 @@ TEST(Scan, GapBoxInRank3NamesEveryDimension) {
     for (std::int64_t c = 4; c < 8; ++c) setBits(out, 64 + r * 8 + c, sent);
   const ScanResult s = scanOutput(out, sent, {1, 4, 4}, &ref);
   ASSERT_EQ(s.findings.size(), 1u);
-  EXPECT_EQ(s.findings[0].location["tiles"], json::parse("[[1,1,1]]"));
-  EXPECT_EQ(s.findings[0].location["cta"], json::parse("[1,1,1]"));
+  EXPECT_EQ(s.findings[0].location.tiles, (std::vector<Index>{{1, 1, 1}}));
+  EXPECT_EQ(s.findings[0].location.cta, (Index{1, 1, 1}));
   EXPECT_NE(s.findings[0].message.find("[1, 4\u20137, 4\u20137]"), std::string::npos) << s.findings[0].message;
 }
 
@@ -290,7 +295,7 @@ TEST(OobRead, NaNsInBoundCrossingTilesWithPoisonedInput) {
   EXPECT_EQ(found[0].category, "oob_read");
   EXPECT_EQ(found[0].treeNode, "fault.oob_read");
   EXPECT_EQ(found[0].evidence["candidates"], json::parse(R"(["A","B"])"));
-  EXPECT_EQ(found[0].location["tiles"].size(), 4u);
+  EXPECT_EQ(found[0].location.tiles.size(), 4u);
   // No NaN-guarded input: nothing to infer.
   EXPECT_TRUE(inferOobReads(s, {{"A", DType::f32, false}}).empty());
 

@@ -89,7 +89,9 @@ TEST(Devices, DeviceInfoCarriesTheReportFields) {
   EXPECT_EQ(info.cc, "9.0");
   EXPECT_EQ(info.smCount, 132);
   EXPECT_EQ(info.smemPerBlockOptin, 232448);
-  EXPECT_EQ(info.extra.at("regs_per_sm"), 65536);
+  EXPECT_EQ(info.regsPerSm, 65536);
+  EXPECT_FALSE(info.extra.contains("regs_per_sm"));
+  EXPECT_TRUE(info.extra.contains("l2_bytes"));
   EXPECT_FALSE(info.extra.contains("sm_count"));
 }
 

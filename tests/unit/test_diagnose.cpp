@@ -17,12 +17,18 @@ Config pointConfig(const std::string& name) {
   return expandSweep(loadConfig(kDir / (name + ".tscfg.json"))).front().config;
 }
 
-Finding finding(const std::string& category, nlohmann::json location = nullptr) {
+Finding finding(const std::string& category, Location location = {}) {
   Finding f;
   f.category = category;
   f.message = category;
   f.location = std::move(location);
   return f;
+}
+
+Location atCta(Index cta) {
+  Location l;
+  l.cta = std::move(cta);
+  return l;
 }
 
 Point okPoint() {
@@ -38,7 +44,7 @@ Point okPoint() {
 Point badPoint(Verdict v, const std::string& category, std::int64_t mismatches = 10, double err = 1.0) {
   Point p = okPoint();
   p.verdict = v;
-  p.findings.push_back(finding(category, {{"cta", {1, 2, 0}}}));
+  p.findings.push_back(finding(category, atCta({1, 2, 0})));
   if (v == Verdict::fault) p.correctness.clear();
   else {
     p.correctness[0].mismatches = mismatches;
@@ -183,9 +189,9 @@ TEST(DiagnoseConclude, AlignmentNamesFailingShiftsAndRequiredAlignment) {
   const Finding& f = c.findings[0];
   EXPECT_EQ(f.category, "misaligned_access");
   EXPECT_EQ(f.experiment, "align_shift=4");
-  EXPECT_EQ(f.location["required_alignment"], 16);
-  EXPECT_EQ(f.location["failing_shifts"], nlohmann::json({4, 8}));
-  EXPECT_EQ(f.location["fault"]["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_EQ(f.location.extra["required_alignment"], 16);
+  EXPECT_EQ(f.location.extra["failing_shifts"], nlohmann::json({4, 8}));
+  EXPECT_EQ(f.location.cta, (Index{1, 2, 0}));  // where the shifted run faulted
   EXPECT_TRUE(c.settled);
 }
 
@@ -197,7 +203,7 @@ TEST(DiagnoseConclude, AlignmentPassingFirstShiftSettlesWithoutFinding) {
   Point fault = badPoint(Verdict::fault, "misaligned_access");
   c = concludeAlignment(okPoint(), {shiftRun(16, fault), shiftRun(64, fault)});
   ASSERT_EQ(c.findings.size(), 1u);
-  EXPECT_EQ(c.findings[0].location["required_alignment"], 128);
+  EXPECT_EQ(c.findings[0].location.extra["required_alignment"], 128);
   EXPECT_FALSE(c.settled);
 }
 
@@ -215,7 +221,7 @@ TEST(DiagnoseConclude, TrialsThatDisagreeAreARace) {
   Conclusion mix = concludeTrials(okPoint(), {namedRun(ExperimentKind::trials, "t2", badPoint(Verdict::fault, "illegal_address"))});
   ASSERT_EQ(mix.findings.size(), 1u);
   EXPECT_EQ(mix.findings[0].detail, "intermittent_fault");
-  EXPECT_EQ(mix.findings[0].location["cta"], nlohmann::json({1, 2, 0}));  // where the failing trial was
+  EXPECT_EQ(mix.findings[0].location.cta, (Index{1, 2, 0}));  // where the failing trial was
 }
 
 TEST(DiagnoseConclude, PoisonThatChangesTheOutputIsAnUninitializedRead) {
@@ -236,9 +242,9 @@ TEST(DiagnoseConclude, PoisonThatChangesTheOutputIsAnUninitializedRead) {
   gapped1.coverage.push_back(gap);
   EXPECT_TRUE(concludePoison(gapped, {namedRun(ExperimentKind::poison, "p", gapped1)}).findings.empty());
   // Nor do the output bytes' digests, which differ wherever the poison shows.
-  gapped.extra["output_digest"] = {{"C", "0123"}};
+  gapped.status.outputDigest = {{"C", "0123"}};
   gapped1 = gapped;
-  gapped1.extra["output_digest"] = {{"C", "4567"}};
+  gapped1.status.outputDigest = {{"C", "4567"}};
   EXPECT_TRUE(concludePoison(gapped, {namedRun(ExperimentKind::poison, "p", gapped1)}).findings.empty());
 }
 
@@ -249,8 +255,8 @@ TEST(DiagnoseConclude, ShapesRoundedToTilesPassingNameTheMask) {
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "oob_write");
   EXPECT_EQ(c.findings[0].experiment, "shape M=1024 N=1024 K=1024");
-  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
-  EXPECT_EQ(c.findings[0].location["sizes"]["K"]["tile"], 32);
+  EXPECT_EQ(c.findings[0].location.cta, (Index{1, 2, 0}));
+  EXPECT_EQ(c.findings[0].location.extra["sizes"]["K"]["tile"], 32);
   EXPECT_TRUE(c.settled);
 }
 
@@ -261,7 +267,7 @@ TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "int_overflow");
   EXPECT_EQ(c.findings[0].tensor, "A");
-  EXPECT_EQ(c.findings[0].location["first_index_past_2^31"], nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
+  EXPECT_EQ(c.findings[0].location.extra["first_index_past_2^31"], nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
   EXPECT_TRUE(c.settled);  // the sizes prove it: no run at the large reduction size
 
   Point inf = badPoint(Verdict::incorrect, "nan_inf");
@@ -293,7 +299,7 @@ TEST(DiagnoseConclude, NanOnlyWithPartialTilesIsAnOutOfBoundsRead) {
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "oob_read");
   EXPECT_EQ(c.findings[0].treeNode, "fault.oob_read");
-  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_EQ(c.findings[0].location.cta, (Index{1, 2, 0}));
   EXPECT_EQ(c.findings[0].evidence["candidates"], nlohmann::json({"A", "B"}));
   EXPECT_TRUE(c.findings[0].evidence["inferred"].get<bool>());
 }
@@ -312,7 +318,7 @@ TEST(DiagnoseConclude, ScaledInputsTellOverflowFromDivisionByZero) {
   EXPECT_EQ(gone.findings[0].detail, "input_magnitude");
   EXPECT_EQ(gone.findings[0].severity, Severity::error);
   EXPECT_EQ(gone.findings[0].experiment, "inputs x0.0625");
-  EXPECT_EQ(gone.findings[0].location["cta"], nlohmann::json({1, 2, 0}));
+  EXPECT_EQ(gone.findings[0].location.cta, (Index{1, 2, 0}));
   EXPECT_NE(gone.findings[0].message.find("0.0625"), std::string::npos);
   EXPECT_TRUE(gone.settled);
 
@@ -338,7 +344,7 @@ TEST(DiagnoseConclude, ScaledUpInputsExposeALatentOverflow) {
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].detail, "input_magnitude");
   EXPECT_EQ(c.findings[0].severity, Severity::error);
-  EXPECT_EQ(c.findings[0].location["cta"], nlohmann::json({1, 2, 0}));  // where the scaled run had them
+  EXPECT_EQ(c.findings[0].location.cta, (Index{1, 2, 0}));  // where the scaled run had them
   EXPECT_NE(c.findings[0].message.find("scaled by 32"), std::string::npos);
   // Inf alone is an f16 output overflowing near 65504, as the reference may: not a finding.
   Point inf = badPoint(Verdict::incorrect, "nan_inf");
@@ -427,7 +433,7 @@ TEST(DiagnoseRun, MisalignedVectorLoadFoundByShiftingPointers) {
   const Finding& f = r.report.findings.front();
   EXPECT_EQ(f.category, "misaligned_access");
   EXPECT_EQ(f.experiment, "align_shift=4");
-  EXPECT_EQ(f.location["required_alignment"], 16);
+  EXPECT_EQ(f.location.extra["required_alignment"], 16);
   EXPECT_EQ(experiments(r.report),
             (std::vector<std::string>{"baseline", "trial 2/5", "trial 3/5", "trial 4/5", "trial 5/5",
                                       "poison variant 1", "align_shift=4", "align_shift=8", "align_shift=16"}));
@@ -449,7 +455,8 @@ TEST(DiagnoseRun, MissingMaskFoundWithPartialTiles) {
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "oob_write");
   EXPECT_EQ(r.report.findings.front().experiment, "shape M=65 N=65 K=33");
-  EXPECT_EQ(r.report.findings.front().location["byte_offset"], 24);
+  ASSERT_TRUE(r.report.findings.front().location.bytesPastEnd);
+  EXPECT_EQ(r.report.findings.front().location.bytesPastEnd->first, 24);
 }
 
 TEST(DiagnoseRun, RaceStopsAtTheFirstDisagreeingTrial) {
@@ -457,7 +464,7 @@ TEST(DiagnoseRun, RaceStopsAtTheFirstDisagreeingTrial) {
   EXPECT_EQ(experiments(r.report), (std::vector<std::string>{"baseline", "trial 2/5"}));
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "race");
-  EXPECT_EQ(r.report.findings.front().location["tiles"], nlohmann::json::array({{1, 2}}));
+  EXPECT_EQ(r.report.findings.front().location.tiles, (std::vector<Index>{{1, 2}}));
   EXPECT_EQ(r.report.extra["diagnose"]["stopped"], "conclusive: race");
 }
 
@@ -486,7 +493,7 @@ TEST(DiagnoseRun, ExpOverflowFoundByScalingTheInputs) {
   EXPECT_EQ(f.detail, "input_magnitude");
   EXPECT_EQ(f.experiment, "inputs x0.0625");
   EXPECT_EQ(r.report.points.back().experiment, "inputs x0.0625");
-  EXPECT_EQ(r.report.points.back().extra.value("input_scale", 0.0), 0.0625);
+  EXPECT_EQ(r.report.points.back().inputs.inputScale, 0.0625);
   expectWalkEndsAt(r.report, "wrong.nan_inf.softmax_max");
 }
 
@@ -550,7 +557,7 @@ TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
   EXPECT_EQ(r.report.findings.front().detail, "fault");
-  EXPECT_EQ(r.report.findings.front().location["required_alignment"], 8);
+  EXPECT_EQ(r.report.findings.front().location.extra["required_alignment"], 8);
 }
 
 TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
@@ -566,7 +573,7 @@ TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
 TEST(DiagnoseRun, NoGpuStopsAfterTheBaseline) {
   DiagRun r = diagnoseWith("nogpu", "gemm_whole_tiles");
   EXPECT_EQ(r.report.points.size(), 1u);
-  EXPECT_TRUE(r.report.extra.value("no_gpu", false));
+  EXPECT_TRUE(r.report.noGpu);
 }
 
 TEST(DiagnoseRun, HangIsRepeatedOnceOnly) {

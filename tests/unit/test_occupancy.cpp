@@ -103,20 +103,20 @@ TEST(Occupancy, CurvesSpanTheCalculatorAxesAndMarkTheCurrentPoint) {
   k.threadsPerBlock = 128;
   k.regsPerThread = 64;
   k.smemDynamic = 8192;
-  const nlohmann::json c = occupancyCurves(rtx, k);
-  ASSERT_EQ(c.at("block_size").size(), 32u);
-  EXPECT_EQ(c.at("block_size").back()[0], 1024);
-  ASSERT_EQ(c.at("registers").size(), 255u);
-  EXPECT_EQ(c.at("shared_memory").front()[0], 0);
-  EXPECT_LE(c.at("shared_memory").back()[0].get<std::int64_t>(), rtx.smemPerBlockOptin);
+  const OccupancyCurves c = occupancyCurves(rtx, k);
+  ASSERT_EQ(c.blockSize.size(), 32u);
+  EXPECT_EQ(c.blockSize.back().x, 1024);
+  ASSERT_EQ(c.registers.size(), 255u);
+  EXPECT_EQ(c.sharedMemory.front().x, 0);
+  EXPECT_LE(c.sharedMemory.back().x, rtx.smemPerBlockOptin);
   const double cur = computeOccupancy(rtx, k).occupancy;
-  EXPECT_DOUBLE_EQ(c.at("current").at("occupancy").get<double>(), cur);
-  EXPECT_DOUBLE_EQ(c.at("block_size")[3][1].get<double>(), cur);   // x = 128
-  EXPECT_DOUBLE_EQ(c.at("registers")[63][1].get<double>(), cur);   // x = 64
-  EXPECT_DOUBLE_EQ(c.at("shared_memory")[8][1].get<double>(), cur);  // x = 8 KiB
+  EXPECT_DOUBLE_EQ(c.currentOccupancy, cur);
+  EXPECT_EQ(c.currentBlockSize, 128);
+  EXPECT_DOUBLE_EQ(c.blockSize[3].occupancy, cur);     // x = 128
+  EXPECT_DOUBLE_EQ(c.registers[63].occupancy, cur);    // x = 64
+  EXPECT_DOUBLE_EQ(c.sharedMemory[8].occupancy, cur);  // x = 8 KiB
   // Occupancy never rises with more registers per thread.
-  for (std::size_t i = 1; i < c.at("registers").size(); ++i)
-    EXPECT_LE(c.at("registers")[i][1].get<double>(), c.at("registers")[i - 1][1].get<double>());
+  for (std::size_t i = 1; i < c.registers.size(); ++i) EXPECT_LE(c.registers[i].occupancy, c.registers[i - 1].occupancy);
 
   const OccupancyInfo info = toOccupancyInfo(rtx, k);
   EXPECT_TRUE(info.computed);

@@ -75,7 +75,8 @@ TEST(StaticAnalysis, FloorDividedGridIsACoverageGap) {
   EXPECT_EQ(f->severity, Severity::error);
   EXPECT_EQ(f->treeNode, "wrong.coverage_gap");
   EXPECT_EQ(f->evidence.at("uncovered"), 7000 - 96 * 64);
-  EXPECT_EQ(f->location.at("elements")[0].at("begin"), (std::vector<std::int64_t>{96, 0}));
+  ASSERT_FALSE(f->location.regions.empty());
+  EXPECT_EQ(f->location.regions[0].begin, (std::vector<std::int64_t>{96, 0}));
   EXPECT_EQ(p.coverage[0].declaredUncovered, 7000 - 96 * 64);
   EXPECT_EQ(p.verdict, Verdict::incorrect);
 }
@@ -87,7 +88,8 @@ TEST(StaticAnalysis, OverlappingOriginsAreACoverageOverlap) {
   const Finding* f = find(p, "coverage_overlap");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence.at("overlapped"), 64 * 32);  // columns 16..47 owned twice
-  EXPECT_EQ(f->location.at("cta").size(), 2u);
+  EXPECT_EQ(f->location.ctas.size(), 2u);
+  EXPECT_EQ(f->location.cta, f->location.ctas.front());
   EXPECT_EQ(find(p, "coverage_gap"), nullptr);  // [0,32) [16,48) [32,64) cover all 64 columns
 }
 

@@ -202,10 +202,16 @@ TEST(TraceAnalysis, OobWriteLocatedAtItsFirstAccess) {
   const Finding& fd = a.findings[0];
   EXPECT_EQ(fd.category, "oob_write");
   EXPECT_EQ(fd.tensor, "C");
-  EXPECT_EQ(fd.location["line"], 12);
-  EXPECT_EQ(fd.location["thread"], nlohmann::json({5, 0, 0}));
-  EXPECT_EQ(fd.location["block"], nlohmann::json({1, 0, 0}));
-  EXPECT_EQ(fd.location["byte_offset_past_end"], 4);
+  EXPECT_EQ(fd.location.line, 12);
+  EXPECT_EQ(fd.location.thread, (Index{5, 0, 0}));
+  EXPECT_EQ(fd.location.block, (Index{1, 0, 0}));
+  EXPECT_EQ(fd.location.cta, (Index{1, 0, 0}));
+  ASSERT_TRUE(fd.location.bytesPastEnd);
+  EXPECT_EQ(fd.location.bytesPastEnd->first, 4);
+  ASSERT_TRUE(fd.location.elements);
+  EXPECT_EQ(fd.location.elements->first, (Index{4, 1}));
+  ASSERT_TRUE(fd.location.access);
+  EXPECT_EQ(fd.location.access->kind, "write");
   EXPECT_NE(fd.message.find("gemm.cu:12"), std::string::npos) << fd.message;
   EXPECT_EQ(a.oobWriteTensors, std::vector<std::string>{"C"});
   EXPECT_FALSE(a.wouldFault) << "a write into the guard zone completes";
@@ -228,7 +234,7 @@ TEST(TraceAnalysis, FirstKeyWithoutItsRecordIsMarkedInexact) {
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(a.findings[0].category, "misaligned_access");
   EXPECT_EQ(a.findings[0].tensor, "A");
-  EXPECT_EQ(a.findings[0].location["line"], 20);
+  EXPECT_EQ(a.findings[0].location.line, 20);
 }
 
 TEST(TraceAnalysis, WildAccessNamesTheNearestTensor) {
@@ -243,7 +249,8 @@ TEST(TraceAnalysis, WildAccessNamesTheNearestTensor) {
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(a.findings[0].category, "illegal_address");
   EXPECT_EQ(a.findings[0].tensor, "A");
-  EXPECT_EQ(a.findings[0].location["byte_offset_past_end"], 0x10000 - 64);
+  ASSERT_TRUE(a.findings[0].location.bytesPastEnd);
+  EXPECT_EQ(a.findings[0].location.bytesPastEnd->first, 0x10000 - 64);
   EXPECT_TRUE(a.wouldFault);
 }
 
@@ -264,7 +271,7 @@ TEST(TraceAnalysis, UninitialisedReadAndTileHint) {
   EXPECT_EQ(a.findings[0].treeNode, "wrong.uninitialized_read");
   ASSERT_TRUE(a.info.faults[0].tile);
   EXPECT_EQ(a.info.faults[0].tile->origin, (std::vector<std::int64_t>{0, 0}));
-  EXPECT_EQ(a.findings[0].location["tile"], nlohmann::json({0, 0}));
+  EXPECT_EQ(a.findings[0].location.tile, (Index{0, 0}));  // origin [0, 0] of extent [2, 2]
 }
 
 TEST(TraceAnalysis, HazardsBecomeOneRaceWithBothLines) {
@@ -276,9 +283,10 @@ TEST(TraceAnalysis, HazardsBecomeOneRaceWithBothLines) {
   const Finding& f = a.findings[0];
   EXPECT_EQ(f.category, "race");
   EXPECT_EQ(f.detail, "shared_hazard");
-  EXPECT_EQ(f.location["first"]["line"], 12);
-  EXPECT_EQ(f.location["second"]["line"], 20);
-  EXPECT_EQ(f.location["first"]["thread"], nlohmann::json({1, 1, 0})) << "thread 17 of a 16 x 2 block";
+  EXPECT_EQ(f.location.extra["first"]["line"], 12);
+  EXPECT_EQ(f.location.extra["second"]["line"], 20);
+  EXPECT_EQ(f.location.line, 20) << "where the second access collided";
+  EXPECT_EQ(f.location.extra["first"]["thread"], nlohmann::json({1, 1, 0})) << "thread 17 of a 16 x 2 block";
   EXPECT_EQ(f.evidence["hazards"], 9);
   EXPECT_NE(f.message.find("RAW"), std::string::npos);
 }
@@ -293,7 +301,7 @@ TEST(TraceAnalysis, BankConflictsNameTheWorstLine) {
   ASSERT_EQ(a.findings.size(), 1u);
   EXPECT_EQ(a.findings[0].category, "bank_conflicts");
   EXPECT_EQ(a.findings[0].severity, Severity::warning);
-  EXPECT_EQ(a.findings[0].location["line"], 20);
+  EXPECT_EQ(a.findings[0].location.line, 20);
   EXPECT_EQ(a.findings[0].evidence["worst_lines"][0]["max_ways"], 32);
   ASSERT_EQ(a.info.lines.size(), 2u);
   EXPECT_EQ(a.info.lines[1].maxWays, 32u);

@@ -222,14 +222,14 @@ TEST(TreeWalk, AllZeroStopsAtTheAccumulatorQuestion) {
   EXPECT_EQ(w.stoppedAt, "wrong.all_zero");
   EXPECT_NE(w.openQuestion.find("accumulator"), std::string::npos);
   bool hasUninit = false;
-  for (const auto& a : w.openAnswers) hasUninit = hasUninit || a.next == "wrong.all_zero.uninitialised_accumulator";
+  for (const auto& a : w.openAnswers) hasUninit = hasUninit || a.next == "wrong.all_zero.uninitialized_accumulator";
   EXPECT_TRUE(hasUninit);
   EXPECT_EQ(experimentsRequested(w), std::vector<std::string>{"poison"});
 
   // A person answers; the walk goes on and records a manual step.
   w = walkTree(shipped(), p, {{"wrong.all_zero", "uninit_acc"}});
   ASSERT_TRUE(w.complete);
-  EXPECT_EQ(w.stoppedAt, "wrong.all_zero.uninitialised_accumulator");
+  EXPECT_EQ(w.stoppedAt, "wrong.all_zero.uninitialized_accumulator");
   EXPECT_FALSE(w.steps.back().automatic);
   EXPECT_NE(w.leaf->examples.front().after.find("T.clear"), std::string::npos);
 
@@ -246,7 +246,7 @@ TEST(TreeWalk, EvidenceWinsOverAPersonsAnswer) {
   // wrong → uninit is listed before all_zero in the wrong node, so it lands there directly.
   EXPECT_EQ(w.stoppedAt, "wrong.uninitialized_read");
   w = walkTree(shipped(), p, {{"wrong.all_zero", "missing_store"}}, "wrong.all_zero");
-  EXPECT_EQ(w.stoppedAt, "wrong.all_zero.uninitialised_accumulator");
+  EXPECT_EQ(w.stoppedAt, "wrong.all_zero.uninitialized_accumulator");
   EXPECT_TRUE(w.steps.front().automatic);
 }
 

@@ -20,10 +20,8 @@ double registersPerWarp(int regsPerThread) {
 
 ChartColors colorsOf(QCustomPlot* plot) { return chartColors(plot->palette()); }
 
-double jsonNumber(const nlohmann::json& j, const char* key, double fallback) {
-  auto it = j.find(key);
-  return (it != j.end() && it->is_number()) ? it->get<double>() : fallback;
-}
+/// A device limit, or `fallback` where the report does not know it (0).
+double limitOr(int known, double fallback) { return known > 0 ? known : fallback; }
 
 }  // namespace
 
@@ -35,11 +33,11 @@ QString limiterName(const std::string& limiter) {
 
 SmLimits smLimitsFromReport(const DeviceInfo& device, const OccupancyInfo& occ) {
   SmLimits l;
-  l.registers = jsonNumber(device.extra, "regs_per_sm", 65536);
+  l.registers = limitOr(device.regsPerSm, 65536);
   l.sharedMemory = double(device.smemPerSm);
-  l.warps = jsonNumber(device.extra, "max_warps_per_sm", occ.maxWarpsPerSm);
+  l.warps = limitOr(device.maxWarpsPerSm, occ.maxWarpsPerSm);
   // blocks_limit_slots is by definition the SM's block-slot limit.
-  l.blocks = jsonNumber(device.extra, "max_blocks_per_sm", occ.blocksLimitSlots);
+  l.blocks = limitOr(device.maxBlocksPerSm, occ.blocksLimitSlots);
   return l;
 }
 
@@ -136,12 +134,16 @@ bool plotOccupancyCurve(QCustomPlot* plot, const OccupancyInfo& occ, OccupancyCu
   if (which == OccupancyCurve::SharedMemory) plot->xAxis->setTicker(byteTicker());
 
   QVector<double> xs, ys;
-  if (occ.curves.is_object() && occ.curves.contains(curveKey(which)))
-    for (const auto& pt : occ.curves[curveKey(which)])
-      if (pt.is_array() && pt.size() >= 2) {
-        xs.append(pt[0].get<double>());
-        ys.append(pt[1].get<double>());
-      }
+  if (occ.curves) {
+    const OccupancyCurves& c = *occ.curves;
+    const std::vector<CurvePoint>& curve = which == OccupancyCurve::BlockSize  ? c.blockSize
+                                           : which == OccupancyCurve::Registers ? c.registers
+                                                                                : c.sharedMemory;
+    for (const CurvePoint& pt : curve) {
+      xs.append(static_cast<double>(pt.x));
+      ys.append(pt.occupancy);
+    }
+  }
   auto* curve = plot->addGraph();
   curve->setName(QStringLiteral("occupancy"));
   curve->setLineStyle(QCPGraph::lsStepLeft);  // occupancy is constant between granularity steps

@@ -1,5 +1,5 @@
-// A picture of a measured coverage map (CoverageInfo.map: {rows, cols, cell:[r,c],
-// states:[rows*cols codes]}), drawn directly with QPainter so it needs no widget.
+// A picture of a measured coverage map (CoverageInfo.map), drawn directly with
+// QPainter so it needs no widget.
 #pragma once
 
 #include <QImage>
@@ -13,6 +13,6 @@ namespace tilescope::ui {
 QImage coverageImage(const CoverageInfo& coverage, int maxSide = 480);
 
 /// Cell counts per state code (index = code 0..5) of a map; empty when no map.
-QVector<int> coverageStateCounts(const nlohmann::json& map);
+QVector<int> coverageStateCounts(const CellMap& map);
 
 }  // namespace tilescope::ui

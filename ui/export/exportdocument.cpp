@@ -82,7 +82,7 @@ ExportSection findings(const Report& r) {
   for (const Finding& f : r.findings) {
     QString category = q(f.category);
     if (!f.detail.empty()) category += QStringLiteral(" (%1)").arg(q(f.detail));
-    t.rows << QStringList{q(severityName(f.severity)), category, q(f.message), jsonText(f.location), q(f.tensor),
+    t.rows << QStringList{q(severityName(f.severity)), category, q(f.message), q(locationText(f.location)), q(f.tensor),
                           q(f.treeNode)};
   }
   s.tables << t;

@@ -38,12 +38,12 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         return f->detail.empty() ? qs(f->category) : QStringLiteral("%1 (%2)").arg(qs(f->category), qs(f->detail));
       case MessageColumn: return qs(f->message);
       case LocationColumn: {
-        QString loc = formatLocation(f->location);
+        QString loc = qs(locationText(f->location));
         if (!f->tensor.empty()) loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
         return loc;
       }
       case EvidenceColumn:
-        return role == Qt::ToolTipRole ? QString::fromStdString(f->evidence.dump(2)) : formatJsonShort(f->evidence);
+        return role == Qt::ToolTipRole ? QString::fromStdString(dumpJson(f->evidence, 2)) : formatJsonShort(f->evidence);
       default: return {};
     }
   }

@@ -2,27 +2,13 @@
 
 #include <QStringList>
 
+#include "tilescope/report.h"
+
 namespace tilescope::ui {
-
-namespace {
-QString scalarText(const nlohmann::json& v) {
-  if (v.is_string()) return QString::fromStdString(v.get<std::string>());
-  return QString::fromStdString(v.dump());
-}
-}  // namespace
-
-QString formatLocation(const nlohmann::json& location) {
-  if (location.is_null()) return {};
-  if (!location.is_object()) return scalarText(location);
-  QStringList parts;
-  for (auto it = location.begin(); it != location.end(); ++it)
-    parts << QStringLiteral("%1 %2").arg(QString::fromStdString(it.key()), scalarText(it.value()));
-  return parts.join(QStringLiteral(", "));
-}
 
 QString formatJsonShort(const nlohmann::json& j, int maxChars) {
   if (j.is_null()) return {};
-  QString s = QString::fromStdString(j.dump());
+  QString s = QString::fromStdString(dumpJson(j));
   if (s.size() > maxChars) s = s.left(maxChars - 1) + QChar(0x2026);
   return s;
 }

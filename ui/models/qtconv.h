@@ -10,8 +10,6 @@ namespace tilescope::ui {
 
 inline QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-/// A short one-line rendering of a finding's location ({cta, tile, elements, ...}).
-QString formatLocation(const nlohmann::json& location);
 /// Compact JSON, elided to maxChars.
 QString formatJsonShort(const nlohmann::json& j, int maxChars = 160);
 /// Nanoseconds as "12.3 µs" / "4.56 ms".

@@ -13,23 +13,22 @@
 namespace tilescope::ui {
 
 bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol) {
-  const nlohmann::json& loc = f.location;
-  if (!loc.is_object()) return false;
-  if (loc.contains("tile") && loc["tile"].is_array() && loc["tile"].size() >= 2) {
-    *tileRow = loc["tile"][0].get<int>();
-    *tileCol = loc["tile"][1].get<int>();
+  const Location& loc = f.location;
+  const Index& tile = !loc.tile.empty() ? loc.tile : !loc.tiles.empty() ? loc.tiles.front() : loc.tile;
+  if (tile.size() >= 2) {
+    *tileRow = static_cast<int>(tile[tile.size() - 2]);
+    *tileCol = static_cast<int>(tile[tile.size() - 1]);
     return true;
   }
-  if (loc.contains("elements") && loc["elements"].is_array() && !loc["elements"].empty() && loc["elements"][0].is_array() &&
-      loc["elements"][0].size() >= 2) {
-    for (const auto& c : p.coverage) {
-      if ((!f.tensor.empty() && c.tensor != f.tensor) || c.tile.size() < 2) continue;
-      const size_t n = c.tile.size();
-      // The element range's first element, last two dimensions.
-      *tileRow = static_cast<int>(loc["elements"][0][0].get<std::int64_t>() / std::max<std::int64_t>(1, c.tile[n - 2]));
-      *tileCol = static_cast<int>(loc["elements"][0][1].get<std::int64_t>() / std::max<std::int64_t>(1, c.tile[n - 1]));
-      return true;
-    }
+  if (!loc.elements || loc.elements->first.size() < 2) return false;
+  const Index& first = loc.elements->first;
+  for (const auto& c : p.coverage) {
+    if ((!f.tensor.empty() && c.tensor != f.tensor) || c.tile.size() < 2) continue;
+    const size_t n = c.tile.size();
+    // The first element's tile, last two dimensions.
+    *tileRow = static_cast<int>(first[first.size() - 2] / std::max<std::int64_t>(1, c.tile[n - 2]));
+    *tileCol = static_cast<int>(first[first.size() - 1] / std::max<std::int64_t>(1, c.tile[n - 1]));
+    return true;
   }
   return false;
 }
@@ -75,8 +74,7 @@ void FindingsPanel::selectFinding(int row) {
     s.tileCol = tc;
   }
   // A compile error names a source line: show it.
-  if (f->location.is_object() && f->location.contains("line") && f->location.contains("file"))
-    m_logPanel->showSourceLine(qs(f->location["file"].get<std::string>()), f->location["line"].get<int>());
+  if (f->location.line && !f->location.file.empty()) m_logPanel->showSourceLine(qs(f->location.file), *f->location.line);
   m_selection->setState(s);
 }
 

@@ -12,20 +12,20 @@
 namespace tilescope::ui {
 
 namespace {
-/// location.elements [[r0, c0], [r1, c1]] (inclusive) or location.element [r, c] of an OOB finding.
+/// The elements a finding names, in the last two dimensions: its box (lo..hi) where
+/// the producer gave one, else first..last (inclusive).
 bool evidenceRect(const Finding& f, QRect* out) {
-  const nlohmann::json& loc = f.location;
-  if (!loc.is_object()) return false;
-  auto pt = [](const nlohmann::json& j) { return QPoint(static_cast<int>(j.back().get<std::int64_t>()), static_cast<int>(j[j.size() - 2].get<std::int64_t>())); };
-  if (loc.contains("elements") && loc["elements"].is_array() && loc["elements"].size() == 2 && loc["elements"][0].size() >= 2) {
-    *out = QRect(pt(loc["elements"][0]), pt(loc["elements"][1]));
-    return true;
-  }
-  if (loc.contains("element") && loc["element"].is_array() && loc["element"].size() >= 2) {
-    *out = QRect(pt(loc["element"]), QSize(1, 1));
-    return true;
-  }
-  return false;
+  if (!f.location.elements) return false;
+  const ElementRange& e = *f.location.elements;
+  const bool box = e.lo.size() >= 2 && e.hi.size() == e.lo.size();
+  const Index& a = box ? e.lo : e.first;
+  const Index& b = box ? e.hi : (e.last.size() == e.first.size() ? e.last : e.first);
+  if (a.size() < 2) return false;
+  auto pt = [](const Index& i) {
+    return QPoint(static_cast<int>(i[i.size() - 1]), static_cast<int>(i[i.size() - 2]));  // x = column, y = row
+  };
+  *out = QRect(pt(a), pt(b)).normalized();
+  return true;
 }
 }  // namespace
 

@@ -194,7 +194,8 @@ void RunPanel::start(const QString& verb) {
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
     if (status == QProcess::CrashExit) m_status->setText(tr("tilescope-run stopped (cancelled or crashed)"));
-    else if (code == 2 || code == 3) m_status->setText(tr("tilescope-run exited with %1 (see the log)").arg(code));
+    else if (code == kExitUsage || code == kExitNoGpu)
+      m_status->setText(tr("tilescope-run: %1 (exit %2, see the log)").arg(qs(exitStatusText(code))).arg(code));
     emit runFinished(status == QProcess::CrashExit ? -1 : code);
   });
   appendLog(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));

@@ -56,27 +56,20 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
     m_tileH = m_rows;
     m_tileW = m_cols;
   }
-  if (cov->measured) readMap(cov->map);
+  if (cov->measured && cov->map) readMap(*cov->map);
   for (const auto& c : p.correctness)
     if (c.tensor.empty() || c.tensor == m_tensor) readCorrectness(c);
   readSamples(p.findings);
 }
 
-void CoverageGrid::readMap(const json& map) {
-  if (!map.is_object()) return;
-  m_mapRows = map.value("rows", 0);
-  m_mapCols = map.value("cols", 0);
-  if (map.contains("cell") && map["cell"].size() == 2) {
-    m_cellH = std::max<std::int64_t>(1, map["cell"][0].get<std::int64_t>());
-    m_cellW = std::max<std::int64_t>(1, map["cell"][1].get<std::int64_t>());
-  }
-  const json& st = map.value("states", json::array());
-  if (m_mapRows <= 0 || m_mapCols <= 0 || st.size() != static_cast<size_t>(m_mapRows) * static_cast<size_t>(m_mapCols)) {
-    m_mapRows = m_mapCols = 0;
-    return;
-  }
-  m_states.reserve(st.size());
-  for (const auto& s : st) m_states.push_back(static_cast<std::uint8_t>(std::clamp(s.get<int>(), 0, 254)));
+void CoverageGrid::readMap(const CellMap& map) {
+  // The reader checked the map: rows × cols states, each a known code, cells of >= 1 element.
+  if (map.rows <= 0 || map.cols <= 0) return;
+  m_mapRows = static_cast<int>(map.rows);
+  m_mapCols = static_cast<int>(map.cols);
+  m_cellH = map.cell[0];
+  m_cellW = map.cell[1];
+  m_states = map.states;
   // Image resolution in view coordinates: the map's own for the plain 2-D view,
   // a sampling of at most 1024 cells per axis for sliced higher-rank views.
   const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1 &&
@@ -91,24 +84,17 @@ void CoverageGrid::readMap(const json& map) {
 }
 
 void CoverageGrid::readCorrectness(const CorrectnessInfo& c) {
-  const json& em = c.errorMap;
-  if (em.is_object() && em.contains("max_abs")) {
-    m_errRows = em.value("rows", 0);
-    m_errCols = em.value("cols", 0);
-    if (em.contains("cell") && em["cell"].size() == 2) {
-      m_errCellH = std::max<std::int64_t>(1, em["cell"][0].get<std::int64_t>());
-      m_errCellW = std::max<std::int64_t>(1, em["cell"][1].get<std::int64_t>());
-    }
-    const json& v = em["max_abs"];
-    if (v.size() == static_cast<size_t>(m_errRows) * static_cast<size_t>(m_errCols))
-      for (const auto& x : v) m_errors.push_back(x.is_number() ? x.get<float>() : NAN);
-    else
-      m_errRows = m_errCols = 0;
+  if (c.errorMap && !c.errorMap->maxAbs.empty()) {
+    const ErrorMap& em = *c.errorMap;  // rows × cols values (checked by the reader)
+    m_errRows = static_cast<int>(em.rows);
+    m_errCols = static_cast<int>(em.cols);
+    m_errCellH = em.cell[0];
+    m_errCellW = em.cell[1];
+    for (double x : em.maxAbs) m_errors.push_back(static_cast<float>(x));
   }
-  if (c.tiles.is_object() && c.tiles.contains("bad"))
-    for (const auto& b : c.tiles["bad"])
-      if (b.is_array() && b.size() >= 3)
-        m_badTiles[{b[0].get<int>(), b[1].get<int>()}] = {b[2].get<std::int64_t>(), b.size() > 3 ? b[3].get<double>() : 0.0};
+  if (c.tiles)
+    for (const BadTile& b : c.tiles->bad)
+      m_badTiles[{static_cast<int>(b.row), static_cast<int>(b.col)}] = {b.count, b.maxErr};
 }
 
 void CoverageGrid::readSamples(const std::vector<Finding>& findings) {

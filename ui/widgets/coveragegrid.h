@@ -68,7 +68,7 @@ class CoverageGrid {
   QString hoverText(std::int64_t r, std::int64_t c) const;
 
  private:
-  void readMap(const nlohmann::json& map);
+  void readMap(const CellMap& map);
   void readCorrectness(const CorrectnessInfo& c);
   void readSamples(const std::vector<Finding>& findings);
   /// View element → the (row, col) of the flattened 2-D tensor the maps are over.

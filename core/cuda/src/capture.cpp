@@ -68,7 +68,10 @@ bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& op
     auto err = firstCompileError(p.compile.log);
     Finding f = simpleFinding("compile_error", err ? err->second : "compilation failed",
                               {{"compiler", p.compile.compiler}, {"arch", p.compile.arch}});
-    if (err && err->first > 0) f.location = {{"file", cfg.kernel.source}, {"line", err->first}};
+    if (err && err->first > 0) {
+      f.location.file = cfg.kernel.source;
+      f.location.line = err->first;
+    }
     p.findings.push_back(f);
     return false;
   }
@@ -100,7 +103,7 @@ bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
     bool ok = allocateTensor(&t, !opts.oracle, opts.alignShiftBytes, &error);
     s.tensors.push_back(std::move(t));
     if (!ok) {
-      p.extra["error"] = error;
+      p.status.captureError = error;
       p.findings.push_back(simpleFinding("invalid_launch", error));
       return false;
     }
@@ -146,7 +149,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
   try {
     tiles = analyzeTiles(cfg, s.resolved);
   } catch (const std::exception& e) {
-    p.extra["tiles_error"] = e.what();
+    p.status.tilesError = e.what();
   }
   auto tilesOf = [&](const std::string& name) -> const TileCoverage* {
     for (const auto& t : tiles)
@@ -157,7 +160,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
   for (const DeviceTensor& t : s.tensors) {
     std::string error;
     for (auto& f : checkGuards(t, tilesOf(t.name), &error)) p.findings.push_back(std::move(f));
-    if (!error.empty()) p.extra["guard_error"] = error;
+    if (!error.empty()) p.status.guardError = error;
     if (!t.spec->output) guardedInputs.push_back({t.name, t.dtype, guardIsNan(t.dtype)});
   }
 
@@ -167,7 +170,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
   try {
     refs = runReference(s, opts, &refLabel);
   } catch (const std::exception& e) {
-    p.extra["reference_error"] = e.what();
+    p.status.referenceError = e.what();
     if (s.dead) p.findings.push_back(simpleFinding("illegal_address", e.what()));
   }
   if (s.dead) return;
@@ -177,7 +180,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
     HostTensor out;
     std::string error;
     if (!downloadTensor(t, &out, &error)) {
-      p.extra["download_error"] = error;
+      p.status.downloadError = error;
       continue;
     }
     // A digest of the output's bytes: trials of a deterministic kernel on identical
@@ -186,7 +189,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
     for (std::uint8_t b : out.bytes) h = (h ^ b) * 1099511628211ull;
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    p.extra["output_digest"][t.name] = hex;
+    p.status.outputDigest[t.name] = hex;
     auto ext = tileExtentOf(cfg, s.resolved, t.name);
     auto refIt = refs.find(t.name);
     const HostTensor* ref = refIt == refs.end() ? nullptr : &refIt->second;
@@ -252,7 +255,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   p.launch.sharedBytes = l.sharedBytes;
   auto done = [&](Verdict floor = Verdict::ok) {
     finish(p, floor);
-    p.extra["sticky_error"] = s.dead;
+    p.status.stickyError = s.dead;
     p.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return p;
   };
@@ -260,8 +263,8 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   CUcontext ctx = nullptr;
   std::string error;
   if (!openDevice(opts.device, &ctx, &s.limits, &error)) {
-    p.extra["error"] = error;
-    p.extra["no_gpu"] = true;
+    p.status.captureError = error;
+    p.status.noGpu = true;
     return done();
   }
   p.extra["device"] = {{"name", s.limits.name},

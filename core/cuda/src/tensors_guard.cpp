@@ -47,20 +47,23 @@ ChangedRange scanZone(const std::vector<std::uint8_t>& got, std::int64_t zoneSta
   return r;
 }
 
-nlohmann::json ownersJson(const TileCoverage* tiles, const std::vector<std::int64_t>& idx, nlohmann::json* tileOut) {
-  nlohmann::json ctas = nlohmann::json::array();
+// The CTAs whose declared tiles hold element `idx`, and that tile.
+std::vector<Index> owners(const TileCoverage* tiles, const Index& idx, Index* tileOut) {
+  std::vector<Index> ctas;
   if (!tiles || idx.size() != tiles->shape().size()) return ctas;
   try {
     for (const auto& c : tiles->ownersOf(idx, 4)) ctas.push_back({c[0], c[1], c[2]});
   } catch (const std::exception&) {
   }
   // The declared tile the element would fall in (tiles sit at multiples of the extent).
-  nlohmann::json tile = nlohmann::json::array();
+  tileOut->clear();
   const auto& ext = tiles->tileExtent();
-  for (std::size_t d = 0; d < idx.size() && d < ext.size(); ++d) tile.push_back(floorDiv(idx[d], std::max<std::int64_t>(ext[d], 1)));
-  *tileOut = tile;
+  for (std::size_t d = 0; d < idx.size() && d < ext.size(); ++d)
+    tileOut->push_back(floorDiv(idx[d], std::max<std::int64_t>(ext[d], 1)));
   return ctas;
 }
+
+std::string text(const Index& i) { return nlohmann::json(i).dump(); }
 
 }  // namespace
 
@@ -125,33 +128,32 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
     m << t.name << ": " << z.range.count / es << " element(s) written " << (z.past ? "past its end" : "before its start")
       << " (bytes " << b0 << "–" << b1 << (z.past ? " past the end" : " before the start") << "): first " << firstText;
     if (lastIdx != firstIdx) m << "; last " << lastText;
-    nlohmann::json firstTile, lastTile;
-    nlohmann::json ctas = ownersJson(tiles, firstIdx, &firstTile);
-    nlohmann::json ctasLast = ownersJson(tiles, lastIdx, &lastTile);
-    for (const auto& c : ctasLast)
+    Index firstTile, lastTile;
+    std::vector<Index> ctas = owners(tiles, firstIdx, &firstTile);
+    for (const auto& c : owners(tiles, lastIdx, &lastTile))
       if (std::find(ctas.begin(), ctas.end(), c) == ctas.end()) ctas.push_back(c);
-    if (!firstTile.is_null()) m << "; declared tile " << firstTile.dump();
-    if (!ctas.empty()) m << " (CTA " << ctas[0].dump() << (ctas.size() > 1 ? " and others" : "") << ")";
+    if (!firstTile.empty()) m << "; declared tile " << text(firstTile);
+    if (!ctas.empty()) m << " (CTA " << text(ctas[0]) << (ctas.size() > 1 ? " and others" : "") << ")";
     // No CTA's tile holds an element outside the tensor: name the CTAs owning the
     // nearest element inside it, the usual writers of an off-by-one row or column.
-    nlohmann::json nearest = nlohmann::json::array();
+    std::vector<Index> nearest;
     if (ctas.empty() && tiles && firstIdx.size() == t.shape.size()) {
       std::vector<std::int64_t> clamped = firstIdx;
       for (std::size_t d = 0; d < clamped.size(); ++d)
         clamped[d] = std::clamp<std::int64_t>(clamped[d], 0, std::max<std::int64_t>(t.shape[d] - 1, 0));
-      nlohmann::json unused;
-      nearest = ownersJson(tiles, clamped, &unused);
+      Index unused;
+      nearest = owners(tiles, clamped, &unused);
       if (!nearest.empty()) m << " (no CTA's tile holds it; the tile next to it inside " << t.name << " is CTA "
-                              << nearest[0].dump() << "'s)";
+                              << text(nearest[0]) << "'s)";
     }
     f.message = m.str();
-    f.location = {{z.past ? "byte_offset_past_end" : "byte_offset_before_start", {b0, b1}},
-                  {"first_element", firstIdx},
-                  {"last_element", lastIdx},
-                  {"elements", firstText + (lastIdx != firstIdx ? " … " + lastText : "")}};
-    if (!firstTile.is_null()) f.location["tile"] = firstTile;
-    if (!ctas.empty()) f.location["cta"] = ctas;
-    if (!nearest.empty()) f.location["nearest_cta"] = nearest;
+    Location& loc = f.location;
+    (z.past ? loc.bytesPastEnd : loc.bytesBeforeStart) = ByteRange{b0, b1};
+    loc.elements = ElementRange{firstIdx, lastIdx, {}, {}, firstText + (lastIdx != firstIdx ? " … " + lastText : "")};
+    loc.tile = firstTile;
+    loc.ctas = ctas;
+    if (!ctas.empty()) loc.cta = ctas.front();
+    loc.nearestCtas = nearest;
     f.evidence = {{"guard_zone", z.past ? "after" : "before"},
                   {"bytes_changed", z.range.count},
                   {"elements_changed", z.range.count / es},

@@ -27,10 +27,9 @@
 
 namespace tilescope {
 
-/// Per-cell state codes of CoverageInfo.map.states; a cell shows the worst
-/// (highest) state among its elements. scanOutput sets 0, 2 and 3;
-/// applyMismatchStates sets 1; 4 and 5 come from the access tracer (raiseCellState).
-enum class CellState : std::uint8_t { ok = 0, mismatch = 1, unwritten = 2, nan_inf = 3, overlapped = 4, oob = 5 };
+// CellState (report.h) codes the coverage map: scanOutput sets ok, unwritten and
+// nan_inf; applyMismatchStates sets mismatch; overlapped and oob come from the
+// access tracer (raiseCellState).
 
 /// At most this many cells per map side (rows and columns are downsampled
 /// separately; a cell covers cellH x cellW elements).
@@ -147,8 +146,7 @@ struct CompareResult {
 /// and NaN; a mismatch finding is emitted only for finite wrong values when the
 /// scan already reported nan_inf, and not at all when it reported all_zero (the
 /// numbers stay in `info`).
-/// info.tiles = {tile_shape, grid:[rows,cols], bad:[[r,c,count,maxerr]] (capped, worst first),
-/// bad_tiles, capped}; info.errorMap = {rows, cols, cell:[h,w], max_abs:[...]} where a
+/// info.tiles: the per-tile summary (bad tiles capped, worst first); info.errorMap: a
 /// cell holds its largest finite |out-ref| over mismatching and matching elements, and
 /// -1 when it holds a non-finite mismatch.
 /// Classes: `tail_tiles` when every mismatching element lies in boundary tiles

@@ -44,10 +44,10 @@ struct OccupancyResult {
 /// Blocks per SM and what limits them (the rules are in occupancy.cpp).
 OccupancyResult computeOccupancy(const DeviceSpec& dev, const KernelResources& k);
 
-/// The occupancy calculator's three curves, each a list of [x, occupancy]:
-/// block_size (32..max step 32), registers (1..regs_per_thread), shared_memory (bytes per
-/// block, static + dynamic, 0..opt-in limit step 1 KiB), and `current` marking the point.
-nlohmann::json occupancyCurves(const DeviceSpec& dev, const KernelResources& k);
+/// The occupancy calculator's three curves: block size (32..max step 32), registers
+/// (1..regs_per_thread), shared memory (bytes per block, static + dynamic, 0..opt-in
+/// limit step 1 KiB), and the current point.
+OccupancyCurves occupancyCurves(const DeviceSpec& dev, const KernelResources& k);
 
 /// The report's occupancy block (with curves).
 OccupancyInfo toOccupancyInfo(const DeviceSpec& dev, const KernelResources& k);

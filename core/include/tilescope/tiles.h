@@ -18,16 +18,11 @@
 
 #include "tilescope/config.h"
 #include "tilescope/expr.h"
+#include "tilescope/location.h"  // Region
 
 namespace tilescope {
 
 using CtaIndex = std::array<std::int64_t, 3>;  ///< (x, y, z) as blockIdx
-
-/// A box of elements: begin and extent per dimension (row-major tensor order).
-struct Region {
-  std::vector<std::int64_t> begin, extent;
-  std::int64_t elements() const;
-};
 
 /// One CTA's declared tile.
 struct TileInfo {

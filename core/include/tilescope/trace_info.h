@@ -24,12 +24,14 @@ struct TraceSite {
   std::uint64_t sassOffset = 0;
   std::string file;
   int line = 0;                               ///< 0: no line information
+  bool operator==(const TraceSite&) const = default;
 };
 
 /// How a CTA maps onto a declared tile (for locations). May be absent.
 struct TraceTileHint {
   std::string tensor;
   std::vector<std::int64_t> origin, extent;
+  bool operator==(const TraceTileHint&) const = default;
 };
 
 /// The first bad access of one kind at one instruction.
@@ -51,6 +53,7 @@ struct TraceFault {
   std::uint64_t count = 0;                    ///< bad accesses of this kind at this instruction
   bool stopped = false;                       ///< the warp was exited instead of faulting
   bool exact = true;                          ///< block/thread are the lowest that did it, address theirs
+  bool operator==(const TraceFault&) const = default;
 };
 
 struct TraceHazardInfo {
@@ -59,6 +62,7 @@ struct TraceHazardInfo {
   Dim3 firstThread{}, secondThread{}, block{};
   std::uint32_t count = 0;
   std::uint32_t sharedOffset = 0;
+  bool operator==(const TraceHazardInfo&) const = default;
 };
 
 /// Per source line (or per instruction where there is no line information).
@@ -72,11 +76,13 @@ struct TraceLine {
   std::uint64_t faults = 0, uninit = 0, hazards = 0;
   std::uint64_t wavefronts = 0, ideal = 0;
   std::uint32_t maxWays = 0;
+  bool operator==(const TraceLine&) const = default;
 };
 
 struct TraceCtaBox {
   std::int64_t cta = 0;                       ///< linear
   std::int64_t rowMin = 0, rowMax = 0, colMin = 0, colMax = 0, count = 0;
+  bool operator==(const TraceCtaBox&) const = default;
 };
 
 /// Measured footprint of one tensor: who read and wrote each map cell.
@@ -91,18 +97,21 @@ struct TraceFootprint {
   std::int64_t cellsRead = 0, cellsWritten = 0, cellsMultiWriter = 0;
   std::vector<TraceCtaBox> readBoxes, writeBoxes;
   std::int64_t ctasListed = 0, ctasTotal = 0;
+  bool operator==(const TraceFootprint&) const = default;
 };
 
 struct TraceCounts {
   std::uint64_t globalAccesses = 0, sharedAccesses = 0, localAccesses = 0, barriers = 0;
   std::uint64_t badAccesses = 0, uninitReads = 0, hazards = 0, stoppedWarps = 0;
   std::uint64_t sharedWavefronts = 0, sharedIdeal = 0;
+  bool operator==(const TraceCounts&) const = default;
 };
 
 struct TraceLimits {
   std::uint32_t recordsSeen = 0, maxRecords = 0, hazardOverflow = 0;
   std::uint32_t maxCtas = 0, untrackedCtas = 0, untrackedSlots = 0;
   std::uint64_t outsidePcs = 0;
+  bool operator==(const TraceLimits&) const = default;
 };
 
 /// The report's `trace` section of a point (docs/report.md).
@@ -120,6 +129,7 @@ struct TraceInfo {
   std::vector<TraceFootprint> footprints;
   TraceLimits limits;
   bool traced() const { return status == "ok"; }
+  bool operator==(const TraceInfo&) const = default;
 };
 nlohmann::json toJson(const TraceInfo& t);
 TraceInfo traceInfoFromJson(const nlohmann::json& j);

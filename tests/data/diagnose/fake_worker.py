@@ -96,7 +96,7 @@ def decide(s, a, d, p):
         return ok
     if s == "no_mask":
         if M % d["BLOCK_M"] or N % d["BLOCK_N"] or K % d["BLOCK_K"]:
-            loc = {"byte_offset": 24, "cta": [N // d["BLOCK_N"], M // d["BLOCK_M"], 0]}
+            loc = {"byte_offset_past_end": [24, 31], "cta": [N // d["BLOCK_N"], M // d["BLOCK_M"], 0]}
             return "fault", [finding("oob_write", "writes past the end of C", loc)], None
         return ok
     if s == "race":

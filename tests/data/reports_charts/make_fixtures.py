@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the chart/export fixture reports (tilescope.report/1, keys of core/src/report.cpp).
+"""Writes the chart/export fixture reports (tilescope.report/1, docs/report.md).
 
 Occupancy numbers follow NVIDIA's rules for an H100 (64 warps, 32 blocks, 64 Ki registers
 allocated per warp in units of 256, 228 KiB shared memory per SM, 1 KiB reserved per block),
@@ -28,6 +28,7 @@ def occ_block(threads, regs, smem):
         "block_size": [[t, occupancy(t, regs, smem)[1] / 64] for t in range(32, 1025, 32)],
         "registers": [[r, occupancy(threads, r, smem)[1] / 64] for r in range(1, 256)],
         "shared_memory": [[s, occupancy(threads, regs, s)[1] / 64] for s in range(0, 227 * 1024 + 1, 1024)],
+        "current": {"block_size": threads, "registers": regs, "shared_memory": smem, "occupancy": warps / 64},
     }
     return {"computed": True, "theoretical": warps / 64, "limiter": limiter, "blocks_per_sm": b,
             "warps_per_sm": warps, "max_warps_per_sm": 64, "limits": lim,
@@ -66,7 +67,7 @@ def point(i, bm, bn, warps, regs, smem, k_ns, b_ns, verdict, findings, bad=()):
         "correctness": {"checked": True, "reference": "gemm(cublas)", "tensor": "C", "max_abs_err": 0.004 if not bad else 3.5,
                         "max_rel_err": 0.002 if not bad else 1.0, "mismatches": 0 if not bad else 1024, "nan": 0,
                         "inf": 0, "elements": 65536, "first_mismatch": [-1, -1] if not bad else [224, 0],
-                        "rtol": 0.01, "atol": 0.01, "tiles": None, "error_map": None},
+                        "rtol": 0.01, "atol": 0.01},
         "coverage": {"C": {"tensor": "C", "shape": [256, 256], "elements": 65536,
                            "declared": {"covered": 65536, "uncovered": 0, "overlapped": 0, "tile": [bm, bn],
                                         "tiles": (256 // bm) * (256 // bn), "tiles_crossing": 0},
@@ -76,7 +77,7 @@ def point(i, bm, bn, warps, regs, smem, k_ns, b_ns, verdict, findings, bad=()):
 
 gap = {"category": "coverage_gap", "severity": "error",
        "message": "1024 elements of C were never written (rows 224..255 & cols 0..31) <no CTA>",
-       "tensor": "C", "location": {"tile": [3, 0], "elements": [[224, 0], [255, 31]], "cta": [0, 3, 0]},
+       "tensor": "C", "location": {"tile": [3, 0], "elements": {"first": [224, 0], "last": [255, 31]}, "cta": [0, 3, 0]},
        "evidence": {"unwritten": 1024}, "tree_node": "output.coverage"}
 slow = {"category": "slow_vs_baseline", "severity": "warning",
         "message": "2.10x slower than cublas (threshold 1.5x)", "evidence": {"speedup": 0.476},

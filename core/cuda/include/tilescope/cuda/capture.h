@@ -35,8 +35,8 @@ struct CaptureOptions {
 /// Fills compile, launch, correctness, coverage, timing, baseline, speedup,
 /// findings and verdict as far as the run got. Throws ConfigError only for
 /// configuration errors that resolvePoint reports.
-/// Point.extra gets "sticky_error": true when the context is dead (exit the process),
-/// and "device": {name, cc, sm_count, ...} of the live device.
+/// Point.status.stickyError is true when the context is dead (exit the process),
+/// and Point.extra["device"] holds {name, cc, sm_count, ...} of the live device.
 Point capturePoint(const Config& pointConfig, const CaptureOptions& opts);
 
 }  // namespace tilescope::cuda
