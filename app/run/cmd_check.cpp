@@ -8,6 +8,7 @@
 #include "tilescope/locations.h"
 #include "tilescope/static_analysis.h"
 #include "tilescope/summary.h"
+#include "tilescope/trust.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/compile.h"
 #endif
@@ -23,6 +24,34 @@ std::string configMessage(const std::string& file, const std::exception& e) {
 int usageError(const std::string& message) {
   std::cerr << "tilescope-run: error: " << message << '\n';
   return kExitUsage;
+}
+
+static std::string toolkitRoot() {
+#ifdef TILESCOPE_HAVE_CUDA
+  return cuda::cudaToolkitRoot();
+#else
+  return "";
+#endif
+}
+
+std::string consentProblem(const Config& cfg, const Consent& consent) {
+  // "<json path>: <what>; <json path>: <what> (pass --allow-... if you trust it)"
+  std::string msg;
+  auto add = [&](const std::vector<TrustIssue>& issues, const char* option) {
+    if (issues.empty()) return;
+    msg += std::string(msg.empty() ? "" : "; ") + describeIssues(issues) + " (pass " + option +
+           " if you trust this config)";
+  };
+  if (!consent.commands) add(commandIssues(cfg), "--allow-commands");
+  if (!consent.outsidePaths) add(pathIssues(cfg, toolkitRoot()), "--allow-outside-paths");
+  return msg;
+}
+
+std::vector<std::string> consentArgs(const Consent& consent) {
+  std::vector<std::string> args;
+  if (consent.commands) args.push_back("--allow-commands");
+  if (consent.outsidePaths) args.push_back("--allow-outside-paths");
+  return args;
 }
 
 namespace {
@@ -51,13 +80,24 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
 
 }  // namespace
 
-Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile) {
+Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS) {
   const Config& cfg = sp.config;
   CompileInfo ci;
 #ifdef TILESCOPE_HAVE_CUDA
-  if (compile) ci = cuda::compileKernel(cfg.kernel, cfg.kernel.defines, dev.arch, nullptr);
+  // check never runs a program the config names: options that could are not
+  // passed to any compiler, and the kernel is not compiled (run --allow-commands does).
+  const auto commands = commandIssues(cfg);
+  bool risky = false;
+  for (const auto& i : commands) risky = risky || i.path.rfind("kernel.options", 0) == 0;
+  if (compile && risky) {
+    ci.log = "not compiled: check never runs programs a config names: " + describeIssues(commands) +
+             " (tilescope-run run --allow-commands compiles it)";
+  } else if (compile) {
+    ci = cuda::compileKernelIsolated(cfg.kernel, cfg.kernel.defines, dev.arch, compileTimeoutS);
+  }
 #else
   (void)compile;
+  (void)compileTimeoutS;
   ci.log = "built without CUDA: the kernel was not compiled";
 #endif
   Point p = analyzeStatic(cfg, dev, ci);
@@ -77,6 +117,10 @@ int cmdCheck(const CheckArgs& a) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
+  // Commands are never run by check (checkPoint skips them); paths outside the
+  // config's folder would be read, so they need consent here too.
+  const std::string paths = consentProblem(cfg, Consent{true, a.allowOutsidePaths});
+  if (!paths.empty()) return usageError(a.config + ": " + paths);
   DeviceDb db = DeviceDb::loadDefault();
   const std::string name = a.device.empty() ? "h100" : a.device;
   const DeviceSpec* dev = db.find(name);
@@ -93,12 +137,13 @@ int cmdCheck(const CheckArgs& a) {
   for (const auto& sp : points) {
     try {
       (void)resolvePoint(sp.config);
+      std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on " << dev->name
+                << " (" << dev->arch << ")\n";
+      report.points.push_back(checkPoint(sp, *dev, !a.noCompile, a.compileTimeoutS));
     } catch (const ConfigError& e) {
+      // Includes what only the analysis finds (a tiling too large to map).
       return usageError(configMessage(a.config, e) + (points.size() > 1 ? " (sweep point " + sp.label() + ")" : ""));
     }
-    std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on " << dev->name
-              << " (" << dev->arch << ")\n";
-    report.points.push_back(checkPoint(sp, *dev, !a.noCompile));
   }
   report.finalize();
   printSummary(report, std::cerr);

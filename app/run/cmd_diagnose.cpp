@@ -21,6 +21,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
   if (!cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
 
@@ -29,6 +30,8 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   opts.session.configPath = std::filesystem::absolute(a.config).string();
   opts.session.timeoutS = a.timeoutS;
   opts.trace = !a.noTrace;
+  opts.session.allowCommands = a.consent.commands;
+  opts.session.extraWorkerArgs = consentArgs(a.consent);
   std::mutex io;
   opts.session.onEvent = [&](const nlohmann::json& e) {
     std::lock_guard<std::mutex> lock(io);

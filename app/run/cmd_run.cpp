@@ -9,7 +9,9 @@
 
 #include "commands.h"
 #include "tilescope/config.h"
+#include "tilescope/json_input.h"
 #include "tilescope/process.h"
+#include "tilescope/remote.h"
 #include "tilescope/session.h"
 #include "tilescope/summary.h"
 
@@ -49,6 +51,16 @@ int cmdRun(const RunArgs& a) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
+  // Before anything runs (the no-GPU exit included): nothing the config names
+  // is run or read without the user's consent.
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+  if (a.trials > 0 && a.verb == "sweep") {
+    try {
+      checkCaptureCount(cfg, a.trials, "--trials");
+    } catch (const ConfigError& e) {
+      return usageError(e.what());
+    }
+  }
   std::size_t points = expanded.size();
   if (a.verb == "run" && !cfg.sweep.empty()) {
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
@@ -63,12 +75,17 @@ int cmdRun(const RunArgs& a) {
   if (!a.remote.empty()) {
     // The remote host sees the same absolute path (a shared filesystem); ssh
     // hands the arguments to the remote shell as one line, so they are quoted.
-    opts.workerCommand = {"ssh", "-o", "BatchMode=yes", a.remote, "tilescope-run"};
+    const std::string problem = remoteHostProblem(a.remote);
+    if (!problem.empty()) return usageError("--remote '" + clipForMessage(a.remote) + "': " + problem);
+    opts.workerCommand = sshCommand(a.remote);
     opts.workerThroughShell = true;
+    opts.remoteHost = a.remote;
   } else {
     opts.workerCommand = {selfExecutable()};
   }
   opts.trials = a.trials > 0 ? a.trials : cfg.trials;
+  opts.allowCommands = a.consent.commands;
+  opts.extraWorkerArgs = consentArgs(a.consent);
   opts.jobs = a.jobs;
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;
@@ -116,8 +133,10 @@ int cmdRun(const RunArgs& a) {
   bool noGpu = !report.points.empty();
   for (const auto& p : report.points) noGpu = noGpu && p.status.noGpu;
   if (noGpu) {
-    std::cerr << "tilescope-run: no GPU or CUDA driver available: "
-              << report.points.front().status.workerError << '\n';
+    const PointStatus& first = report.points.front().status;
+    std::cerr << (first.remoteUnreachable ? "tilescope-run: error: " : "tilescope-run: no GPU or CUDA driver available: ")
+              << first.workerError << '
+';
     return kExitNoGpu;
   }
   return finishReport(report, a.output, a.stream);

@@ -100,6 +100,8 @@ int cmdWorker(const WorkerArgs& a) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
+  // The parent checked consent already; a worker started by hand checks again.
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
 #ifndef TILESCOPE_HAVE_CUDA
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
   return kExitNoGpu;

@@ -5,13 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "tilescope/config.h"
 #include "tilescope/report.h"
 
 namespace tilescope::cli {
 
+/// The user's consent to what a config may ask for (docs/security.md).
+struct Consent {
+  bool commands = false;      ///< --allow-commands: command baselines, compiler options that run programs
+  bool outsidePaths = false;  ///< --allow-outside-paths: sources, includes, .npy files outside the config's folder
+};
+
 struct CheckArgs {
   std::string config, device, output;
   bool noCompile = false;
+  bool allowOutsidePaths = false;
+  double compileTimeoutS = 120;   ///< per compile; check has no other watchdog
 };
 int cmdCheck(const CheckArgs& a);
 
@@ -28,6 +37,7 @@ struct RunArgs {
   bool trace = false;          ///< trace each point first (docs/report.md, "trace")
   std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
   int traceCells = 0;          ///< footprint cells per tensor in the report (0: the default)
+  Consent consent;
 };
 int cmdRun(const RunArgs& a);
 
@@ -43,6 +53,7 @@ struct WorkerArgs {
   std::string traceMode = "full";      ///< full | memory
   int traceCells = 0;
   bool oracle = false;                 ///< no guards, exact allocations (compute-sanitizer as the oracle)
+  Consent consent;
 };
 int cmdWorker(const WorkerArgs& a);
 
@@ -65,6 +76,7 @@ struct DiagnoseArgs {
   double timeoutS = 0;
   bool stream = false;
   bool noTrace = false;  ///< no traced run, even where the evidence calls for one
+  Consent consent;
 };
 /// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
 int cmdDiagnose(const DiagnoseArgs& a);
@@ -75,5 +87,13 @@ std::string configMessage(const std::string& file, const std::exception& e);
 
 /// Prints "error: ..." on stderr and returns kExitUsage.
 int usageError(const std::string& message);
+
+/// What `cfg` asks for without the user's consent (commands it would run, paths
+/// outside its folder), as one message naming each JSON path and the option that
+/// allows it; "" when nothing.
+std::string consentProblem(const Config& cfg, const Consent& consent);
+
+/// The arguments that pass `consent` on to a worker.
+std::vector<std::string> consentArgs(const Consent& consent);
 
 }  // namespace tilescope::cli

@@ -21,9 +21,20 @@ int main(int argc, char** argv) {
   c->add_option("--device", check.device, "device of the database (tilescope-run devices), default h100");
   c->add_option("-o,--output", check.output, "write the report (JSON) here");
   c->add_flag("--no-compile", check.noCompile, "skip compiling the kernel");
+  c->add_option("--compile-timeout", check.compileTimeoutS, "stop a compile after this many seconds (default 120)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--allow-outside-paths", check.allowOutsidePaths,
+              "read sources, includes and .npy files outside the config's folder");
 
+  // Consent to what a config may ask for (docs/security.md).
+  auto addConsent = [](CLI::App* s, Consent& c) {
+    s->add_flag("--allow-commands", c.commands,
+                "run the programs the config names (a command baseline, compiler options such as -ccbin)");
+    s->add_flag("--allow-outside-paths", c.outsidePaths,
+                "read sources, includes and .npy files outside the config's folder");
+  };
   RunArgs run, sweep;
-  auto addRunOptions = [](CLI::App* s, RunArgs& a) {
+  auto addRunOptions = [&addConsent](CLI::App* s, RunArgs& a) {
     s->add_option("CONFIG", a.config, "kernel configuration (.tscfg.json)")->required();
     s->add_option("-o,--output", a.output, "write the report (JSON) here");
     s->add_option("--trials", a.trials, "repeat each point N times (default: the config's trials)")
@@ -38,6 +49,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"full", "memory"}));
     s->add_option("--trace-cells", a.traceCells, "footprint map cells per tensor in the report (default 65536)")
         ->check(CLI::Range(1, 1 << 24));
+    addConsent(s, a.consent);
   };
   auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
   addRunOptions(r, run);
@@ -63,6 +75,7 @@ int main(int argc, char** argv) {
   w->add_option("--trace-cells", worker.traceCells, "footprint map cells per tensor in the report");
   w->add_flag("--oracle", worker.oracle,
               "for compute-sanitizer as an oracle: no guard zones, exact allocations, outputs without init unwritten");
+  addConsent(w, worker.consent);
 
   bool devicesJson = false;
   auto* d = app.add_subcommand("devices", "list the device database (and the local GPUs)");
@@ -82,6 +95,7 @@ int main(int argc, char** argv) {
   dg->add_flag("--stream", diag.stream, "print tilescope.stream/1 events on stdout");
   dg->add_flag("--no-trace", diag.noTrace, "no traced run (by default one runs when the baseline faults, NaN sit in "
                                            "partial tiles, trials disagree or a slow kernel uses shared memory)");
+  addConsent(dg, diag.consent);
 
   ExportArgs exp;
   auto* e = app.add_subcommand("export", "render a report");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tilescope/process.h"
+#include "tilescope/remote.h"
 
 namespace tilescope {
 
@@ -28,12 +29,6 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor) {
 }
 
 namespace {
-
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 /// Runs the baseline command for one sweep point; fills `b`.
 void runCommand(const Config& cfg, const Point& p, double timeoutS, BaselineInfo& b) {
@@ -77,6 +72,9 @@ void applyCommandBaseline(std::vector<Point>& points, const Config& cfg, double 
   if (cfg.baseline.kind != "command") return;
   std::map<int, BaselineInfo> byIndex;  // once per sweep point, shared by its trials
   for (Point& p : points) {
+    // Only a point whose kernel was timed has anything to compare: a machine
+    // without a GPU (or a point that failed) never runs the command.
+    if (!p.timing.measured) continue;
     auto it = byIndex.find(p.index);
     if (it == byIndex.end()) {
       BaselineInfo b;

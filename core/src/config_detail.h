@@ -19,7 +19,8 @@ struct Node {
   const Json& j;
   std::string path;
 
-  [[noreturn]] void fail(const std::string& problem) const { throw ConfigError(path, problem); }
+  /// Fails at this node; the top level's path is "" and reads "(top level)".
+  [[noreturn]] void fail(const std::string& problem) const;
   Node at(const std::string& key) const;       ///< object member (must exist)
   Node at(std::size_t index) const;            ///< array element
   bool has(const std::string& key) const { return j.is_object() && j.contains(key); }
@@ -27,12 +28,18 @@ struct Node {
   void onlyKeys(std::initializer_list<const char*> allowed) const;
   void needObject() const;
   void needArray() const;
-  std::string str() const;
+  /// A string of at most `maxBytes` (ConfigLimits::kMaxStringBytes by default).
+  std::string str(std::size_t maxBytes = ConfigLimits::kMaxStringBytes) const;
+  /// A member of this object by iterator position: its path, with the key's
+  /// length checked against ConfigLimits::kMaxNameBytes.
+  Node member(const Json::const_iterator& it) const;
   std::int64_t integer() const;                ///< a JSON integer below 2^53
   double number() const;
   bool boolean() const;
   std::string expr() const;                    ///< a JSON integer or an expression string
   std::vector<std::string> exprList() const;   ///< a non-empty array of expressions
+  /// Fails when this array has more than ConfigLimits::kMaxListLength elements.
+  void needShortArray() const;
 };
 
 std::string jsonTypeName(const Json& j);

@@ -3,11 +3,13 @@
 #include <cmath>
 
 #include "config_detail.h"
+#include "tilescope/json_input.h"
 
 namespace tilescope {
 
 ConfigError::ConfigError(std::string p, std::string message)
-    : std::runtime_error(p + ": " + message), path(std::move(p)), problem(std::move(message)) {}
+    : std::runtime_error((p.empty() ? std::string(kConfigTopLevel) : p) + ": " + message), path(std::move(p)),
+      problem(std::move(message)) {}
 
 namespace detail {
 
@@ -21,15 +23,32 @@ std::string jsonTypeName(const Json& j) {
   return "an object";
 }
 
+void Node::fail(const std::string& problem) const { throw ConfigError(path, problem); }
+
 Node Node::at(const std::string& key) const {
   needObject();
-  std::string childPath = path.empty() ? key : path + "." + key;
+  std::string childPath = jsonPathChild(path, key);
   auto it = j.find(key);
   if (it == j.end()) throw ConfigError(childPath, "missing (required)");
   return Node{*it, childPath};
 }
 
 Node Node::at(std::size_t index) const { return Node{j.at(index), path + "[" + std::to_string(index) + "]"}; }
+
+Node Node::member(const Json::const_iterator& it) const {
+  Node child{it.value(), jsonPathChild(path, it.key())};
+  if (it.key().empty()) child.fail("empty name");
+  if (it.key().size() > ConfigLimits::kMaxNameBytes)
+    child.fail("name of " + std::to_string(it.key().size()) + " bytes, over the limit of " +
+               std::to_string(ConfigLimits::kMaxNameBytes));
+  return child;
+}
+
+void Node::needShortArray() const {
+  needArray();
+  if (j.size() > ConfigLimits::kMaxListLength)
+    fail(std::to_string(j.size()) + " entries, over the limit of " + std::to_string(ConfigLimits::kMaxListLength));
+}
 
 void Node::onlyKeys(std::initializer_list<const char*> allowed) const {
   needObject();
@@ -39,7 +58,7 @@ void Node::onlyKeys(std::initializer_list<const char*> allowed) const {
     if (!known) {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      throw ConfigError(path.empty() ? it.key() : path + "." + it.key(), "unknown key (allowed here: " + list + ")");
+      throw ConfigError(jsonPathChild(path, it.key()), "unknown key (allowed here: " + list + ")");
     }
   }
 }
@@ -52,9 +71,12 @@ void Node::needArray() const {
   if (!j.is_array()) fail("expected an array, found " + jsonTypeName(j));
 }
 
-std::string Node::str() const {
+std::string Node::str(std::size_t maxBytes) const {
   if (!j.is_string()) fail("expected a string, found " + jsonTypeName(j));
-  return j.get<std::string>();
+  const auto& s = j.get_ref<const std::string&>();
+  if (s.size() > maxBytes)
+    fail("string of " + std::to_string(s.size()) + " bytes, over the limit of " + std::to_string(maxBytes));
+  return s;
 }
 
 std::int64_t Node::integer() const {
@@ -66,7 +88,7 @@ std::int64_t Node::integer() const {
       fail(j.dump() + " reaches 2^53 (not exactly representable)");
     return v;
   }
-  fail("expected an integer, found " + jsonTypeName(j) + (j.is_number() ? " (" + j.dump() + ")" : ""));
+  fail("expected an integer, found " + jsonTypeName(j) + (j.is_number() ? " (" + clipForMessage(j.dump()) + ")" : ""));
 }
 
 double Node::number() const {
@@ -82,7 +104,7 @@ bool Node::boolean() const {
 std::string Node::expr() const {
   if (j.is_number_integer()) return std::to_string(integer());
   if (j.is_string()) {
-    auto s = j.get<std::string>();
+    auto s = str();
     if (s.find_first_not_of(" \t") == std::string::npos) fail("empty expression");
     return s;
   }
@@ -90,7 +112,7 @@ std::string Node::expr() const {
 }
 
 std::vector<std::string> Node::exprList() const {
-  needArray();
+  needShortArray();
   if (j.empty()) fail("expected a non-empty list of expressions");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < j.size(); ++i) out.push_back(at(i).expr());
@@ -106,9 +128,10 @@ void SymbolCheck::check(const Node& where, const std::string& expression) const 
   }
   for (const auto& name : used) {
     if (names.count(name)) continue;
-    std::string why = stringDefines.count(name) ? "define '" + name + "' is a string, not an integer symbol"
-                                                : "unknown symbol '" + name + "'";
-    where.fail(why + " in expression '" + expression + "'");
+    const std::string shown = clipForMessage(name);
+    std::string why = stringDefines.count(name) ? "define '" + shown + "' is a string, not an integer symbol"
+                                                : "unknown symbol '" + shown + "'";
+    where.fail(why + " in expression '" + clipForMessage(expression) + "'");
   }
 }
 

@@ -1,8 +1,6 @@
 // loadConfig / parseConfig: the top level of tilescope.config/1 (SPEC §1).
-#include <fstream>
-#include <sstream>
-
 #include "config_detail.h"
+#include "tilescope/json_input.h"
 
 namespace tilescope {
 
@@ -11,13 +9,22 @@ using detail::Node;
 
 namespace {
 
+JsonLimits configJsonLimits() {
+  JsonLimits l;
+  l.maxBytes = ConfigLimits::kMaxFileBytes;
+  l.maxDepth = ConfigLimits::kMaxDepth;
+  l.maxMembers = ConfigLimits::kMaxMembers;
+  l.rejectDuplicateKeys = true;
+  return l;
+}
+
 const char* const kFunctionNames[] = {"ceil_div", "min", "max", "pow2ceil"};
 const char* const kTileNames[] = {"pid_x", "pid_y", "pid_z", "nctas_x", "nctas_y", "nctas_z"};
 
 void parseParams(const Node& n, Config& c) {
   n.needObject();
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
-    Node p{it.value(), n.path + "." + it.key()};
+    Node p = n.member(it);
     for (const auto& [name, value] : c.kernel.defines)
       if (name == it.key()) p.fail("'" + name + "' is both a define (kernel.defines) and a param");
     c.params.emplace_back(it.key(), p.integer());
@@ -70,19 +77,20 @@ Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
 
   Config c;
   c.dir = dir;
-  c.raw = nlohmann::json::parse(doc.dump());
-  if (root.has("name")) c.name = root.at("name").str();
-  if (root.has("description")) c.description = root.at("description").str();
+  c.raw = std::make_shared<const nlohmann::json>(nlohmann::json::parse(doc.dump()));
+  if (root.has("name")) c.name = root.at("name").str(ConfigLimits::kMaxNameBytes);
+  if (root.has("description")) c.description = root.at("description").str(ConfigLimits::kMaxTextBytes);
   detail::parseKernel(root.at("kernel"), dir, c.kernel, false);
-  for (const auto& [name, v] : c.kernel.defines) checkSymbolName(Node{doc["kernel"]["defines"][name], "kernel.defines." + name}, name);
+  for (const auto& [name, v] : c.kernel.defines)
+    checkSymbolName(root.at("kernel").at("defines").at(name), name);
   if (root.has("params")) parseParams(root.at("params"), c);
-  for (const auto& [name, v] : c.params) checkSymbolName(Node{doc["params"][name], "params." + name}, name);
+  for (const auto& [name, v] : c.params) checkSymbolName(root.at("params").at(name), name);
   if (c.name.empty()) c.name = c.kernel.entry;
 
   detail::SymbolCheck symbols = baseSymbols(c);
   detail::parseTensors(root.at("tensors"), c, symbols);
   Node args = root.at("args");
-  args.needArray();
+  args.needShortArray();
   for (std::size_t i = 0; i < args.j.size(); ++i) c.args.push_back(detail::parseArg(args.at(i), c, symbols));
   c.launch = detail::parseLaunch(root.at("launch"), symbols);
   if (root.has("tiles")) {
@@ -95,35 +103,18 @@ Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
   if (root.has("tolerance")) parseTolerance(root.at("tolerance"), c);
   if (root.has("run")) detail::parseRun(root.at("run"), c);
   if (root.has("trials")) c.trials = parseTrials(root.at("trials"));
+  std::string trialsPath = "trials";
   if (root.has("sweep")) {
     Node sweep = root.at("sweep");
     detail::parseSweep(sweep, c);
     if (sweep.has("trials")) {
       if (root.has("trials")) sweep.at("trials").fail("trials is also given at the top level; give it once");
       c.trials = parseTrials(sweep.at("trials"));
+      trialsPath = "sweep.trials";
     }
   }
+  checkCaptureCount(c, c.trials, trialsPath);
   return c;
-}
-
-/// 1-based line and column of a byte offset (nlohmann reports bytes read so far).
-std::string lineCol(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-/// nlohmann's what() starts with "[json.exception.parse_error.101] parse error at line 1, column 2: ".
-std::string parseProblem(const std::string& what) {
-  auto colon = what.find(": ");
-  return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
 }  // namespace
@@ -131,25 +122,30 @@ std::string parseProblem(const std::string& what) {
 Config parseConfigText(const std::string& text, const std::filesystem::path& dir, const std::string& label) {
   Json doc;
   try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw ConfigError(label + ":" + lineCol(text, e.byte), "invalid JSON: " + parseProblem(e.what()));
+    doc = parseJsonOrdered(text, configJsonLimits());
+  } catch (const JsonInputError& e) {
+    // Broken JSON is located by line:col in the text; a limit by its JSON path.
+    if (e.syntax) throw ConfigError(label + ":" + e.where, e.problem);
+    throw ConfigError(e.where, e.problem);
   }
   return parseOrdered(doc, dir);
 }
 
 Config parseConfig(const nlohmann::json& doc, const std::filesystem::path& dir) {
-  return parseOrdered(Json::parse(doc.dump()), dir);
+  // Through the text, so that a document built in memory meets the same limits.
+  return parseConfigText(doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), dir);
 }
 
 Config loadConfig(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in || std::filesystem::is_directory(file)) throw ConfigError(file.string(), "cannot open config");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  std::string text;
+  try {
+    text = readInputFile(file, ConfigLimits::kMaxFileBytes);
+  } catch (const JsonInputError& e) {
+    throw ConfigError(file.string(), e.problem);
+  }
   std::filesystem::path dir = file.parent_path();
   if (dir.empty()) dir = ".";
-  Config c = parseConfigText(buffer.str(), dir, file.string());
+  Config c = parseConfigText(text, dir, file.string());
   c.path = file;
   return c;
 }

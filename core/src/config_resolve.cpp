@@ -68,6 +68,14 @@ ResolvedTensor resolveTensor(const TensorSpec& spec, const SymbolTable& symbols)
 
 }  // namespace
 
+std::int64_t mulSaturating(std::int64_t a, std::int64_t b) {
+  if (a <= 0 || b <= 0) return 0;  // a dimension below 1 is reported on its own
+  return a > std::numeric_limits<std::int64_t>::max() / b ? std::numeric_limits<std::int64_t>::max() : a * b;
+}
+
+std::int64_t ResolvedLaunch::threadsPerBlock() const { return mulSaturating(mulSaturating(block[0], block[1]), block[2]); }
+std::int64_t ResolvedLaunch::blocks() const { return mulSaturating(mulSaturating(grid[0], grid[1]), grid[2]); }
+
 std::uint64_t ResolvedTensor::bytes() const {
   return static_cast<std::uint64_t>(spanElements) * (spec ? dtypeSize(spec->dtype) : 1);
 }

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "config_detail.h"
+#include "tilescope/json_input.h"
 
 namespace tilescope::detail {
 
@@ -24,13 +25,13 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
 void parseDefines(const Node& n, KernelSpec& k) {
   n.needObject();
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
-    Node d{it.value(), n.path + "." + it.key()};
+    Node d = n.member(it);
     DefineValue v;
     if (d.j.is_number_integer() || d.j.is_number_unsigned()) {
       v.i = d.integer();
     } else if (d.j.is_string()) {
       v.isInt = false;
-      v.s = d.j.get<std::string>();
+      v.s = d.str();
     } else if (d.j.is_number_float()) {
       v.isInt = false;  // a -D flag only: expressions are integer
       v.s = d.j.dump();
@@ -45,6 +46,7 @@ void parseDefines(const Node& n, KernelSpec& k) {
 
 void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k, bool isReference) {
   if (!isReference) n.onlyKeys({"source", "entry", "compiler", "options", "defines"});
+  k.baseDir = dir;
   parseSource(n.at("source"), dir, k);
   k.entry = n.at("entry").str();
   if (k.entry.empty()) n.at("entry").fail("empty kernel name");
@@ -55,7 +57,7 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
   }
   if (n.has("options")) {
     Node o = n.at("options");
-    o.needArray();
+    o.needShortArray();
     for (std::size_t i = 0; i < o.j.size(); ++i) k.options.push_back(o.at(i).str());
   }
   if (n.has("defines")) parseDefines(n.at("defines"), k);
@@ -63,7 +65,7 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
 
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
   ArgSpec a;
-  a.text = n.j.is_string() ? n.j.get<std::string>() : n.expr();
+  a.text = n.j.is_string() ? n.str() : n.expr();
   if (n.j.is_string() && c.tensor(a.text)) {
     a.isTensor = true;
     a.tensor = a.text;
@@ -80,7 +82,9 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
     bool found = false;
     for (const auto& [name, type] : kTypes)
       if (suffix == name) a.type = type, found = true;
-    if (!found) n.fail("unknown argument type ':" + suffix + "' in '" + a.text + "' (expected :i32 :i64 :u32 :u64 :f32 :f64)");
+    if (!found)
+      n.fail("unknown argument type ':" + clipForMessage(suffix) + "' in '" + clipForMessage(a.text) +
+             "' (expected :i32 :i64 :u32 :u64 :f32 :f64)");
   }
   if (a.expr.find_first_not_of(" \t") == std::string::npos) n.fail("empty expression in '" + a.text + "'");
   if (a.type == ScalarType::f32 || a.type == ScalarType::f64) {
@@ -98,7 +102,8 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
                     std::all_of(a.expr.begin(), a.expr.end(),
                                 [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
     if (bareName && !symbols.names.count(a.expr) && !symbols.stringDefines.count(a.expr))
-      n.fail("'" + a.expr + "' is neither a tensor nor a known symbol (unknown symbol '" + a.expr + "')");
+      n.fail("'" + clipForMessage(a.expr) + "' is neither a tensor nor a known symbol (unknown symbol '" +
+             clipForMessage(a.expr) + "')");
     symbols.check(n, a.expr);
   }
   return a;
@@ -129,7 +134,7 @@ namespace {
 std::string tensorRef(const Node& n, const Config& c, bool mustBeOutput = false) {
   std::string name = n.str();
   const TensorSpec* t = c.tensor(name);
-  if (!t) n.fail("unknown tensor '" + name + "'");
+  if (!t) n.fail("unknown tensor '" + clipForMessage(name) + "'");
   if (mustBeOutput && !t->output) n.fail("tensor '" + name + "' is not an output (\"output\": true)");
   return name;
 }
@@ -142,7 +147,7 @@ void parseKernelReference(const Node& n, Config& c, const SymbolCheck& symbols) 
   SymbolCheck own = symbols;
   for (const auto& [name, v] : r.kernel.defines) (v.isInt ? own.names : own.stringDefines).insert(name);
   Node args = n.at("args");
-  args.needArray();
+  args.needShortArray();
   for (std::size_t i = 0; i < args.j.size(); ++i) r.args.push_back(parseArg(args.at(i), c, own));
   r.launch = parseLaunch(n.at("launch"), own);
 }
@@ -184,7 +189,7 @@ void parseReference(const Node& n, Config& c, const SymbolCheck& symbols) {
           throw ConfigError("tensors." + t.name + ".expected",
                             "missing: reference op 'npy' needs \"expected\": \"npy:PATH\" on every output");
   } else {
-    n.at("op").fail("unknown reference op '" + r.op + "' (expected gemm, sdpa, kernel, npy or none)");
+    n.at("op").fail("unknown reference op '" + clipForMessage(r.op) + "' (expected gemm, sdpa, kernel, npy or none)");
   }
 }
 
@@ -193,9 +198,12 @@ void parseBaseline(const Node& n, Config& c) {
     c.baseline.kind = n.str();
     const char* kinds[] = {"cublas", "sdpa", "sdpa_math", "none"};
     if (std::none_of(std::begin(kinds), std::end(kinds), [&](const char* k) { return c.baseline.kind == k; }))
-      n.fail("unknown baseline '" + c.baseline.kind + "' (expected cublas, sdpa, sdpa_math, none or {\"command\": ...})");
+      n.fail("unknown baseline '" + clipForMessage(c.baseline.kind) +
+             "' (expected cublas, sdpa, sdpa_math, none or {\"command\": ...})");
     return;
   }
+  if (!n.j.is_object())
+    n.fail("expected a baseline name (cublas, sdpa, sdpa_math, none) or {\"command\": ...}, found " + jsonTypeName(n.j));
   n.onlyKeys({"command", "parse"});
   c.baseline.kind = "command";
   c.baseline.command = n.at("command").str();
@@ -231,9 +239,10 @@ void parseRun(const Node& n, Config& c) {
 
 void parseSweep(const Node& n, Config& c) {
   n.needObject();
+  std::size_t points = 1;
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
     if (it.key() == "trials") continue;  // handled by the caller
-    Node axis{it.value(), n.path + "." + it.key()};
+    Node axis = n.member(it);
     bool isDefine = false, isParam = false;
     for (const auto& [name, v] : c.kernel.defines)
       if (name == it.key()) {
@@ -242,9 +251,15 @@ void parseSweep(const Node& n, Config& c) {
       }
     for (const auto& [name, v] : c.params) isParam = isParam || name == it.key();
     if (!isDefine && !isParam)
-      axis.fail("'" + it.key() + "' is neither a define (kernel.defines) nor a param; a sweep key must be one");
+      axis.fail("'" + clipForMessage(it.key()) + "' is neither a define (kernel.defines) nor a param; a sweep key must be one");
     axis.needArray();
     if (axis.j.empty()) axis.fail("empty list of values");
+    // Checked before the values are read: a sweep's points are expanded (and
+    // each one captured) one by one.
+    if (axis.j.size() > ConfigLimits::kMaxSweepPoints / points)
+      axis.fail("the sweep has " + std::to_string(points) + " x " + std::to_string(axis.j.size()) +
+                " points so far, over the limit of " + std::to_string(ConfigLimits::kMaxSweepPoints));
+    points *= axis.j.size();
     SweepAxis s{it.key(), {}};
     for (std::size_t i = 0; i < axis.j.size(); ++i) s.values.push_back(axis.at(i).integer());
     c.sweep.push_back(std::move(s));

@@ -1,4 +1,6 @@
 // Sweep expansion and the resolved config document of a point.
+#include <cstdint>
+
 #include "tilescope/config.h"
 
 namespace tilescope {
@@ -20,9 +22,33 @@ std::string SweepPoint::label() const {
   return s;
 }
 
-std::vector<SweepPoint> expandSweep(const Config& config) {
+std::size_t sweepPointCount(const Config& config) {
   std::size_t total = 1;
-  for (const auto& axis : config.sweep) total *= axis.values.size();
+  for (const auto& axis : config.sweep) {
+    const std::size_t n = axis.values.size();
+    if (n != 0 && total > SIZE_MAX / n) return SIZE_MAX;
+    total *= n;
+  }
+  return total;
+}
+
+void checkCaptureCount(const Config& config, std::int64_t trials, const std::string& jsonPath) {
+  const std::size_t points = sweepPointCount(config);
+  if (points > ConfigLimits::kMaxSweepPoints)
+    throw ConfigError("sweep", "the sweep has " + std::to_string(points) + " points, over the limit of " +
+                                   std::to_string(ConfigLimits::kMaxSweepPoints));
+  if (trials < 1) throw ConfigError(jsonPath, "trials must be >= 1, found " + std::to_string(trials));
+  if (static_cast<std::uint64_t>(trials) > ConfigLimits::kMaxCaptures / points)
+    throw ConfigError(jsonPath, std::to_string(points) + " point(s) x " + std::to_string(trials) +
+                                    " trials is over the limit of " + std::to_string(ConfigLimits::kMaxCaptures) +
+                                    " captures");
+}
+
+std::vector<SweepPoint> expandSweep(const Config& config) {
+  const std::size_t total = sweepPointCount(config);
+  if (total > ConfigLimits::kMaxSweepPoints)
+    throw ConfigError("sweep", "the sweep has " + std::to_string(total) + " points, over the limit of " +
+                                   std::to_string(ConfigLimits::kMaxSweepPoints));
   std::vector<SweepPoint> points;
   points.reserve(total);
   for (std::size_t index = 0; index < total; ++index) {
@@ -48,7 +74,7 @@ std::vector<SweepPoint> expandSweep(const Config& config) {
 }
 
 nlohmann::json configToJson(const Config& config) {
-  nlohmann::json j = config.raw.is_object() ? config.raw : nlohmann::json::object();
+  nlohmann::json j = config.raw && config.raw->is_object() ? *config.raw : nlohmann::json::object();
   j["schema"] = kConfigSchema;
   j["name"] = config.name;
   if (!config.kernel.defines.empty()) {

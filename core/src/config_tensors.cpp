@@ -1,5 +1,6 @@
 // The `tensors` and `tiles` sections of a config.
 #include "config_detail.h"
+#include "tilescope/json_input.h"
 
 namespace tilescope::detail {
 
@@ -31,7 +32,7 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
   t.name = name;
   Node dtype = n.at("dtype");
   auto parsed = parseDType(dtype.str());
-  if (!parsed) dtype.fail("unknown dtype '" + dtype.str() + "' (expected f32 f16 bf16 f64 i32 i64 u8 i8)");
+  if (!parsed) dtype.fail("unknown dtype '" + clipForMessage(dtype.str()) + "' (expected f32 f16 bf16 f64 i32 i64 u8 i8)");
   t.dtype = *parsed;
   Node shape = n.at("shape");
   t.shape = shape.exprList();
@@ -49,7 +50,7 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
     if (t.init.rfind("npy:", 0) == 0) {
       checkNpyRef(init, t.init, c.dir);
     } else if (t.init != "randn" && t.init != "rand" && t.init != "zeros" && t.init != "ones" && t.init != "arange") {
-      init.fail("unknown init '" + t.init + "' (expected randn, rand, zeros, ones, arange or npy:PATH)");
+      init.fail("unknown init '" + clipForMessage(t.init) + "' (expected randn, rand, zeros, ones, arange or npy:PATH)");
     }
   }
   t.seed = stableNameHash(name);
@@ -64,7 +65,7 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
     Node e = n.at("expected");
     if (!t.output) e.fail("only an output tensor (\"output\": true) may have an expected result");
     t.expected = e.str();
-    if (t.expected.rfind("npy:", 0) != 0) e.fail("expected \"npy:PATH\", found \"" + t.expected + "\"");
+    if (t.expected.rfind("npy:", 0) != 0) e.fail("expected \"npy:PATH\", found \"" + clipForMessage(t.expected) + "\"");
     checkNpyRef(e, t.expected, c.dir);
   }
   return t;
@@ -76,9 +77,9 @@ void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols) {
   n.needObject();
   if (n.j.empty()) n.fail("no tensors declared");
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
-    Node t{it.value(), n.path + "." + it.key()};
+    Node t = n.member(it);
     if (symbols.names.count(it.key()) || symbols.stringDefines.count(it.key()))
-      t.fail("tensor name '" + it.key() + "' is also a define or param; args could not tell them apart");
+      t.fail("tensor name '" + clipForMessage(it.key()) + "' is also a define or param; args could not tell them apart");
     c.tensors.push_back(parseTensor(t, it.key(), c, symbols));
   }
 }
@@ -86,10 +87,10 @@ void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols) {
 void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols) {
   n.needObject();
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
-    Node t{it.value(), n.path + "." + it.key()};
+    Node t = n.member(it);
     const TensorSpec* spec = c.tensor(it.key());
-    if (!spec) t.fail("unknown tensor '" + it.key() + "'");
-    if (!spec->output) t.fail("tensor '" + it.key() + "' is not an output; tiles are declared for outputs");
+    if (!spec) t.fail("unknown tensor '" + clipForMessage(it.key()) + "'");
+    if (!spec->output) t.fail("tensor '" + clipForMessage(it.key()) + "' is not an output; tiles are declared for outputs");
     t.onlyKeys({"tile", "origin"});
     TileSpec tile;
     tile.tensor = it.key();

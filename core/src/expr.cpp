@@ -14,13 +14,15 @@
 #include <deque>
 #include <set>
 
+#include "tilescope/json_input.h"
+
 #include <muParserBase.h>
 #include <muParser.h>
 
 namespace tilescope {
 
 ExprError::ExprError(std::string expr, std::string sym, std::string message)
-    : std::runtime_error(message + " in expression '" + expr + "'"),
+    : std::runtime_error(message + " in expression '" + clipForMessage(expr, 160) + "'"),
       expression(std::move(expr)), symbol(std::move(sym)), problem(std::move(message)) {}
 
 namespace {
@@ -86,13 +88,14 @@ int readIntLiteral(const mu::char_type* s, int* pos, mu::value_type* val) {
     std::string more = text;
     const mu::char_type* q = p;
     while (*q && (std::isalnum(static_cast<unsigned char>(*q)) || *q == '.')) more += *q++;
+    more = clipForMessage(more, 64);
     throw EvalFailure{more, "'" + more + "' is not an integer"};
   }
   std::uint64_t n = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size() || !exact(static_cast<double>(n)) ||
       n >= (std::uint64_t{1} << 53))
-    throw EvalFailure{text, "literal " + text + " reaches 2^53 (not exactly representable)"};
+    throw EvalFailure{clipForMessage(text, 64), "literal " + clipForMessage(text, 64) + " reaches 2^53 (not exactly representable)"};
   double v = static_cast<double>(n);
   *pos += static_cast<int>(p - s);
   *val = v;
@@ -113,7 +116,8 @@ mu::value_type* makeVar(const mu::char_type* name, void* user) {
   double v = 0;
   if (scope->symbols) {
     auto it = scope->symbols->find(name);
-    if (it == scope->symbols->end()) throw EvalFailure{name, std::string("unknown symbol '") + name + "'"};
+    if (it == scope->symbols->end())
+      throw EvalFailure{name, "unknown symbol '" + clipForMessage(name, 64) + "'"};
     if (!exact(static_cast<double>(it->second)) || std::llabs(it->second) >= (1LL << 53))
       throw EvalFailure{name, std::string("value of '") + name + "' reaches 2^53"};
     v = static_cast<double>(it->second);
@@ -175,7 +179,7 @@ std::string offendingToken(const std::string& rest) {
   if (!word(rest[i])) return rest.substr(i, 1);
   std::size_t j = i;
   while (j < rest.size() && word(rest[j])) ++j;
-  return rest.substr(i, j - i);
+  return clipForMessage(rest.substr(i, j - i), 64);
 }
 
 [[noreturn]] void rethrowParserError(const std::string& expr, const mu::ParserError& e) {

@@ -1,6 +1,7 @@
 // .npy reading and writing (format: numpy.lib.format, versions 1.0, 2.0, 3.0).
 #include "tilescope/npy.h"
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 
@@ -9,6 +10,10 @@ namespace tilescope {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+// NumPy itself refuses headers over 10,000 bytes unless told otherwise; a
+// version 2 header's length field could otherwise ask for 4 GiB.
+constexpr std::size_t kMaxHeaderBytes = 1 << 20;
+constexpr std::size_t kMaxRank = 32;
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& problem) {
   throw NpyError(file.string() + ": " + problem);
@@ -39,27 +44,29 @@ std::string dictValue(const std::string& header, const std::string& key, const s
 
 std::vector<std::int64_t> parseShape(const std::string& tuple, const std::filesystem::path& file) {
   std::vector<std::int64_t> shape;
+  const std::string shown = tuple.size() > 80 ? tuple.substr(0, 80) + "..." : tuple;
   std::size_t i = 0;
   while (i < tuple.size()) {
     while (i < tuple.size() && (tuple[i] == ' ' || tuple[i] == ',')) ++i;
     if (i >= tuple.size()) break;
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(tuple.substr(i), &used);
-    } catch (const std::exception&) {
-      fail(file, "malformed shape (" + tuple + ")");
-    }
-    if (v < 0) fail(file, "negative dimension in shape (" + tuple + ")");
+    if (tuple[i] == '-') fail(file, "negative dimension in shape (" + shown + ")");
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(tuple.data() + i, tuple.data() + tuple.size(), v);
+    if (ec != std::errc()) fail(file, "malformed shape (" + shown + ")");
+    // The 'L' suffix of Python 2 longs.
+    if (end < tuple.data() + tuple.size() && *end == 'L') ++end;
     shape.push_back(v);
-    i += used;
+    if (shape.size() > kMaxRank) fail(file, "shape has more than " + std::to_string(kMaxRank) + " dimensions");
+    i = static_cast<std::size_t>(end - tuple.data());
   }
   return shape;
 }
 
 std::size_t descrSize(const std::string& descr) {
-  if (descr.size() < 3) return 0;
-  return static_cast<std::size_t>(std::atoi(descr.c_str() + 2));
+  if (descr.size() < 3 || descr.size() > 8) return 0;
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(descr.data() + 2, descr.data() + descr.size(), n);
+  return ec == std::errc() && end == descr.data() + descr.size() ? n : 0;
 }
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
@@ -71,8 +78,13 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 }  // namespace
 
 std::int64_t NpyHeader::elements() const {
+  // Dimensions are >= 0 (parseShape); a product beyond 2^62 is reported as -1.
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (d == 0) return 0;
+    if (n > (std::int64_t{1} << 62) / d) return -1;
+    n *= d;
+  }
   return n;
 }
 
@@ -98,31 +110,31 @@ bool npyDescrFits(DType dtype, const std::string& descr) {
   return false;
 }
 
-NpyHeader readNpyHeader(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(file, "cannot open .npy file");
-  char prefix[8] = {};
-  in.read(prefix, 8);
-  if (in.gcount() != 8 || std::memcmp(prefix, kMagic, 6) != 0) fail(file, "not a .npy file (bad magic)");
-  NpyHeader h;
-  h.version = static_cast<unsigned char>(prefix[6]);
-  std::size_t headerLen = 0;
+namespace {
+
+/// Version and header length from the first bytes (at least 12 when present).
+/// Returns the offset of the header text.
+std::size_t prefixOf(const std::string& prefix, const std::filesystem::path& file, NpyHeader& h,
+                     std::size_t& headerLen) {
+  if (prefix.size() < 10 || std::memcmp(prefix.data(), kMagic, 6) != 0) fail(file, "not a .npy file (bad magic)");
+  const auto* b = reinterpret_cast<const unsigned char*>(prefix.data());
+  h.version = b[6];
   if (h.version == 1) {
-    unsigned char len[2] = {};
-    in.read(reinterpret_cast<char*>(len), 2);
-    headerLen = len[0] | (len[1] << 8);
-    h.dataOffset = 10 + headerLen;
-  } else if (h.version == 2 || h.version == 3) {
-    unsigned char len[4] = {};
-    in.read(reinterpret_cast<char*>(len), 4);
-    headerLen = len[0] | (len[1] << 8) | (len[2] << 16) | (static_cast<std::size_t>(len[3]) << 24);
-    h.dataOffset = 12 + headerLen;
-  } else {
-    fail(file, "unsupported .npy format version " + std::to_string(h.version));
+    headerLen = b[8] | (b[9] << 8);
+    return 10;
   }
-  std::string header(headerLen, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(headerLen));
-  if (static_cast<std::size_t>(in.gcount()) != headerLen) fail(file, "truncated header");
+  if (h.version == 2 || h.version == 3) {
+    if (prefix.size() < 12) fail(file, "truncated header");
+    headerLen = b[8] | (b[9] << 8) | (b[10] << 16) | (static_cast<std::size_t>(b[11]) << 24);
+    if (headerLen > kMaxHeaderBytes)
+      fail(file, "header of " + std::to_string(headerLen) + " bytes, over the limit of " +
+                     std::to_string(kMaxHeaderBytes));
+    return 12;
+  }
+  fail(file, "unsupported .npy format version " + std::to_string(h.version));
+}
+
+void parseHeaderText(const std::string& header, const std::filesystem::path& file, NpyHeader& h) {
   h.descr = dictValue(header, "descr", file);
   h.fortranOrder = dictValue(header, "fortran_order", file) == "True";
   h.shape = parseShape(dictValue(header, "shape", file), file);
@@ -130,21 +142,72 @@ NpyHeader readNpyHeader(const std::filesystem::path& file) {
     fail(file, "fortran_order is True: only C-order arrays are supported (save np.ascontiguousarray(x))");
   if (!h.descr.empty() && h.descr[0] == '>' && descrSize(h.descr) > 1)
     fail(file, "big-endian data ('" + h.descr + "') is not supported (save x.astype(x.dtype.newbyteorder('<')))");
+}
+
+/// The data's size in bytes, or a clear error when the shape makes it absurd.
+std::size_t dataBytes(const NpyHeader& h, const std::filesystem::path& file) {
+  const std::size_t item = descrSize(h.descr);
+  if (item == 0 || item > 8) fail(file, "unsupported dtype '" + h.descr + "'");
+  const std::int64_t n = h.elements();
+  if (n < 0) fail(file, "shape " + shapeText(h.shape) + " has more than 2^62 elements");
+  if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 62) / item)
+    fail(file, "shape " + shapeText(h.shape) + " is too large");
+  return static_cast<std::size_t>(n) * item;
+}
+
+}  // namespace
+
+NpyHeader readNpyHeader(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(file, "cannot open .npy file");
+  std::string prefix(12, '\0');
+  in.read(prefix.data(), 12);
+  prefix.resize(static_cast<std::size_t>(in.gcount()));
+  NpyHeader h;
+  std::size_t headerLen = 0;
+  const std::size_t at = prefixOf(prefix, file, h, headerLen);
+  h.dataOffset = at + headerLen;
+  std::string header(headerLen, '\0');
+  in.seekg(static_cast<std::streamoff>(at));
+  in.read(header.data(), static_cast<std::streamsize>(headerLen));
+  if (static_cast<std::size_t>(in.gcount()) != headerLen) fail(file, "truncated header");
+  parseHeaderText(header, file, h);
   return h;
 }
 
 NpyArray readNpy(const std::filesystem::path& file) {
   NpyArray a;
   a.header = readNpyHeader(file);
-  std::size_t item = descrSize(a.header.descr);
-  if (item == 0 || item > 8) fail(file, "unsupported dtype '" + a.header.descr + "'");
-  std::size_t bytes = static_cast<std::size_t>(a.header.elements()) * item;
+  const std::size_t bytes = dataBytes(a.header, file);
+  // Compare with the file's size before allocating: a shape can promise terabytes.
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec || size < a.header.dataOffset || size - a.header.dataOffset < bytes)
+    fail(file, "truncated data: expected " + std::to_string(bytes) + " bytes, found " +
+                   std::to_string(ec || size < a.header.dataOffset ? 0 : size - a.header.dataOffset));
   std::ifstream in(file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(a.header.dataOffset));
   a.data.resize(bytes);
   in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes));
   if (static_cast<std::size_t>(in.gcount()) != bytes)
     fail(file, "truncated data: expected " + std::to_string(bytes) + " bytes, found " + std::to_string(in.gcount()));
+  return a;
+}
+
+NpyArray parseNpy(const std::string& bytes, const std::string& label) {
+  const std::filesystem::path file(label);
+  NpyArray a;
+  std::size_t headerLen = 0;
+  const std::size_t at = prefixOf(bytes.substr(0, 12), file, a.header, headerLen);
+  if (bytes.size() - at < headerLen) fail(file, "truncated header");
+  a.header.dataOffset = at + headerLen;
+  parseHeaderText(bytes.substr(at, headerLen), file, a.header);
+  const std::size_t n = dataBytes(a.header, file);
+  if (bytes.size() - a.header.dataOffset < n)
+    fail(file, "truncated data: expected " + std::to_string(n) + " bytes, found " +
+                   std::to_string(bytes.size() - a.header.dataOffset));
+  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(a.header.dataOffset),
+                bytes.begin() + static_cast<std::ptrdiff_t>(a.header.dataOffset + n));
   return a;
 }
 

@@ -208,6 +208,7 @@ void fields(IO& io, S& f) {
 template <class IO, Is<PointStatus> S>
 void statusFields(IO& x, S& s) {
   x("no_gpu", s.noGpu, skipIf(!s.noGpu));
+  x("remote_unreachable", s.remoteUnreachable, skipIf(!s.remoteUnreachable));
   x("worker_exit", s.workerExit);
   x("worker_error", s.workerError, skipIfEmpty(s.workerError));
   x("sticky_error", s.stickyError);

@@ -14,6 +14,7 @@
 
 #include "tilescope/baseline.h"
 #include "tilescope/process.h"
+#include "tilescope/remote.h"
 
 namespace tilescope {
 
@@ -60,12 +61,6 @@ Finding hangFinding(const ChildResult& r, double limit, const std::string& phase
   return f;
 }
 
-std::string shellQuoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
@@ -74,7 +69,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
                                    std::to_string(trial), "--gpu", std::to_string(device)};
   args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
   std::vector<std::string> argv = opts.workerCommand;
-  for (const auto& a : args) argv.push_back(opts.workerThroughShell ? shellQuoted(a) : a);
+  for (const auto& a : args) argv.push_back(opts.workerThroughShell ? shellQuote(a) : a);
 
   const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
   std::string lastPhase;
@@ -123,6 +118,18 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     double limit = r.timeoutPhase == "launch" ? opts.launchTimeoutS : total;
     result.findings.push_back(hangFinding(r, limit, r.timeoutPhase));
     result.verdict = worse(result.verdict, Verdict::hang);
+    return result;
+  }
+  if (!gotPoint && !opts.remoteHost.empty() && r.exitCode == kSshConnectionFailed) {
+    // ssh itself failed (no route, unknown host, refused key): nothing ran there.
+    // Like a machine without a GPU, no capture is possible: no_gpu stops the
+    // session's callers, remote_unreachable says why.
+    std::string why = r.stderrText.substr(0, 2000);
+    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+    result.status.noGpu = true;
+    result.status.remoteUnreachable = true;
+    result.status.workerExit = r.exitCode;
+    result.status.workerError = "cannot reach host '" + opts.remoteHost + "' over ssh" + (why.empty() ? "" : ": " + why);
     return result;
   }
   if (r.signal != 0 && !gotPoint) {
@@ -255,7 +262,7 @@ Report runSession(const Config& config, const std::string& verb, const SessionOp
 
   report.points = std::move(results);
   report.device = device;
-  applyCommandBaseline(report.points, config);
+  if (opts.allowCommands) applyCommandBaseline(report.points, config);
   summariseTrials(report, std::max(1, opts.trials));
   report.finalize();
   return report;

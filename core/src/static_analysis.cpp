@@ -49,7 +49,8 @@ LaunchInfo evalLaunch(const Config& c, const SymbolTable& s) {
 bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding>& out) {
   std::vector<std::string> why;
   const char* axis[3] = {"x", "y", "z"};
-  const std::int64_t threads = l.block[0] * l.block[1] * l.block[2];
+  // Saturating: each dimension may be up to 2^53, their product would overflow.
+  const std::int64_t threads = mulSaturating(mulSaturating(l.block[0], l.block[1]), l.block[2]);
   for (int i = 0; i < 3; ++i) {
     if (l.grid[i] < 1) why.push_back(std::string("grid.") + axis[i] + " is " + std::to_string(l.grid[i]));
     if (l.block[i] < 1) why.push_back(std::string("block.") + axis[i] + " is " + std::to_string(l.block[i]));
@@ -73,6 +74,7 @@ bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding
 }
 
 void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev, std::vector<Finding>& out) {
+  // Both are below 2^53 (expressions and compiler output), so the sum cannot overflow.
   const std::int64_t total = smemStatic + dynamic;
   const json ev{{"smem_static", smemStatic}, {"smem_dynamic", dynamic}, {"smem_total", total},
                 {"smem_per_block", dev.smemPerBlock}, {"smem_per_block_optin", dev.smemPerBlockOptin},
@@ -165,7 +167,8 @@ Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileIn
   checkSmem(smemStatic, p.launch.sharedBytes, dev, p.findings);
 
   KernelResources k;
-  k.threadsPerBlock = int(std::min<std::int64_t>(p.launch.block[0] * p.launch.block[1] * p.launch.block[2], 1 << 30));
+  k.threadsPerBlock = int(std::min<std::int64_t>(
+      mulSaturating(mulSaturating(p.launch.block[0], p.launch.block[1]), p.launch.block[2]), 1 << 30));
   k.regsPerThread = regsKnown ? compile.regs : -1;
   k.smemStatic = smemStatic;
   k.smemDynamic = p.launch.sharedBytes;

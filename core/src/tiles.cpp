@@ -1,5 +1,6 @@
 #include "tilescope/tiles.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "tiles_detail.h"
@@ -7,8 +8,9 @@
 namespace tilescope {
 namespace {
 
-std::runtime_error tilesError(const std::string& tensor, const std::string& what) {
-  return std::runtime_error("tiles." + tensor + ": " + what);
+// A ConfigError (a runtime_error) at tiles.<tensor>: the CLI names the file and the path.
+ConfigError tilesError(const std::string& tensor, const std::string& what) {
+  return ConfigError("tiles." + tensor, what);
 }
 
 SymbolTable withCta(SymbolTable s, const CtaIndex& grid, const CtaIndex& cta) {
@@ -57,6 +59,19 @@ std::vector<CtaIndex> probeCtas(const CtaIndex& g) {
   return out;
 }
 
+/// Affine origins are c0 + coef . pid: every value over the grid must stay far
+/// from int64 overflow (tile ends add up to 2^53 more).
+void checkOriginRange(const std::string& tensor, const OriginModel& m, const CtaIndex& grid) {
+  if (!m.affine) return;  // table entries come from evalInt: below 2^53
+  for (int d = 0; d < m.rank; ++d) {
+    long double reach = std::fabs(static_cast<long double>(m.c0[d]));
+    for (int a = 0; a < 3; ++a)
+      reach += std::fabs(static_cast<long double>(m.coef[d][a])) * static_cast<long double>(grid[a] - 1);
+    if (reach >= static_cast<long double>(std::int64_t(1) << 60))
+      throw tilesError(tensor, "origin[" + std::to_string(d) + "] reaches 2^60 or more across the grid");
+  }
+}
+
 OriginModel buildOrigins(const TileSpec& spec, const SymbolTable& symbols, const CtaIndex& grid) {
   OriginModel m;
   m.rank = int(spec.origin.size());
@@ -69,6 +84,7 @@ OriginModel buildOrigins(const TileSpec& spec, const SymbolTable& symbols, const
     const auto o = evalOrigin(spec, symbols, grid, unit);
     for (int d = 0; d < m.rank; ++d) m.coef[d][a] = o[d] - m.c0[d];
   }
+  checkOriginRange(spec.tensor, m, grid);  // before any origin is computed from the fit
   std::vector<std::int64_t> predicted(m.rank);
   for (const CtaIndex& cta : probeCtas(grid)) {
     m.origin(cta, 0, predicted.data());
@@ -182,6 +198,10 @@ TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::
   if (rank == 0 || rank > 16) throw tilesError(spec.tensor, "unsupported rank " + std::to_string(rank));
   for (int a = 0; a < 3; ++a)
     if (grid[a] < 1) throw tilesError(spec.tensor, "grid dimension " + std::to_string(a) + " is " + std::to_string(grid[a]));
+  const std::int64_t ctas = mulSaturating(mulSaturating(grid[0], grid[1]), grid[2]);
+  if (ctas > kMaxCtas)
+    throw tilesError(spec.tensor, "the grid has " + std::to_string(ctas) + " CTAs, more than the " +
+                                      std::to_string(kMaxCtas) + " the tile analysis handles");
   const SymbolTable ctaSymbols = withCta(symbols, grid, {0, 0, 0});
   impl->elements = 1;
   for (std::size_t d = 0; d < rank; ++d) {
@@ -194,10 +214,17 @@ TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::
     if (t < 1) throw tilesError(spec.tensor, "tile[" + std::to_string(d) + "] '" + spec.tile[d] + "' is " + std::to_string(t));
     if (shape[d] < 0) throw tilesError(spec.tensor, "negative extent in dimension " + std::to_string(d));
     impl->tile.push_back(t);
-    impl->elements *= shape[d];
+    impl->elements = mulSaturating(impl->elements, shape[d]);
+    if (impl->elements >= (std::int64_t(1) << 53)) throw tilesError(spec.tensor, "the tensor has 2^53 elements or more");
   }
   impl->origins = buildOrigins(spec, symbols, grid);
   impl->separable = impl->origins.affine && assignAxes(*impl);
+  if (impl->separable)
+    for (int a = 0; a < 3; ++a)
+      if (grid[a] > kMaxAxisCtas)
+        throw tilesError(spec.tensor, "grid axis " + std::to_string(a) + " has " + std::to_string(grid[a]) +
+                                          " CTAs, more than the " + std::to_string(kMaxAxisCtas) +
+                                          " the tile analysis handles");
   if (impl->separable)
     buildSeparable(*impl);
   else
@@ -230,12 +257,45 @@ TileInfo TileCoverage::tile(std::int64_t linear) const {
 }
 
 std::vector<TileInfo> TileCoverage::crossingTiles(std::size_t limit) const {
+  const Impl& m = *m_impl;
   std::vector<TileInfo> out;
-  if (m_impl->crossing == 0) return out;
-  const std::int64_t n = m_impl->ctaCount();
-  for (std::int64_t i = 0; i < n && out.size() < limit; ++i) {
-    const CtaIndex cta = m_impl->ctaOf(i);
-    if (m_impl->ctaCrosses(cta, i)) out.push_back(m_impl->tileOf(cta));
+  if (m.crossing == 0 || limit == 0) return out;
+  if (!m.separable) {  // dense: at most kMaxEvaluatedCtas tiles
+    for (std::int64_t i = 0; i < m.ctaCount() && out.size() < limit; ++i) {
+      const CtaIndex cta = m.ctaOf(i);
+      if (m.ctaCrosses(cta, i)) out.push_back(m.tileOf(cta));
+    }
+    return out;
+  }
+  // Separable: a CTA crosses when its index along some axis does (or a dimension
+  // no axis drives does). Walk only the crossing indices, in CTA order, so that a
+  // 2^48-CTA grid whose last row crosses costs no more than a small one.
+  auto crosses = [&](int a, std::int64_t k) { return !m.axisCross[a].empty() && m.axisCross[a][std::size_t(k)]; };
+  std::array<std::vector<std::int64_t>, 2> listed;  // crossing x and y indices
+  for (int a = 0; a < 2; ++a)
+    for (std::int64_t k = 0; k < m.grid[a]; ++k)
+      if (crosses(a, k)) listed[a].push_back(k);
+  auto row = [&](std::int64_t y, std::int64_t z, bool whole) {
+    if (whole) {
+      for (std::int64_t x = 0; x < m.grid[0] && out.size() < limit; ++x) out.push_back(m.tileOf({x, y, z}));
+    } else {
+      for (std::int64_t x : listed[0]) {
+        if (out.size() >= limit) break;
+        out.push_back(m.tileOf({x, y, z}));
+      }
+    }
+  };
+  for (std::int64_t z = 0; z < m.grid[2] && out.size() < limit; ++z) {
+    if (m.fixedCross || crosses(2, z)) {
+      for (std::int64_t y = 0; y < m.grid[1] && out.size() < limit; ++y) row(y, z, true);
+    } else if (listed[0].empty()) {
+      for (std::int64_t y : listed[1]) {
+        if (out.size() >= limit) break;
+        row(y, z, true);
+      }
+    } else {
+      for (std::int64_t y = 0; y < m.grid[1] && out.size() < limit; ++y) row(y, z, crosses(1, y));
+    }
   }
   return out;
 }

@@ -125,7 +125,7 @@ void buildSeparable(TileCoverage::Impl& m) {
 
 void buildDense(TileCoverage::Impl& m) {
   if (m.elements > TileCoverage::kMaxDenseElements)
-    throw std::runtime_error("tiles." + m.tensor + ": this tiling is not separable per dimension, and its " +
+    throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and its " +
                              std::to_string(m.elements) + " elements exceed the dense map's limit of " +
                              std::to_string(TileCoverage::kMaxDenseElements));
   const std::size_t rank = m.shape.size();
@@ -133,10 +133,22 @@ void buildDense(TileCoverage::Impl& m) {
   std::vector<std::int64_t> stride(rank, 1);
   for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * m.shape[d];
   const std::int64_t n = m.ctaCount();
+  if (n > TileCoverage::kMaxEvaluatedCtas)
+    throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and its " +
+                             std::to_string(n) + " tiles exceed the dense map's limit of " +
+                             std::to_string(TileCoverage::kMaxEvaluatedCtas));
+  std::int64_t painted = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const TileInfo t = m.tileOf(m.ctaOf(i));
     m.crossing += t.crossing;
     if (t.outside()) continue;
+    std::int64_t inBounds = 1;
+    for (auto e : t.inBoundsExtent) inBounds *= e;  // each <= shape: the product is <= elements
+    painted += inBounds;
+    if (painted > TileCoverage::kMaxDensePaint)
+      throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and painting its "
+                               "tiles visits more than " + std::to_string(TileCoverage::kMaxDensePaint) +
+                               " elements (tiles overlap that much)");
     std::vector<std::vector<std::int64_t>> rows(rank - 1);
     for (std::size_t d = 0; d + 1 < rank; ++d)
       for (std::int64_t k = 0; k < t.inBoundsExtent[d]; ++k) rows[d].push_back(t.inBoundsBegin[d] + k);

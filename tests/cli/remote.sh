@@ -14,6 +14,7 @@ ln -s "$exe" "$tmp/bin/tilescope-run"
 cat > "$tmp/bin/ssh" <<'SSH'
 #!/usr/bin/env bash
 while [ "${1:-}" = "-o" ]; do shift 2; done
+[ "${1:-}" = "--" ] && shift   # the end of ssh's options, before the host
 echo "host=$1" >> "$SSH_LOG"; shift
 exec sh -c "$*"
 SSH

@@ -52,11 +52,14 @@ class NpyReference : public ::testing::Test {
   /// Writes the expected output and a config that uses both files; runs it.
   json run(const std::vector<float>& expected, int* exitCode) {
     writeNpy(dir / "y.npy", DType::f32, {kRows, kN}, expected.data(), expected.size() * sizeof(float));
-    const fs::path src = fs::path(TILESCOPE_SOURCE_DIR) / "kernels/softmax/softmax_row.cu";
+    // The kernel goes next to the config: a config reads only inside its own folder.
+    const fs::path src = dir / "softmax_row.cu";
+    fs::copy_file(fs::path(TILESCOPE_SOURCE_DIR) / "kernels/softmax/softmax_row.cu", src,
+                  fs::copy_options::overwrite_existing);
     json cfg = {
         {"schema", "tilescope.config/1"},
         {"name", "softmax_npy"},
-        {"kernel", {{"source", src.string()}, {"entry", "softmax_row"}, {"defines", {{"BLOCK", 128}}}}},
+        {"kernel", {{"source", "softmax_row.cu"}, {"entry", "softmax_row"}, {"defines", {{"BLOCK", 128}}}}},
         {"params", {{"ROWS", kRows}, {"N", kN}}},
         {"tensors",
          {{"x", {{"dtype", "f32"}, {"shape", {"ROWS", "N"}}, {"init", "npy:x.npy"}}},

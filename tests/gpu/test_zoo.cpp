@@ -3,7 +3,7 @@
 // kernels/README.md promises for it. The table below mirrors that README.
 //
 // `run` and `sweep` configs need a GPU and skip cleanly without one; `check`
-// configs (kernels/static/) need only the CUDA toolkit and always run.
+// configs (the static findings) need only the CUDA toolkit and always run.
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,13 +91,14 @@ const std::vector<ZooCase> kZoo = {
   {"trace/pack4_bug_offset.tscfg.json",           "run", {"fault"}, {"misaligned_access"}, ""},
   {"trace/rowsum.tscfg.json",                     "run", {"ok"}, {}, ""},
   {"trace/rowsum_bug_no_init.tscfg.json",         "run", {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
-  // Static findings (kernels/static), `check --device h100`, no GPU needed
-  {"static/smem_exceeded.tscfg.json",      "check", {"launch_error"}, {"smem_exceeded"}, ""},
-  {"static/invalid_launch.tscfg.json",     "check", {"launch_error"}, {"invalid_launch"}, ""},
+  // Static findings (`check --device h100`, no GPU needed); each config sits
+  // next to the kernel it uses (a config reads only inside its own folder).
+  {"gemm/smem_exceeded.tscfg.json",        "check", {"launch_error"}, {"smem_exceeded"}, ""},
+  {"gate/invalid_launch.tscfg.json",       "check", {"launch_error"}, {"invalid_launch"}, ""},
   {"static/too_many_resources.tscfg.json", "check", {"launch_error"}, {"too_many_resources"}, ""},
-  {"static/coverage_gap.tscfg.json",       "check", {}, {"coverage_gap"}, ""},
+  {"gemm/coverage_gap.tscfg.json",         "check", {}, {"coverage_gap"}, ""},
   {"static/register_spill.tscfg.json",     "check", {}, {"register_spill"}, ""},
-  {"static/low_occupancy.tscfg.json",      "check", {}, {"low_occupancy"}, ""},
+  {"gemm/low_occupancy.tscfg.json",        "check", {}, {"low_occupancy"}, ""},
 };
 // clang-format on
 

@@ -144,13 +144,18 @@ class TstMainWindow : public QObject {
     const QStringList cmd = w.runPanel()->commandLine(QStringLiteral("sweep"));
     QCOMPARE(cmd.mid(1), (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream")}));
     w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
-    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("run")).mid(0, 3),
-             (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu01"), QStringLiteral("tilescope-run")}));
+    // ssh options end before the host ("--"), so a host name can never be an option.
+    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("run")).mid(0, 6),
+             (QStringList{QStringLiteral("ssh"), QStringLiteral("-o"), QStringLiteral("BatchMode=yes"), QStringLiteral("--"),
+                          QStringLiteral("gpu01"), QStringLiteral("tilescope-run")}));
     // ssh joins the arguments for the remote shell: each is quoted.
     const QStringList remote = w.runPanel()->commandLine(QStringLiteral("diagnose"));
-    QCOMPARE(remote.mid(3), (QStringList{QStringLiteral("'diagnose'"), QLatin1Char('\'') + w.runPanel()->configPath() + QLatin1Char('\''),
+    QCOMPARE(remote.mid(6), (QStringList{QStringLiteral("'diagnose'"), QLatin1Char('\'') + w.runPanel()->configPath() + QLatin1Char('\''),
                                          QStringLiteral("'--stream'")}));
     QVERIFY(w.statusTargetText().contains(QStringLiteral("gpu01")));
+    // A hostile host (an ssh option that runs a local command) gives no command at all.
+    w.runPanel()->setRemoteHost(QStringLiteral("-oProxyCommand=touch /tmp/tilescope-pwned"));
+    QVERIFY(w.runPanel()->commandLine(QStringLiteral("run")).isEmpty());
   }
 
   void badFileIsAnError() {

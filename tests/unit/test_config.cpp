@@ -52,7 +52,7 @@ TEST(Config, SpecExampleLoads) {
   ASSERT_EQ(c.sweep.size(), 3u);
   EXPECT_EQ(c.sweep[2].name, "NUM_WARPS");
   EXPECT_EQ(c.path, kDir / "gemm_example.tscfg.json");
-  EXPECT_EQ(c.raw.at("params").at("M"), 4096);
+  EXPECT_EQ(c.raw->at("params").at("M"), 4096);
 }
 
 TEST(Config, SpecExampleResolves) {

@@ -21,6 +21,7 @@
 #include "models/resultmatrixmodel.h"
 #include "panels/runstream.h"
 #include "style/colors.h"
+#include "tilescope/remote.h"
 
 namespace tilescope::ui {
 
@@ -147,9 +148,13 @@ QStringList RunPanel::commandLine(const QString& verb) const {
   const QStringList args{verb, m_configPath, QStringLiteral("--stream")};
   if (remoteHost().isEmpty()) return QStringList{runExecutable()} + args;
   // Remote: the config path must exist at the same path there (shared file
-  // system). ssh joins the arguments into one line for the remote shell: quote them.
-  QStringList cmd{QStringLiteral("ssh"), remoteHost(), QStringLiteral("tilescope-run")};
-  for (QString a : args) cmd << QLatin1Char('\'') + a.replace(QLatin1Char('\''), QStringLiteral("'\\''")) + QLatin1Char('\'');
+  // system). The core builds the ssh command the CLI uses: the host checked,
+  // `--` before it, the arguments quoted for the remote shell.
+  if (!remoteHostProblem(remoteHost().toStdString()).empty()) return {};
+  std::vector<std::string> remoteArgs;
+  for (const QString& a : args) remoteArgs.push_back(a.toStdString());
+  QStringList cmd;
+  for (const std::string& a : sshCommand(remoteHost().toStdString(), remoteArgs)) cmd << QString::fromStdString(a);
   return cmd;
 }
 
@@ -168,6 +173,13 @@ void RunPanel::appendLog(const QString& text) { m_log->appendPlainText(text); }
 void RunPanel::start(const QString& verb) {
   if (isRunning() || m_configPath.isEmpty()) return;
   const QStringList cmd = commandLine(verb);
+  if (cmd.isEmpty()) {  // a remote host ssh would misread (an option, a shell word)
+    const QString msg = tr("remote host '%1': %2")
+                            .arg(remoteHost(), QString::fromStdString(remoteHostProblem(remoteHost().toStdString())));
+    m_status->setText(msg);
+    emit runFailed(msg);
+    return;
+  }
   m_stream->reset();
   m_matrix->clear();
   m_pointStatus->clear();

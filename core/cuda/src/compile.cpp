@@ -6,6 +6,7 @@
 
 #include "compile_detail.h"
 #include "tilescope/cuda/compile.h"
+#include "tilescope/includes.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -35,6 +36,38 @@ int smNumber(const std::string& arch) {
   return pos == std::string::npos ? 0 : std::atoi(arch.c_str() + pos);
 }
 
+/// The prerequisites of a Makefile rule as nvcc -MD writes it ("out: a.cu b.h \\").
+std::vector<std::string> parseMakeDeps(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool afterColon = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+      ++i;
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == ' ') {
+      cur += ' ';
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!cur.empty() && afterColon) out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    if (c == ':' && !afterColon && (i + 1 >= text.size() || text[i + 1] == ' ' || text[i + 1] == '\n')) {
+      afterColon = true;
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty() && afterColon) out.push_back(cur);
+  return out;
+}
+
 struct Build {
   bool ok = false;
   std::vector<char> image;
@@ -42,11 +75,22 @@ struct Build {
   std::string lowered;
 };
 
+/// The log with the source's full path shortened to its file name, as NVRTC
+/// would print it for a program named by its file name alone.
+std::string shortenSourcePath(std::string log, const std::string& full, const std::string& name) {
+  if (full.empty()) return log;
+  for (std::size_t at = 0; (at = log.find(full, at)) != std::string::npos; at += name.size()) log.replace(at, full.size(), name);
+  return log;
+}
+
 Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, const std::string& source) {
   Build b;
   nvrtcProgram prog = nullptr;
-  std::string name = k.sourcePath.filename().string();
-  if (nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  // The program is named by its absolute path: NVRTC then looks for "quoted"
+  // includes next to the source, as the include scan does, and not in whatever
+  // folder TileScope happens to run in.
+  const std::string full = fs::absolute(k.sourcePath).lexically_normal().string();
+  if (nvrtcCreateProgram(&prog, source.c_str(), full.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
     b.log = "error: nvrtcCreateProgram failed for " + k.sourcePath.string();
     return b;
   }
@@ -60,6 +104,7 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
   b.log.resize(logSize);
   if (logSize) nvrtcGetProgramLog(prog, b.log.data());
   while (!b.log.empty() && b.log.back() == '\0') b.log.pop_back();
+  b.log = shortenSourcePath(b.log, full, k.sourcePath.filename().string());
   if (rc == NVRTC_SUCCESS) {
     std::size_t size = 0;
     nvrtcGetCUBINSize(prog, &size);
@@ -77,15 +122,24 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
   return b;
 }
 
-Build buildTool(const std::vector<std::string>& argvHead, const std::string& input) {
+/// Runs nvcc or ptxas into a private temporary folder. With `deps`, nvcc also
+/// writes the headers it read (-MD -MF), returned in *deps.
+Build buildTool(const std::vector<std::string>& argvHead, const std::string& input, std::vector<std::string>* deps) {
   Build b;
   detail::TempDir tmp;
+  if (tmp.path.empty()) {
+    b.log = "error: could not create a private temporary folder";
+    return b;
+  }
   auto outPath = (tmp.path / "kernel.cubin").string();
+  auto depPath = (tmp.path / "kernel.d").string();
   std::vector<std::string> argv = argvHead;
+  if (deps) argv.insert(argv.end(), {"-MD", "-MF", depPath});
   argv.insert(argv.end(), {"-o", outPath, input});
   int rc = detail::runProcess(argv, &b.log);
   b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
   if (rc == -1) b.log = "error: " + b.log;
+  if (deps && b.ok) *deps = parseMakeDeps(detail::readText(depPath));
   return b;
 }
 
@@ -147,7 +201,9 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
   const std::string ext = lowerExt(k.sourcePath);
   const std::string root = cudaToolkitRoot();
   const std::string cudaInclude = root + "/include";
-  const std::string srcDir = k.sourcePath.parent_path().string();
+  // Absolute: a config named without a folder ("k.tscfg.json") has a source path
+  // without one, and "-I" + "" would swallow the next flag.
+  const std::string srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
 
   if (!fs::is_regular_file(k.sourcePath)) {
     info.compiler = k.compiler;
@@ -171,12 +227,18 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
     info.compiler = ptx ? "ptxas" : (nvcc ? "nvcc" : "nvrtc");
     int vmaj = 0, vmin = 0;
     nvrtcVersion(&vmaj, &vmin);
+    // Relative include paths resolve against the config's folder, not the working directory.
+    const std::vector<std::string> options = absoluteIncludeOptions(k);
     std::vector<std::string> keyParts{info.compiler, std::to_string(vmaj) + "." + std::to_string(vmin), arch,
                                       k.entry};
     auto dflags = defineFlags(defines);
     keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
-    keyParts.insert(keyParts.end(), k.options.begin(), k.options.end());
-    std::string key = detail::cacheKey(k.sourcePath, {cudaInclude}, keyParts);
+    keyParts.insert(keyParts.end(), options.begin(), options.end());
+    const std::string key = detail::cacheBaseKey(keyParts, k.sourcePath);
+    // What the compile read, for the cache manifest; "cacheable" is false when
+    // it cannot be known (an #include through a macro, a scan cut short).
+    std::vector<std::string> deps;
+    bool cacheable = true;
     Build b;
     if (detail::cacheLoad(key, &b.image, &b.log)) {
       b.ok = true;
@@ -191,24 +253,32 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
         ck.format = CompiledKernel::Format::ptx;
       } else {
         std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
-        argv.insert(argv.end(), k.options.begin(), k.options.end());
-        b = buildTool(argv, k.sourcePath.string());
+        argv.insert(argv.end(), options.begin(), options.end());
+        b = buildTool(argv, k.sourcePath.string(), nullptr);
+        deps.push_back(fs::absolute(k.sourcePath).lexically_normal().string());
       }
     } else if (nvcc) {
       std::string nvccPath = detail::toolkitTool("nvcc");
       std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath, "-cubin", "-arch=" + arch,
                                     "-Xptxas", "-v", "-I" + srcDir};
       argv.insert(argv.end(), dflags.begin(), dflags.end());
-      argv.insert(argv.end(), k.options.begin(), k.options.end());
-      b = buildTool(argv, k.sourcePath.string());
+      argv.insert(argv.end(), options.begin(), options.end());
+      b = buildTool(argv, k.sourcePath.string(), &deps);  // nvcc names every header it read
+      cacheable = !deps.empty();
     } else {
       std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};
       flags.insert(flags.end(), dflags.begin(), dflags.end());
-      flags.insert(flags.end(), k.options.begin(), k.options.end());
+      flags.insert(flags.end(), options.begin(), options.end());
       b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
       ck.loweredName = b.lowered;
+      // NVRTC reports no dependencies: the include scan finds every header it can read.
+      const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, root));
+      for (const auto& f : scan.files) deps.push_back(f.string());
+      for (const auto& e : scan.edges) cacheable = cacheable && !e.computed;
+      cacheable = cacheable && !scan.truncated;
     }
-    if (b.ok && !info.cached && ck.format == CompiledKernel::Format::cubin) detail::cacheStore(key, b.image, b.log);
+    if (b.ok && !info.cached && cacheable && ck.format == CompiledKernel::Format::cubin)
+      detail::cacheStore(key, deps, b.image, b.log);
     info.ok = b.ok;
     info.log = b.log;
     ck.image = std::move(b.image);

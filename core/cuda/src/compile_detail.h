@@ -11,7 +11,9 @@ namespace tilescope::cuda::detail {
 /// Returns the exit status, or -1 when the program could not be started.
 int runProcess(const std::vector<std::string>& argv, std::string* output);
 
-/// A fresh private temporary folder, removed by the destructor.
+/// A fresh private temporary folder (mkdtemp: an unpredictable name, mode 0700,
+/// created by us or not at all), removed by the destructor. `path` is empty
+/// when none could be made.
 struct TempDir {
   TempDir();
   ~TempDir();
@@ -23,17 +25,21 @@ struct TempDir {
 bool readFile(const std::filesystem::path& p, std::vector<char>* out);
 bool writeFile(const std::filesystem::path& p, const std::vector<char>& data);
 std::string readText(const std::filesystem::path& p);
+bool readText(const std::filesystem::path& p, std::string* out);
 
 /// The executable `name` in the CUDA toolkit's bin folder, or "" when absent.
 std::string toolkitTool(const std::string& name);
 
-/// Cache of compiled images keyed by a hash of everything that shapes them.
-std::filesystem::path cacheDir();
-/// Hex digest of `parts` plus the text of the source and the headers it includes
-/// with #include "..." (resolved against the source's folder and `includeDirs`).
-std::string cacheKey(const std::filesystem::path& source, const std::vector<std::string>& includeDirs,
-                     const std::vector<std::string>& parts);
-bool cacheLoad(const std::string& key, std::vector<char>* image, std::string* log);
-void cacheStore(const std::string& key, const std::vector<char>& image, const std::string& log);
+// compile_cache.cpp (see there for the key and the checks).
+/// The cache folder, or "" when there is no safe one (*why says why, when given).
+std::filesystem::path cacheDir(std::string* why);
+/// The first step of a key: compiler, version, target and flags (`parts`) and the source.
+std::string cacheBaseKey(const std::vector<std::string>& parts, const std::filesystem::path& source);
+/// Loads the verified entry for `base` and the current contents of the headers
+/// its manifest lists; false on a miss (or anything suspicious).
+bool cacheLoad(const std::string& base, std::vector<char>* image, std::string* log);
+/// Stores an entry and its manifest: `deps` are the files the compile read.
+void cacheStore(const std::string& base, const std::vector<std::string>& deps, const std::vector<char>& image,
+                const std::string& log);
 
 }  // namespace tilescope::cuda::detail

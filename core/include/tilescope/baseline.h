@@ -20,7 +20,9 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor);
 /// defines and params in the environment as TILESCOPE_<NAME>), reads
 /// `{"median_ns": N}` from the last JSON line it prints, and fills each of the
 /// point's captures' baseline, speedup and slow_vs_baseline finding. A command
-/// that fails or prints no median leaves `baseline.error` saying why.
+/// that fails or prints no median leaves `baseline.error` saying why. Points
+/// whose kernel was not timed (no GPU, a failed capture) never run it. The
+/// caller decides whether the user allowed it (docs/security.md).
 void applyCommandBaseline(std::vector<Point>& points, const Config& config, double timeoutS = 300);
 
 }  // namespace tilescope

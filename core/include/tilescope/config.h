@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,12 +23,30 @@ const char* dtypeName(DType t);
 std::optional<DType> parseDType(const std::string& name);
 bool isFloating(DType t);
 
+/// How an error at the document's top level (path "") names its place.
+inline constexpr const char* kConfigTopLevel = "(top level)";
+
 /// A configuration error: `path` is the JSON path of the offending value
 /// (`tensors.C.shape[1]`), `message` says what is wrong with it.
 struct ConfigError : std::runtime_error {
   ConfigError(std::string path, std::string message);
   std::string path;
   std::string problem;
+};
+
+/// What the loader accepts at most (docs/config.md, "Limits"): a config is a few
+/// KB written by a person; these bounds keep a hostile or corrupted file from
+/// exhausting the stack, memory or time of `check`, the GUI or a sweep.
+struct ConfigLimits {
+  static constexpr std::size_t kMaxFileBytes = std::size_t{4} << 20;  ///< 4 MiB
+  static constexpr int kMaxDepth = 32;                  ///< objects/arrays inside each other
+  static constexpr std::size_t kMaxMembers = 1024;      ///< keys of one object (tensors, defines, ...)
+  static constexpr std::size_t kMaxNameBytes = 256;     ///< define, param and tensor names, `name`
+  static constexpr std::size_t kMaxStringBytes = 4096;  ///< entry, expressions, paths, options, commands
+  static constexpr std::size_t kMaxTextBytes = 65536;   ///< `description`
+  static constexpr std::size_t kMaxListLength = 1024;   ///< args, options, shape entries, ...
+  static constexpr std::size_t kMaxSweepPoints = 10000; ///< product of the sweep's value counts
+  static constexpr std::size_t kMaxCaptures = 100000;   ///< sweep points x trials
 };
 
 /// Scalar argument types (`"EXPR:i64"`, SPEC §1 args).
@@ -77,6 +96,7 @@ struct DefineValue {
 struct KernelSpec {
   std::string source;                ///< as written (relative to the config's folder)
   std::filesystem::path sourcePath;  ///< resolved
+  std::filesystem::path baseDir;     ///< the config's folder: relative include paths in `options` resolve here
   std::string entry;
   std::string compiler = "nvrtc";    ///< nvrtc | nvcc (for .cu sources)
   std::vector<std::string> options;
@@ -144,7 +164,8 @@ struct Config {
   RunSettings run;
   std::vector<SweepAxis> sweep;
   int trials = 1;
-  nlohmann::json raw;                ///< the document as loaded
+  /// The document as loaded (shared: every sweep point refers to the same one).
+  std::shared_ptr<const nlohmann::json> raw;
 
   const TensorSpec* tensor(const std::string& name) const;
 };
@@ -170,7 +191,14 @@ struct SweepPoint {
 };
 
 /// The cartesian product of config.sweep (a config without a sweep is one point).
+/// Throws ConfigError at `sweep` above ConfigLimits::kMaxSweepPoints.
 std::vector<SweepPoint> expandSweep(const Config& config);
+
+/// The number of points of config.sweep (1 without a sweep), saturating at SIZE_MAX.
+std::size_t sweepPointCount(const Config& config);
+/// Throws ConfigError at `jsonPath` when points x trials exceeds
+/// ConfigLimits::kMaxCaptures (or trials < 1).
+void checkCaptureCount(const Config& config, std::int64_t trials, const std::string& jsonPath);
 
 /// Inputs whose values the tool generates from a float distribution (randn, rand,
 /// ones, arange on a float dtype; not .npy data, not outputs): the ones
@@ -182,6 +210,10 @@ void scaleInputs(Config& config, double factor);
 
 /// The symbols every expression of a point sees: integer defines, then params.
 std::map<std::string, std::int64_t> pointSymbols(const Config& config);
+
+/// a * b for a, b >= 0, saturating at INT64_MAX instead of overflowing (launch
+/// geometry from expressions can reach 2^53 per dimension).
+std::int64_t mulSaturating(std::int64_t a, std::int64_t b);
 
 /// Evaluated launch geometry and tensor shapes of one point.
 struct ResolvedTensor {
@@ -197,8 +229,8 @@ struct ResolvedLaunch {
   std::int64_t grid[3] = {1, 1, 1};
   std::int64_t block[3] = {1, 1, 1};
   std::int64_t sharedBytes = 0;
-  std::int64_t threadsPerBlock() const { return block[0] * block[1] * block[2]; }
-  std::int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+  std::int64_t threadsPerBlock() const;   ///< saturates at INT64_MAX
+  std::int64_t blocks() const;            ///< saturates at INT64_MAX
 };
 
 struct ResolvedScalarArg {

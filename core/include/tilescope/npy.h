@@ -28,7 +28,7 @@ struct NpyHeader {
   bool fortranOrder = false;
   std::vector<std::int64_t> shape;    ///< () is a scalar: one element
   std::size_t dataOffset = 0;         ///< bytes from the file's start to the data
-  std::int64_t elements() const;
+  std::int64_t elements() const;      ///< -1 when the product exceeds 2^62
 };
 
 struct NpyArray {
@@ -46,6 +46,8 @@ NpyHeader readNpyHeader(const std::filesystem::path& file);
 /// Reads header and data. Throws NpyError (fortran order, big-endian, unknown
 /// dtype, truncated data).
 NpyArray readNpy(const std::filesystem::path& file);
+/// Same as readNpy, from the bytes of a file in memory (`label` names it in errors).
+NpyArray parseNpy(const std::string& bytes, const std::string& label);
 /// Writes a version 1 file (version 2 if the header needs it). Throws NpyError.
 void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<std::int64_t>& shape,
               const void* data, std::size_t bytes);

@@ -212,6 +212,7 @@ struct OccupancyInfo {
 /// diagnose and the CLI act on. JSON: keys of the point's `extra`.
 struct PointStatus {
   bool noGpu = false;                 ///< no_gpu: no GPU/CUDA where the worker ran
+  bool remoteUnreachable = false;     ///< remote_unreachable: ssh could not reach the host (no_gpu too)
   std::optional<int> workerExit;      ///< worker_exit: its exit status when it gave no point
   std::string workerError;            ///< worker_error: why (its stderr, or why it did not start)
   std::optional<bool> stickyError;    ///< sticky_error: the CUDA context is dead after the capture

@@ -26,12 +26,18 @@ struct SessionOptions {
   /// The arguments after workerCommand pass through a remote shell (ssh joins
   /// them into one command line): each is single-quoted for it.
   bool workerThroughShell = false;
+  /// The ssh host of workerCommand ("" = local): an ssh that cannot connect is
+  /// "cannot reach host", not a fault of the kernel.
+  std::string remoteHost;
   int trials = 1;
   int jobs = 1;                            ///< workers at once
   std::vector<int> devices{0};             ///< GPU ordinals to spread jobs over
   double timeoutS = 0;                     ///< per worker; 0 = config.run.timeoutS or the default
   double launchTimeoutS = 20;              ///< from the first launch to its completion
-  std::vector<std::string> extraWorkerArgs;  ///< passed to every worker (experiments)
+  std::vector<std::string> extraWorkerArgs;  ///< passed to every worker (experiments, consent)
+  /// The user allowed the config's own programs (--allow-commands): only then
+  /// does a command baseline run.
+  bool allowCommands = false;
   std::function<void(const nlohmann::json& event)> onEvent;  ///< progress and per-point results
 };
 

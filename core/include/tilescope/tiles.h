@@ -39,8 +39,15 @@ class TileCoverage {
  public:
   /// Dense maps above this many elements are refused (1 byte each).
   static constexpr std::int64_t kMaxDenseElements = std::int64_t(1) << 28;
-  /// Non-affine origins are evaluated per CTA through muParser up to this many CTAs.
+  /// Non-affine origins are evaluated per CTA through muParser up to this many CTAs;
+  /// the dense path paints at most this many tiles too.
   static constexpr std::int64_t kMaxEvaluatedCtas = std::int64_t(1) << 21;
+  /// The dense path stops after this many element visits (tiles x their in-bounds elements).
+  static constexpr std::int64_t kMaxDensePaint = std::int64_t(1) << 30;
+  /// The separable path keeps one flag per CTA index along each grid axis.
+  static constexpr std::int64_t kMaxAxisCtas = std::int64_t(1) << 26;
+  /// Grids of more CTAs than this (the product of the three axes) are refused.
+  static constexpr std::int64_t kMaxCtas = std::int64_t(1) << 48;
 
   /// `symbols`: the point's symbols (defines, params); pid_* and nctas_* are added.
   /// Throws std::runtime_error naming the tensor and the expression when the tiling

@@ -34,6 +34,14 @@ struct CompiledKernel {
 CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
                           const std::string& arch, CompiledKernel* out);
 
+/// compileKernel in a child process that is killed after `timeoutS` seconds
+/// (<= 0: no limit), for callers with no watchdog of their own (`check`): NVRTC
+/// cannot be interrupted in-process, and some sources make it run for hours. A
+/// compile that runs out of time, or crashes the compiler, comes back as ok=false
+/// with a log saying so.
+CompileInfo compileKernelIsolated(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                                  const std::string& arch, double timeoutS);
+
 /// The first error of a compiler log (NVRTC, nvcc, ptxas): its line number in the
 /// source (0 when the log names none) and the message without the file prefix.
 std::optional<std::pair<int, std::string>> firstCompileError(const std::string& log);

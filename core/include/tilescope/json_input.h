@@ -1,0 +1,54 @@
+// Reading JSON that someone else wrote (configs, reports, worker streams) with
+// limits: a file size, a nesting depth and a member count per object. Deep
+// nesting would otherwise overflow the stack of every recursive walk over the
+// document (dump, copy, compare), and a million-key object makes an ordered
+// object quadratic to build. Errors name where: "line:col" for broken JSON, the
+// JSON path for a limit.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tilescope {
+
+struct JsonLimits {
+  std::size_t maxBytes = std::size_t{16} << 20;  ///< text size
+  int maxDepth = 64;                             ///< arrays and objects inside each other
+  std::size_t maxMembers = 4096;                 ///< keys of one object
+  bool rejectDuplicateKeys = true;               ///< {"a": 1, "a": 2} is an error
+};
+
+/// A JSON text that breaks a limit or is not JSON. `where` is "line:col" for a
+/// syntax error or the JSON path (`kernel.defines.X[0]`, "" at the top level)
+/// for a limit; `problem` says what is wrong.
+struct JsonInputError : std::runtime_error {
+  JsonInputError(std::string where, std::string problem, bool syntax);
+  std::string where;
+  std::string problem;
+  bool syntax = false;   ///< `where` is line:col (invalid JSON), not a JSON path
+};
+
+/// Reads a whole file of at most `maxBytes`; refuses a directory, a device or a
+/// FIFO (only regular files) and a larger file, without reading more than
+/// maxBytes + 1 bytes. Throws JsonInputError with `where` = "".
+std::string readInputFile(const std::filesystem::path& file, std::size_t maxBytes);
+
+/// Checks `text` against `limits` (one streaming pass, no document built), then
+/// parses it. Throws JsonInputError.
+nlohmann::ordered_json parseJsonOrdered(const std::string& text, const JsonLimits& limits);
+/// Same, into nlohmann::json (keys sorted).
+nlohmann::json parseJson(const std::string& text, const JsonLimits& limits);
+
+/// `s` cut to at most `maxBytes` on a UTF-8 character boundary, "…" appended when
+/// cut: for echoing user text (names, expressions) in error messages.
+std::string clipForMessage(const std::string& s, std::size_t maxBytes = 80);
+
+/// Appends `key` to a JSON path the way the config loader writes paths
+/// ("a.b", "a[3]"): `key` is clipped for messages.
+std::string jsonPathChild(const std::string& path, const std::string& key);
+
+}  // namespace tilescope

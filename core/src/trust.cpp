@@ -1,0 +1,262 @@
+// Commands and paths a config asks for (trust.h). Compiler options are judged
+// against a list of options known to be harmless: an unknown option may run a
+// program (nvcc's -ccbin, the host compiler's -wrapper, -fplugin, -B) or write
+// a file (-o, -time, -keep), so it needs consent rather than a guess.
+#include "tilescope/trust.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
+#include "tilescope/includes.h"
+#include "tilescope/json_input.h"
+
+namespace tilescope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Flags without a value that only change code generation or diagnostics
+// (NVRTC, nvcc and ptxas spellings).
+constexpr std::string_view kSafeFlags[] = {
+    "-G", "--device-debug", "-lineinfo", "--generate-line-info", "-use_fast_math", "--use_fast_math",
+    "-rdc=true", "-rdc=false", "-ewp", "--extensible-whole-program", "-w", "--disable-warnings",
+    "-restrict", "--restrict", "-default-device", "--device-as-default-execution-space",
+    "--device-int128", "-device-int128", "--extra-device-vectorization", "-extra-device-vectorization",
+    "--expt-relaxed-constexpr", "-expt-relaxed-constexpr", "--expt-extended-lambda", "-expt-extended-lambda",
+    "--extended-lambda", "-extended-lambda", "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets",
+    "-Wno-deprecated-declarations", "--Wno-deprecated-declarations", "-Werror=all-warnings", "--Werror=all-warnings",
+    "--display-error-number", "--no-display-error-number", "--brief-diagnostics", "-brief-diagnostics",
+    "--resource-usage", "-res-usage", "-src-in-ptx", "--source-in-ptx", "-v", "--verbose",
+    "--warn-on-spills", "--warn-on-local-memory-usage", "--allow-expensive-optimizations", "-dlto"};
+
+// Options taking a value (joined with '=' or as the next element) that only
+// change code generation or diagnostics.
+constexpr std::string_view kSafeValued[] = {
+    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
+    "-std", "--std", "-maxrregcount", "--maxrregcount", "-ftz", "--ftz", "-prec-div", "--prec-div",
+    "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-rdc", "--relocatable-device-code", "-dopt", "--dopt",
+    "-diag-suppress", "--diag-suppress", "-diag-error", "--diag-error", "-diag-warn", "--diag-warn",
+    "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache", "--modify-stack-limit", "-split-compile",
+    "--split-compile", "--jump-table-density", "-O", "--optimize"};
+
+// Options that name a program to run or a file to write: named in the message.
+constexpr std::pair<std::string_view, std::string_view> kKnownRisky[] = {
+    {"-ccbin", "names the host compiler nvcc runs"},
+    {"--compiler-bindir", "names the host compiler nvcc runs"},
+    {"-Xcompiler", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)"},
+    {"--compiler-options", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)"},
+    {"-Xlinker", "passes options to the host linker"},
+    {"--linker-options", "passes options to the host linker"},
+    {"-Xnvlink", "passes options to nvlink"},
+    {"-Xarchive", "passes options to the archiver"},
+    {"-Xfatbin", "passes options to fatbinary"},
+    {"-Xcudafe", "passes options to the front end"},
+    {"-arbin", "names the archiver nvcc runs"},
+    {"--archiver-binary", "names the archiver nvcc runs"},
+    {"-run", "runs the compiled program"},
+    {"--run", "runs the compiled program"},
+    {"-optf", "reads further options (which may name programs) from a file"},
+    {"--options-file", "reads further options (which may name programs) from a file"},
+    {"-o", "writes the output to a file of its choosing"},
+    {"--output-file", "writes the output to a file of its choosing"},
+    {"-odir", "writes the output into a folder of its choosing"},
+    {"-keep", "writes intermediate files"},
+    {"-keep-dir", "writes intermediate files into a folder of its choosing"},
+    {"-MF", "writes a dependency file of its choosing"},
+    {"-time", "writes a timing file of its choosing"},
+    {"--time", "writes a timing file of its choosing"},
+};
+
+// ptxas options behind -Xptxas (comma separated).
+constexpr std::string_view kSafePtxas[] = {
+    "-v", "--verbose", "-O0", "-O1", "-O2", "-O3", "--warn-on-spills", "--warn-on-local-memory-usage",
+    "--warn-on-double-precision-use", "--allow-expensive-optimizations", "-warn-spills", "-warn-lmem-usage"};
+constexpr std::string_view kSafePtxasValued[] = {
+    "--maxrregcount", "-maxrregcount", "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache"};
+
+template <std::size_t N>
+bool contains(const std::string_view (&list)[N], std::string_view s) {
+  return std::find(std::begin(list), std::end(list), s) != std::end(list);
+}
+
+/// "-name=value" -> "-name"; others unchanged.
+std::string_view nameOf(std::string_view option) {
+  const auto eq = option.find('=');
+  return eq == std::string_view::npos ? option : option.substr(0, eq);
+}
+
+bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::string ptxasRisk(std::string_view value) {
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const auto comma = value.find(',', start);
+    const std::string_view sub = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (!sub.empty() && !contains(kSafePtxas, sub) && !contains(kSafePtxasValued, nameOf(sub)))
+      return "passes '" + clipForMessage(std::string(sub)) + "' to ptxas, an option TileScope does not know to be harmless";
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string compilerOptionRisk(const std::vector<std::string>& options, std::size_t i, std::size_t* consumed) {
+  *consumed = 1;
+  const std::string_view o = options[i];
+  const bool hasNext = i + 1 < options.size();
+  const std::string_view name = nameOf(o);
+  const bool joined = name.size() != o.size();
+  auto value = [&]() -> std::string_view {
+    if (joined) return o.substr(name.size() + 1);
+    if (!hasNext) return {};
+    *consumed = 2;
+    return options[i + 1];
+  };
+  // Macros and include paths (where include paths point is checked elsewhere).
+  for (std::string_view p : {"-D", "-U", "-I", "-isystem"})
+    if (startsWith(o, p) && o.size() > p.size()) return "";
+  for (std::string_view p : {"-D", "-U", "-I", "-isystem", "--define-macro", "--undefine-macro", "--include-path",
+                             "--system-include", "-include", "--pre-include"})
+    if (name == p) {
+      (void)value();
+      return "";
+    }
+  if (startsWith(o, "-O") && o.size() == 3 && o[2] >= '0' && o[2] <= '3') return "";
+  if (contains(kSafeFlags, o)) return "";
+  if (name == "-Xptxas" || name == "--ptxas-options") return ptxasRisk(value());
+  if (contains(kSafeValued, name)) {
+    (void)value();
+    return "";
+  }
+  for (const auto& [risky, why] : kKnownRisky)
+    if (name == risky) return std::string(name) + " " + std::string(why);
+  return "'" + clipForMessage(std::string(o)) + "' is not an option TileScope knows to be harmless (it could run a program or write a file)";
+}
+
+namespace {
+
+void optionIssues(const KernelSpec& k, const std::string& base, std::vector<TrustIssue>& out) {
+  for (std::size_t i = 0; i < k.options.size();) {
+    std::size_t used = 1;
+    std::string risk = compilerOptionRisk(k.options, i, &used);
+    if (!risk.empty()) out.push_back({base + ".options[" + std::to_string(i) + "]", risk});
+    i += used;
+  }
+}
+
+}  // namespace
+
+std::vector<TrustIssue> commandIssues(const Config& config) {
+  std::vector<TrustIssue> out;
+  if (config.baseline.kind == "command")
+    out.push_back({"baseline.command", "runs `" + clipForMessage(config.baseline.command, 200) + "` through /bin/sh"});
+  optionIssues(config.kernel, "kernel", out);
+  if (config.reference.op == "kernel") optionIssues(config.reference.kernel, "reference", out);
+  return out;
+}
+
+std::vector<fs::path> trustedRoots(const Config& config, const fs::path& toolkitRoot) {
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(config.dir.empty() ? fs::path(".") : config.dir, ec);
+  if (!ec) roots.push_back(dir);
+  if (!toolkitRoot.empty()) {
+    fs::path t = fs::weakly_canonical(toolkitRoot, ec);
+    if (!ec) roots.push_back(t);
+  }
+  return roots;
+}
+
+bool insideRoots(const fs::path& file, const std::vector<fs::path>& roots) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(file, ec);
+  if (ec) return false;
+  for (const auto& root : roots) {
+    // Component-wise prefix: /a/bc is not inside /a/b.
+    auto r = root.begin();
+    auto f = real.begin();
+    for (; r != root.end() && f != real.end() && *r == *f; ++r, ++f) {
+    }
+    if (r == root.end() || (std::next(r) == root.end() && r->empty())) return true;
+  }
+  return false;
+}
+
+namespace {
+
+void checkPath(const fs::path& p, const std::string& jsonPath, const std::string& shown,
+               const std::vector<fs::path>& roots, std::vector<TrustIssue>& out) {
+  if (insideRoots(p, roots)) return;
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(p, ec);
+  out.push_back({jsonPath, "'" + clipForMessage(shown, 200) + "' resolves to " + (ec ? p : real).string() +
+                               ", outside the config's folder" + (roots.empty() ? "" : " (" + roots.front().string() + ")")});
+}
+
+void includeIssues(const KernelSpec& k, const std::string& base, const fs::path& toolkitRoot,
+                   const std::vector<fs::path>& roots, std::vector<TrustIssue>& out) {
+  checkPath(k.sourcePath, base + ".source", k.source, roots, out);
+  const fs::path dir = k.baseDir;
+  auto resolve = [&](const std::string& v) { fs::path p(v); return p.is_absolute() ? p : (dir / p).lexically_normal(); };
+  for (std::size_t i = 0; i < k.options.size(); ++i) {
+    const std::string& o = k.options[i];
+    const std::string at = base + ".options[" + std::to_string(i) + "]";
+    const bool hasNext = i + 1 < k.options.size();
+    std::string value;
+    for (std::string_view p : {"-I", "-isystem"})
+      if (startsWith(o, p) && o.size() > p.size() && value.empty()) value = o.substr(p.size());
+    for (std::string_view p : {"--include-path", "--system-include", "--pre-include"})
+      if (startsWith(o, std::string(p) + "=")) value = o.substr(p.size() + 1);
+    for (std::string_view p : {"-I", "-isystem", "-include", "--include-path", "--system-include", "--pre-include"})
+      if (o == p && hasNext) value = k.options[++i];
+    if (!value.empty()) checkPath(resolve(value), at, value, roots, out);
+  }
+  // The #include lines themselves: a kernel may name any file ("/etc/passwd",
+  // "../../secret.h"), and the compiler would copy its first lines into the log.
+  if (!out.empty()) return;  // the source or a folder is outside already: said once
+  std::error_code ec;
+  const std::vector<fs::path> toolkit =
+      toolkitRoot.empty() ? std::vector<fs::path>{} : std::vector<fs::path>{fs::weakly_canonical(toolkitRoot, ec)};
+  const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, toolkitRoot));
+  for (const IncludeEdge& e : scan.edges) {
+    if (!toolkit.empty() && insideRoots(e.from, toolkit)) continue;  // the toolkit's own headers
+    const std::string site = e.from.filename().string() + ":" + std::to_string(e.line);
+    if (e.computed) {
+      out.push_back({base + ".source", "#include " + clipForMessage(e.spelled) + " (" + site +
+                                           ") names its file through a macro: TileScope cannot check where it points"});
+    } else if (!e.to.empty() && !insideRoots(e.to, roots)) {
+      out.push_back({base + ".source", "#include " + clipForMessage(e.spelled) + " (" + site + ") reads " +
+                                           fs::weakly_canonical(e.to, ec).string() + ", outside the config's folder"});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<TrustIssue> pathIssues(const Config& config, const fs::path& toolkitRoot) {
+  std::vector<TrustIssue> out;
+  const std::vector<fs::path> roots = trustedRoots(config, toolkitRoot);
+  includeIssues(config.kernel, "kernel", toolkitRoot, roots, out);
+  if (config.reference.op == "kernel") includeIssues(config.reference.kernel, "reference", toolkitRoot, roots, out);
+  for (const auto& t : config.tensors) {
+    for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}}) {
+      if (ref.rfind("npy:", 0) != 0) continue;
+      fs::path p(ref.substr(4));
+      if (p.is_relative()) p = (config.dir / p).lexically_normal();
+      checkPath(p, "tensors." + t.name + "." + key, ref.substr(4), roots, out);
+    }
+  }
+  return out;
+}
+
+std::string describeIssues(const std::vector<TrustIssue>& issues) {
+  std::string s;
+  for (const auto& i : issues) s += (s.empty() ? "" : "; ") + i.path + ": " + i.what;
+  return s;
+}
+
+}  // namespace tilescope
