@@ -15,3 +15,8 @@ ctest --preset dev -j "$jobs" --timeout 600
 cmake --preset server >/dev/null
 cmake --build --preset server -j "$jobs"
 ctest --preset server -j "$jobs" --timeout 600
+# The fuzz corpus (seeds and every reproducer) under ASan/UBSan: clang, core and
+# the harnesses only (docs/fuzzing.md).
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+ctest --preset fuzz -j "$jobs" --timeout 600

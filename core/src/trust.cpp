@@ -42,31 +42,35 @@ constexpr std::string_view kSafeValued[] = {
     "--split-compile", "--jump-table-density", "-O", "--optimize"};
 
 // Options that name a program to run or a file to write: named in the message.
-constexpr std::pair<std::string_view, std::string_view> kKnownRisky[] = {
-    {"-ccbin", "names the host compiler nvcc runs"},
-    {"--compiler-bindir", "names the host compiler nvcc runs"},
-    {"-Xcompiler", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)"},
-    {"--compiler-options", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)"},
-    {"-Xlinker", "passes options to the host linker"},
-    {"--linker-options", "passes options to the host linker"},
-    {"-Xnvlink", "passes options to nvlink"},
-    {"-Xarchive", "passes options to the archiver"},
-    {"-Xfatbin", "passes options to fatbinary"},
-    {"-Xcudafe", "passes options to the front end"},
-    {"-arbin", "names the archiver nvcc runs"},
-    {"--archiver-binary", "names the archiver nvcc runs"},
-    {"-run", "runs the compiled program"},
-    {"--run", "runs the compiled program"},
-    {"-optf", "reads further options (which may name programs) from a file"},
-    {"--options-file", "reads further options (which may name programs) from a file"},
-    {"-o", "writes the output to a file of its choosing"},
-    {"--output-file", "writes the output to a file of its choosing"},
-    {"-odir", "writes the output into a folder of its choosing"},
-    {"-keep", "writes intermediate files"},
-    {"-keep-dir", "writes intermediate files into a folder of its choosing"},
-    {"-MF", "writes a dependency file of its choosing"},
-    {"-time", "writes a timing file of its choosing"},
-    {"--time", "writes a timing file of its choosing"},
+struct Risky {
+  std::string_view name, why;
+  bool valued;  // its value is the next element unless joined with '='
+};
+constexpr Risky kKnownRisky[] = {
+    {"-ccbin", "names the host compiler nvcc runs", true},
+    {"--compiler-bindir", "names the host compiler nvcc runs", true},
+    {"-Xcompiler", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)", true},
+    {"--compiler-options", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)", true},
+    {"-Xlinker", "passes options to the host linker", true},
+    {"--linker-options", "passes options to the host linker", true},
+    {"-Xnvlink", "passes options to nvlink", true},
+    {"-Xarchive", "passes options to the archiver", true},
+    {"-Xfatbin", "passes options to fatbinary", true},
+    {"-Xcudafe", "passes options to the front end", true},
+    {"-arbin", "names the archiver nvcc runs", true},
+    {"--archiver-binary", "names the archiver nvcc runs", true},
+    {"-run", "runs the compiled program", false},
+    {"--run", "runs the compiled program", false},
+    {"-optf", "reads further options (which may name programs) from a file", true},
+    {"--options-file", "reads further options (which may name programs) from a file", true},
+    {"-o", "writes the output to a file of its choosing", true},
+    {"--output-file", "writes the output to a file of its choosing", true},
+    {"-odir", "writes the output into a folder of its choosing", true},
+    {"-keep", "writes intermediate files", false},
+    {"-keep-dir", "writes intermediate files into a folder of its choosing", true},
+    {"-MF", "writes a dependency file of its choosing", true},
+    {"-time", "writes a timing file of its choosing", true},
+    {"--time", "writes a timing file of its choosing", true},
 };
 
 // ptxas options behind -Xptxas (comma separated).
@@ -132,8 +136,11 @@ std::string compilerOptionRisk(const std::vector<std::string>& options, std::siz
     (void)value();
     return "";
   }
-  for (const auto& [risky, why] : kKnownRisky)
-    if (name == risky) return std::string(name) + " " + std::string(why);
+  for (const Risky& r : kKnownRisky)
+    if (name == r.name) {
+      if (r.valued) (void)value();
+      return std::string(name) + " " + std::string(r.why);
+    }
   return "'" + clipForMessage(std::string(o)) + "' is not an option TileScope knows to be harmless (it could run a program or write a file)";
 }
 

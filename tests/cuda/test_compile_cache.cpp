@@ -39,8 +39,9 @@ class CacheTest : public ::testing::Test {
   }
   void TearDown() override {
     unsetenv("TILESCOPE_CACHE_DIR");
-    fs::permissions(m_cache, fs::perms::owner_all, fs::perm_options::replace);
-    fs::remove_all(m_dir);
+    std::error_code ec;
+    fs::permissions(m_cache, fs::perms::owner_all, fs::perm_options::replace, ec);
+    fs::remove_all(m_dir, ec);
   }
   void header(int v) { std::ofstream(m_dir / "cfg" / "inc" / "val.h") << "#define VAL " << v << "\n"; }
   KernelSpec spec() const {
@@ -156,3 +157,37 @@ TEST_F(CacheTest, AnIsolatedCompileReturnsTheSameResult) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CacheTest, NvccKeysOnTheHeadersItReports) {
+  KernelSpec k = spec();
+  k.compiler = "nvcc";
+  CompileInfo a = compileKernel(k, {}, "sm_90", nullptr);
+  ASSERT_TRUE(a.ok) << a.log;
+  EXPECT_TRUE(compileKernel(k, {}, "sm_90", nullptr).cached) << "nvcc -MD gave no dependencies: nothing was cached";
+  header(3);
+  CompileInfo b = compileKernel(k, {}, "sm_90", nullptr);
+  ASSERT_TRUE(b.ok) << b.log;
+  EXPECT_FALSE(b.cached);
+  EXPECT_EQ(b.smemStatic, 3072);
+}
+
+}  // namespace
+
+TEST(CompileLog, LongLinesAndAbsurdLineNumbers) {
+  // A 200 KB line overflowed the stack of std::regex; a #line beyond int threw from std::stoi.
+  const std::string longLine = "k.cu(12): error: " + std::string(200000, 'x') + "\n";
+  auto e = firstCompileError(longLine);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->first, 12);
+  e = firstCompileError("k.cu(99999999999999999999): error: boom\n");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->first, 0);
+  EXPECT_EQ(e->second, "boom");
+  CompileInfo info;
+  parsePtxasResources("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+                      "ptxas info    : Used 99999999999999999999 registers, " + std::string(100000, 'y') + "\n",
+                      "k", &info);
+  EXPECT_EQ(info.regs, -1);
+}

@@ -14,15 +14,20 @@ using namespace tilescope;
 
 const std::filesystem::path kDir = std::filesystem::path(TILESCOPE_TEST_DATA) / "config";
 
-/// A minimal valid document; tests add to it.
+/// A minimal valid document; tests add members to it or replace them (`extra` is
+/// `, "key": value, ...`; a key given twice is an error of its own).
 std::string minimal(const std::string& extra = "") {
-  return R"j({"schema": "tilescope.config/1",
+  auto doc = nlohmann::ordered_json::parse(R"j({"schema": "tilescope.config/1",
     "kernel": {"source": "copy.cu", "entry": "copy_scaled", "defines": {"Z": 3, "Y": 2}},
     "params": {"N": 10, "A": 1},
     "tensors": {"x": {"dtype": "f32", "shape": ["N"]}, "b": {"dtype": "bf16", "shape": [2, "N"]}},
     "args": ["x", "N"],
-    "launch": {"grid": [1], "block": [32]})j" +
-         extra + "}";
+    "launch": {"grid": [1], "block": [32]}})j");
+  if (!extra.empty()) {
+    const auto more = nlohmann::ordered_json::parse("{" + extra.substr(1) + "}");
+    for (const auto& [key, value] : more.items()) doc[key] = value;
+  }
+  return doc.dump();
 }
 
 TEST(Config, SpecExampleLoads) {

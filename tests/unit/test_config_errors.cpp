@@ -118,7 +118,7 @@ TEST(ConfigErrors, MissingFileCannotOpen) {
   auto file = kDir / "no_such_config.tscfg.json";
   auto error = firstError(file);
   ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(std::string(error->what()), file.string() + ": cannot open config");
+  EXPECT_EQ(std::string(error->what()), file.string() + ": cannot open (no such file)");
 }
 
 TEST(ConfigErrors, TextLabelInJsonErrors) {

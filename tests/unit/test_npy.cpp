@@ -147,3 +147,50 @@ TEST(Npy, TensorCheckAgainstConfig) {
 }
 
 }  // namespace
+
+// Issue 11: a header or a shape may promise anything; nothing is allocated
+// before it is checked against the file's size.
+TEST(Npy, LimitsComeBeforeAllocation) {
+  auto bytes = [](std::string header, int version, const std::string& data = "") {
+    std::string s = "\x93NUMPY";
+    s += static_cast<char>(version);
+    s += '\0';
+    const std::size_t n = header.size();
+    for (int i = 0; i < (version == 1 ? 2 : 4); ++i) s += static_cast<char>((n >> (8 * i)) & 0xff);
+    return s + header + data;
+  };
+  auto problem = [](const std::string& b) {
+    try {
+      (void)parseNpy(b, "x.npy");
+    } catch (const NpyError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A version 2 header claiming 4 GiB.
+  std::string huge = "\x93NUMPY\x02";
+  huge += '\0';
+  huge += "\xff\xff\xff\xff";
+  EXPECT_NE(problem(huge).find("over the limit"), std::string::npos) << problem(huge);
+  // Shapes whose element count overflows, or promises terabytes the file does not hold.
+  EXPECT_NE(problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4), }", 1))
+                .find("more than 2^62"),
+            std::string::npos);
+  EXPECT_NE(problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", 1, "abcd"))
+                .find("truncated data"),
+            std::string::npos);
+  EXPECT_NE(problem(bytes("{'descr': '<f99999999999999999999', 'fortran_order': False, 'shape': (1,), }", 1))
+                .find("unsupported dtype"),
+            std::string::npos);
+  std::string many = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (int i = 0; i < 100000; ++i) many += "1,";
+  EXPECT_NE(problem(bytes(many + "), }", 2)).find("dimensions"), std::string::npos);
+  // And a good one still reads.
+  const NpyArray ok = parseNpy(bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", 1, std::string("\x07\0\0\0", 4)), "ok.npy");
+  EXPECT_EQ(element<std::int32_t>(ok, 0), 7);
+  // The file reader checks the size before it allocates, too.
+  const auto file = tempFile("big.npy");
+  std::ofstream(file, std::ios::binary) << bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }", 1);
+  EXPECT_NE(errorOf(file).find("truncated data"), std::string::npos);
+  std::filesystem::remove(file);
+}

@@ -147,3 +147,15 @@ TEST(StaticAnalysis, RegistersSpillsAndOccupancy) {
   EXPECT_EQ(find(p, "too_many_resources"), nullptr);
   EXPECT_EQ(find(p, "low_occupancy"), nullptr);
 }
+
+// Issue 11: block dimensions of 2^52 each multiply to far beyond int64; the
+// check saturates instead of overflowing (UBSan caught the overflow here).
+TEST(StaticAnalysis, HugeBlockDimensionsDoNotOverflow) {
+  Config c = gemmLike(64, 64, "2", "2", "4503599627370496");
+  c.launch.block = {"4503599627370496", "4503599627370496", "4503599627370496"};
+  const Point p = analyzeStatic(c, h100(), CompileInfo{});
+  const Finding* f = find(p, "invalid_launch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("9223372036854775807 threads per block"), std::string::npos) << f->message;
+  EXPECT_EQ(p.verdict, Verdict::launch_error);
+}

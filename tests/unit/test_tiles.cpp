@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 
 #include "tilescope/tiles.h"
 
@@ -122,4 +123,36 @@ TEST(Tiles, ErrorsNameTheTensorAndExpression) {
     EXPECT_NE(std::string(e.what()).find("BM"), std::string::npos) << e.what();
   }
   EXPECT_THROW(TileCoverage::analyze(spec2d("4", "4", "0", "0"), {4, 4, 4}, {1, 1, 1}, {}), std::runtime_error);
+}
+
+// Issue 11: tilings no analysis can finish are refused quickly with a clear
+// error at tiles.<tensor>; the rest stay fast however large the grid.
+TEST(Tiles, TilingsTooLargeToAnalyseAreRefusedQuickly) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Dense (not separable: pid_x drives both dimensions) on a 65536 x 65535 grid.
+  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "16", "pid_x * 16", "pid_x * 16"), {4096, 4096}, {65536, 65535, 1}, {}),
+               ConfigError);
+  // Affine but not separable with 3000 x 3000 tiles that overlap everywhere: too many element visits.
+  EXPECT_THROW(TileCoverage::analyze(spec2d("3000", "3000", "pid_x", "pid_x"), {3000, 3000}, {2048, 1, 1}, {}),
+               ConfigError);
+  // One grid axis of 2^31 - 1 CTAs (the separable path keeps a flag per CTA index).
+  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "2147483647", "0", "pid_x * 16"), {16, 65536}, {2147483647, 1, 1}, {}),
+               ConfigError);
+  // Origins whose coefficients overflow int64 across the grid.
+  EXPECT_THROW(TileCoverage::analyze(spec2d("1", "1", "pid_x * 4503599627370495", "0"), {4, 4}, {65536, 1, 1}, {}),
+               ConfigError);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
+TEST(Tiles, CrossingTilesOfAHugeGridAreFoundWithoutScanningIt) {
+  // 2^40 CTAs; only the last row (y) and column (x) cross the bounds.
+  const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"), {16 * 1048575 + 8, 16 * 1048575 + 8},
+                                        {1048576, 1048576, 1}, {});
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto crossing = tc.crossingTiles(4);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  ASSERT_EQ(crossing.size(), 4u);
+  EXPECT_EQ(crossing[0].cta, (CtaIndex{1048575, 0, 0}));
+  EXPECT_EQ(crossing[1].cta, (CtaIndex{1048575, 1, 0}));
+  EXPECT_EQ(tc.tilesCrossing(), 2 * 1048576LL - 1);
 }
