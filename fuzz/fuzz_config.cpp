@@ -67,6 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (points.size() > 1) checkPoint(points.back());
   } catch (const ConfigError& e) {
     if (e.problem.empty()) fuzz::violated("ConfigError without a problem");
+    // Every error names where: a JSON path, line:col, or the top level when
+    // the document itself is not an object.
+    if (e.path.empty() && e.problem.rfind("expected an object", 0) != 0)
+      fuzz::violated("ConfigError without a location: " + e.problem);
   }
   return 0;
 }

@@ -126,7 +126,7 @@ Config parseConfigText(const std::string& text, const std::filesystem::path& dir
   } catch (const JsonInputError& e) {
     // Broken JSON is located by line:col in the text; a limit by its JSON path.
     if (e.syntax) throw ConfigError(label + ":" + e.where, e.problem);
-    throw ConfigError(e.where, e.problem);
+    throw ConfigError(e.where.empty() ? label : e.where, e.problem);  // the size limit is the text's
   }
   return parseOrdered(doc, dir);
 }
