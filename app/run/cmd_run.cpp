@@ -91,7 +91,7 @@ int cmdRun(const RunArgs& a) {
   opts.timeoutS = a.timeoutS;
   opts.launchTimeoutS = a.launchTimeoutS;
   if (a.trace) {
-    opts.extraWorkerArgs = {"--trace", "--trace-mode", a.traceMode};
+    opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
     if (a.traceCells > 0) opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace-cells", std::to_string(a.traceCells)});
     // A traced launch runs many times slower than the kernel: more time for the worker.
     if (opts.timeoutS <= 0) opts.timeoutS = 4 * defaultWorkerTimeout(cfg) + 120;
