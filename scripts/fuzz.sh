@@ -41,7 +41,11 @@ run_one() {
   mkdir -p "$work/corpus/$name" "$work/artifacts/$name"
   local dirs=()
   for d in $(seeds "$name"); do [ -d "$d" ] && dirs+=("$d"); done
-  "$exe" "$work/corpus/$name" "${dirs[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  local dict=()
+  [ -f "fuzz/$name.dict" ] && dict=(-dict="fuzz/$name.dict")
+  # Configs grow by whole sections: let mutants outgrow the largest seed.
+  [ "$name" = config ] && dict+=(-max_len=16384)
+  "$exe" "$work/corpus/$name" "${dirs[@]}" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/$name/" >"$work/$name.log" 2>&1
   local rc=$?
   local runs rate corpus found
