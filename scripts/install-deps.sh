@@ -4,13 +4,15 @@
 #   --no-gui   server build: no Qt, no QCustomPlot, no Xvfb
 # CUDA comes from the toolkit at /usr/local/cuda and is not installed here.
 # The cudnn-frontend C++ headers come from the `nvidia-cudnn-frontend` PyPI wheel
-# (header-only) and are unpacked into build-deps/cudnn-frontend.
+# (header-only) and are unpacked into build-deps/cudnn-frontend; Triton goes into
+# the virtual environment build-deps/triton-venv, TileLang's headers into
+# build-deps/tilelang.
 set -euo pipefail
 gui=1
 [ "${1:-}" = "--no-gui" ] && gui=0
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip ccache
+pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv ccache
       nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev
       clang libclang-rt-14-dev)   # clang + libFuzzer/ASan/UBSan runtimes: the fuzz preset
 if [ "$gui" = 1 ]; then
@@ -84,6 +86,45 @@ for whl in glob.glob(os.path.join(src, "*.whl")):
 PY
   else
     echo "note: could not download nvidia-cuda-sanitizer-api ${cuda_ver}; the tracer (run --trace) is not built" >&2
+  fi
+  rm -rf "$tmp"
+fi
+# Triton from PyPI in a virtual environment (not the system Python): TileScope's
+# Triton helper compiles Triton kernels with it, without a GPU (docs/triton.md).
+# Pinned to the GPU host's version; reused while it is installed.
+triton_version=3.6.0
+venv="$here/build-deps/triton-venv"
+if ! "$venv/bin/python3" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$triton_version')" 2>/dev/null; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "triton==$triton_version" \
+    || echo "note: could not install Triton $triton_version; Triton kernels will not compile" >&2
+fi
+
+# TileLang's CUDA headers (tl_templates, its CUTLASS/CuTe), from the tilelang wheel
+# without installing TileLang (it brings PyTorch): TileLang's generated .cu in the
+# zoo (kernels/tilelang) compiles against them.
+tl="$here/build-deps/tilelang"
+if [ ! -f "$tl/src/tl_templates/cuda/common.h" ]; then
+  tmp=$(mktemp -d)
+  if python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "tilelang==0.1.15" >/dev/null 2>&1; then
+    python3 - "$tmp" "$tl" <<'PY'
+import glob, os, sys, zipfile
+src, dst = sys.argv[1], sys.argv[2]
+for whl in glob.glob(os.path.join(src, "*.whl")):
+    z = zipfile.ZipFile(whl)
+    for n in z.namelist():
+        if n.endswith("/"):
+            continue
+        for prefix in ("tilelang/src/tl_templates/", "tilelang/3rdparty/cutlass/include/"):
+            if n.startswith(prefix):
+                out = os.path.join(dst, n[len("tilelang/"):])
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with open(out, "wb") as f:
+                    f.write(z.read(n))
+PY
+  else
+    echo "note: could not download tilelang's headers; TileLang's generated .cu will not compile" >&2
   fi
   rm -rf "$tmp"
 fi

@@ -9,6 +9,8 @@ bin=$1/app/tilescope-run; dir=${2:-resources/sample}
 mkdir -p "$dir"; tmp=$(mktemp -d)
 "$bin" diagnose kernels/gemm/gemm_bug_no_mask_aligned.tscfg.json -o "$tmp/session.json" 2>/dev/null
 "$bin" sweep kernels/gemm/gemm_tiled_sweep.tscfg.json -o "$tmp/gemm_sweep.json" 2>/dev/null
+# A Triton kernel's session (docs/triton.md): the unmasked store of kernels/triton/add.py.
+"$bin" diagnose kernels/triton/add_bug_store_no_mask.tscfg.json -o "$tmp/triton_session.json" 2>/dev/null
 for c in gemm/gemm_bug_no_mask gemm/gemm_bug_misaligned gemm/gemm_bug_transposed gemm/gemm_bug_no_sync \
          gate/highway_gate_bug_floor_grid attention/flash_attn_fwd_d64 softmax/softmax_bug_no_max; do
   "$bin" run "kernels/$c.tscfg.json" -o "$tmp/$(basename "$c").json" 2>/dev/null

@@ -15,7 +15,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QLineEdit>
 #include <QMimeData>
+#include <QProcess>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -98,6 +100,34 @@ void MainWindow::setupActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
+  // A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
+  file->addAction(tr("New from &Triton Kernel…"), this, [this] {
+    const QString py = QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
+    if (py.isEmpty()) return;
+    bool ok = false;
+    const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
+                                                 tr("@triton.jit function (empty: the file's only kernel):"),
+                                                 QLineEdit::Normal, QString(), &ok);
+    if (!ok) return;
+    const QFileInfo info(py);
+    const QString out = QFileDialog::getSaveFileName(
+        this, tr("Save config"),
+        info.dir().filePath(info.completeBaseName() + (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
+                            QStringLiteral(".tscfg.json")),
+        tr("Configs (*.tscfg.json)"));
+    if (out.isEmpty()) return;
+    QProcess proc;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    proc.start(RunPanel::runExecutable(), {QStringLiteral("init-triton"),
+                                           kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
+                                           QStringLiteral("-o"), out, QStringLiteral("--force")});
+    const bool done = proc.waitForFinished(180000);
+    QApplication::restoreOverrideCursor();
+    if (!done || proc.exitCode() != 0)
+      QMessageBox::warning(this, tr("New from Triton kernel"), QString::fromLocal8Bit(proc.readAllStandardError()));
+    else if (!openFile(out))
+      QMessageBox::warning(this, tr("Open"), m_lastError);
+  });
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())

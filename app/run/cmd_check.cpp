@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "tilescope/compile_error.h"
 #include "tilescope/config.h"
 #include "tilescope/devices.h"
 #include "tilescope/locations.h"
@@ -58,6 +59,13 @@ namespace {
 
 /// A compile_error finding from a failed compile: the first error with its line.
 Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
+#ifdef TILESCOPE_HAVE_CUDA
+  if (cfg.kernel.isPython()) {
+    auto e = cuda::firstCompileError(ci.log);
+    auto [line, column] = compileErrorPosition(ci.log);
+    return pythonCompileErrorFinding(cfg, ci, line, column, e ? e->second : ci.log.substr(0, ci.log.find('\n')));
+  }
+#endif
   Finding f;
   f.category = "compile_error";
   f.severity = Severity::error;
@@ -81,8 +89,9 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
 }  // namespace
 
 Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS) {
-  const Config& cfg = sp.config;
+  Config cfg = sp.config;
   CompileInfo ci;
+  nlohmann::json triton, tilelang;
 #ifdef TILESCOPE_HAVE_CUDA
   // check never runs a program the config names: options that could are not
   // passed to any compiler, and the kernel is not compiled (run --allow-commands does).
@@ -92,6 +101,21 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, doub
   if (compile && risky) {
     ci.log = "not compiled: check never runs programs a config names: " + describeIssues(commands) +
              " (tilescope-run run --allow-commands compiles it)";
+  } else if (compile && cfg.kernel.isPython()) {
+    // The Triton/TileLang helper runs as a child process with its own time limit.
+    cuda::CompiledKernel ck;
+    ci = cuda::compilePoint(cfg, dev.arch, true, &ck);
+    if (ck.triton) {
+      // Triton sized the shared memory; the launch passes it as dynamic shared memory.
+      cfg.launch.sharedBytes = std::to_string(ck.triton->sharedBytes);
+      triton = ck.triton->toJson();
+    }
+    if (ck.tilelang) {
+      // TileLang decided the block and the shared memory of its pipeline.
+      for (int d = 0; d < 3; ++d) cfg.launch.block[std::size_t(d)] = std::to_string(ck.tilelang->block[d]);
+      cfg.launch.sharedBytes = std::to_string(ck.tilelang->sharedBytes);
+      tilelang = ck.tilelang->toJson();
+    }
   } else if (compile) {
     ci = cuda::compileKernelIsolated(cfg.kernel, cfg.kernel.defines, dev.arch, compileTimeoutS);
   }
@@ -104,6 +128,8 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, doub
   p.index = sp.index;
   p.label = sp.label();
   p.compile = ci;
+  if (!triton.is_null()) p.extra["triton"] = triton;
+  if (!tilelang.is_null()) p.extra["tilelang"] = tilelang;
   if (ci.attempted && !ci.ok) p.findings.insert(p.findings.begin(), compileErrorFinding(cfg, ci));
   fillDefaultLocations(p, cfg);
   p.verdict = verdictForFindings(p.findings);

@@ -68,18 +68,9 @@ void applyOverride(Config& cfg, const std::string& kv) {
   if (eq == std::string::npos) throw ConfigError("--set", "expected NAME=VALUE, got '" + kv + "'");
   std::string name = kv.substr(0, eq);
   std::int64_t value = std::stoll(kv.substr(eq + 1));
-  for (auto& [k, v] : cfg.kernel.defines)
-    if (k == name) {
-      v.isInt = true;
-      v.i = value;
-      return;
-    }
-  for (auto& [k, v] : cfg.params)
-    if (k == name) {
-      v = value;
-      return;
-    }
-  throw ConfigError("--set", "'" + name + "' is neither a define nor a param");
+  if (!setPointSymbol(cfg, name, value))
+    throw ConfigError("--set", "'" + name + "' is neither a define nor a param" +
+                                   (cfg.kernel.isTriton() ? " nor a Triton launch option" : ""));
 }
 
 }  // namespace
@@ -136,6 +127,12 @@ int cmdWorker(const WorkerArgs& a) {
   // The launch phase arms and disarms the parent's launch watchdog (docs/protocol.md).
   opts.phase = [](const std::string& phase) { emit(streamEvent("phase", {{"phase", phase}})); };
   Point p = cuda::capturePoint(sp.config, opts);
+  // A Triton/TileLang kernel's block and shared memory are known once compiled: the
+  // static view uses what was launched.
+  if (sp.config.kernel.isPython() && p.compile.ok) {
+    for (int d = 0; d < 3; ++d) sp.config.launch.block[std::size_t(d)] = std::to_string(p.launch.block[d]);
+    sp.config.launch.sharedBytes = std::to_string(p.launch.sharedBytes);
+  }
   if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
   fillDefaultLocations(p, sp.config);
   p.index = sp.index;

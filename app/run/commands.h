@@ -81,6 +81,14 @@ struct DiagnoseArgs {
 /// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
 int cmdDiagnose(const DiagnoseArgs& a);
 
+struct InitTritonArgs {
+  std::string target;          ///< FILE.py::KERNEL (KERNEL optional when the file has one)
+  std::string output;          ///< default FILE_KERNEL.tscfg.json beside FILE.py
+  bool force = false;
+};
+/// `init-triton FILE.py::KERNEL`: a starting config from the kernel's signature.
+int cmdInitTriton(const InitTritonArgs& a);
+
 /// "<file>: <json.path>: <problem>" (the file is named once, also when the
 /// loader's message already starts with it).
 std::string configMessage(const std::string& file, const std::exception& e);

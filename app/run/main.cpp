@@ -97,6 +97,12 @@ int main(int argc, char** argv) {
                                            "partial tiles, trials disagree or a slow kernel uses shared memory)");
   addConsent(dg, diag.consent);
 
+  InitTritonArgs initTriton;
+  auto* it = app.add_subcommand("init-triton", "write a starting config from a Triton kernel's signature");
+  it->add_option("KERNEL", initTriton.target, "FILE.py::KERNEL (the @triton.jit function)")->required();
+  it->add_option("-o,--output", initTriton.output, "config to write (default FILE_KERNEL.tscfg.json)");
+  it->add_flag("--force", initTriton.force, "overwrite an existing file");
+
   ExportArgs exp;
   auto* e = app.add_subcommand("export", "render a report");
   e->add_option("REPORT", exp.report)->required();
@@ -124,6 +130,7 @@ int main(int argc, char** argv) {
     if (*cl) return cmdClassify(classifyInput, classifyJson);
     if (*dg) return cmdDiagnose(diag);
     if (*e) return cmdExport(exp);
+    if (*it) return cmdInitTriton(initTriton);
   } catch (const std::exception& ex) {
     std::cerr << "tilescope-run: error: " << ex.what() << '\n';
     return kExitUsage;

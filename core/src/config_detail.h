@@ -55,12 +55,25 @@ struct SymbolCheck {
 
 // config_sections.cpp
 void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k, bool isReference);
+/// kernel.defines (CUDA) or kernel.constexprs (Triton, `allowBool`): integers, strings, numbers.
+void parseDefines(const Node& n, KernelSpec& k, bool allowBool);
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols);
-LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols);
+LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel);
 void parseReference(const Node& n, Config& c, const SymbolCheck& symbols);
 void parseBaseline(const Node& n, Config& c);
 void parseRun(const Node& n, Config& c);
 void parseSweep(const Node& n, Config& c);
+// config_python.cpp (Triton and TileLang kernels)
+/// kernel of language triton/tilelang: source .py, entry, constexprs, num_warps, num_stages, num_ctas.
+void parsePythonKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k);
+/// launch of a Triton/TileLang kernel: grid only; the block is 32·num_warps and the
+/// shared memory comes from the compiled kernel.
+LaunchSpec parsePythonLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel);
+/// num_warps, num_stages or num_ctas of a Triton config.
+bool isTritonOption(const KernelSpec& k, const std::string& name);
+/// Fails at `where` when `value` is not valid for option `name` (num_warps a power of two, ...).
+void checkTritonOption(const Node& where, const std::string& name, std::int64_t value);
+
 // config_tensors.cpp
 void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols);
 void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols);

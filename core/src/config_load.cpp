@@ -26,17 +26,21 @@ void parseParams(const Node& n, Config& c) {
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
     Node p = n.member(it);
     for (const auto& [name, value] : c.kernel.defines)
-      if (name == it.key()) p.fail("'" + name + "' is both a define (kernel.defines) and a param");
+      if (name == it.key())
+        p.fail("'" + name + "' is both a " + (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") +
+               " and a param");
     c.params.emplace_back(it.key(), p.integer());
   }
 }
 
-/// Names that cannot be symbols: functions and the names tiles expressions add.
-void checkSymbolName(const Node& where, const std::string& name) {
+/// Names that cannot be symbols: functions, the names tiles expressions add, and a
+/// Triton config's launch options.
+void checkSymbolName(const Node& where, const std::string& name, const KernelSpec& k) {
   for (const char* f : kFunctionNames)
     if (name == f) where.fail("'" + name + "' is a function name and cannot be a symbol");
   for (const char* t : kTileNames)
     if (name == t) where.fail("'" + name + "' is reserved for tiles expressions");
+  if (detail::isTritonOption(k, name)) where.fail("'" + name + "' is a launch option of a Triton kernel: set kernel." + name);
 }
 
 detail::SymbolCheck baseSymbols(const Config& c) {
@@ -48,6 +52,8 @@ detail::SymbolCheck baseSymbols(const Config& c) {
       s.stringDefines.insert(name);
   }
   for (const auto& [name, v] : c.params) s.names.insert(name);
+  if (c.kernel.isTriton())
+    for (const char* o : kTritonOptionNames) s.names.insert(o);
   return s;
 }
 
@@ -81,10 +87,10 @@ Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
   if (root.has("name")) c.name = root.at("name").str(ConfigLimits::kMaxNameBytes);
   if (root.has("description")) c.description = root.at("description").str(ConfigLimits::kMaxTextBytes);
   detail::parseKernel(root.at("kernel"), dir, c.kernel, false);
-  for (const auto& [name, v] : c.kernel.defines)
-    checkSymbolName(root.at("kernel").at("defines").at(name), name);
+  const char* definesKey = c.kernel.isPython() ? "constexprs" : "defines";
+  for (const auto& [name, v] : c.kernel.defines) checkSymbolName(root.at("kernel").at(definesKey).at(name), name, c.kernel);
   if (root.has("params")) parseParams(root.at("params"), c);
-  for (const auto& [name, v] : c.params) checkSymbolName(root.at("params").at(name), name);
+  for (const auto& [name, v] : c.params) checkSymbolName(root.at("params").at(name), name, c.kernel);
   if (c.name.empty()) c.name = c.kernel.entry;
 
   detail::SymbolCheck symbols = baseSymbols(c);
@@ -92,7 +98,7 @@ Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
   Node args = root.at("args");
   args.needShortArray();
   for (std::size_t i = 0; i < args.j.size(); ++i) c.args.push_back(detail::parseArg(args.at(i), c, symbols));
-  c.launch = detail::parseLaunch(root.at("launch"), symbols);
+  c.launch = detail::parseLaunch(root.at("launch"), symbols, c.kernel);
   if (root.has("tiles")) {
     detail::SymbolCheck tileSymbols = symbols;
     for (const char* t : kTileNames) tileSymbols.names.insert(t);

@@ -91,6 +91,11 @@ std::map<std::string, std::int64_t> pointSymbols(const Config& config) {
   for (const auto& [name, v] : config.kernel.defines)
     if (v.isInt) s[name] = v.i;
   for (const auto& [name, v] : config.params) s[name] = v;
+  if (config.kernel.isTriton()) {
+    s["num_warps"] = config.kernel.numWarps;
+    s["num_stages"] = config.kernel.numStages;
+    s["num_ctas"] = config.kernel.numCtas;
+  }
   return s;
 }
 

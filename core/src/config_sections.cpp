@@ -14,6 +14,8 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
   if (k.source.empty()) n.fail("empty path");
   std::filesystem::path p(k.source);
   std::string ext = p.extension().string();
+  if (ext == ".py")
+    n.fail("'" + k.source + "' is Python: a Triton kernel needs \"language\": \"triton\" in kernel (docs/config.md)");
   if (ext != ".cu" && ext != ".ptx" && ext != ".cubin" && ext != ".fatbin")
     n.fail("unsupported source type '" + ext + "' in '" + k.source + "' (expected .cu, .ptx, .cubin or .fatbin)");
   k.sourcePath = p.is_absolute() ? p : (dir / p).lexically_normal();
@@ -22,7 +24,9 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
     n.fail("source file '" + k.sourcePath.string() + "' does not exist");
 }
 
-void parseDefines(const Node& n, KernelSpec& k) {
+}  // namespace
+
+void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
   n.needObject();
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
     Node d = n.member(it);
@@ -34,18 +38,28 @@ void parseDefines(const Node& n, KernelSpec& k) {
       v.s = d.str();
     } else if (d.j.is_number_float()) {
       v.isInt = false;  // a -D flag only: expressions are integer
+      v.isNumber = true;
+      v.s = d.j.dump();
+    } else if (allowBool && d.j.is_boolean()) {
+      v.isInt = false;
+      v.isBool = true;
       v.s = d.j.dump();
     } else {
-      d.fail("expected an integer or a string, found " + jsonTypeName(d.j));
+      d.fail(std::string("expected an integer") + (allowBool ? ", a number, a boolean" : "") + " or a string, found " +
+             jsonTypeName(d.j));
     }
     k.defines.emplace_back(it.key(), v);
   }
 }
 
-}  // namespace
-
 void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k, bool isReference) {
-  if (!isReference) n.onlyKeys({"source", "entry", "compiler", "options", "defines"});
+  if (!isReference && n.has("language")) {
+    k.language = n.at("language").str();
+    if (k.language == "triton" || k.language == "tilelang") return parsePythonKernel(n, dir, k);
+    if (k.language != "cuda")
+      n.at("language").fail("unknown language '" + clipForMessage(k.language) + "' (expected cuda, triton or tilelang)");
+  }
+  if (!isReference) n.onlyKeys({"language", "source", "entry", "compiler", "options", "defines"});
   k.baseDir = dir;
   parseSource(n.at("source"), dir, k);
   k.entry = n.at("entry").str();
@@ -60,7 +74,7 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
     o.needShortArray();
     for (std::size_t i = 0; i < o.j.size(); ++i) k.options.push_back(o.at(i).str());
   }
-  if (n.has("defines")) parseDefines(n.at("defines"), k);
+  if (n.has("defines")) parseDefines(n.at("defines"), k, false);
 }
 
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
@@ -109,7 +123,8 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
   return a;
 }
 
-LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols) {
+LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel) {
+  if (kernel.isPython()) return parsePythonLaunch(n, symbols, kernel);
   n.onlyKeys({"grid", "block", "shared_bytes"});
   LaunchSpec l;
   auto dims = [&](const char* key) {
@@ -149,7 +164,7 @@ void parseKernelReference(const Node& n, Config& c, const SymbolCheck& symbols) 
   Node args = n.at("args");
   args.needShortArray();
   for (std::size_t i = 0; i < args.j.size(); ++i) r.args.push_back(parseArg(args.at(i), c, own));
-  r.launch = parseLaunch(n.at("launch"), own);
+  r.launch = parseLaunch(n.at("launch"), own, r.kernel);
 }
 
 }  // namespace
@@ -250,8 +265,11 @@ void parseSweep(const Node& n, Config& c) {
         isDefine = true;
       }
     for (const auto& [name, v] : c.params) isParam = isParam || name == it.key();
-    if (!isDefine && !isParam)
-      axis.fail("'" + clipForMessage(it.key()) + "' is neither a define (kernel.defines) nor a param; a sweep key must be one");
+    const bool isOption = isTritonOption(c.kernel, it.key());
+    if (!isDefine && !isParam && !isOption)
+      axis.fail("'" + clipForMessage(it.key()) + "' is neither a " +
+                (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") + " nor a param" +
+                (c.kernel.isTriton() ? " nor num_warps/num_stages/num_ctas" : "") + "; a sweep key must be one");
     axis.needArray();
     if (axis.j.empty()) axis.fail("empty list of values");
     // Checked before the values are read: a sweep's points are expanded (and
@@ -261,7 +279,10 @@ void parseSweep(const Node& n, Config& c) {
                 " points so far, over the limit of " + std::to_string(ConfigLimits::kMaxSweepPoints));
     points *= axis.j.size();
     SweepAxis s{it.key(), {}};
-    for (std::size_t i = 0; i < axis.j.size(); ++i) s.values.push_back(axis.at(i).integer());
+    for (std::size_t i = 0; i < axis.j.size(); ++i) {
+      s.values.push_back(axis.at(i).integer());
+      if (isOption) checkTritonOption(axis.at(i), it.key(), s.values.back());
+    }
     c.sweep.push_back(std::move(s));
   }
 }

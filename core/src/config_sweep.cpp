@@ -7,14 +7,42 @@ namespace tilescope {
 
 namespace {
 
-void setSymbol(Config& c, const std::string& name, std::int64_t value) {
+}  // namespace
+
+bool setPointSymbol(Config& c, const std::string& name, std::int64_t value) {
+  bool found = false;
   for (auto& [n, v] : c.kernel.defines)
-    if (n == name) v.i = value;
+    if (n == name) {
+      v = DefineValue{};  // an override makes it an integer (and a symbol)
+      v.i = value;
+      found = true;
+    }
   for (auto& [n, v] : c.params)
-    if (n == name) v = value;
+    if (n == name) {
+      v = value;
+      found = true;
+    }
+  if (c.kernel.isTriton()) {
+    int* options[] = {&c.kernel.numWarps, &c.kernel.numStages, &c.kernel.numCtas};
+    for (std::size_t i = 0; i < 3; ++i)
+      if (name == kTritonOptionNames[i]) {
+        *options[i] = static_cast<int>(value);
+        found = true;
+      }
+  }
+  return found;
 }
 
-}  // namespace
+nlohmann::json pointDefines(const Config& config) {
+  nlohmann::json d = nlohmann::json::object();
+  for (const auto& [name, v] : config.kernel.defines) d[name] = v.toJson();
+  if (config.kernel.isTriton()) {
+    d["num_warps"] = config.kernel.numWarps;
+    d["num_stages"] = config.kernel.numStages;
+    d["num_ctas"] = config.kernel.numCtas;
+  }
+  return d;
+}
 
 std::string SweepPoint::label() const {
   std::string s;
@@ -66,7 +94,7 @@ std::vector<SweepPoint> expandSweep(const Config& config) {
     }
     for (std::size_t a = 0; a < config.sweep.size(); ++a) {
       p.values.emplace_back(config.sweep[a].name, chosen[a]);
-      setSymbol(p.config, config.sweep[a].name, chosen[a]);
+      setPointSymbol(p.config, config.sweep[a].name, chosen[a]);
     }
     points.push_back(std::move(p));
   }
@@ -78,13 +106,18 @@ nlohmann::json configToJson(const Config& config) {
   j["schema"] = kConfigSchema;
   j["name"] = config.name;
   if (!config.kernel.defines.empty()) {
-    auto& defines = j["kernel"]["defines"];
+    auto& defines = j["kernel"][config.kernel.isPython() ? "constexprs" : "defines"];
     for (const auto& [name, v] : config.kernel.defines) {
       if (v.isInt)
         defines[name] = v.i;
       else if (!defines.contains(name))
-        defines[name] = v.s;
+        defines[name] = v.toJson();
     }
+  }
+  if (config.kernel.isTriton()) {
+    j["kernel"]["num_warps"] = config.kernel.numWarps;
+    j["kernel"]["num_stages"] = config.kernel.numStages;
+    if (config.kernel.numCtas != 1 || j["kernel"].contains("num_ctas")) j["kernel"]["num_ctas"] = config.kernel.numCtas;
   }
   for (const auto& [name, v] : config.params) j["params"][name] = v;
   if (config.sweep.empty() && j.contains("sweep")) {

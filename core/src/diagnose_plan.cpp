@@ -60,21 +60,8 @@ bool usesSymbol(const std::string& expr, const std::string& name) {
 /// The config with `overrides` applied to its defines and params; false when a
 /// name is neither (the worker would reject it too).
 bool applyOverrides(Config& cfg, const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
-  for (const auto& [name, value] : overrides) {
-    bool found = false;
-    for (auto& [k, v] : cfg.kernel.defines)
-      if (k == name) {
-        v.isInt = true;
-        v.i = value;
-        found = true;
-      }
-    for (auto& [k, v] : cfg.params)
-      if (k == name) {
-        v = value;
-        found = true;
-      }
-    if (!found) return false;
-  }
+  for (const auto& [name, value] : overrides)
+    if (!setPointSymbol(cfg, name, value)) return false;
   return true;
 }
 
@@ -270,6 +257,7 @@ std::vector<std::pair<std::string, std::int64_t>> warpDefines(const Config& cfg)
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (const auto& [k, v] : cfg.kernel.defines)
     if (v.isInt && v.i > 0 && k.find("WARPS") != std::string::npos) out.emplace_back(k, v.i);
+  if (cfg.kernel.isTriton()) out.emplace_back("num_warps", cfg.kernel.numWarps);  // Triton's own warp count
   return out;
 }
 

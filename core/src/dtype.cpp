@@ -56,4 +56,11 @@ const char* scalarTypeName(ScalarType t) {
 
 std::string DefineValue::flagText() const { return isInt ? std::to_string(i) : s; }
 
+nlohmann::json DefineValue::toJson() const {
+  if (isInt) return i;
+  if (isBool) return s == "true";
+  if (isNumber) return nlohmann::json::parse(s);
+  return s;
+}
+
 }  // namespace tilescope

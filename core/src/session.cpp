@@ -40,8 +40,7 @@ Point pointShell(const SweepPoint& sp, int trial) {
   p.index = sp.index;
   p.trial = trial;
   p.label = sp.label();
-  for (const auto& [k, v] : sp.config.kernel.defines)
-    p.defines[k] = v.isInt ? json(v.i) : json(v.s);
+  p.defines = pointDefines(sp.config);
   for (const auto& [k, v] : sp.config.params) p.params[k] = v;
   return p;
 }

@@ -155,7 +155,7 @@ void addCoverage(const TileCoverage& tc, Point& p) {
 Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileInfo& compile) {
   Point p;
   p.label = config.name;
-  for (const auto& [name, v] : config.kernel.defines) p.defines[name] = v.isInt ? json(v.i) : json(v.s);
+  p.defines = pointDefines(config);
   for (const auto& [name, v] : config.params) p.params[name] = v;
   p.compile = compile;
   const SymbolTable symbols = pointSymbols(config);

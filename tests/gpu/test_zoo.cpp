@@ -91,6 +91,27 @@ const std::vector<ZooCase> kZoo = {
   {"trace/pack4_bug_offset.tscfg.json",           "run", {"fault"}, {"misaligned_access"}, ""},
   {"trace/rowsum.tscfg.json",                     "run", {"ok"}, {}, ""},
   {"trace/rowsum_bug_no_init.tscfg.json",         "run", {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
+  // Triton (kernels/triton, docs/triton.md): compiled by the Triton helper in the worker
+  {"triton/matmul_f16.tscfg.json",                    "run",   kPasses, {}, ""},
+  {"triton/matmul_4096.tscfg.json",                   "run",   kPasses, {}, ""},
+  {"triton/matmul_tail.tscfg.json",                   "run",   kPasses, {}, ""},
+  {"triton/matmul_sweep.tscfg.json",                  "sweep", kPasses, {}, "", 8},
+  {"triton/matmul_bug_dot_shape.tscfg.json",          "run",   {"compile_error"}, {"compile_error"}, "triton_dot_shape"},
+  {"triton/matmul_bug_wrong_stride.tscfg.json",       "run",   {"incorrect"}, {"mismatch"}, "transposed"},
+  {"triton/row_sum.tscfg.json",                       "run",   kPasses, {}, ""},
+  {"triton/row_sum_bug_load_no_mask.tscfg.json",      "run",   {"incorrect"}, {"mismatch", "nan_inf", "oob_read"}, ""},
+  {"triton/row_sum_bug_dynamic_arange.tscfg.json",    "run",   {"compile_error"}, {"compile_error"}, "triton_arange_constexpr"},
+  {"triton/softmax.tscfg.json",                       "run",   kPasses, {}, ""},
+  {"triton/softmax_bug_no_max.tscfg.json",            "run",   {"incorrect"}, {"nan_inf"}, ""},
+  {"triton/add.tscfg.json",                           "run",   kPasses, {}, ""},
+  {"triton/add_bug_store_no_mask.tscfg.json",         "run",   {"incorrect", "fault"}, {"oob_write", "illegal_address"}, ""},
+  {"triton/count_positive.tscfg.json",                "run",   kPasses, {}, ""},
+  {"triton/count_positive_bug_non_atomic.tscfg.json", "run",   {"incorrect"}, {"race", "mismatch"}, ""},
+  {"triton/flash_attn_d64.tscfg.json",                "run",   kPasses, {}, ""},
+  {"triton/flash_attn_d128.tscfg.json",               "run",   kPasses, {}, ""},
+  {"triton/flash_attn_tail.tscfg.json",               "run",   kPasses, {}, ""},
+  // TileLang's generated CUDA (kernels/tilelang), compiled with TileLang's headers
+  {"tilelang/gemm_tilelang.tscfg.json",               "run",   kPasses, {}, ""},
   // Static findings (`check --device h100`, no GPU needed); each config sits
   // next to the kernel it uses (a config reads only inside its own folder).
   {"gemm/smem_exceeded.tscfg.json",        "check", {"launch_error"}, {"smem_exceeded"}, ""},

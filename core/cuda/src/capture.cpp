@@ -10,6 +10,7 @@
 #include "capture_trace.h"
 #include "tilescope/baseline.h"
 #include "tilescope/compare.h"
+#include "tilescope/compile_error.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/timing.h"
 #include "tilescope/tiles.h"
@@ -23,6 +24,7 @@ CaptureState::~CaptureState() {
   for (auto& t : refOutputs) freeTensor(&t);
   for (auto& m : modules)
     if (m.module) cuModuleUnload(m.module);
+  for (CUdeviceptr d : scratch) cuMemFree(d);
 }
 
 DeviceTensor* CaptureState::tensor(const std::string& name) {
@@ -56,14 +58,27 @@ void finish(Point& p, Verdict floor = Verdict::ok) { p.verdict = worse(floor, ve
 // Compile for the live device and load; false when the capture cannot go on.
 bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
   CompiledKernel& ck = s.compiled;
-  KernelSpec k = cfg.kernel;
-  // A traced run needs the SASS -> line table; -lineinfo leaves the code itself alone.
-  const std::string ext = k.sourcePath.extension().string();
-  // The oracle run compiles the same way, so its PCs and lines are the traced run's.
-  if ((opts.trace.enabled || opts.oracle) && (ext == ".cu" || ext == ".CU") &&
-      std::find(k.options.begin(), k.options.end(), "-lineinfo") == k.options.end())
-    k.options.push_back("-lineinfo");
-  p.compile = compileKernel(k, cfg.kernel.defines, s.limits.arch(), &ck);
+  if (cfg.kernel.isPython()) {
+    // Triton's JIT specialises on 16-byte aligned pointers: shifted bases compile as the
+    // JIT would. Triton's cubins carry the .py line table already (docs/triton.md).
+    p.compile = compilePoint(cfg, s.limits.arch(), opts.alignShiftBytes % 16 == 0, &ck);
+    if (!p.compile.ok) {
+      auto err = firstCompileError(p.compile.log);
+      auto [line, column] = compileErrorPosition(p.compile.log);
+      p.findings.push_back(
+          pythonCompileErrorFinding(cfg, p.compile, line, column, err ? err->second : "compilation failed"));
+      return false;
+    }
+  } else {
+    KernelSpec k = cfg.kernel;
+    // A traced run needs the SASS -> line table; -lineinfo leaves the code itself alone.
+    const std::string ext = k.sourcePath.extension().string();
+    // The oracle run compiles the same way, so its PCs and lines are the traced run's.
+    if ((opts.trace.enabled || opts.oracle) && (ext == ".cu" || ext == ".CU") &&
+        std::find(k.options.begin(), k.options.end(), "-lineinfo") == k.options.end())
+      k.options.push_back("-lineinfo");
+    p.compile = compileKernel(k, cfg.kernel.defines, s.limits.arch(), &ck);
+  }
   if (!p.compile.ok) {
     auto err = firstCompileError(p.compile.log);
     Finding f = simpleFinding("compile_error", err ? err->second : "compilation failed",
@@ -84,6 +99,40 @@ bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& op
   }
   s.modules.push_back(lk);
   readFunctionAttributes(lk.function, &p.compile);
+  if (ck.triton) {
+    // Triton sized the shared memory: it is launched as dynamic shared memory.
+    s.triton = ck.triton;
+    s.resolved.launch.sharedBytes = ck.triton->sharedBytes;
+    p.launch.sharedBytes = ck.triton->sharedBytes;
+    p.extra["triton"] = ck.triton->toJson();
+  }
+  if (ck.tilelang) {
+    // TileLang decided the block (T.Kernel threads) and the pipeline's shared memory.
+    for (int d = 0; d < 3; ++d) s.resolved.launch.block[d] = p.launch.block[d] = ck.tilelang->block[d];
+    s.resolved.launch.sharedBytes = p.launch.sharedBytes = ck.tilelang->sharedBytes;
+    p.extra["tilelang"] = ck.tilelang->toJson();
+  }
+  return true;
+}
+
+/// Triton's global and profile scratch: size per CTA × CTAs, zero-filled; null when unused.
+bool allocateTritonScratch(CaptureState& s, Point& p, CUdeviceptr out[2]) {
+  const TritonKernelMeta& m = *s.triton;
+  const std::int64_t ctas = s.resolved.launch.blocks() * std::max(m.numCtas, 1);
+  const std::int64_t sizes[2] = {m.globalScratchSize, m.profileScratchSize};
+  for (int i = 0; i < 2; ++i) {
+    out[i] = 0;
+    if (sizes[i] <= 0) continue;
+    const std::size_t bytes = std::size_t(sizes[i]) * std::size_t(ctas);
+    if (CUresult r = cuMemAlloc(&out[i], bytes); r != CUDA_SUCCESS) {
+      p.findings.push_back(simpleFinding("invalid_launch", "allocating Triton's " + std::string(i ? "profile" : "global") +
+                                                               " scratch (" + std::to_string(bytes) + " bytes) failed: " +
+                                                               cuErrorText(r)));
+      return false;
+    }
+    s.scratch.push_back(out[i]);
+    cuMemsetD8(out[i], 0, bytes);
+  }
   return true;
 }
 
@@ -242,7 +291,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   };
   Point p;
   p.label = cfg.name;
-  for (const auto& [name, v] : cfg.kernel.defines) p.defines[name] = v.isInt ? nlohmann::json(v.i) : nlohmann::json(v.s);
+  p.defines = pointDefines(cfg);
   for (const auto& [name, v] : cfg.params) p.params[name] = v;
   CaptureState s;
   s.cfg = &cfg;
@@ -283,8 +332,18 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   std::map<std::string, CUdeviceptr> ptrs;
   for (const auto& t : s.tensors) ptrs[t.name] = t.ptr;
   KernelArgs args;
-  if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", &args, &error)) throw ConfigError("args", error);
   LaunchGeometry g = toGeometry(l);
+  if (s.triton) {
+    CUdeviceptr scratch[2] = {0, 0};
+    if (!allocateTritonScratch(s, p, scratch)) return done(Verdict::launch_error);
+    if (!buildTritonArgs(cfg.args, *s.triton, s.resolved.symbols, ptrs, scratch, &args, &error)) {
+      p.findings.push_back(simpleFinding("invalid_launch", error, {{"triton", p.extra["triton"]}}));
+      return done(Verdict::launch_error);
+    }
+    g = tritonGeometry(l, *s.triton);
+  } else if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", &args, &error)) {
+    throw ConfigError("args", error);
+  }
 
   TraceAnalysis traced;
   bool skipUntraced = false;

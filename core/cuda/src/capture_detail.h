@@ -5,6 +5,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,22 @@ bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std
 struct LaunchGeometry {
   unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   unsigned sharedBytes = 0;
+  unsigned cluster[3] = {1, 1, 1};  ///< a thread-block cluster (Triton num_ctas > 1)
+  bool cooperative = false;
 };
 LaunchGeometry toGeometry(const ResolvedLaunch& l);
+/// cuLaunchKernel, or cuLaunchKernelEx for clusters and cooperative launches.
 CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstream stream);
+
+/// A Triton kernel's parameters from its compiled signature: the config's args in
+/// order, minus those the JIT specialised into constexprs, typed as Triton typed
+/// them, then the scratch pointers (`scratch`: global, profile) Triton appends.
+bool buildTritonArgs(const std::vector<ArgSpec>& args, const TritonKernelMeta& meta,
+                     const std::map<std::string, std::int64_t>& symbols,
+                     const std::map<std::string, CUdeviceptr>& pointers, const CUdeviceptr scratch[2],
+                     KernelArgs* out, std::string* error);
+/// The geometry Triton's launcher uses: grid x times num_ctas, clusters of num_ctas.
+LaunchGeometry tritonGeometry(const ResolvedLaunch& l, const TritonKernelMeta& meta);
 
 /// Checks the launch against the device and the function before launching; a
 /// violated limit becomes a launch_error finding (smem_exceeded, too_many_resources,
@@ -53,6 +67,8 @@ struct CaptureState {
   std::vector<DeviceTensor> refOutputs;  ///< reference buffers of outputs (same order as outputs)
   std::vector<LoadedKernel> modules;     ///< the kernel's module first (a traced copy may follow)
   CompiledKernel compiled;                ///< the kernel's image (the tracer loads a second copy and reads its lines)
+  std::optional<TritonKernelMeta> triton;  ///< the main kernel is a Triton kernel
+  std::vector<CUdeviceptr> scratch;        ///< Triton's global/profile scratch buffers
   bool dead = false;
   ~CaptureState();
   DeviceTensor* tensor(const std::string& name);

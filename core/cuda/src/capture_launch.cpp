@@ -1,4 +1,5 @@
 // Kernel arguments, launch checks and launch errors.
+#include <algorithm>
 #include <cstring>
 
 #include "capture_detail.h"
@@ -47,8 +48,140 @@ LaunchGeometry toGeometry(const ResolvedLaunch& l) {
 }
 
 CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstream stream) {
-  return cuLaunchKernel(f, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.sharedBytes,
-                        stream, args.params.empty() ? nullptr : args.params.data(), nullptr);
+  void** params = args.params.empty() ? nullptr : args.params.data();
+  const bool cluster = g.cluster[0] * g.cluster[1] * g.cluster[2] > 1;
+  if (!cluster && !g.cooperative)
+    return cuLaunchKernel(f, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.sharedBytes,
+                          stream, params, nullptr);
+  CUlaunchAttribute attrs[2] = {};
+  unsigned n = 0;
+  if (cluster) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = g.cluster[0];
+    attrs[n].value.clusterDim.y = g.cluster[1];
+    attrs[n].value.clusterDim.z = g.cluster[2];
+    ++n;
+  }
+  if (g.cooperative) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[n].value.cooperative = 1;
+    ++n;
+  }
+  CUlaunchConfig cfg = {};
+  cfg.gridDimX = g.grid[0];
+  cfg.gridDimY = g.grid[1];
+  cfg.gridDimZ = g.grid[2];
+  cfg.blockDimX = g.block[0];
+  cfg.blockDimY = g.block[1];
+  cfg.blockDimZ = g.block[2];
+  cfg.sharedMemBytes = g.sharedBytes;
+  cfg.hStream = stream;
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
+  return cuLaunchKernelEx(&cfg, f, params, nullptr);
+}
+
+LaunchGeometry tritonGeometry(const ResolvedLaunch& l, const TritonKernelMeta& meta) {
+  LaunchGeometry g = toGeometry(l);
+  g.grid[0] *= unsigned(std::max(meta.numCtas, 1));
+  if (meta.numCtas > 1)
+    for (int d = 0; d < 3; ++d) g.cluster[d] = unsigned(std::max(meta.clusterDims[d], 1));
+  g.cooperative = meta.cooperative;
+  return g;
+}
+
+namespace {
+
+/// Writes one scalar of Triton type `type` into `slot`; its size in bytes, 0 for a type
+/// the launch cannot pass.
+int packTritonScalar(const std::string& type, const ResolvedScalarArg& v, std::array<unsigned char, 8>& slot) {
+  const bool isFloat = v.type == ScalarType::f32 || v.type == ScalarType::f64;
+  if (type == "i32" || type == "u32") {
+    auto x = std::uint32_t(isFloat ? std::int64_t(v.f) : v.i);
+    std::memcpy(slot.data(), &x, 4);
+    return 4;
+  }
+  if (type == "i64" || type == "u64") {
+    auto x = std::int64_t(isFloat ? std::int64_t(v.f) : v.i);
+    std::memcpy(slot.data(), &x, 8);
+    return 8;
+  }
+  if (type == "fp32") {
+    auto x = float(v.f);
+    std::memcpy(slot.data(), &x, 4);
+    return 4;
+  }
+  if (type == "fp64") {
+    double x = v.f;
+    std::memcpy(slot.data(), &x, 8);
+    return 8;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool buildTritonArgs(const std::vector<ArgSpec>& args, const TritonKernelMeta& meta,
+                     const std::map<std::string, std::int64_t>& symbols,
+                     const std::map<std::string, CUdeviceptr>& pointers, const CUdeviceptr scratch[2],
+                     KernelArgs* out, std::string* error) {
+  out->storage.clear();
+  out->params.clear();
+  std::vector<int> sizes;  // bytes of each packed parameter, checked against the PTX entry
+  std::size_t next = 0;    // the config arg of the next runtime parameter
+  for (const TritonParam& p : meta.signature) {
+    if (p.type == "constexpr" && !p.specialized) continue;  // declared tl.constexpr: no config arg
+    if (next >= args.size()) {
+      *error = "args: the compiled kernel has more runtime parameters than the config's " + std::to_string(args.size());
+      return false;
+    }
+    const ArgSpec& a = args[next];
+    const std::string path = "args[" + std::to_string(next++) + "]";
+    if (p.type == "constexpr") continue;  // specialised: compiled into the kernel
+    std::array<unsigned char, 8> slot{};
+    if (!p.type.empty() && p.type[0] == '*') {
+      auto it = a.isTensor ? pointers.find(a.tensor) : pointers.end();
+      if (it == pointers.end()) {
+        *error = path + ": parameter " + p.name + " is a pointer (" + p.type + ") but '" + a.text + "' is not a tensor";
+        return false;
+      }
+      std::memcpy(slot.data(), &it->second, sizeof(CUdeviceptr));
+      sizes.push_back(8);
+    } else {
+      if (a.isTensor) {
+        *error = path + ": parameter " + p.name + " is a scalar (" + p.type + ") but '" + a.text + "' is a tensor";
+        return false;
+      }
+      const int bytes = packTritonScalar(p.type, resolveScalarArg(a, symbols, path), slot);
+      if (bytes == 0) {
+        *error = path + ": parameter " + p.name + " has Triton type " + p.type + ", which TileScope cannot pass";
+        return false;
+      }
+      sizes.push_back(bytes);
+    }
+    out->storage.push_back(slot);
+  }
+  for (int i = 0; i < meta.scratchParams; ++i) {
+    std::array<unsigned char, 8> slot{};
+    CUdeviceptr ptr = i < 2 ? scratch[i] : 0;
+    std::memcpy(slot.data(), &ptr, sizeof ptr);
+    out->storage.push_back(slot);
+    sizes.push_back(8);
+  }
+  // The kernel reads its parameters by the PTX entry's layout: a different packing
+  // would launch with garbage, so it is refused here with both layouts.
+  if (!meta.ptxParamBytes.empty() && sizes != meta.ptxParamBytes) {
+    auto list = [](const std::vector<int>& v) {
+      std::string s;
+      for (int b : v) s += (s.empty() ? "" : ", ") + std::to_string(b);
+      return "[" + s + "]";
+    };
+    *error = "args: the packed parameters (bytes " + list(sizes) + ") do not match the kernel's PTX entry (bytes " +
+             list(meta.ptxParamBytes) + ")";
+    return false;
+  }
+  for (auto& s : out->storage) out->params.push_back(s.data());
+  return true;
 }
 
 namespace {

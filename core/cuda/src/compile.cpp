@@ -7,6 +7,7 @@
 #include "compile_detail.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/includes.h"
+#include "tilescope/python.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -29,6 +30,11 @@ std::vector<std::string> defineFlags(const std::vector<std::pair<std::string, De
 // NVRTC itself through a name expression.
 bool needsNameExpression(const std::string& entry) {
   return entry.find_first_of("<:(") != std::string::npos;
+}
+
+/// Whether a .cu source includes TileLang's headers (TileLang's generated CUDA).
+bool usesTileLangHeaders(const fs::path& source) {
+  return detail::readText(source).find("tl_templates/") != std::string::npos;
 }
 
 int smNumber(const std::string& arch) {
@@ -204,6 +210,11 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
   // Absolute: a config named without a folder ("k.tscfg.json") has a source path
   // without one, and "-I" + "" would swallow the next flag.
   const std::string srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
+  // TileLang's generated CUDA includes its own headers (docs/triton.md, TileLang).
+  std::vector<std::string> extraIncludes;
+  const bool tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
+  if (tilelang)
+    for (const auto& d : tilelangIncludeDirs()) extraIncludes.push_back("-I" + d);
 
   if (!fs::is_regular_file(k.sourcePath)) {
     info.compiler = k.compiler;
@@ -234,6 +245,7 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
     auto dflags = defineFlags(defines);
     keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
     keyParts.insert(keyParts.end(), options.begin(), options.end());
+    keyParts.insert(keyParts.end(), extraIncludes.begin(), extraIncludes.end());
     const std::string key = detail::cacheBaseKey(keyParts, k.sourcePath);
     // What the compile read, for the cache manifest; "cacheable" is false when
     // it cannot be known (an #include through a macro, a scan cut short).
@@ -261,12 +273,14 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
       std::string nvccPath = detail::toolkitTool("nvcc");
       std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath, "-cubin", "-arch=" + arch,
                                     "-Xptxas", "-v", "-I" + srcDir};
+      argv.insert(argv.end(), extraIncludes.begin(), extraIncludes.end());
       argv.insert(argv.end(), dflags.begin(), dflags.end());
       argv.insert(argv.end(), options.begin(), options.end());
       b = buildTool(argv, k.sourcePath.string(), &deps);  // nvcc names every header it read
       cacheable = !deps.empty();
     } else {
       std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};
+      flags.insert(flags.end(), extraIncludes.begin(), extraIncludes.end());
       flags.insert(flags.end(), dflags.begin(), dflags.end());
       flags.insert(flags.end(), options.begin(), options.end());
       b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
@@ -283,6 +297,10 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
     info.log = b.log;
     ck.image = std::move(b.image);
     if (!b.ok && info.log.find("error") == std::string::npos) info.log += "\nerror: compilation failed";
+    if (!b.ok && tilelang && extraIncludes.empty())
+      info.log += "\nnote: " + k.source + " is TileLang's generated CUDA and includes TileLang's headers "
+                  "(tl_templates/...), found in none of $TILESCOPE_TILELANG_HOME, the tilelang package of " +
+                  pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
   }
 
   if (info.ok) {

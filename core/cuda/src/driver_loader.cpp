@@ -99,6 +99,8 @@ TS_DRIVER(cuLaunchKernel,
           (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
            unsigned int bz, unsigned int smem, CUstream s, void** params, void** extra),
           (f, gx, gy, gz, bx, by, bz, smem, s, params, extra))
+TS_DRIVER(cuLaunchKernelEx, (const CUlaunchConfig* config, CUfunction f, void** params, void** extra),
+          (config, f, params, extra))
 TS_DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int* n, CUfunction f, int block, size_t smem),
           (n, f, block, smem))
 TS_DRIVER(cuStreamCreate, (CUstream * s, unsigned int flags), (s, flags))

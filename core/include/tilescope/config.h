@@ -86,21 +86,37 @@ struct TileSpec {
 };
 
 /// A define's value: integers are also expression symbols; strings only become -D flags.
+/// Triton constexprs use the same type (kernel.constexprs), plus booleans.
 struct DefineValue {
   bool isInt = true;
   std::int64_t i = 0;
-  std::string s;
+  std::string s;                     ///< a string's text, or a non-integer number as JSON writes it
+  bool isNumber = false;             ///< a non-integer number (s holds it)
+  bool isBool = false;               ///< a Triton boolean constexpr (s is "true"/"false")
   std::string flagText() const;      ///< the text after `-DNAME=`
+  nlohmann::json toJson() const;     ///< the value as the config wrote it
 };
 
+/// The names a Triton config adds to the symbols (docs/config.md): its launch options.
+inline constexpr const char* kTritonOptionNames[] = {"num_warps", "num_stages", "num_ctas"};
+
 struct KernelSpec {
+  std::string language = "cuda";     ///< cuda (CUDA C++, PTX, cubin) | triton | tilelang
   std::string source;                ///< as written (relative to the config's folder)
   std::filesystem::path sourcePath;  ///< resolved
   std::filesystem::path baseDir;     ///< the config's folder: relative include paths in `options` resolve here
   std::string entry;
   std::string compiler = "nvrtc";    ///< nvrtc | nvcc (for .cu sources)
   std::vector<std::string> options;
-  std::vector<std::pair<std::string, DefineValue>> defines;  ///< in file order
+  /// CUDA: -D defines. Triton/TileLang: the constexprs (kernel.constexprs), in file order.
+  std::vector<std::pair<std::string, DefineValue>> defines;
+  // Triton launch options (kernel.num_warps, ...); symbols of a Triton config's expressions.
+  int numWarps = 4;
+  int numStages = 3;
+  int numCtas = 1;
+  /// Triton and TileLang kernels are Python: compiled by the helper, launched from their metadata.
+  bool isPython() const { return language == "triton" || language == "tilelang"; }
+  bool isTriton() const { return language == "triton"; }
 };
 
 struct ReferenceSpec {
@@ -208,12 +224,21 @@ std::vector<std::string> scalableInputs(const Config& config);
 /// input_scale experiment: do NaN/Inf depend on the inputs' magnitude?).
 void scaleInputs(Config& config, double factor);
 
-/// The symbols every expression of a point sees: integer defines, then params.
+/// The symbols every expression of a point sees: integer defines (constexprs), then
+/// params, and for a Triton config num_warps, num_stages and num_ctas.
 std::map<std::string, std::int64_t> pointSymbols(const Config& config);
 
 /// a * b for a, b >= 0, saturating at INT64_MAX instead of overflowing (launch
 /// geometry from expressions can reach 2^53 per dimension).
 std::int64_t mulSaturating(std::int64_t a, std::int64_t b);
+/// A point's defines as a report shows them (Point.defines): the defines, or a Triton
+/// kernel's constexprs plus num_warps, num_stages and num_ctas.
+nlohmann::json pointDefines(const Config& config);
+
+/// Sets one integer symbol of a config: an integer define or constexpr, a param, or a
+/// Triton launch option (num_warps, num_stages, num_ctas). Sweeps, `worker --set` and
+/// diagnose's experiments all go through here. False when `name` is none of these.
+bool setPointSymbol(Config& config, const std::string& name, std::int64_t value);
 
 /// Evaluated launch geometry and tensor shapes of one point.
 struct ResolvedTensor {

@@ -71,7 +71,7 @@ struct SizeParam {
 };
 std::vector<SizeParam> sizeParams(const Config& pointConfig);
 
-/// Defines that set a warp count (names containing "WARPS").
+/// Defines that set a warp count (names containing "WARPS"), and a Triton config's num_warps.
 std::vector<std::pair<std::string, std::int64_t>> warpDefines(const Config& pointConfig);
 
 /// Alignment shifts worth running: multiples of the largest element size among the

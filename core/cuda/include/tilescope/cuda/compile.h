@@ -15,6 +15,49 @@
 
 namespace tilescope::cuda {
 
+/// One parameter of a compiled Triton kernel, as Triton's JIT would have specialised it.
+struct TritonParam {
+  std::string name;
+  std::string type;             ///< "*fp16", "i32", "fp32", or "constexpr" (not a kernel parameter)
+  bool divisible16 = false;     ///< tt.divisibility=16 (a 16-byte aligned pointer, an int % 16 == 0)
+  nlohmann::json value;         ///< a constexpr's value
+  bool specialized = false;     ///< an argument equal to 1 that the JIT turns into a constexpr
+};
+
+/// What a compiled Triton kernel fixes about its launch (Triton's metadata): the
+/// block is 32·numWarps threads, the grid's x is multiplied by numCtas (a cluster),
+/// `sharedBytes` is dynamic shared memory, and `scratchParams` pointers follow the
+/// kernel's own parameters (global scratch, then profile scratch, Triton >= 3.3).
+struct TritonKernelMeta {
+  std::string name;             ///< the cubin's kernel symbol
+  std::string tritonVersion;
+  int numWarps = 4, numStages = 3, numCtas = 1;
+  int clusterDims[3] = {1, 1, 1};
+  std::int64_t sharedBytes = 0;
+  std::int64_t globalScratchSize = 0, globalScratchAlign = 1;  ///< bytes per CTA
+  std::int64_t profileScratchSize = 0, profileScratchAlign = 1;
+  int scratchParams = 0;
+  std::vector<int> ptxParamBytes;      ///< the .entry's parameter sizes (the launch checks its packing against them)
+  bool cooperative = false, pdl = false;
+  std::vector<TritonParam> signature;  ///< every Python parameter, in order
+  int defLine = 0;                     ///< the .py line of the kernel's `def`
+  std::string ptxasLog;                ///< ptxas -v of the compile (registers, spills)
+  nlohmann::json toJson() const;       ///< for Point.extra["triton"]
+  static TritonKernelMeta fromJson(const nlohmann::json& j);
+};
+
+/// What TileLang decided about a kernel it generated: its launch (T.Kernel's grid and
+/// threads, the dynamic shared memory of its pipeline) and parameters.
+struct TileLangKernelMeta {
+  std::string name;             ///< the generated kernel's symbol (main_kernel)
+  std::string tilelangVersion;
+  std::int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::int64_t sharedBytes = 0;
+  nlohmann::json params;        ///< [{name, dtype, shape}] of the program's buffers
+  std::string generatedSource;  ///< the .cu TileLang wrote (in the kernel cache)
+  nlohmann::json toJson() const;
+};
+
 /// What cuModuleLoadData gets: a cubin (ELF), a fatbin, or NUL-terminated PTX text.
 struct CompiledKernel {
   enum class Format { cubin, fatbin, ptx };
@@ -23,6 +66,8 @@ struct CompiledKernel {
   std::string entry;          ///< as written in the config
   std::string loweredName;    ///< the symbol to pass to cuModuleGetFunction ("" when unknown)
   std::vector<std::string> kernels;  ///< every kernel symbol in the image (when it is an ELF)
+  std::optional<TritonKernelMeta> triton;  ///< a Triton kernel's launch metadata
+  std::optional<TileLangKernelMeta> tilelang;  ///< a TileLang kernel's launch metadata
 };
 
 /// Compiles `k` for `arch` ("sm_90"). Never throws for compiler errors: those come
@@ -41,6 +86,27 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
 /// with a log saying so.
 CompileInfo compileKernelIsolated(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
                                   const std::string& arch, double timeoutS);
+/// Compiles a Triton config point (kernel.language "triton") for `arch` through the
+/// Python helper (resources/python/tilescope_triton.py), as a child process with a
+/// time limit; cached like compileKernel, keyed by the source (and the .py modules
+/// beside it that it imports), the constexprs, the options, the specialisation of
+/// the arguments and the Triton version. `alignedPointers`: whether tensor base
+/// pointers are 16-byte aligned (diagnose's shifted pointers are not, and Triton's
+/// JIT would specialise differently). Never throws for compiler errors; the log then
+/// starts with "FILE.py:LINE:COL: error: MESSAGE" and holds Triton's whole message.
+CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out);
+
+/// The helper's request for one Triton point (pure: the tests check it).
+nlohmann::json tritonRequest(const Config& point, int sm, bool alignedPointers);
+
+/// Compiles a TileLang point (kernel.language "tilelang"): the helper has TileLang
+/// generate CUDA for `entry(**constexprs)`, which nvcc compiles with TileLang's headers
+/// (sm_90a on Hopper: TileLang's Hopper code uses wgmma). The config's launch.grid
+/// must equal TileLang's; block and shared memory come from TileLang.
+CompileInfo compileTileLang(const Config& point, const std::string& arch, CompiledKernel* out);
+
+/// compileTriton / compileTileLang for Python kernels, compileKernel for the rest.
+CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out);
 
 /// The first error of a compiler log (NVRTC, nvcc, ptxas): its line number in the
 /// source (0 when the log names none) and the message without the file prefix.

@@ -1,0 +1,60 @@
+// `init-triton FILE.py[::KERNEL]`: a starting config from a Triton kernel's
+// signature. The helper reads the signature (no GPU, no compile); core turns it
+// into a config (initTritonConfig); the result is loaded back before it is
+// written, so what this verb writes always passes the config loader.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "commands.h"
+#include "tilescope/config.h"
+#include "tilescope/python.h"
+#include "tilescope/triton_init.h"
+
+namespace tilescope::cli {
+
+namespace fs = std::filesystem;
+
+int cmdInitTriton(const InitTritonArgs& a) {
+  std::string file = a.target, kernel;
+  if (auto sep = a.target.rfind("::"); sep != std::string::npos) {
+    file = a.target.substr(0, sep);
+    kernel = a.target.substr(sep + 2);
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return usageError(file + ": no such file (expected FILE.py::KERNEL)");
+  if (fs::path(file).extension() != ".py") return usageError(file + ": not a .py file (expected FILE.py::KERNEL)");
+  const fs::path out = a.output.empty() ? fs::path(file).replace_extension("").string() + "_" +
+                                              (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json"
+                                        : fs::path(a.output);
+  if (fs::exists(out, ec) && !a.force) return usageError(out.string() + " exists (use --force to overwrite)");
+
+  PythonResult r = runPython({tritonHelperScript().string(), "signature", fs::absolute(file).string(), kernel},
+                             pythonCompileTimeout());
+  nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
+  if (!answer.is_object())
+    return usageError("reading the kernel's signature with " + pythonInterpreter() + " failed (" + r.describe() +
+                      ")\n" + r.err);
+  TritonSignatureInfo sig;
+  try {
+    sig = tritonSignatureFromJson(answer);
+  } catch (const std::exception& e) {
+    return usageError(e.what());
+  }
+  fs::path outDir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  const std::string source = fs::relative(fs::absolute(file), fs::absolute(outDir), ec).string();
+  nlohmann::ordered_json doc = initTritonConfig(sig, source.empty() ? file : source);
+  const std::string text = doc.dump(2) + "\n";
+  try {
+    (void)parseConfigText(text, outDir, out.string());
+  } catch (const ConfigError& e) {
+    std::cerr << "tilescope-run: note: the started config does not load yet: " << e.what() << '\n';
+  }
+  std::ofstream f(out);
+  if (!(f << text)) return usageError("cannot write " + out.string());
+  std::cerr << "wrote " << out.string() << " for " << sig.name << " (" << file << ":" << sig.defLine << ")\n"
+            << "next: check its shapes, grid and values, then `tilescope-run check " << out.string() << "`\n";
+  return kOk;
+}
+
+}  // namespace tilescope::cli
