@@ -27,7 +27,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 
 # One line per compile job: CONFIG<TAB>LABEL<TAB>SOURCE<TAB>ENTRY<TAB>FLAGS...
 # (also validates the keys the zoo relies on; a bad config prints "BAD<TAB>...").
-python3 - "${configs[@]}" > "$tmp/jobs" <<'PY'
+TS_ROOT="$here/.." python3 - "${configs[@]}" > "$tmp/jobs" <<'PY'
 import itertools, json, os, sys
 REQUIRED = ["schema", "name", "kernel", "params", "tensors", "args", "launch", "tiles", "reference", "baseline"]
 def flags(defines, options):
@@ -40,6 +40,23 @@ def flags(defines, options):
         else:
             out.append(o)
     return out
+def tilelang_includes(source):
+    # TileLang's generated CUDA includes TileLang's headers (docs/triton.md): the
+    # installed package's, else the copy scripts/install-deps.sh unpacks.
+    if "tl_templates/" not in open(source, errors="replace").read():
+        return []
+    roots = [os.environ.get("TILESCOPE_TILELANG_HOME", "")]
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("tilelang")
+        roots.append(os.path.dirname(spec.origin) if spec and spec.origin else "")
+    except Exception:
+        pass
+    roots.append(os.path.join(os.environ.get("TS_ROOT", "."), "build-deps", "tilelang"))
+    for r in roots:
+        if r and os.path.exists(os.path.join(r, "src", "tl_templates", "cuda", "common.h")):
+            return ["-I" + os.path.join(r, "src"), "-I" + os.path.join(r, "3rdparty", "cutlass", "include")]
+    return []
 for path in sys.argv[1:]:
     try:
         cfg = json.load(open(path))
@@ -68,8 +85,9 @@ for path in sys.argv[1:]:
         label = []
         for (name, _), value in zip(axes, combo):
             dd[name] = value; label.append("%s=%s" % (name, value))
-        print("\t".join([path, " ".join(["kernel"] + label), os.path.normpath(os.path.join(d, k["source"])), k["entry"]]
-                        + flags(dd, k.get("options", []))))
+        source = os.path.normpath(os.path.join(d, k["source"]))
+        print("\t".join([path, " ".join(["kernel"] + label), source, k["entry"]]
+                        + flags(dd, k.get("options", [])) + tilelang_includes(source)))
     ref = cfg["reference"]
     if ref.get("op") == "kernel":
         print("\t".join([path, "reference", os.path.normpath(os.path.join(d, ref["source"])), ref["entry"]]

@@ -24,8 +24,8 @@ int cmdInitTriton(const InitTritonArgs& a) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return usageError(file + ": no such file (expected FILE.py::KERNEL)");
   if (fs::path(file).extension() != ".py") return usageError(file + ": not a .py file (expected FILE.py::KERNEL)");
-  const fs::path out = a.output.empty() ? fs::path(file).replace_extension("").string() + "_" +
-                                              (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json"
+  const fs::path out = a.output.empty() ? fs::path(fs::path(file).replace_extension("").string() + "_" +
+                                                   (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json")
                                         : fs::path(a.output);
   if (fs::exists(out, ec) && !a.force) return usageError(out.string() + " exists (use --force to overwrite)");
 

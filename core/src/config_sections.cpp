@@ -15,7 +15,8 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
   std::filesystem::path p(k.source);
   std::string ext = p.extension().string();
   if (ext == ".py")
-    n.fail("'" + k.source + "' is Python: a Triton kernel needs \"language\": \"triton\" in kernel (docs/config.md)");
+    n.fail("unsupported source type '.py' in '" + k.source +
+           "': a Triton kernel needs \"language\": \"triton\" in kernel (docs/config.md)");
   if (ext != ".cu" && ext != ".ptx" && ext != ".cubin" && ext != ".fatbin")
     n.fail("unsupported source type '" + ext + "' in '" + k.source + "' (expected .cu, .ptx, .cubin or .fatbin)");
   k.sourcePath = p.is_absolute() ? p : (dir / p).lexically_normal();
@@ -58,6 +59,12 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
     if (k.language == "triton" || k.language == "tilelang") return parsePythonKernel(n, dir, k);
     if (k.language != "cuda")
       n.at("language").fail("unknown language '" + clipForMessage(k.language) + "' (expected cuda, triton or tilelang)");
+  }
+  // A .py source without a language is a Triton kernel missing its language: say that
+  // before its Triton keys are reported as unknown.
+  if (!isReference && n.has("source") && n.at("source").j.is_string()) {
+    const std::string src = n.at("source").str();
+    if (src.size() > 3 && src.compare(src.size() - 3, 3, ".py") == 0) parseSource(n.at("source"), dir, k);
   }
   if (!isReference) n.onlyKeys({"language", "source", "entry", "compiler", "options", "defines"});
   k.baseDir = dir;

@@ -91,9 +91,7 @@ std::vector<std::string> tilelangIncludeDirs() {
     if (auto dirs = layout(env); !dirs.empty()) return dirs;
   // find_spec locates the package without importing it (an import takes many seconds).
   const std::string pkg = memoised(
-      "tilelang home", {"-c", "import importlib.util, os
-s = importlib.util.find_spec('tilelang')
-"
+      "tilelang home", {"-c", "import importlib.util, os; s = importlib.util.find_spec('tilelang'); "
                               "print(os.path.dirname(s.origin) if s and s.origin else '')"});
   if (auto dirs = layout(pkg); !dirs.empty()) return dirs;
   return layout((resourceDir() / ".." / "build-deps" / "tilelang").lexically_normal());

@@ -204,14 +204,19 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
     constexprValues[p->name] = v;
   }
 
-  // The grid: rows for a row-per-program kernel, else ceil_div(size, BLOCK_size) per BLOCK.
+  // The grid: rows for a row-per-program kernel, else ceil_div(size, BLOCK_size) for each
+  // BLOCK whose size is a dimension of an output (BLOCK_K of a matmul tiles the reduction).
+  std::set<std::string> outputDims;
+  for (std::size_t i = 0; i < pointers.size(); ++i)
+    if (pointers[i]->stored) outputDims.insert(dims[i].begin(), dims[i].end());
   std::vector<std::string> factors;
   for (const auto* p : constexprs) {
     const std::string n = upper(p->name);
     if (n.find("BLOCK") == std::string::npos || !constexprValues[p->name].is_number_integer()) continue;
     std::string dim = std::regex_replace(n, std::regex(R"(^BLOCK(_SIZE)?_?)"), "");
     for (const auto* s : sizes)
-      if (!dim.empty() && lower(s->name) == lower(dim)) factors.push_back("ceil_div(" + s->name + ", " + p->name + ")");
+      if (!dim.empty() && lower(s->name) == lower(dim) && (outputDims.empty() || outputDims.count(s->name)))
+        factors.push_back("ceil_div(" + s->name + ", " + p->name + ")");
   }
   if (factors.empty() && blockCount == 1 && !sizes.empty())
     for (const auto* p : constexprs)

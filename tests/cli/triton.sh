@@ -25,7 +25,7 @@ lines = open(src).read().split("\n")
 def line_of(text):
     return next(i + 1 for i, l in enumerate(lines) if text in l)
 errors = {"matmul_bug_dot_shape": ("acc = tl.dot(a, b, acc)", "compile.triton.dot_shape"),
-          "row_sum_bug_dynamic_arange": ("tl.arange(0, cur_K)", "compile.triton.arange_constexpr")}
+          "row_sum_bug_dynamic_arange": ("base + k + tl.arange(0, cur_K)", "compile.triton.arange_constexpr")}
 key = name[:-len(".tscfg.json")]
 for p in rep["points"]:
     if key in errors:

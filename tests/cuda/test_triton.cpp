@@ -100,7 +100,11 @@ TEST_F(TritonCompile, ZooCompilesForSm90WithItsMetadata) {
       EXPECT_EQ(ci.smVersion, 90);
       ASSERT_NE(ci.find(m.name), nullptr);
       EXPECT_GT(info.regs, 0);
-      EXPECT_EQ(info.spillStores, 0);
+      // Spills from ptxas -v of the same compile: only the spill demonstration has them.
+      if (file.filename() == "matmul_spill.tscfg.json")
+        EXPECT_GT(info.spillStores, 256);
+      else
+        EXPECT_EQ(info.spillStores, 0);
       EXPECT_EQ(info.maxThreadsPerBlock, 32 * m.numWarps);  // Triton sets .maxntid
       // The launch geometry Triton's launcher would use.
       ResolvedPoint rp = resolvePoint(sp.config);
@@ -206,7 +210,7 @@ TEST_F(TritonCompile, CompileErrorsCarryTheLineTheCategoryAndTheFix) {
     const char* node;
   };
   const Case cases[] = {
-      {"row_sum_bug_dynamic_arange.tscfg.json", "tl.arange(0, cur_K)", "arange's arguments must be of type tl.constexpr",
+      {"row_sum_bug_dynamic_arange.tscfg.json", "base + k + tl.arange(0, cur_K)", "arange's arguments must be of type tl.constexpr",
        "triton_arange_constexpr", "compile.triton.arange_constexpr"},
       {"matmul_bug_dot_shape.tscfg.json", "acc = tl.dot(a, b, acc)", "", "triton_dot_shape",
        "compile.triton.dot_shape"},
@@ -275,13 +279,13 @@ TEST_F(TritonCompile, CubinCarriesPythonLineInfo) {
 TEST(TileLangCompile, GemmThroughTileLang) {
   if (pythonPackageVersion("tilelang").empty()) GTEST_SKIP() << "tilelang is not installed for " << pythonInterpreter();
   const fs::path dir = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / "tilelang";
-  const std::string text = R"({"schema": "tilescope.config/1",
+  const std::string text = R"j({"schema": "tilescope.config/1",
     "kernel": {"language": "tilelang", "source": "gemm.py", "entry": "gemm",
                "constexprs": {"M": 512, "N": 512, "K": 512, "num_stages": 2}},
     "tensors": {"A": {"dtype": "f16", "shape": ["M", "K"]}, "B": {"dtype": "f16", "shape": ["K", "N"]},
                 "C": {"dtype": "f16", "shape": ["M", "N"], "output": true}},
     "args": ["A", "B", "C"],
-    "launch": {"grid": ["ceil_div(N, 128)", "ceil_div(M, 128)"]}})";
+    "launch": {"grid": ["ceil_div(N, 128)", "ceil_div(M, 128)"]}})j";
   Config cfg = parseConfigText(text, dir);
   CompiledKernel ck;
   CompileInfo info = compilePoint(cfg, "sm_90", true, &ck);

@@ -96,6 +96,7 @@ const std::vector<ZooCase> kZoo = {
   {"triton/matmul_4096.tscfg.json",                   "run",   kPasses, {}, ""},
   {"triton/matmul_tail.tscfg.json",                   "run",   kPasses, {}, ""},
   {"triton/matmul_sweep.tscfg.json",                  "sweep", kPasses, {}, "", 8},
+  {"triton/matmul_spill.tscfg.json",                  "check", {}, {"register_spill"}, ""},
   {"triton/matmul_bug_dot_shape.tscfg.json",          "run",   {"compile_error"}, {"compile_error"}, "triton_dot_shape"},
   {"triton/matmul_bug_wrong_stride.tscfg.json",       "run",   {"incorrect"}, {"mismatch"}, "transposed"},
   {"triton/row_sum.tscfg.json",                       "run",   kPasses, {}, ""},

@@ -15,7 +15,7 @@ using namespace tilescope;
 
 const std::filesystem::path kZoo = std::filesystem::path(TILESCOPE_SOURCE_DIR) / "kernels" / "triton";
 
-std::string doc(const std::string& kernelExtra = "", const std::string& launch = R"("grid": ["ceil_div(N, BLOCK)"])",
+std::string doc(const std::string& kernelExtra = "", const std::string& launch = R"x("grid": ["ceil_div(N, BLOCK)"])x",
                 const std::string& extra = "") {
   return R"j({"schema": "tilescope.config/1",
     "kernel": {"language": "triton", "source": "add.py", "entry": "add_kernel",
@@ -57,8 +57,8 @@ TEST(ConfigTriton, LoadsWithDefaultsAndDerivedBlock) {
 }
 
 TEST(ConfigTriton, OptionsAreSymbols) {
-  Config c = parseConfigText(doc(R"(, "num_warps": 8, "num_stages": 4, "num_ctas": 2)",
-                                 R"("grid": ["ceil_div(N, BLOCK) * num_warps", "num_stages", "num_ctas"])"),
+  Config c = parseConfigText(doc(R"x(, "num_warps": 8, "num_stages": 4, "num_ctas": 2)x",
+                                 R"x("grid": ["ceil_div(N, BLOCK) * num_warps", "num_stages", "num_ctas"])x"),
                              kZoo);
   ResolvedPoint p = resolvePoint(c);
   EXPECT_EQ(p.launch.block[0], 256);
@@ -69,7 +69,7 @@ TEST(ConfigTriton, OptionsAreSymbols) {
 
 TEST(ConfigTriton, ConstexprKinds) {
   std::string text = doc();
-  text.insert(text.find("\"BUG_NO_STORE_MASK\""), R"("EPS": 1e-5, "ACT": "relu", "DT": "tl.float16", )");
+  text.insert(text.find("\"BUG_NO_STORE_MASK\""), R"x("EPS": 1e-5, "ACT": "relu", "DT": "tl.float16", )x");
   Config c = parseConfigText(text, kZoo);
   std::map<std::string, nlohmann::json> values;
   for (const auto& [name, v] : c.kernel.defines) values[name] = v.toJson();
@@ -82,8 +82,8 @@ TEST(ConfigTriton, ConstexprKinds) {
 }
 
 TEST(ConfigTriton, SweepOverConstexprsWarpsAndStages) {
-  Config c = parseConfigText(doc("", R"("grid": ["ceil_div(N, BLOCK)"])",
-                                 R"(, "sweep": {"BLOCK": [256, 512], "num_warps": [4, 8], "num_stages": [2, 3]})"),
+  Config c = parseConfigText(doc("", R"x("grid": ["ceil_div(N, BLOCK)"])x",
+                                 R"x(, "sweep": {"BLOCK": [256, 512], "num_warps": [4, 8], "num_stages": [2, 3]})x"),
                              kZoo);
   auto points = expandSweep(c);
   ASSERT_EQ(points.size(), 8u);
@@ -122,17 +122,17 @@ TEST(ConfigTriton, SetPointSymbolReachesOptions) {
 }
 
 TEST(ConfigTriton, ErrorsNameThePathAndTheFix) {
-  EXPECT_NE(errorOf(doc("", R"("grid": [1], "block": [128])")).find("launch.block: a Triton kernel's block is 32·num_warps"),
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1], "block": [128])x")).find("launch.block: a Triton kernel's block is 32·num_warps"),
             std::string::npos);
-  EXPECT_NE(errorOf(doc("", R"("grid": [1], "shared_bytes": 0)")).find("launch.shared_bytes: the shared memory"),
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1], "shared_bytes": 0)x")).find("launch.shared_bytes: the shared memory"),
             std::string::npos);
-  EXPECT_NE(errorOf(doc(R"(, "num_warps": 6)")).find("kernel.num_warps: num_warps must be a power of two"),
+  EXPECT_NE(errorOf(doc(R"x(, "num_warps": 6)x")).find("kernel.num_warps: num_warps must be a power of two"),
             std::string::npos);
-  EXPECT_NE(errorOf(doc(R"(, "num_ctas": 0)")).find("kernel.num_ctas"), std::string::npos);
-  EXPECT_NE(errorOf(doc(R"(, "defines": {"A": 1})")).find("kernel.defines: unknown key"), std::string::npos);
-  EXPECT_NE(errorOf(doc("", R"("grid": [1])", R"(, "sweep": {"num_warps": [4, 6]})")).find("sweep.num_warps[1]"),
+  EXPECT_NE(errorOf(doc(R"x(, "num_ctas": 0)x")).find("kernel.num_ctas"), std::string::npos);
+  EXPECT_NE(errorOf(doc(R"x(, "defines": {"A": 1})x")).find("kernel.defines: unknown key"), std::string::npos);
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1])x", R"x(, "sweep": {"num_warps": [4, 6]})x")).find("sweep.num_warps[1]"),
             std::string::npos);
-  EXPECT_NE(errorOf(doc("", R"("grid": [1])", R"(, "sweep": {"num_stuff": [4]})")).find("nor num_warps"),
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1])x", R"x(, "sweep": {"num_stuff": [4]})x")).find("nor num_warps"),
             std::string::npos);
   // A param may not take an option's name.
   std::string clash = doc();
@@ -141,7 +141,9 @@ TEST(ConfigTriton, ErrorsNameThePathAndTheFix) {
   // A .py source without the language, and a .cu with it.
   std::string noLang = doc();
   noLang.erase(noLang.find("\"language\": \"triton\", "), 22);
-  EXPECT_NE(errorOf(noLang).find("is Python: a Triton kernel needs \"language\": \"triton\""), std::string::npos)
+  EXPECT_NE(errorOf(noLang).find("kernel.source: unsupported source type '.py' in 'add.py': a Triton kernel needs "
+                                 "\"language\": \"triton\""),
+            std::string::npos)
       << errorOf(noLang);
   std::string cu = doc();
   cu.replace(cu.find("add.py"), 6, "../gemm/gemm_tiled.cu");
@@ -161,7 +163,7 @@ TEST(ConfigTriton, EveryZooConfigLoadsAndResolves) {
   int n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kZoo)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() < 12 || name.substr(name.size() - 12) != ".tscfg.json") continue;
+    if (name.size() < 11 || name.substr(name.size() - 11) != ".tscfg.json") continue;
     SCOPED_TRACE(name);
     Config c = loadConfig(entry.path());
     if (!c.kernel.isTriton()) continue;

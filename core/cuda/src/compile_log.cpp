@@ -44,7 +44,8 @@ std::optional<std::pair<int, std::string>> firstCompileError(const std::string& 
   // NVRTC / nvcc front end: "k.cu(12): error: identifier "x" is undefined"
   static const std::regex frontEnd(R"(^.*\((\d+)\): (?:catastrophic )?error[^:]*: (.*)$)");
   // host compilers and clang-style: "k.cu:12:5: error: ..."
-  static const std::regex gccStyle(R"(^.*:(\d+):(?:\d+:)? (?:fatal )?error: (.*)$)");
+  // (the first ":N:" is the line: a greedy prefix would take the column for it)
+  static const std::regex gccStyle(R"(^.*?:(\d+):(?:\d+:)? (?:fatal )?error: (.*)$)");
   // ptxas on PTX: "ptxas /tmp/x.ptx, line 7; error   : Unknown symbol"
   static const std::regex ptxas(R"(^ptxas.*line (\d+); (?:fatal )?error\s*: (.*)$)");
   // anything else that says error: "nvcc fatal   : ...", "ptxas fatal : ..."

@@ -3,7 +3,7 @@
 // A cubin is a 64-bit little-endian ELF. Per-kernel facts sit in:
 //  - `.nv.info`: records {u8 format, u8 attribute, u16 size|value, payload};
 //    REGCOUNT / FRAME_SIZE / MIN_STACK_SIZE carry {u32 symbol index, u32 value};
-//  - `.nv.info.<kernel>`: MAX_THREADS (three u32, from __launch_bounds__ / maxntid);
+//  - `.nv.info.<kernel>`: MAX_THREADS or REQNTID (three u32, from __launch_bounds__ / maxntid / reqntid);
 //  - `.nv.shared.<kernel>`: NOBITS, its size is the static shared memory. From
 //    sm_90 on (when a `.nv.shared.reserved.*` section exists) ptxas places the
 //    1 KiB of system-reserved shared memory inside it, so the kernel's own static
@@ -21,7 +21,8 @@ namespace tilescope::cuda {
 namespace {
 
 constexpr std::uint8_t kFmtNval = 1, kFmtBval = 2, kFmtHval = 3, kFmtSval = 4;
-constexpr std::uint8_t kAttrMaxThreads = 0x05, kAttrFrameSize = 0x11, kAttrMinStackSize = 0x12,
+// REQNTID (.reqntid, what Triton emits) fixes the block size exactly: it is the maximum too.
+constexpr std::uint8_t kAttrMaxThreads = 0x05, kAttrReqNtid = 0x10, kAttrFrameSize = 0x11, kAttrMinStackSize = 0x12,
                        kAttrRegCount = 0x2f;
 constexpr std::uint32_t kShtSymtab = 2, kShtNobits = 8;
 constexpr std::int64_t kReservedSmemSm90 = 1024;
@@ -159,7 +160,7 @@ CubinInfo inspectElf(const std::vector<char>& d) {
       auto it = kernels.find(s.name.substr(9));
       if (it == kernels.end()) continue;
       forEachRecord(d, s, [&](std::uint8_t attr, std::uint8_t, std::uint64_t, std::uint64_t p, std::uint64_t n) {
-        if (attr != kAttrMaxThreads || n < 12) return;
+        if ((attr != kAttrMaxThreads && attr != kAttrReqNtid) || n < 12) return;
         std::uint32_t x = 0, y = 0, z = 0;
         readAt(d, p, &x);
         readAt(d, p + 4, &y);
