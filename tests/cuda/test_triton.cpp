@@ -13,6 +13,7 @@
 #include "tilescope/compile_error.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/python.h"
+#include "tilescope/trace_lines.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;
@@ -263,15 +264,32 @@ TEST_F(TritonCompile, SignatureMismatchAndMissingTritonAreClear) {
   EXPECT_NE(info.log.find("Triton is not installed for /nonexistent/python3"), std::string::npos) << info.log;
 }
 
-// The cubin's line table names the .py file, so traced PCs map to Python lines.
+// The cubin's line table names the .py file, so traced PCs map to Python lines: the
+// tracer's own reader (parseCubinLineTable) finds rows of the kernel in add.py, at
+// lines of the kernel's body, the store among them.
 TEST_F(TritonCompile, CubinCarriesPythonLineInfo) {
   Config cfg = loadConfig(kZoo / "add.tscfg.json");
   CompiledKernel ck;
   ASSERT_TRUE(compileTriton(cfg, "sm_90", true, &ck).ok);
-  const std::string image(ck.image.begin(), ck.image.end());
-  EXPECT_NE(image.find(".debug_line"), std::string::npos);
-  EXPECT_NE(image.find("add.py"), std::string::npos);
-  EXPECT_NE(image.find(kZoo.lexically_normal().string()), std::string::npos);  // the file's folder
+  std::string error;
+  LineTable table = parseCubinLineTable(ck.image, &error);
+  ASSERT_FALSE(table.empty()) << error;
+  const fs::path py = (kZoo / "add.py").lexically_normal();
+  const int first = ck.triton->defLine, store = lineOf(py, "tl.store(out_ptr + offs, x + y, mask=mask)");
+  ASSERT_GT(first, 0);
+  int rows = 0;
+  bool sawStore = false;
+  for (const LineRow& r : table.rows()) {
+    if (r.function != "add_kernel") continue;
+    ++rows;
+    EXPECT_EQ(fs::path(r.file).lexically_normal(), py) << r.file;
+    EXPECT_GE(r.line, first);
+    EXPECT_LE(r.line, store + 1);
+    sawStore = sawStore || r.line == store;
+  }
+  EXPECT_GT(rows, 3);
+  EXPECT_TRUE(sawStore);
+  ASSERT_NE(table.lookup("add_kernel", 0), nullptr);
 }
 
 // TileLang (where the helper's interpreter has tilelang; CI's has not): TileLang
