@@ -15,6 +15,10 @@ for c in gemm/gemm_bug_no_mask gemm/gemm_bug_misaligned gemm/gemm_bug_transposed
          gate/highway_gate_bug_floor_grid attention/flash_attn_fwd_d64 softmax/softmax_bug_no_max; do
   "$bin" run "kernels/$c.tscfg.json" -o "$tmp/$(basename "$c").json" 2>/dev/null
 done
+# With hardware counters (the Speed of Light panel): the tiled GEMM against cuBLAS,
+# and the bank-conflicting transpose.
+"$bin" run kernels/gemm/gemm_tiled_f16.tscfg.json -o "$tmp/counters_gemm_tiled_f16.json" 2>/dev/null
+"$bin" run kernels/transpose/transpose_bank_conflicts.tscfg.json -o "$tmp/counters_transpose_bank_conflicts.json" 2>/dev/null
 for f in "$tmp"/*.json; do python3 tools/shrink_report.py "$f" "$dir/$(basename "$f")" 96; done
 rm -rf "$tmp"
 ls -la "$dir"

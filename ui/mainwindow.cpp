@@ -34,6 +34,7 @@
 #include "panels/logpanel.h"
 #include "panels/maskpanel.h"
 #include "panels/runpanel.h"
+#include "panels/speedoflightpanel.h"
 #include "panels/troubleshootpanel.h"
 #if __has_include("panels/occupancypanel.h")
 #include "panels/occupancypanel.h"
@@ -86,6 +87,7 @@ void MainWindow::setupPanels() {
   m_timingPanel = timing;
   m_views << timing;
 #endif
+  m_views << new SpeedOfLightPanel(m_selection, this);  // docked in setupDocks (found by object name)
   m_pointsModel = new PointsModel(this);
   m_pointsView = new QTableView(this);
   m_pointsView->setModel(m_pointsModel);
@@ -217,6 +219,8 @@ void MainWindow::setupDocks() {
   addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
   if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
   if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
+  if (auto* sol = findChild<SpeedOfLightPanel*>(QStringLiteral("speedOfLightPanel")))
+    tabifyDockWidget(findings, addPanelDock(sol, tr("Speed of Light"), QStringLiteral("speedOfLightDock"), Qt::BottomDockWidgetArea));
   tabifyDockWidget(findings, addPanelDock(m_troubleshootPanel, tr("Troubleshooting"), QStringLiteral("troubleshootDock"), Qt::BottomDockWidgetArea));
   findings->raise();
   // First-run proportions (a saved layout replaces them): the coverage view gets the room.

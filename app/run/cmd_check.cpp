@@ -12,6 +12,7 @@
 #include "tilescope/trust.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/compile.h"
+#include "tilescope/cuda/profiler.h"
 #endif
 
 namespace tilescope::cli {
@@ -53,6 +54,22 @@ std::vector<std::string> consentArgs(const Consent& consent) {
   if (consent.commands) args.push_back("--allow-commands");
   if (consent.outsidePaths) args.push_back("--allow-outside-paths");
   return args;
+}
+
+std::string runMetricsError(const Config& cfg, const std::string& arch) {
+#ifdef TILESCOPE_HAVE_CUDA
+  if (cfg.run.metrics.empty()) return {};
+  const std::string chip = cuda::chipForArch(arch);
+  if (chip.empty()) return {};  // an architecture the table does not know: the profiling pass says it
+  int bad = -1;
+  std::string why = cuda::validateMetrics(chip, cfg.run.metrics, &bad);
+  if (why.empty()) return {};
+  return (bad >= 0 ? "run.metrics[" + std::to_string(bad) + "]: " : std::string("run.metrics: ")) + why;
+#else
+  (void)cfg;
+  (void)arch;
+  return {};
+#endif
 }
 
 namespace {
@@ -159,6 +176,7 @@ int cmdCheck(const CheckArgs& a) {
   report.host = hostName();
   report.device = toDeviceInfo(*dev);
   report.config = configToJson(cfg);
+  if (std::string why = runMetricsError(cfg, dev->arch); !why.empty()) return usageError(a.config + ": " + why);
   std::vector<SweepPoint> points = expandSweep(cfg);
   for (const auto& sp : points) {
     try {

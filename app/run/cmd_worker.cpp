@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "tilescope/config.h"
+#include "tilescope/counters.h"
 #include "tilescope/devices.h"
 #include "tilescope/locations.h"
 #include "tilescope/session.h"
@@ -108,6 +109,7 @@ int cmdWorker(const WorkerArgs& a) {
     std::cerr << why << '\n';
     return kExitNoGpu;
   }
+  if (std::string why = runMetricsError(sp.config, dev.arch); !why.empty()) return usageError(a.config + ": " + why);
   emit(streamEvent("device", {{"device", toJson(toDeviceInfo(dev))}}));
   cuda::CaptureOptions opts;
   opts.device = a.gpu;
@@ -119,6 +121,7 @@ int cmdWorker(const WorkerArgs& a) {
   if (a.traceCells > 0) opts.trace.reportCells = std::size_t(a.traceCells);
   opts.oracle = a.oracle;
   opts.baseline = !a.noBaseline;
+  opts.counters = !a.noCounters;
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -134,6 +137,7 @@ int cmdWorker(const WorkerArgs& a) {
     sp.config.launch.sharedBytes = std::to_string(p.launch.sharedBytes);
   }
   if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
+  applyCounterFindings(p);  // after the merge: measured occupancy is judged against the theoretical
   fillDefaultLocations(p, sp.config);
   p.index = sp.index;
   p.trial = a.trial;

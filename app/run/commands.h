@@ -48,6 +48,7 @@ struct WorkerArgs {
   double inputScale = 1.0;             ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;
   bool noBaseline = false;
+  bool noCounters = false;             ///< skip the profiling pass (diagnose's follow-up experiments)
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
   bool trace = false;
   std::string traceMode = "full";      ///< full | memory
@@ -95,6 +96,9 @@ std::string configMessage(const std::string& file, const std::exception& e);
 
 /// Prints "error: ..." on stderr and returns kExitUsage.
 int usageError(const std::string& message);
+/// "" when every name in the config's run.metrics exists on the chip of `arch`
+/// (CUPTI's Profiler Host API, no GPU needed), else "run.metrics[i]: why".
+std::string runMetricsError(const Config& cfg, const std::string& arch);
 
 /// What `cfg` asks for without the user's consent (commands it would run, paths
 /// outside its folder), as one message naming each JSON path and the option that

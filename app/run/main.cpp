@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   w->add_flag("--no-timing", worker.noTiming);
   w->add_flag("--no-baseline", worker.noBaseline, "do not time the baseline");
+  w->add_flag("--no-counters", worker.noCounters, "skip the profiling pass (hardware counters, PC sampling)");
   w->add_option("--set", worker.overrides, "NAME=VALUE: override a define or param");
   w->add_flag("--trace", worker.trace, "trace the kernel first");
   w->add_option("--trace-mode", worker.traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));

@@ -237,7 +237,7 @@ void parseBaseline(const Node& n, Config& c) {
 }
 
 void parseRun(const Node& n, Config& c) {
-  n.onlyKeys({"timeout_s", "slow_factor", "time_budget_s", "min_reps", "max_reps", "warmup"});
+  n.onlyKeys({"timeout_s", "slow_factor", "time_budget_s", "min_reps", "max_reps", "warmup", "counters", "metrics"});
   RunSettings& r = c.run;
   auto positive = [&](const char* key, double& out) {
     if (!n.has(key)) return;
@@ -257,6 +257,23 @@ void parseRun(const Node& n, Config& c) {
   count("max_reps", r.maxReps, 1);
   count("warmup", r.warmup, 0);
   if (r.maxReps < r.minReps) n.at("max_reps").fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
+  if (n.has("counters")) r.counters = n.at("counters").boolean();
+  if (n.has("metrics")) {
+    // The chip's own list decides whether a name exists (the worker and `check`
+    // ask CUPTI); here only the shape of an ncu metric name: unit__counter.rollup.
+    Node m = n.at("metrics");
+    m.needArray();
+    for (std::size_t i = 0; i < m.j.size(); ++i) {
+      Node e = m.at(i);
+      std::string name = e.str();
+      const bool shaped = name.find("__") != std::string::npos && name.find('.') != std::string::npos &&
+                          name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string::npos;
+      if (!shaped)
+        e.fail("'" + name + "' is not a metric name: expected ncu's form unit__counter.rollup, "
+               "e.g. smsp__warps_launched.sum or dram__throughput.avg.pct_of_peak_sustained_elapsed");
+      r.metrics.push_back(name);
+    }
+  }
 }
 
 void parseSweep(const Node& n, Config& c) {

@@ -34,7 +34,7 @@ std::vector<std::string> Experiment::workerArgs() const {
     std::snprintf(buf, sizeof buf, "%.17g", inputScale);
     a.insert(a.end(), {"--input-scale", buf});
   }
-  if (!timing) a.push_back("--no-timing");
+  if (!timing) a.insert(a.end(), {"--no-timing", "--no-counters"});  // follow-ups prove correctness, not speed
   if (trace) a.push_back("--trace");
   for (const auto& [k, v] : overrides) a.insert(a.end(), {"--set", k + "=" + std::to_string(v)});
   return a;

@@ -90,6 +90,9 @@ void fromValue(const json& j, Point& out, const std::string& path);
 // The trace section keeps its own reader and writer (trace_json.cpp).
 json toValue(const TraceInfo& v);
 void fromValue(const json& j, TraceInfo& out, const std::string& path);
+// So does the counters section (counters_model.cpp).
+json toValue(const CountersInfo& v);
+void fromValue(const json& j, CountersInfo& out, const std::string& path);
 void fromValue(const json& j, Report& out, const std::string& path);
 void fromValue(const json& j, DeviceInfo& out, const std::string& path);
 void fromValue(const json& j, Verdict& out, const std::string& path);

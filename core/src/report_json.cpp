@@ -280,6 +280,7 @@ void fields(IO& io, S& p) {
   correctnessFields(io, p);
   coverageFields(io, p);
   io("occupancy", p.occupancy);
+  io("counters", p.counters, skipIf(!p.counters.collected && p.counters.note.empty()));
   io("worker_stderr", p.workerStderr, skipIfEmpty(p.workerStderr));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));
   io("trace", p.trace, skipIf(p.trace.status.empty()));
@@ -369,6 +370,16 @@ void fromValue(const json& j, TraceInfo& out, const std::string& path) {
   if (!j.is_object()) expected(path, "an object", j);
   try {
     out = traceInfoFromJson(j);
+  } catch (const std::exception& e) {  // its reader names no path: name the section
+    fail(path, e.what());
+  }
+}
+
+json toValue(const CountersInfo& v) { return toJson(v); }
+void fromValue(const json& j, CountersInfo& out, const std::string& path) {
+  if (!j.is_object()) expected(path, "an object", j);
+  try {
+    out = countersFromJson(j);
   } catch (const std::exception& e) {  // its reader names no path: name the section
     fail(path, e.what());
   }

@@ -113,6 +113,10 @@ const std::vector<ZooCase> kZoo = {
   {"triton/flash_attn_tail.tscfg.json",               "run",   kPasses, {}, ""},
   // TileLang's generated CUDA (kernels/tilelang), compiled with TileLang's headers
   {"tilelang/gemm_tilelang.tscfg.json",               "run",   kPasses, {}, ""},
+  // Transposes (kernels/transpose): what the hardware counters prove (tests/gpu/test_counters.cpp)
+  {"transpose/transpose_bank_conflicts.tscfg.json", "run", {"ok"}, {"bank_conflicts"}, "load"},
+  {"transpose/transpose_padded.tscfg.json",         "run", {"ok"}, {}, ""},
+  {"transpose/transpose_naive.tscfg.json",          "run", {"ok"}, {"uncoalesced_access"}, "store"},
   // Static findings (`check --device h100`, no GPU needed); each config sits
   // next to the kernel it uses (a config reads only inside its own folder).
   {"gemm/smem_exceeded.tscfg.json",        "check", {"launch_error"}, {"smem_exceeded"}, ""},

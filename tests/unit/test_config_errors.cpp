@@ -49,6 +49,8 @@ const BadCase kCases[] = {
     {"unknown_kernel_key", "kernel.define", {"unknown key", "defines"}},
     {"unknown_launch_key", "launch.smem", {"unknown key", "shared_bytes"}},
     {"unknown_run_key", "run.timeout", {"unknown key", "timeout_s"}},
+    {"run_metric_shape", "run.metrics[1]", {"'DRAM bytes read' is not a metric name", "unit__counter.rollup"}},
+    {"run_counters_type", "run.counters", {"expected true or false"}},
     {"dtype", "tensors.A.dtype", {"unknown dtype 'f8'"}},
     {"shape_syntax", "tensors.C.shape[1]", {"unexpected end of expression", "'N *'"}},
     {"shape_operator", "tensors.C.shape[1]", {"unexpected '^'", "'N ^ 2'"}},

@@ -109,8 +109,8 @@ TEST(DiagnosePlan, PassingBaselineGetsTrialsPoisonAlignmentAndPartialTiles) {
   EXPECT_EQ(groups[3][0].name, "shape M=65 N=65 K=33");
   EXPECT_EQ(groups[3][1].name, "shape M=63 N=63 K=31");
   auto args = groups[2][1].workerArgs();
-  EXPECT_EQ(args, (std::vector<std::string>{"--align-shift", "8", "--no-timing"}));
-  EXPECT_EQ(groups[1][0].workerArgs(), (std::vector<std::string>{"--sentinel-variant", "1", "--no-timing"}));
+  EXPECT_EQ(args, (std::vector<std::string>{"--align-shift", "8", "--no-timing", "--no-counters"}));
+  EXPECT_EQ(groups[1][0].workerArgs(), (std::vector<std::string>{"--sentinel-variant", "1", "--no-timing", "--no-counters"}));
 }
 
 TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
@@ -127,7 +127,7 @@ TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
   ASSERT_EQ(groups[2].size(), 2u);
   EXPECT_EQ(groups[2][0].name, "NUM_WARPS=2");
   EXPECT_EQ(groups[2][1].name, "NUM_WARPS=8");
-  EXPECT_EQ(groups[2][1].workerArgs(), (std::vector<std::string>{"--no-timing", "--set", "NUM_WARPS=8"}));
+  EXPECT_EQ(groups[2][1].workerArgs(), (std::vector<std::string>{"--no-timing", "--no-counters", "--set", "NUM_WARPS=8"}));
 }
 
 TEST(DiagnosePlan, NanInTheOutputAddsScaledInputsAfterTheShapes) {
@@ -138,7 +138,7 @@ TEST(DiagnosePlan, NanInTheOutputAddsScaledInputsAfterTheShapes) {
   EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
   ASSERT_EQ(groups[3].size(), 1u);
   EXPECT_EQ(groups[3][0].name, "inputs x0.0625");
-  EXPECT_EQ(groups[3][0].workerArgs(), (std::vector<std::string>{"--input-scale", "0.0625", "--no-timing"}));
+  EXPECT_EQ(groups[3][0].workerArgs(), (std::vector<std::string>{"--input-scale", "0.0625", "--no-timing", "--no-counters"}));
   // Without NaN/Inf only the tree's request adds it.
   auto plain = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts);
   EXPECT_EQ(kinds(plain), (std::vector<std::string>{"trials", "poison", "small_shapes", "warps"}));

@@ -2,6 +2,7 @@
 
 #include "charts/devicecomparison.h"
 #include "charts/occupancycharts.h"
+#include "charts/rooflinecharts.h"
 #include "charts/timingcharts.h"
 #include "charts/unitticker.h"
 
@@ -177,6 +178,43 @@ ExportSection coverage(const Report& r, const QVector<Figure>& figures) {
   return s;
 }
 
+ExportSection counters(const Report& r, const QVector<Figure>& figures) {
+  ExportSection s{QStringLiteral("Hardware counters"), {}, {}, {}, true};
+  const int focus = focusPoint(r);
+  if (focus < 0) return s;
+  const Point& p = r.points[size_t(focus)];
+  const CountersInfo& c = p.counters;
+  if (!c.collected) {
+    if (!c.note.empty()) s.paragraphs << q(c.note);
+    return s;
+  }
+  s.paragraphs << QStringLiteral("Point %1: %2 metrics (ncu's names) on %3, %4 replay passes, %5 s of profiling.")
+                      .arg(pointLabel(p)).arg(c.metrics.size()).arg(q(c.chip)).arg(c.passes)
+                      .arg(QString::number(c.seconds, 'f', 2));
+  ExportTable t{{}, {QStringLiteral("Metric"), QStringLiteral("ncu name"), QStringLiteral("Kernel"),
+                     QStringLiteral("Baseline"), QStringLiteral("Kernel / baseline")}, {}};
+  for (const std::string& name : c.metrics) {
+    const double k = c.kernel.get(name, NAN), b = c.baseline ? c.baseline->get(name, NAN) : NAN;
+    t.rows << QStringList{q(metricDef(name).label), q(name), formatMetric(name, k), formatMetric(name, b),
+                          known(k) && known(b) && b != 0 ? QString::number(k / b, 'g', 3) : QStringLiteral("–")};
+  }
+  s.tables << t;
+  if (c.pcSampling.collected && !c.pcSampling.lines.empty()) {
+    ExportTable l{QStringLiteral("Hottest lines (PC sampling, %1 samples)").arg(c.pcSampling.totalSamples),
+                  {QStringLiteral("Line"), QStringLiteral("Samples"), QStringLiteral("Main stalls")}, {}};
+    for (const HotLine& h : c.pcSampling.lines) {
+      QStringList stalls;
+      for (std::size_t i = 0; i < h.stalls.size() && i < 3; ++i)
+        stalls << QStringLiteral("%1 (%2)").arg(q(h.stalls[i].reason)).arg(h.stalls[i].samples);
+      l.rows << QStringList{QStringLiteral("%1:%2").arg(q(h.file)).arg(h.line), QString::number(h.samples),
+                            stalls.join(QStringLiteral(", "))};
+    }
+    s.tables << l;
+  }
+  s.figureIds = figuresWithPrefix(figures, QStringLiteral("counters_"));
+  return s;
+}
+
 }  // namespace
 
 QString jsonText(const nlohmann::json& j) {
@@ -201,7 +239,7 @@ ExportDocument buildExportDocument(const Report& r, const QVector<Figure>& figur
     pts.figureIds = figuresWithPrefix(figures, QStringLiteral("timing_"));
     doc.sections << pts;
   }
-  for (ExportSection s : {correctness(r), occupancy(r, figures), coverage(r, figures)})
+  for (ExportSection s : {correctness(r), occupancy(r, figures), counters(r, figures), coverage(r, figures)})
     if (!s.tables.isEmpty() || !s.figureIds.isEmpty()) doc.sections << s;
   return doc;
 }

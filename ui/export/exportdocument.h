@@ -31,7 +31,7 @@ struct ExportDocument {
 };
 
 /// Sections: summary, configuration, findings, troubleshooting path, points,
-/// timing, correctness, occupancy, coverage (empty ones left out).
+/// timing, correctness, occupancy, hardware counters, coverage (empty ones left out).
 ExportDocument buildExportDocument(const Report& r, const QVector<Figure>& figures, const QString& note);
 
 /// Compact text of a JSON value: strings unquoted, objects as "k=v, k=v".

@@ -5,6 +5,7 @@
 
 #include "charts/chartplot.h"
 #include "charts/devicecomparison.h"
+#include "charts/rooflinecharts.h"
 #include "charts/timingcharts.h"
 #include "export/coverageimage.h"
 
@@ -100,6 +101,18 @@ QVector<Figure> renderFigures(const Report& r, QString* note) {
                                       [&](ChartPlot* c) { plotDeviceComparison(c, rows); })});
       }
     }
+  }
+  if (widgets && focus >= 0 && r.points[size_t(focus)].counters.collected) {
+    const Point& p = r.points[size_t(focus)];
+    const QString at = QStringLiteral(" (point %1)").arg(pointLabel(p));
+    figures.append({QStringLiteral("counters_speed_of_light"), QStringLiteral("Speed of light, kernel vs baseline") + at,
+                    renderChart(QStringLiteral("Speed of light"), kWidth, 360,
+                                [&](ChartPlot* c) { plotSpeedOfLight(c, p.counters, QString::fromStdString(p.baseline.name)); })});
+    const DeviceDb* db = defaultDeviceDb();
+    const RooflinePeaks peaks = rooflinePeaks(r.device, db ? findDevice(*db, r.device) : nullptr);
+    figures.append({QStringLiteral("counters_roofline"), QStringLiteral("Roofline") + at,
+                    renderChart(QStringLiteral("Roofline on %1").arg(QString::fromStdString(r.device.name)), kWidth, kHeight,
+                                [&](ChartPlot* c) { plotRoofline(c, p, peaks); })});
   }
   if (focus >= 0)
     for (const CoverageInfo& c : r.points[size_t(focus)].coverage) {

@@ -71,10 +71,12 @@ bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& op
     }
   } else {
     KernelSpec k = cfg.kernel;
-    // A traced run needs the SASS -> line table; -lineinfo leaves the code itself alone.
+    // A traced run and PC sampling (the counters pass) need the SASS -> line table;
+    // -lineinfo leaves the code itself alone.
     const std::string ext = k.sourcePath.extension().string();
     // The oracle run compiles the same way, so its PCs and lines are the traced run's.
-    if ((opts.trace.enabled || opts.oracle) && (ext == ".cu" || ext == ".CU") &&
+    const bool lines = opts.trace.enabled || opts.oracle || (opts.counters && cfg.run.counters);
+    if (lines && (ext == ".cu" || ext == ".CU") &&
         std::find(k.options.begin(), k.options.end(), "-lineinfo") == k.options.end())
       k.options.push_back("-lineinfo");
     p.compile = compileKernel(k, cfg.kernel.defines, s.limits.arch(), &ck);
@@ -388,6 +390,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
     timeBaseline(s, p);
     if (auto f = compareWithBaseline(p, cfg.run.slowFactor)) p.findings.push_back(*f);
   }
+  if (opts.counters && cfg.run.counters) profileCounters(s, fn, g, args, p, opts);
   return done();
 }
 

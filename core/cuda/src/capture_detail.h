@@ -13,6 +13,7 @@
 #include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/module.h"
+#include "tilescope/cuda/reference.h"
 #include "tilescope/cuda/tensors.h"
 
 namespace tilescope::cuda::detail {
@@ -69,6 +70,7 @@ struct CaptureState {
   CompiledKernel compiled;                ///< the kernel's image (the tracer loads a second copy and reads its lines)
   std::optional<TritonKernelMeta> triton;  ///< the main kernel is a Triton kernel
   std::vector<CUdeviceptr> scratch;        ///< Triton's global/profile scratch buffers
+  std::vector<std::string> baselineKernelNames;  ///< one baseline call's kernels in launch order (timing)
   bool dead = false;
   ~CaptureState();
   DeviceTensor* tensor(const std::string& name);
@@ -85,7 +87,19 @@ std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOpt
 /// transposed? Returns "a", "b" or "" (no, or the shapes allow neither).
 std::string transposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& tileExtent);
 
+/// The baseline named by the config as a callable (cublas, sdpa, sdpa_math);
+/// empty for baselines that run outside the worker. Throws with a clear message
+/// when the config's reference does not name what the baseline needs.
+StreamCall makeBaselineCall(CaptureState& s);
+
 /// Times the baseline named by the config (cublas, sdpa, sdpa_math); fills p.baseline.
 void timeBaseline(CaptureState& s, Point& p);
+
+/// The profiling pass (after timing, so timings stay unperturbed): hardware
+/// counters of the kernel and of the baseline's kernels, and PC sampling of the
+/// kernel folded to source lines. Fills p.counters; on any failure one line in
+/// p.counters.note and the capture goes on.
+void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
+                     const CaptureOptions& opts);
 
 }  // namespace tilescope::cuda::detail

@@ -159,24 +159,31 @@ std::string transposedOperand(CaptureState& s, const HostTensor& out, const std:
   return "";
 }
 
-void timeBaseline(CaptureState& s, Point& p) {
+StreamCall makeBaselineCall(CaptureState& s) {
   const Config& cfg = *s.cfg;
   const ReferenceSpec& rs = cfg.reference;
+  allocateRefOutputs(s);
+  if (cfg.baseline.kind == "cublas") {
+    if (rs.a.empty() || rs.b.empty() || rs.out.empty())
+      throw std::runtime_error("baseline cublas needs a gemm reference naming a, b and out");
+    return makeGemm(rs, need(s, rs.a, "a").view(), need(s, rs.b, "b").view(), refView(s, rs.out));
+  }
+  if (cfg.baseline.kind == "sdpa" || cfg.baseline.kind == "sdpa_math") {
+    if (rs.q.empty() || rs.out.empty()) throw std::runtime_error("baseline sdpa needs an sdpa reference naming q, k, v and out");
+    auto q = need(s, rs.q, "q").view(), k = need(s, rs.k, "k").view(), v = need(s, rs.v, "v").view();
+    return cfg.baseline.kind == "sdpa" ? makeSdpa(rs, q, k, v, refView(s, rs.out))
+                                       : makeSdpaMath(rs, q, k, v, refView(s, rs.out));
+  }
+  // `command` baselines run outside the worker (an external program).
+  return {};
+}
+
+void timeBaseline(CaptureState& s, Point& p) {
+  const Config& cfg = *s.cfg;
   p.baseline.name = cfg.baseline.kind;
   try {
-    allocateRefOutputs(s);
-    StreamCall call;
-    if (cfg.baseline.kind == "cublas") {
-      if (rs.a.empty() || rs.b.empty() || rs.out.empty())
-        throw std::runtime_error("baseline cublas needs a gemm reference naming a, b and out");
-      call = makeGemm(rs, need(s, rs.a, "a").view(), need(s, rs.b, "b").view(), refView(s, rs.out));
-    } else if (cfg.baseline.kind == "sdpa" || cfg.baseline.kind == "sdpa_math") {
-      if (rs.q.empty() || rs.out.empty()) throw std::runtime_error("baseline sdpa needs an sdpa reference naming q, k, v and out");
-      auto q = need(s, rs.q, "q").view(), k = need(s, rs.k, "k").view(), v = need(s, rs.v, "v").view();
-      call = cfg.baseline.kind == "sdpa" ? makeSdpa(rs, q, k, v, refView(s, rs.out))
-                                         : makeSdpaMath(rs, q, k, v, refView(s, rs.out));
-    } else {
-      // `command` baselines run outside the worker (an external program).
+    StreamCall call = makeBaselineCall(s);
+    if (!call) {
       p.baseline.error = "baseline '" + cfg.baseline.kind + "' is not timed in the capture";
       return;
     }
@@ -189,6 +196,7 @@ void timeBaseline(CaptureState& s, Point& p) {
     p.baseline.measured = r.info.measured;
     p.baseline.kernelNs = r.info.kernelNs;
     p.baseline.kernels = r.kernelsPerCall;
+    s.baselineKernelNames = r.kernelNames;
     if (!r.error.empty()) p.baseline.error = r.error;
   } catch (const std::exception& e) {
     p.baseline.error = e.what();

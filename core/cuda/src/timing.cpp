@@ -4,6 +4,7 @@
 // correlation; records without an id (warm-up, the flush) are never summed.
 #include "tilescope/cuda/timing.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -76,6 +77,7 @@ void setup(Resources& res, CUdevice dev, bool flushL2) {
 
 /// Per-repetition sums of the kernel records, plus the longest kernel's resources.
 struct Collected {
+  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::string>>> names;  ///< per repetition: (start, name)
   std::map<std::uint64_t, double> sumNs;
   std::map<std::uint64_t, int> count;
   KernelRecord longest;
@@ -88,6 +90,7 @@ void collect(const std::vector<KernelRecord>& records, Collected& c) {
     std::uint64_t d = k.endNs - k.startNs;
     c.sumNs[k.externalId] += static_cast<double>(d);
     c.count[k.externalId] += 1;
+    c.names[k.externalId].emplace_back(k.startNs, k.name);
     if (d > c.longestNs) {
       c.longestNs = d;
       c.longest = k;
@@ -194,6 +197,12 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
                                 return a.second < b.second;
                               })->first;
       if (histogram.size() > 1) addNote(info.note, "the number of kernels per call varied between repetitions");
+      for (auto& [id, named] : col.names)
+        if (static_cast<int>(named.size()) == result.kernelsPerCall) {
+          std::sort(named.begin(), named.end());
+          for (auto& [start, name] : named) result.kernelNames.push_back(name);
+          break;
+        }
       if (col.sumNs.size() < eventNs.size())
         addNote(info.note, std::to_string(eventNs.size() - col.sumNs.size()) + " repetitions had no kernel record");
       info.regs = col.longest.regs;

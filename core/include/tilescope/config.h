@@ -155,6 +155,8 @@ struct RunSettings {
   int minReps = 10;
   int maxReps = 1000;
   int warmup = 3;
+  bool counters = true;              ///< the profiling pass: hardware counters and PC sampling
+  std::vector<std::string> metrics;  ///< extra metrics by ncu name (checked against the chip's list)
 };
 
 struct SweepAxis {

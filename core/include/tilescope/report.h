@@ -19,6 +19,7 @@
 #include "tilescope/location.h"
 #include "tilescope/trace_info.h"
 #include "tilescope/vocabulary.h"
+#include "tilescope/counters_model.h"
 
 namespace tilescope {
 
@@ -248,6 +249,7 @@ struct Point {
   std::vector<CorrectnessInfo> correctness;  ///< one per checked output
   std::vector<CoverageInfo> coverage;        ///< one per output
   OccupancyInfo occupancy;
+  CountersInfo counters;         ///< hardware counters and PC sampling (counters_model.h)
   std::string workerStderr;
   std::string experiment;        ///< diagnose: which experiment this point is
   TraceInfo trace;               ///< `run --trace`: what the traced launch measured (status "" when not traced)

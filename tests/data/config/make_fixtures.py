@@ -130,6 +130,8 @@ bad("npy_dtype", SMALL, lambda d: d["tensors"]["in"].update({"shape": ["R", "S *
 bad("npy_fortran", SMALL, setpath(["tensors", "in", "init"], "npy:../npy/fortran_2x2_f32.npy"))
 bad("tolerance", SMALL, setpath(["tolerance"], {"rtol": -1}))
 bad("strides_rank", GEMM, setpath(["tensors", "A", "strides"], [1]))
+bad("run_metric_shape", SMALL, setpath(["run", "metrics"], ["dram__bytes_read.sum", "DRAM bytes read"]))
+bad("run_counters_type", SMALL, setpath(["run", "counters"], "yes"))
 
 # Not JSON: a missing comma on line 3.
 with open(os.path.join(HERE, "bad_json.tscfg.json"), "w") as f:

@@ -2,7 +2,7 @@
 """A stand-in for `tilescope-run worker` in diagnose's tests (no GPU needed).
 
     fake_worker.py --scenario NAME worker CONFIG --point N --trial T --gpu G
-                   [--align-shift B] [--sentinel-variant V] [--input-scale F] [--no-timing]
+                   [--align-shift B] [--sentinel-variant V] [--input-scale F] [--no-timing] [--no-counters]
                    [--set K=V]...
 
 It prints tilescope.stream/1 events like the real worker (device, progress,
@@ -65,7 +65,7 @@ def parse(argv):
         elif t == "--set":
             k, v = argv[i + 1].split("=", 1)
             a["sets"][k] = int(v); i += 1
-        elif t == "--no-timing":
+        elif t in ("--no-timing", "--no-counters"):
             pass
         else:
             sys.exit("fake_worker: unknown argument " + t)

@@ -25,6 +25,7 @@ struct CaptureOptions {
   /// For running under compute-sanitizer as an oracle: no guard zones, exact
   /// allocation sizes, outputs without init left as cuMemAlloc gave them.
   bool oracle = false;
+  bool counters = true;        ///< the profiling pass (hardware counters, PC sampling); also config run.counters
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.
@@ -33,7 +34,7 @@ struct CaptureOptions {
 
 /// Captures `pointConfig` (one sweep point: defines and params already substituted).
 /// Fills compile, launch, correctness, coverage, timing, baseline, speedup,
-/// findings and verdict as far as the run got. Throws ConfigError only for
+/// counters, findings and verdict as far as the run got. Throws ConfigError only for
 /// configuration errors that resolvePoint reports.
 /// Point.status.stickyError is true when the context is dead (exit the process),
 /// and Point.extra["device"] holds {name, cc, sm_count, ...} of the live device.

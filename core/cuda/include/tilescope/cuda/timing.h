@@ -30,6 +30,7 @@ struct TimingResult {
   /// and after; note: anything a reader must know (fallbacks, gaps, throttling).
   TimingInfo info;
   int kernelsPerCall = 0;         ///< kernel records per repetition (0: unknown, event fallback)
+  std::vector<std::string> kernelNames;  ///< the kernels of one repetition, in launch order (CUPTI names)
   std::string error;              ///< non-empty when nothing could be timed (the call failed)
 };
 

@@ -1,0 +1,55 @@
+// Hardware counters through CUPTI's Range Profiler and Profiler Host APIs
+// (CUDA 13): kernel replay, one auto range per kernel launch, metrics under
+// Nsight Compute's names. CUPTI types stay in profiler.cpp.
+#pragma once
+
+#include <cuda.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tilescope::cuda {
+
+/// The profiler's chip name for an architecture ("sm_90" -> "GH100"), for
+/// checking metric names without a GPU; "" when the table does not know it.
+std::string chipForArch(const std::string& arch);
+
+/// Checks metric names against `chip`'s metric list with the Profiler Host API
+/// (no GPU needed). Returns "" when every name is known, else one line naming
+/// the first unknown metric; *badIndex gets its index.
+std::string validateMetrics(const std::string& chip, const std::vector<std::string>& names, int* badIndex = nullptr);
+
+/// The base of a metric name: "dram__bytes_read" for "dram__bytes_read.sum".
+std::string baseName(const std::string& metric);
+
+/// The names whose base metric `chip` has, in order; the others go to *missing.
+/// Throws std::runtime_error when the chip is unknown.
+std::vector<std::string> metricsOnChip(const std::string& chip, const std::vector<std::string>& names,
+                                       std::vector<std::string>* missing = nullptr);
+
+struct RangeProfile {
+  std::string error;     ///< "" on success, else one line (why counters are unavailable)
+  std::vector<std::string> missing;  ///< requested metrics the chip does not have (skipped)
+  std::string chip;      ///< "GH100"
+  int passes = 0;        ///< replay passes the metric list needs
+  /// One entry per kernel launch, in launch order: metric -> value.
+  std::vector<std::map<std::string, double>> ranges;
+  double seconds = 0;    ///< wall time of the whole profile (setup, replays, evaluation)
+};
+
+/// Profiles every kernel that `call` launches (on the stream it is given) in
+/// the current context: kernel replay, auto ranges. Device memory is saved and
+/// restored between replay passes by CUPTI, so `call` runs its kernels once as
+/// far as their results go. Not re-entrant; not while the Activity API records
+/// kernels (timeCalls) or PC sampling runs.
+RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
+                           int maxRanges = 64);
+
+/// The range profiler stays enabled on the context between profiles (enabling
+/// it costs more than a short kernel's replays); this disables it, as PC
+/// sampling and other profilers need. Safe to call when nothing is enabled.
+void releaseRangeProfiler();
+
+}  // namespace tilescope::cuda

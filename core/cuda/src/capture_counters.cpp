@@ -1,0 +1,160 @@
+// The profiling pass of a capture: runs after the timed launches and the
+// baseline's timing, so neither is perturbed by replay or sampling.
+//   1. the kernel under test, one range (kernel replay, the standard metrics + run.metrics)
+//   2. the baseline call, one range per kernel it launches, combined
+//   3. PC sampling of the kernel, folded to source lines through the cubin's line table
+// Counters that cannot be read (no permission, another profiler, unsupported
+// GPU) leave one line in counters.note; the capture's verdict never depends on them.
+#include <chrono>
+
+#include "capture_detail.h"
+#include "tilescope/counters.h"
+#include "tilescope/cuda/pc_sampling.h"
+#include "tilescope/cuda/profiler.h"
+
+namespace tilescope::cuda::detail {
+namespace {
+
+KernelCounters toCounters(const std::map<std::string, double>& values, const std::string& name) {
+  KernelCounters k;
+  k.name = name;
+  k.metrics = values;
+  return k;
+}
+
+void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, CountersInfo& c) {
+  StreamCall call;
+  try {
+    call = makeBaselineCall(s);
+  } catch (const std::exception& e) {
+    c.baselineNote = e.what();
+    return;
+  }
+  if (!call) {
+    c.baselineNote = "the " + s.cfg->baseline.kind + " baseline runs outside the worker: no counters";
+    return;
+  }
+  RangeProfile r = profileRanges(call, metrics);
+  c.baselineSeconds = r.seconds;
+  if (!r.error.empty()) {
+    c.baselineNote = "baseline counters unavailable: " + r.error;
+    return;
+  }
+  const bool named = r.ranges.size() == s.baselineKernelNames.size();
+  for (std::size_t i = 0; i < r.ranges.size(); ++i)
+    c.baselineKernels.push_back(
+        toCounters(r.ranges[i], named ? s.baselineKernelNames[i] : "kernel " + std::to_string(i + 1)));
+  if (!c.baselineKernels.empty()) c.baseline = combineKernels(c.baselineKernels, s.cfg->baseline.kind);
+}
+
+/// A second copy of the kernel's module, loaded while PC sampling is enabled.
+/// CUPTI maps sampled PCs to functions through the module loads it observes:
+/// samples in a module loaded before sampling was enabled are counted but come
+/// back without PC records (seen on an H100, CUDA 13.0). Unloaded after sampling.
+struct ReloadedKernel {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  ~ReloadedKernel() {
+    if (module) cuModuleUnload(module);
+  }
+  void load(const std::vector<char>& image, const std::string& symbol, CUfunction original) {
+    if (image.empty() || cuModuleLoadData(&module, image.data()) != CUDA_SUCCESS) {
+      module = nullptr;
+      return;
+    }
+    if (cuModuleGetFunction(&function, module, symbol.c_str()) != CUDA_SUCCESS) {
+      function = nullptr;
+      return;
+    }
+    // The launch may need the dynamic shared memory the capture opted the original into.
+    int dynamic = 0;
+    if (cuFuncGetAttribute(&dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, original) == CUDA_SUCCESS &&
+        dynamic > 0)
+      cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic);
+  }
+};
+
+void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args,
+                       const std::string& symbol, const Point& p, CountersInfo& c) {
+  double clockMHz = p.timing.smClockAfterMHz > 0 ? p.timing.smClockAfterMHz : 1500;
+  const int period = pcSamplingPeriodLog2(p.timing.measured ? p.timing.kernelNs.median : 0, clockMHz,
+                                          std::max(s.limits.smCount, 1));
+  ReloadedKernel copy;
+  CUresult launchError = CUDA_SUCCESS;
+  auto call = [&](CUstream st) {
+    CUresult r = launch(copy.function ? copy.function : fn, g, args, st);
+    if (r != CUDA_SUCCESS) launchError = r;
+  };
+  const std::vector<char> none;
+  const std::vector<char>& cubin = s.compiled.format == CompiledKernel::Format::cubin ? s.compiled.image : none;
+  PcSamplingRun run = samplePcs(call, period, [&] { copy.load(cubin, symbol, fn); });
+  c.pcSamplingSeconds = run.seconds;
+  if (run.error.empty() && launchError != CUDA_SUCCESS) run.error = "the sampled launch failed: " + cuErrorText(launchError);
+  if (!run.error.empty()) {
+    c.pcSampling.note = "PC sampling unavailable: " + run.error;
+    return;
+  }
+  std::string lineError;
+  LineTable table = cubin.empty() ? LineTable{} : parseCubinLineTable(cubin, &lineError);
+  c.pcSampling = foldPcSamples(run.samples, symbol, table);
+  c.pcSampling.periodLog2 = period;
+  c.pcSampling.droppedSamples = run.droppedSamples;
+  if (table.empty() && !cubin.empty())
+    c.pcSampling.note = "no line table (" + (lineError.empty() ? std::string("empty") : lineError) +
+                        "): samples are per kernel only";
+  if (cubin.empty()) c.pcSampling.note = "the kernel is not a cubin here: samples are per kernel only";
+  if (c.pcSampling.totalSamples == 0) {
+    // Say what CUPTI did give, so that an empty result can be told from a mismatch of names.
+    std::string names;
+    for (const auto& f : run.functions) names += (names.empty() ? "" : ", ") + f;
+    c.pcSampling.note = "no samples of " + symbol + ": " + std::to_string(run.records) + " PC records (" +
+                        (names.empty() ? std::string("no functions") : names) + "), CUPTI counted " +
+                        std::to_string(run.cuptiTotalSamples) + " samples at 2^" + std::to_string(period) + " cycles";
+  }
+}
+
+}  // namespace
+
+void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
+                     const CaptureOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CountersInfo& c = p.counters;
+  c.metrics = profileMetricList(s.cfg->run.metrics);
+  CUresult launchError = CUDA_SUCCESS;
+  auto kernelCall = [&](CUstream st) {
+    CUresult r = launch(fn, g, args, st);
+    if (r != CUDA_SUCCESS) launchError = r;
+  };
+  if (opts.progress) opts.progress("profile the kernel: hardware counters (kernel replay)");
+  RangeProfile k = profileRanges(kernelCall, c.metrics);
+  c.chip = k.chip;
+  c.passes = k.passes;
+  c.kernelSeconds = k.seconds;
+  if (!k.error.empty() || launchError != CUDA_SUCCESS || k.ranges.size() != 1) {
+    c.note = "hardware counters unavailable: " +
+             (!k.error.empty() ? k.error
+              : launchError != CUDA_SUCCESS ? "the profiled launch failed: " + cuErrorText(launchError)
+                                            : std::to_string(k.ranges.size()) + " ranges for one kernel launch");
+    if (opts.progress) opts.progress(c.note);
+    releaseRangeProfiler();
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return;
+  }
+  c.collected = true;
+  c.kernel = toCounters(k.ranges.front(), s.modules.front().symbol);
+  if (!k.missing.empty()) {
+    std::string list;
+    for (const auto& m : k.missing) list += (list.empty() ? "" : ", ") + m;
+    c.note = "not on " + k.chip + " (skipped): " + list;
+  }
+  if (opts.baseline && s.cfg->baseline.kind != "none") {
+    if (opts.progress) opts.progress("profile the baseline: " + s.cfg->baseline.kind);
+    profileBaseline(s, c.metrics, c);
+  }
+  releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
+  if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
+  samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace tilescope::cuda::detail

@@ -1,0 +1,367 @@
+// Hardware-counter conclusions on hand-built counters (no GPU): the metric list,
+// baseline combination, derived figures, findings, PC-sample folding, JSON.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+
+#include "tilescope/counters.h"
+#include "tilescope/tree.h"
+
+using namespace tilescope;
+
+namespace {
+
+/// A kernel whose shared loads are `ways`-way conflicted (32-bit accesses).
+KernelCounters sharedKernel(double ways, double requests = 4096) {
+  KernelCounters k;
+  k.name = "transpose";
+  k.metrics["smsp__sass_inst_executed_op_shared_ld.sum"] = requests;
+  k.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] = requests * ways;
+  k.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = requests * (ways - 1);
+  k.metrics["sm__sass_data_bytes_mem_shared_op_ld.sum"] = requests * 128;  // 32 threads x 4 B
+  return k;
+}
+
+Point pointWith(const KernelCounters& k) {
+  Point p;
+  p.counters.collected = true;
+  p.counters.kernel = k;
+  return p;
+}
+
+/// A copy: callers pass temporaries.
+std::optional<Finding> findingOf(const std::vector<Finding>& fs, const std::string& category) {
+  for (const auto& f : fs)
+    if (f.category == category) return f;
+  return std::nullopt;
+}
+
+KernelCounters sol(double smPct, double memPct) {
+  KernelCounters k;
+  k.metrics["sm__throughput.avg.pct_of_peak_sustained_elapsed"] = smPct;
+  k.metrics["gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"] = memPct;
+  return k;
+}
+
+}  // namespace
+
+TEST(Counters, MetricListIsNcuNamesWithoutDuplicates) {
+  std::set<std::string> seen;
+  for (const MetricDef& d : standardMetrics()) {
+    EXPECT_TRUE(seen.insert(d.name).second) << d.name;
+    EXPECT_NE(d.name.find("__"), std::string::npos) << d.name;  // unit__counter.rollup
+  }
+  auto list = profileMetricList({"smsp__warps_launched.sum", "gpu__time_duration.sum"});
+  EXPECT_EQ(list.size(), standardMetrics().size() + 1);
+  EXPECT_EQ(list.back(), "smsp__warps_launched.sum");
+}
+
+TEST(Counters, UserMetricsCombineByTheirRollup) {
+  EXPECT_EQ(metricDef("smsp__warps_launched.sum").combine, MetricCombine::sum);
+  EXPECT_EQ(metricDef("dram__throughput.avg.pct_of_peak_sustained_elapsed").combine, MetricCombine::timeWeighted);
+  EXPECT_EQ(metricDef("sm__cycles_active.avg").combine, MetricCombine::timeWeighted);
+}
+
+TEST(Counters, BaselineKernelsSumCountsAndWeighPercentagesByDuration) {
+  KernelCounters a, b;
+  a.metrics = {{"gpu__time_duration.sum", 3000}, {"dram__bytes_read.sum", 100},
+               {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 80}};
+  b.metrics = {{"gpu__time_duration.sum", 1000}, {"dram__bytes_read.sum", 50},
+               {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 40}};
+  KernelCounters c = combineKernels({a, b}, "cublas");
+  EXPECT_EQ(c.name, "cublas");
+  EXPECT_EQ(c.launches, 2);
+  EXPECT_DOUBLE_EQ(c.get("gpu__time_duration.sum"), 4000);
+  EXPECT_DOUBLE_EQ(c.get("dram__bytes_read.sum"), 150);
+  EXPECT_DOUBLE_EQ(c.get("sm__throughput.avg.pct_of_peak_sustained_elapsed"), 70);  // (80*3 + 40*1) / 4
+}
+
+TEST(Counters, BankConflictWaysFromWavefronts) {
+  CounterFigures f = counterFigures(sharedKernel(32));
+  EXPECT_DOUBLE_EQ(f.sharedLdWays, 32);
+  EXPECT_DOUBLE_EQ(counterFigures(sharedKernel(1)).sharedLdWays, 1);
+  // 128-bit loads need 4 wavefronts per request without any conflict.
+  KernelCounters wide = sharedKernel(4);
+  wide.metrics["sm__sass_data_bytes_mem_shared_op_ld.sum"] = 4096 * 512;
+  EXPECT_DOUBLE_EQ(counterFigures(wide).sharedLdWays, 1);
+  EXPECT_TRUE(std::isnan(f.sharedStWays));  // no store metrics: unknown, not zero
+}
+
+TEST(Counters, TransposeGetsBankConflictsAndItsPaddedFixDoesNot) {
+  auto conflicted = concludeCounters(pointWith(sharedKernel(32)));
+  std::optional<Finding> f = findingOf(conflicted, "bank_conflicts");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::warning);
+  EXPECT_EQ(f->treeNode, "perf.bank_conflicts");
+  EXPECT_EQ(f->detail, "load");
+  EXPECT_DOUBLE_EQ(f->evidence["ways_ld"].get<double>(), 32);
+  EXPECT_NE(f->message.find("32.0-way"), std::string::npos) << f->message;
+  EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(1))), "bank_conflicts"));
+  EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(1.5))), "bank_conflicts"));
+  EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(32, 4))), "bank_conflicts"));  // too few requests
+}
+
+TEST(Counters, BankConflictsPointAtTheHottestSharedMemoryStall) {
+  Point p = pointWith(sharedKernel(32));
+  p.counters.pcSampling.collected = true;
+  p.counters.pcSampling.lines = {{"t.cu", 5, 900, {{"long_scoreboard", 900}}},
+                                 {"t.cu", 9, 700, {{"mio_throttle", 600}, {"selected", 100}}}};
+  std::optional<Finding> f = findingOf(concludeCounters(p), "bank_conflicts");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->location["line"], 9);
+  EXPECT_EQ(f->location["stall"], "mio_throttle");
+}
+
+TEST(Counters, UncoalescedWhenThreadsUseFewOfTheFetchedSectors) {
+  KernelCounters k;
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 32768;   // 32 sectors per request
+  k.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = 1024;
+  k.metrics["sm__sass_data_bytes_mem_global_op_ld.sum"] = 1024 * 128;   // 4 sectors' worth used
+  auto fs = concludeCounters(pointWith(k));
+  std::optional<Finding> f = findingOf(fs, "uncoalesced_access");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->detail, "load");
+  EXPECT_DOUBLE_EQ(f->evidence["sectors_per_request_ld"].get<double>(), 32);
+  EXPECT_DOUBLE_EQ(f->evidence["efficiency_ld"].get<double>(), 0.125);
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 4096;  // 4 per request: coalesced
+  EXPECT_FALSE(findingOf(concludeCounters(pointWith(k)), "uncoalesced_access"));
+}
+
+TEST(Counters, SpeedOfLightNamesTheBound) {
+  EXPECT_TRUE(findingOf(concludeCounters(pointWith(sol(20, 85))), "memory_bound"));
+  EXPECT_TRUE(findingOf(concludeCounters(pointWith(sol(75, 30))), "compute_bound"));
+  auto lat = concludeCounters(pointWith(sol(12, 18)));
+  std::optional<Finding> f = findingOf(lat, "latency_bound");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::info);
+  EXPECT_EQ(f->treeNode, "perf.latency_bound");
+  EXPECT_EQ(lat.size(), 1u);  // exactly one classification
+  EXPECT_TRUE(concludeCounters(pointWith(KernelCounters{})).empty());  // no SOL metrics: no claim
+}
+
+TEST(Counters, LatencyBoundNamesTheMainStall) {
+  Point p = pointWith(sol(10, 10));
+  p.counters.pcSampling.collected = true;
+  p.counters.pcSampling.totalSamples = 1000;
+  p.counters.pcSampling.stalls = {{"selected", 500}, {"long_scoreboard", 400}, {"barrier", 100}};
+  std::optional<Finding> f = findingOf(concludeCounters(p), "latency_bound");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("long_scoreboard (40% of samples)"), std::string::npos) << f->message;
+}
+
+TEST(Counters, LowAchievedOccupancyAgainstTheoretical) {
+  KernelCounters k;
+  k.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] = 10;
+  Point p = pointWith(k);
+  p.occupancy.computed = true;
+  p.occupancy.theoretical = 1.0;
+  p.occupancy.limiter = "warps";
+  p.occupancy.blocksPerSm = 8;
+  p.launch.grid[0] = 16;
+  p.extra["device"] = {{"sm_count", 132}};
+  Finding static_;
+  static_.category = "low_occupancy";
+  static_.message = "static";
+  p.findings.push_back(static_);
+  applyCounterFindings(p);
+  ASSERT_EQ(std::count_if(p.findings.begin(), p.findings.end(), [](auto& f) { return f.category == "low_occupancy"; }), 1);
+  std::optional<Finding> f = findingOf(p.findings, "low_occupancy");
+  EXPECT_EQ(f->detail, "grid");  // 16 CTAs cannot fill 132 SMs
+  EXPECT_DOUBLE_EQ(f->evidence["achieved"].get<double>(), 0.1);
+  EXPECT_EQ(p.verdict, Verdict::ok);  // performance findings never fail a run
+  // Achieved close to a healthy theoretical: nothing to say.
+  k.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] = 80;
+  Point q = pointWith(k);
+  q.occupancy = p.occupancy;
+  EXPECT_FALSE(findingOf(concludeCounters(q), "low_occupancy"));
+}
+
+TEST(Counters, NoTensorCoresNeedsABaselineThatUsesThem) {
+  KernelCounters k = sol(40, 30);
+  k.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 0;
+  k.metrics["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] = 1e9;
+  Point p = pointWith(k);
+  p.baseline.name = "cublas";
+  EXPECT_FALSE(findingOf(concludeCounters(p), "no_tensor_cores"));  // baseline not profiled
+  KernelCounters b;
+  b.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 62;
+  p.counters.baseline = b;
+  std::optional<Finding> f = findingOf(concludeCounters(p), "no_tensor_cores");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->treeNode, "perf.no_tensor_cores");
+  EXPECT_NE(f->message.find("FP32"), std::string::npos);
+  p.counters.kernel.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 30;
+  EXPECT_FALSE(findingOf(concludeCounters(p), "no_tensor_cores"));
+  p.baseline.name = "none";
+  p.counters.kernel.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 0;
+  EXPECT_FALSE(findingOf(concludeCounters(p), "no_tensor_cores"));  // nothing GEMM-like to compare with
+}
+
+TEST(Counters, FlopsAndArithmeticIntensity) {
+  KernelCounters k;
+  k.metrics["gpu__time_duration.sum"] = 1e6;  // 1 ms
+  k.metrics["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] = 1e9;
+  k.metrics["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 1e8;
+  k.metrics["sm__ops_path_tensor_src_fp16.sum"] = 5e8;
+  k.metrics["dram__bytes_read.sum"] = 3e8;
+  k.metrics["dram__bytes_write.sum"] = 1e8;
+  CounterFigures f = counterFigures(k);
+  EXPECT_DOUBLE_EQ(f.fp32Flops, 2.1e9);
+  EXPECT_DOUBLE_EQ(f.tensorFlops, 5e8);  // tensor-path ops are FLOPs
+  EXPECT_DOUBLE_EQ(f.flops, 2.6e9);
+  EXPECT_DOUBLE_EQ(f.arithmeticIntensity, 2.6e9 / 4e8);
+  EXPECT_DOUBLE_EQ(f.flopsPerSecond, 2.6e12);
+  EXPECT_TRUE(std::isnan(f.fp64Flops));
+}
+
+TEST(Counters, NothingCollectedNothingConcluded) {
+  Point p;
+  p.counters.note = "hardware counters unavailable: no permission";
+  EXPECT_TRUE(concludeCounters(p).empty());
+}
+
+TEST(Counters, JsonRoundTripOfAFullyPopulatedPoint) {
+  Point p;
+  CountersInfo& c = p.counters;
+  c.collected = true;
+  c.note = "a caveat";
+  c.chip = "GH100";
+  c.passes = 42;
+  c.seconds = 0.5;
+  c.kernelSeconds = 0.2;
+  c.baselineSeconds = 0.2;
+  c.pcSamplingSeconds = 0.1;
+  c.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
+  c.kernel = {"gemm", 1, {{"gpu__time_duration.sum", 1234.5}, {"dram__bytes_read.sum", 1e9}}};
+  c.baselineKernels = {{"sm90_xmma", 1, {{"gpu__time_duration.sum", 100}}}, {"splitk", 1, {{"gpu__time_duration.sum", 20}}}};
+  c.baseline = combineKernels(c.baselineKernels, "cublas");
+  c.baselineNote = "";
+  c.pcSampling.collected = true;
+  c.pcSampling.periodLog2 = 10;
+  c.pcSampling.totalSamples = 900;
+  c.pcSampling.droppedSamples = 1;
+  c.pcSampling.unmappedSamples = 2;
+  c.pcSampling.stalls = {{"long_scoreboard", 600}, {"barrier", 300}};
+  c.pcSampling.lines = {{"gemm.cu", 42, 800, {{"long_scoreboard", 600}, {"barrier", 200}}}};
+  nlohmann::json j = toJson(p);
+  Point back = pointFromJson(j);
+  EXPECT_EQ(toJson(back), j);
+  EXPECT_EQ(back.counters.kernel.get("gpu__time_duration.sum"), 1234.5);
+  ASSERT_TRUE(back.counters.baseline);
+  EXPECT_EQ(back.counters.baseline->launches, 2);
+  EXPECT_EQ(back.counters.pcSampling.lines.at(0).line, 42);
+  // A point without counters writes no `counters` key.
+  EXPECT_FALSE(toJson(Point{}).contains("counters"));
+}
+
+TEST(PcSampling, StallNamesLoseThePrefixAndTheNotIssuedDuplicates) {
+  EXPECT_EQ(stallReasonName("smsp__pcsamp_warps_issue_stalled_long_scoreboard"), "long_scoreboard");
+  EXPECT_EQ(stallReasonName("smsp__pcsamp_warps_issue_stalled_long_scoreboard_not_issued"), "");
+  EXPECT_EQ(stallReasonName("smsp__pcsamp_warps_issue_stalled_selected"), "selected");
+  EXPECT_EQ(stallReasonName("something_else"), "something_else");
+}
+
+TEST(PcSampling, SamplesFoldToTheLinesOfTheLineTable) {
+  std::ifstream in(std::string(TILESCOPE_TEST_DATA) + "/linetable/two_kernels_sm90.cubin", std::ios::binary);
+  LineTable table = parseCubinLineTable({std::istreambuf_iterator<char>(in), {}});
+  std::vector<PcSample> samples = {
+      {"transpose", 0x130, {{"mio_throttle", 50}, {"selected", 5}}},  // line 9
+      {"transpose", 0x140, {{"mio_throttle", 30}}},                   // line 9
+      {"transpose", 0x190, {{"barrier", 40}}},                        // line 6
+      {"transpose", 0x900, {{"barrier", 7}}},                         // past the kernel
+      {"other", 0x10, {{"long_scoreboard", 1000}}},                   // another kernel: ignored
+  };
+  PcSamplingInfo info = foldPcSamples(samples, "transpose", table, 1);
+  EXPECT_TRUE(info.collected);
+  EXPECT_EQ(info.totalSamples, 132);
+  EXPECT_EQ(info.unmappedSamples, 7);
+  ASSERT_EQ(info.lines.size(), 1u);  // maxLines = 1: the hottest only
+  EXPECT_EQ(info.lines[0].line, 9);
+  EXPECT_EQ(info.lines[0].samples, 85);
+  EXPECT_EQ(info.lines[0].stalls.front().reason, "mio_throttle");
+  EXPECT_EQ(info.lines[0].stalls.front().samples, 80);
+  ASSERT_EQ(info.stalls.size(), 3u);
+  EXPECT_EQ(info.stalls[0].reason, "mio_throttle");
+  EXPECT_EQ(info.stalls[1].reason, "barrier");
+  EXPECT_EQ(info.stalls[1].samples, 47);
+}
+
+TEST(PcSampling, PeriodGivesAboutTheTargetSampleCount) {
+  // 1 ms at 2 GHz on 100 SMs: 2e8 SM cycles; 2^11 gives ~98k samples, at least the target.
+  EXPECT_EQ(pcSamplingPeriodLog2(1e6, 2000, 100, 50000), 11);
+  EXPECT_EQ(pcSamplingPeriodLog2(1000, 2000, 1, 50000), 5);     // tiny kernels: the finest period
+  EXPECT_EQ(pcSamplingPeriodLog2(1e12, 2000, 132, 50000), 24);  // clamped
+  EXPECT_EQ(pcSamplingPeriodLog2(0, 2000, 132), 5);
+}
+
+// ---------------------------------------------------------------- the tree
+
+namespace {
+
+const Tree& shippedTree() {
+  static Tree t = loadTree(std::string(TILESCOPE_SOURCE_DIR) + "/resources/tree.json");
+  return t;
+}
+
+std::string walkEnd(Point p) {
+  Report r;
+  applyCounterFindings(p);
+  r.points.push_back(p);
+  r.finalize();
+  TreeWalk w = walkTree(shippedTree(), toJson(r));
+  return w.complete ? w.stoppedAt : "open at " + w.stoppedAt;
+}
+
+}  // namespace
+
+TEST(CountersTree, NaiveGemmFarBehindCublasEndsAtTensorCores) {
+  KernelCounters k = sol(35, 20);
+  k.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 0;
+  Point p = pointWith(k);
+  p.baseline.name = "cublas";
+  KernelCounters b;
+  b.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 70;
+  p.counters.baseline = b;
+  p.speedup = 0.01;
+  Finding slow;
+  slow.category = "slow_vs_baseline";
+  slow.treeNode = "perf.slow";
+  p.findings.push_back(slow);
+  p.verdict = Verdict::slow;
+  // Without counters the walk could only say "fall back to the vendor kernel".
+  EXPECT_EQ(walkEnd(p), "perf.no_tensor_cores");
+}
+
+TEST(CountersTree, ConflictingTransposeEndsAtPadding) {
+  EXPECT_EQ(walkEnd(pointWith(sharedKernel(32))), "perf.bank_conflicts");
+}
+
+TEST(CountersTree, UncoalescedStoresEndAtTheCoalescingFix) {
+  KernelCounters k = sol(10, 70);
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] = 32768;
+  k.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] = 1024;
+  k.metrics["sm__sass_data_bytes_mem_global_op_st.sum"] = 1024 * 128;
+  EXPECT_EQ(walkEnd(pointWith(k)), "perf.uncoalesced_access");
+}
+
+TEST(CountersTree, ACorrectKernelNearTheRoofIsNotAPerformanceProblem) {
+  // Memory-bound at 90% of peak, nothing else: the bound alone does not send the walk to perf.
+  EXPECT_EQ(walkEnd(pointWith(sol(15, 90))), "ok");
+}
+
+TEST(CountersTree, SlowAndLatencyBoundWithFewWarpsEndsAtTheGrid) {
+  KernelCounters k = sol(8, 12);
+  k.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] = 5;
+  Point p = pointWith(k);
+  p.occupancy.computed = true;
+  p.occupancy.theoretical = 1.0;
+  p.occupancy.limiter = "warps";
+  p.occupancy.blocksPerSm = 8;
+  p.launch.grid[0] = 4;
+  p.extra["device"] = {{"sm_count", 132}};
+  p.verdict = Verdict::slow;
+  EXPECT_EQ(walkEnd(p), "perf.low_occupancy.grid");
+}

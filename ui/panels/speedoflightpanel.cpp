@@ -1,0 +1,182 @@
+#include "panels/speedoflightpanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "charts/chartplot.h"
+#include "charts/devicecomparison.h"
+#include "charts/rooflinecharts.h"
+
+namespace tilescope::ui {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QTableWidget* makeTable(const QStringList& headers, const QString& name, QWidget* parent) {
+  auto* t = new QTableWidget(0, int(headers.size()), parent);
+  t->setObjectName(name);
+  t->setHorizontalHeaderLabels(headers);
+  t->verticalHeader()->setVisible(false);
+  t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  t->horizontalHeader()->setStretchLastSection(true);
+  return t;
+}
+
+void setRow(QTableWidget* t, int row, const QStringList& cells, const QString& tooltip = {}) {
+  for (int col = 0; col < cells.size(); ++col) {
+    auto* item = new QTableWidgetItem(cells[col]);
+    if (col > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (!tooltip.isEmpty()) item->setToolTip(tooltip);
+    t->setItem(row, col, item);
+  }
+}
+
+/// The speed-of-light finding's message, or "".
+QString boundText(const Point& p) {
+  for (const Finding& f : p.findings)
+    if (f.category == "memory_bound" || f.category == "compute_bound" || f.category == "latency_bound")
+      return q(f.message);
+  return {};
+}
+
+}  // namespace
+
+SpeedOfLightPanel::SpeedOfLightPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+  setObjectName(QStringLiteral("speedOfLightPanel"));
+  setupLayout();
+  if (m_selection)
+    connect(m_selection, &Selection::selectionChanged, this, [this](const SelectionState& s) { onSelectionChanged(s); });
+  rebuild();
+}
+
+void SpeedOfLightPanel::setupLayout() {
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  m_summary = new QLabel(content);
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_summary);
+  auto* charts = new QHBoxLayout;
+  m_sol = new ChartPlot(content);
+  m_sol->setObjectName(QStringLiteral("speedOfLight"));
+  m_roofline = new ChartPlot(content);
+  m_roofline->setObjectName(QStringLiteral("roofline"));
+  charts->addWidget(m_sol, 1);
+  charts->addWidget(m_roofline, 1);
+  layout->addLayout(charts, 1);
+  auto* tables = new QHBoxLayout;
+  m_metrics = makeTable({tr("Metric"), tr("Kernel"), tr("Baseline"), tr("Kernel / baseline")},
+                        QStringLiteral("countersTable"), content);
+  m_lines = makeTable({tr("Line"), tr("Samples"), tr("Share"), tr("Main stalls")}, QStringLiteral("hotLinesTable"), content);
+  tables->addWidget(m_metrics, 3);
+  tables->addWidget(m_lines, 2);
+  layout->addLayout(tables, 1);
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(content);
+  content->setMinimumHeight(720);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
+  for (ChartPlot* plot : {m_sol, m_roofline}) connect(plot, &ChartPlot::paletteChanged, this, &SpeedOfLightPanel::rebuild);
+}
+
+void SpeedOfLightPanel::onReportLoaded(const ReportPtr& report) {
+  m_report = report;
+  m_point = m_selection ? m_selection->state().point : 0;
+  rebuild();
+}
+
+void SpeedOfLightPanel::onReportClosed() {
+  m_report.reset();
+  m_point = 0;
+  rebuild();
+}
+
+void SpeedOfLightPanel::onSelectionChanged(const SelectionState& state) {
+  if (state.point == m_point) return;
+  m_point = state.point;
+  rebuild();
+}
+
+QString SpeedOfLightPanel::summaryText() const { return m_summary->text(); }
+
+void SpeedOfLightPanel::rebuild() {
+  for (ChartPlot* plot : {m_sol, m_roofline}) plot->clearChart();
+  m_metrics->setRowCount(0);
+  m_lines->setRowCount(0);
+  const bool valid = m_report && m_point >= 0 && m_point < int(m_report->points.size());
+  if (!valid) {
+    m_summary->setText(m_report ? tr("No point selected.") : tr("No report loaded."));
+  } else {
+    const Point& p = m_report->points[size_t(m_point)];
+    const CountersInfo& c = p.counters;
+    QStringList text;
+    if (!c.collected) {
+      text << (c.note.empty() ? tr("This point has no hardware counters (the run had no GPU, or `run.counters` was off).")
+                              : q(c.note));
+    } else {
+      const QString bound = boundText(p);
+      if (!bound.isEmpty()) text << bound;
+      text << tr("%1 metrics on %2 in %3 replay passes; the profiling pass took %4 s.")
+                  .arg(c.metrics.size()).arg(q(c.chip)).arg(c.passes).arg(QString::number(c.seconds, 'f', 2));
+      if (!c.note.empty()) text << q(c.note);
+      if (!c.baselineNote.empty()) text << q(c.baselineNote);
+      if (!c.pcSampling.note.empty()) text << q(c.pcSampling.note);
+      plotSpeedOfLight(m_sol, c, q(p.baseline.name));
+      m_sol->setTitle(tr("Speed of light: kernel vs %1").arg(p.baseline.name.empty() ? tr("baseline") : q(p.baseline.name)));
+      const DeviceDb* db = defaultDeviceDb();
+      const DeviceSpec* spec = db ? findDevice(*db, m_report->device) : nullptr;
+      plotRoofline(m_roofline, p, rooflinePeaks(m_report->device, spec));
+      m_roofline->setTitle(tr("Roofline on %1").arg(q(m_report->device.name)));
+      fillMetrics(p);
+      fillHotLines(p);
+    }
+    m_summary->setText(text.join(QLatin1Char('\n')));
+  }
+  for (ChartPlot* plot : {m_sol, m_roofline}) {
+    applyChartStyle(plot, plot->colors());
+    plot->replot(QCustomPlot::rpQueuedRefresh);
+  }
+}
+
+void SpeedOfLightPanel::fillMetrics(const Point& p) {
+  const CountersInfo& c = p.counters;
+  int row = 0;
+  for (const std::string& name : c.metrics) {
+    const MetricDef d = metricDef(name);
+    const double k = c.kernel.get(name, NAN);
+    const double b = c.baseline ? c.baseline->get(name, NAN) : NAN;
+    const QString ratio = known(k) && known(b) && b != 0 ? QStringLiteral("%1×").arg(QString::number(k / b, 'g', 3))
+                                                         : QStringLiteral("–");
+    m_metrics->insertRow(row);
+    setRow(m_metrics, row++, {q(d.label), formatMetric(name, k), formatMetric(name, b), ratio}, q(name));
+  }
+}
+
+void SpeedOfLightPanel::fillHotLines(const Point& p) {
+  const PcSamplingInfo& pc = p.counters.pcSampling;
+  if (!pc.collected) return;
+  int row = 0;
+  for (const HotLine& l : pc.lines) {
+    QStringList stalls;
+    for (std::size_t i = 0; i < l.stalls.size() && i < 3; ++i)
+      stalls << QStringLiteral("%1 %2 %").arg(q(l.stalls[i].reason))
+                    .arg(QString::number(100.0 * double(l.stalls[i].samples) / double(std::max<std::int64_t>(l.samples, 1)), 'f', 0));
+    const double share = pc.totalSamples > 0 ? 100.0 * double(l.samples) / double(pc.totalSamples) : 0;
+    m_lines->insertRow(row);
+    setRow(m_lines, row++, {QStringLiteral("%1:%2").arg(q(l.file)).arg(l.line), QString::number(l.samples),
+                            QStringLiteral("%1 %").arg(QString::number(share, 'f', 1)), stalls.join(QStringLiteral(", "))});
+  }
+}
+
+}  // namespace tilescope::ui

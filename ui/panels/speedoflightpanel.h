@@ -1,0 +1,51 @@
+// "Why is it slow?" for the selected point: the speed-of-light bars of the
+// kernel and its baseline side by side, the roofline with the device's peaks,
+// the counter table (kernel, baseline, ratio) and the hottest source lines of
+// PC sampling with their main stall reasons.
+#pragma once
+
+#include <QWidget>
+
+#include "reportview.h"
+
+class QLabel;
+class QTableWidget;
+
+namespace tilescope::ui {
+
+class ChartPlot;
+
+class SpeedOfLightPanel : public QWidget, public ReportView {
+  Q_OBJECT
+ public:
+  explicit SpeedOfLightPanel(Selection* selection, QWidget* parent = nullptr);
+
+  void onReportLoaded(const ReportPtr& report) override;
+  void onReportClosed() override;
+  void onSelectionChanged(const SelectionState& state) override;
+
+  // For tests and the exporter's checks.
+  ChartPlot* solPlot() const { return m_sol; }
+  ChartPlot* rooflinePlot() const { return m_roofline; }
+  QTableWidget* metricsTable() const { return m_metrics; }
+  QTableWidget* hotLinesTable() const { return m_lines; }
+  QString summaryText() const;
+  int currentPoint() const { return m_point; }
+
+ private:
+  void setupLayout();
+  void rebuild();
+  void fillMetrics(const Point& p);
+  void fillHotLines(const Point& p);
+
+  Selection* m_selection;
+  ReportPtr m_report;
+  int m_point = 0;
+  QLabel* m_summary = nullptr;
+  ChartPlot* m_sol = nullptr;
+  ChartPlot* m_roofline = nullptr;
+  QTableWidget* m_metrics = nullptr;
+  QTableWidget* m_lines = nullptr;
+};
+
+}  // namespace tilescope::ui
