@@ -54,7 +54,7 @@ int cmdInitTriton(const InitTritonArgs& a) {
   if (!(f << text)) return usageError("cannot write " + out.string());
   std::cerr << "wrote " << out.string() << " for " << sig.name << " (" << file << ":" << sig.defLine << ")\n"
             << "next: check its shapes, grid and values, then `tilescope-run check " << out.string() << "`\n";
-  return kOk;
+  return kExitOk;
 }
 
 }  // namespace tilescope::cli

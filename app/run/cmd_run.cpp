@@ -135,8 +135,7 @@ int cmdRun(const RunArgs& a) {
   if (noGpu) {
     const PointStatus& first = report.points.front().status;
     std::cerr << (first.remoteUnreachable ? "tilescope-run: error: " : "tilescope-run: no GPU or CUDA driver available: ")
-              << first.workerError << '
-';
+              << first.workerError << '\n';
     return kExitNoGpu;
   }
   return finishReport(report, a.output, a.stream);

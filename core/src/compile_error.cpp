@@ -50,11 +50,12 @@ Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int 
   f.detail = c.known() && c.category == "compile_error" ? c.detail : lang;
   f.treeNode = c.known() && !c.treeNode.empty() ? c.treeNode : "compile." + lang + ".other";
   f.message = cfg.kernel.source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + firstError;
-  f.location = {{"file", cfg.kernel.source}, {"kernel", cfg.kernel.entry}};
+  f.location.file = cfg.kernel.source;
+  f.location.kernel = cfg.kernel.entry;
   nlohmann::json ev{{"compiler", ci.compiler}, {"arch", ci.arch}, {"first_error", firstError}, {"language", lang}};
   if (line > 0) {
-    f.location["line"] = line;
-    if (column > 0) f.location["column"] = column;
+    f.location.line = line;
+    if (column > 0) f.location.extra["column"] = column;
     const std::string text = fileLine(cfg.kernel.sourcePath, line);
     if (!text.empty()) ev["source_line"] = text;
   }

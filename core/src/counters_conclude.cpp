@@ -29,14 +29,19 @@ Finding finding(const std::string& category, Severity s, const std::string& mess
 }
 
 /// The hottest sampled line whose main stall is one of `reasons` ({file, line} or null).
-nlohmann::json hotLineFor(const PcSamplingInfo& pc, std::initializer_list<const char*> reasons) {
+Location hotLineFor(const PcSamplingInfo& pc, std::initializer_list<const char*> reasons) {
+  Location loc;
   for (const HotLine& l : pc.lines) {
     if (l.stalls.empty()) continue;
     for (const char* r : reasons)
-      if (l.stalls.front().reason == r)
-        return {{"file", l.file}, {"line", l.line}, {"samples", l.samples}, {"stall", l.stalls.front().reason}};
+      if (l.stalls.front().reason == r) {
+        loc.file = l.file;
+        loc.line = l.line;
+        loc.extra = {{"samples", l.samples}, {"stall", l.stalls.front().reason}};
+        return loc;
+      }
   }
-  return nullptr;
+  return loc;
 }
 
 void bankConflicts(const CountersInfo& c, const CounterFigures& f, const CounterThresholds& t,

@@ -321,14 +321,17 @@ std::vector<Finding> reportFindings(const SanitizerReport& r) {
     g.message = describe(f);
     g.detail = c.detail;
     g.treeNode = c.node;
-    nlohmann::json loc = nlohmann::json::object();
-    if (!f.kernel.empty()) loc["kernel"] = f.kernelDemangled.empty() ? f.kernel : f.kernelDemangled;
-    if (f.pc) loc["pc"] = hex(*f.pc);
-    if (!f.file.empty()) loc["file"] = f.file;
-    if (f.line > 0) loc["line"] = f.line;
-    if (f.thread) loc["thread"] = dim(f.thread);
-    if (f.block) loc["cta"] = dim(f.block);
-    g.location = loc.empty() ? nlohmann::json(nullptr) : loc;
+    auto index = [](const Index3& d) { return Index{d.x, d.y, d.z}; };
+    Location& loc = g.location;
+    if (!f.kernel.empty()) loc.kernel = f.kernelDemangled.empty() ? f.kernel : f.kernelDemangled;
+    if (f.pc) loc.sassOffset = *f.pc;  // the sanitizer prints the offset in the function
+    if (!f.file.empty()) loc.file = f.file;
+    if (f.line > 0) loc.line = f.line;
+    if (f.thread) loc.thread = index(*f.thread);
+    if (f.block) {
+      loc.block = index(*f.block);
+      loc.cta = loc.block;
+    }
     g.evidence = toJson(f);
     g.evidence["source"] = f.tool == "memcheck" && r.legacy ? "cuda-memcheck" : "compute-sanitizer " + f.tool;
     out.push_back(std::move(g));

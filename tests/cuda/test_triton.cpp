@@ -234,8 +234,8 @@ TEST_F(TritonCompile, CompileErrorsCarryTheLineTheCategoryAndTheFix) {
     EXPECT_EQ(f.category, "compile_error");
     EXPECT_EQ(f.detail, c.detail) << info.log;
     EXPECT_EQ(f.treeNode, c.node);
-    EXPECT_EQ(f.location["file"], cfg.kernel.source);
-    EXPECT_EQ(f.location["line"], want);
+    EXPECT_EQ(f.location.file, cfg.kernel.source);
+    EXPECT_EQ(f.location.line, want);
     EXPECT_NE(f.evidence.value("source_line", std::string()).find(c.lineText), std::string::npos);
     EXPECT_FALSE(f.evidence.value("fix", std::string()).empty());
     EXPECT_EQ(f.evidence["example"]["language"], "triton");

@@ -111,8 +111,8 @@ TEST(Counters, BankConflictsPointAtTheHottestSharedMemoryStall) {
                                  {"t.cu", 9, 700, {{"mio_throttle", 600}, {"selected", 100}}}};
   std::optional<Finding> f = findingOf(concludeCounters(p), "bank_conflicts");
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->location["line"], 9);
-  EXPECT_EQ(f->location["stall"], "mio_throttle");
+  EXPECT_EQ(f->location.line, 9);
+  EXPECT_EQ(f->location.extra["stall"], "mio_throttle");
 }
 
 TEST(Counters, UncoalescedWhenThreadsUseFewOfTheFetchedSectors) {

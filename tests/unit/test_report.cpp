@@ -118,7 +118,16 @@ Point fullPoint() {
   p.workerStderr = "warning\n";
   p.experiment = "trial 2/5";
   p.wallSeconds = 2.5;
-  p.status = {true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}}};
+  p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}}};
+  p.counters.collected = true;
+  p.counters.chip = "GH100";
+  p.counters.passes = 3;
+  p.counters.metrics = {"dram__bytes_read.sum"};
+  p.counters.kernel = {"gemm_tiled", 1, {{"dram__bytes_read.sum", 1.5e6}}};
+  p.counters.baseline = KernelCounters{"cuBLAS", 2, {{"dram__bytes_read.sum", 1.0e6}}};
+  p.counters.pcSampling.collected = true;
+  p.counters.pcSampling.totalSamples = 40;
+  p.counters.pcSampling.lines = {{"gemm_tiled.cu", 77, 30, {{"long_scoreboard", 20}}}};
   p.inputs = {{{"M", 65}}, 8, 1, 0.0625};
   p.extra = {{"device", {{"name", "H100"}}}};
   return p;

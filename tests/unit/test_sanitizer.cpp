@@ -286,8 +286,9 @@ TEST(Sanitizer, ReportFindingsCarryLocationAndEvidence) {
   ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(fs[0].category, "oob_write");
   EXPECT_EQ(fs[0].treeNode, "fault.oob_write");
-  EXPECT_EQ(fs[0].location["kernel"], "gemm_tiled");
-  EXPECT_EQ(fs[0].location["cta"], (nlohmann::json{7, 15, 0}));
+  EXPECT_EQ(fs[0].location.kernel, "gemm_tiled");
+  EXPECT_EQ(fs[0].location.cta, (Index{7, 15, 0}));
+  EXPECT_EQ(fs[0].location.block, (Index{7, 15, 0}));
   EXPECT_EQ(fs[0].evidence["nearest_allocation"]["distance"], 15393);
   EXPECT_NE(fs[0].message.find("15,393 bytes after an allocation of 8,131,072 bytes"), std::string::npos) << fs[0].message;
   EXPECT_EQ(fs[1].category, "illegal_address");

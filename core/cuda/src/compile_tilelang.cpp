@@ -58,8 +58,12 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
                      {"constexprs", constexprs}};
   const fs::path helper = tritonHelperScript();
   const std::string key =
-      detail::cacheKey(k.sourcePath, {}, {"tilelang", version, pythonInterpreter(), detail::readText(helper), request.dump()});
-  const fs::path generated = detail::cacheDir() / (key + ".tilelang.cu");
+      detail::cacheBaseKey({"tilelang", version, pythonInterpreter(), detail::readText(helper), request.dump()}, k.sourcePath);
+  // The generated CUDA lives in the compile cache: nvcc compiles it from there.
+  std::string why;
+  const fs::path cache = detail::cacheDir(&why);
+  if (cache.empty()) return done(failed(info, "error: TileLang's generated CUDA needs the compile cache: " + why));
+  const fs::path generated = cache / (key + ".tilelang.cu");
   std::vector<char> unused;
   std::string resultText;
   if (!detail::cacheLoad(key, &unused, &resultText) || !fs::is_regular_file(generated)) {
@@ -75,10 +79,9 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
     json res = json::parse(resultText, nullptr, false);
     if (res.is_object() && res.value("ok", false)) {
       std::error_code ec;
-      fs::create_directories(detail::cacheDir(), ec);
       fs::copy_file(tmp.path / "kernel.cu", generated, fs::copy_options::overwrite_existing, ec);
       const std::string marker = "tilelang";
-      detail::cacheStore(key, std::vector<char>(marker.begin(), marker.end()), resultText);
+      detail::cacheStore(key, {}, std::vector<char>(marker.begin(), marker.end()), resultText);
     }
   }
   json res = json::parse(resultText, nullptr, false);

@@ -190,7 +190,7 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
   }
   std::vector<std::string> parts{"triton", version, pythonInterpreter(), detail::readText(helper), request.dump()};
   for (auto& m : siblingModules(k.sourcePath)) parts.push_back(std::move(m));
-  const std::string key = detail::cacheKey(k.sourcePath, {}, parts);
+  const std::string key = detail::cacheBaseKey(parts, k.sourcePath);
 
   CompiledKernel ck;
   ck.entry = k.entry;
@@ -217,7 +217,7 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
     json res = json::parse(resultText, nullptr, false);
     if (res.is_object() && res.value("ok", false)) {
       detail::readFile(tmp.path / "kernel.cubin", &ck.image);
-      if (!ck.image.empty()) detail::cacheStore(key, ck.image, resultText);
+      if (!ck.image.empty()) detail::cacheStore(key, {}, ck.image, resultText);  // imports are in the key
     }
   }
   json res = json::parse(resultText, nullptr, false);
