@@ -54,6 +54,10 @@ int cmdInitTriton(const InitTritonArgs& a) {
   if (!(f << text)) return usageError("cannot write " + out.string());
   std::cerr << "wrote " << out.string() << " for " << sig.name << " (" << file << ":" << sig.defLine << ")\n"
             << "next: check its shapes, grid and values, then `tilescope-run check " << out.string() << "`\n";
+  if (source.rfind("..", 0) == 0)
+    std::cerr << "note: the kernel lies outside the config's folder; a config reads only inside its own folder "
+                 "unless you pass --allow-outside-paths (docs/security.md): write the config beside the kernel "
+                 "to avoid it\n";
   return kExitOk;
 }
 

@@ -120,8 +120,8 @@ json modernised(const json& j) {
       if (t.is_array() && t.size() == 4) t = json::array({t[0], t[1]});
   // The tracer's first locations: one CTA in a list, one element, a byte offset
   // as a number, and the tile's origin (elements) where `tile` means its index.
-  if (l.contains("sass_offset")) {
-    if (auto it = l.find("element"); it != l.end() && !l.contains("elements")) {
+  if (l.contains("sass_offset") && l.contains("element")) {
+    if (auto it = l.find("element"); !l.contains("elements")) {
       l["elements"] = {{"first", *it}, {"last", *it}};
       l.erase("element");
     }

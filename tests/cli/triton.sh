@@ -65,7 +65,8 @@ for target in add.py::add_kernel matmul.py::matmul_kernel softmax.py::softmax_ke
   if ! "$exe" init-triton "$src/kernels/triton/$target" -o "$out" 2>"$tmp/init.err"; then
     echo "FAIL init-triton $target"; cat "$tmp/init.err"; fail=1; continue
   fi
-  "$exe" check "$out" --device h100 >/dev/null 2>"$tmp/check.err"; rc=$?
+  # The started config lives in a temporary folder, the kernel in the zoo.
+  "$exe" check "$out" --device h100 --allow-outside-paths >/dev/null 2>"$tmp/check.err"; rc=$?
   if [ "$rc" -ge 2 ]; then echo "FAIL check of init-triton $target: exit $rc"; cat "$tmp/check.err"; fail=1; continue; fi
   echo "ok   init-triton $target (check exit $rc)"
 done

@@ -281,6 +281,7 @@ TEST_F(TritonCompile, CubinCarriesPythonLineInfo) {
   bool sawStore = false;
   for (const LineRow& r : table.rows()) {
     if (r.function != "add_kernel") continue;
+    if (r.line == 0) continue;  // DWARF line 0: code the compiler made up (no source line)
     ++rows;
     EXPECT_EQ(fs::path(r.file).lexically_normal(), py) << r.file;
     EXPECT_GE(r.line, first);
