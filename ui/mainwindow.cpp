@@ -25,7 +25,11 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <QVBoxLayout>
+
 #include "models/pointsmodel.h"
+#include "tilescope/tree.h"
+#include "widgets/banner.h"
 #include "tilescope/resources.h"
 #include "models/qtconv.h"
 #include "panels/configpanel.h"
@@ -53,6 +57,9 @@ namespace tilescope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
+/// Larger files are refused before reading: the biggest report TileScope writes
+/// (a 16384² coverage map per point of a long sweep) stays far below this.
+constexpr qint64 kMaxOpenBytes = qint64(512) << 20;
 
 }  // namespace
 
@@ -95,7 +102,19 @@ void MainWindow::setupPanels() {
   m_pointsView->setSelectionMode(QAbstractItemView::SingleSelection);
   m_pointsView->verticalHeader()->hide();
   m_pointsView->horizontalHeader()->setStretchLastSection(true);
-  setCentralWidget(m_coveragePanel);
+  // The central area: failures, then the verdict, then the coverage view.
+  auto* central = new QWidget(this);
+  m_messageBanner = new Banner(central);
+  m_messageBanner->setObjectName(QStringLiteral("messageBanner"));
+  m_verdictBanner = new Banner(central);
+  m_verdictBanner->setObjectName(QStringLiteral("verdictBanner"));
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(m_messageBanner);
+  layout->addWidget(m_verdictBanner);
+  layout->addWidget(m_coveragePanel, 1);
+  setCentralWidget(central);
 }
 
 void MainWindow::setupActions() {
@@ -133,9 +152,7 @@ void MainWindow::setupActions() {
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
-    samples->addAction(QFileInfo(f).fileName(), this, [this, f] {
-      if (!openFile(f)) QMessageBox::warning(this, tr("Open"), m_lastError);
-    })->setToolTip(f);
+    samples->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);  // failures: message banner
   samples->setEnabled(!samples->isEmpty());
   QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(), tr("Configs (*.tscfg.json)"));
@@ -242,7 +259,12 @@ void MainWindow::setupConnections() {
   connect(m_pointsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& cur) { if (cur.isValid()) m_selection->setPoint(cur.row()); });
   connect(m_runPanel, &RunPanel::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) { setReport(r); });
-  connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+  connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { showError(m); });
+  connect(m_runPanel, &RunPanel::runStarted, this, [this] {
+    m_messageBanner->clearMessage();
+    statusBar()->clearMessage();
+    updateStatus();
+  });
   connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
 }
 
@@ -253,16 +275,29 @@ bool MainWindow::openFile(const QString& path) {
 
 bool MainWindow::openReport(const QString& path) {
   // One parse decides: a config (schema tilescope.config/N) goes to the config panel.
+  // Every failure names the path and the problem; no input may crash the window.
   try {
-    std::ifstream in(path.toStdString());
-    if (!in) throw std::runtime_error(path.toStdString() + ": cannot open");
+    const QFileInfo info(path);
+    if (!info.exists()) throw std::runtime_error(path.toStdString() + ": no such file");
+    if (info.isDir()) throw std::runtime_error(path.toStdString() + ": is a directory, not a report or config");
+    if (!info.isFile()) throw std::runtime_error(path.toStdString() + ": not a regular file");
+    if (info.size() > kMaxOpenBytes)
+      throw std::runtime_error(path.toStdString() + ": " + std::to_string(info.size() >> 20) + " MiB is larger than the " +
+                               std::to_string(kMaxOpenBytes >> 20) + " MiB a report may have");
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) throw std::runtime_error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
+    const QByteArray bytes = f.readAll();
     nlohmann::json doc;
     try {
-      doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::runtime_error(path.toStdString() + ": invalid JSON: " + e.what());
+      doc = parseJson(bytes.toStdString());  // depth-limited: a hostile file cannot exhaust the stack
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (invalid JSON: " + e.what() + ")");
     }
-    if (doc.is_object() && doc.value("schema", std::string()).rfind("tilescope.config/", 0) == 0) return openConfig(path);
+    if (!doc.is_object())
+      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (the document is " + std::string(doc.type_name()) +
+                               ", not an object)");
+    const auto schema = doc.find("schema");
+    if (schema != doc.end() && schema->is_string() && schema->get<std::string>().rfind("tilescope.config/", 0) == 0) return openConfig(path);
     std::shared_ptr<const Report> report;
     try {
       report = std::make_shared<const Report>(reportFromJson(doc));
@@ -273,17 +308,23 @@ bool MainWindow::openReport(const QString& path) {
     addRecentFile(path);
     return true;
   } catch (const std::exception& e) {
-    m_lastError = QString::fromUtf8(e.what());
-    statusBar()->showMessage(m_lastError, 10000);
+    showError(QString::fromUtf8(e.what()));
     return false;
   }
 }
 
+void MainWindow::showError(const QString& message) {
+  m_lastError = message;
+  m_messageBanner->showMessage(Banner::Kind::error, message.toHtmlEscaped());
+  statusBar()->showMessage(message, 15000);
+}
+
 bool MainWindow::openConfig(const QString& path) {
   if (!m_configPanel->openConfig(path)) {
-    m_lastError = tr("%1: cannot open config").arg(path);
+    showError(m_configPanel->loadError().isEmpty() ? tr("%1: cannot open config").arg(path) : m_configPanel->loadError());
     return false;
   }
+  m_messageBanner->clearMessage();
   m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
   m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
   addRecentFile(path);
@@ -299,11 +340,10 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   if (!path.isEmpty()) dirs << QFileInfo(path).absolutePath();
   if (!m_runPanel->configPath().isEmpty()) dirs << QFileInfo(m_runPanel->configPath()).absolutePath();
   m_findingsPanel->logPanel()->setSourceDirs(dirs);
-  // Start on the first point whose verdict is the report's worst: that is what needs a look.
-  int first = 0;
-  if (m_report)
-    for (size_t i = 0; i < m_report->points.size(); ++i)
-      if (m_report->points[i].verdict != Verdict::ok) { first = static_cast<int>(i); break; }
+  // Start on the point that carries the report's first error finding: that is what needs a look.
+  const int first = m_report ? firstErrorPoint(*m_report) : 0;
+  m_messageBanner->clearMessage();
+  statusBar()->clearMessage();
   {
     const QSignalBlocker block(m_selection);
     SelectionState s;
@@ -315,11 +355,53 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(m_selection->state());
   m_pointsView->selectRow(first);
   setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
+  updateVerdictBanner();
   updateStatus();
+}
+
+QString MainWindow::verdictText(const Report& r) {
+  // The verdict, the first error finding (report-level first: diagnose's conclusion) and the fix
+  // at the end of the troubleshooting walk.
+  const Finding* first = nullptr;
+  for (const Finding& f : r.findings)
+    if (f.severity == Severity::error) { first = &f; break; }
+  if (!first)
+    for (const Point& p : r.points)
+      for (const Finding& f : p.findings)
+        if (!first && f.severity == Severity::error) first = &f;
+  QString text = tr("<b>Verdict: %1</b>").arg(QString::fromLatin1(verdictName(r.verdict)));
+  if (first) {
+    QString msg = qs(first->message);
+    if (msg.size() > 300) msg = msg.left(300) + QStringLiteral("…");
+    text += tr(" — <b>%1</b>: %2").arg(qs(first->category).toHtmlEscaped(), msg.toHtmlEscaped());
+  } else if (r.verdict == Verdict::ok) {
+    text += tr(" — no error findings");
+  }
+  if (!r.treePath.empty()) {
+    static const std::shared_ptr<const Tree> tree = [] {
+      try { return std::make_shared<const Tree>(loadDefaultTree()); } catch (const std::exception&) { return std::shared_ptr<const Tree>(); }
+    }();
+    const TreeNode* leaf = tree ? tree->find(r.treePath.back()) : nullptr;
+    if (leaf && leaf->isLeaf() && !leaf->fix.empty())
+      text += tr("<br><b>Fix</b> (%1): %2").arg(qs(leaf->title).toHtmlEscaped(), qs(leaf->fix).toHtmlEscaped());
+  }
+  return text;
+}
+
+void MainWindow::updateVerdictBanner() {
+  if (!m_report) {
+    m_verdictBanner->clearMessage();
+    return;
+  }
+  const Verdict v = m_report->verdict;
+  const Banner::Kind kind = v == Verdict::ok ? Banner::Kind::ok : v == Verdict::slow ? Banner::Kind::warning : Banner::Kind::error;
+  m_verdictBanner->showMessage(kind, verdictText(*m_report));
 }
 
 void MainWindow::closeReport() {
   m_report.reset();
+  m_verdictBanner->clearMessage();
+  m_messageBanner->clearMessage();
   m_reportPath.clear();
   m_pointsModel->clear();
   for (ReportView* v : std::as_const(m_views)) v->onReportClosed();
@@ -368,7 +450,7 @@ void MainWindow::stepPoint(int delta) {
 void MainWindow::openDialog() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open report or config"), QString(),
                                                     tr("TileScope files (*.json);;Configs (*.tscfg.json);;All files (*)"));
-  if (!path.isEmpty() && !openFile(path)) QMessageBox::warning(this, tr("Open"), m_lastError);
+  if (!path.isEmpty()) openFile(path);  // a failure shows in the message banner
 }
 
 void MainWindow::exportReport() {
@@ -423,9 +505,7 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
   const QStringList files = recentFiles();
   for (const QString& f : files)
-    m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] {
-      if (!openFile(f)) QMessageBox::warning(this, tr("Open"), m_lastError);
-    })->setToolTip(f);
+    m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
   m_recentMenu->setEnabled(!files.isEmpty());
 }
 
@@ -464,7 +544,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& u : event->mimeData()->urls())
-    if (u.isLocalFile() && !openFile(u.toLocalFile())) statusBar()->showMessage(m_lastError, 10000);
+    if (u.isLocalFile()) openFile(u.toLocalFile());  // a failure shows in the message banner
   event->acceptProposedAction();
 }
 

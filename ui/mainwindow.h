@@ -16,6 +16,7 @@ class QDockWidget;
 
 namespace tilescope::ui {
 
+class Banner;
 class ConfigPanel;
 class CoveragePanel;
 class FindingsPanel;
@@ -50,6 +51,14 @@ class MainWindow : public QMainWindow {
   QWidget* occupancyPanel() const { return m_occupancyPanel; }
   QWidget* timingPanel() const { return m_timingPanel; }
   TroubleshootPanel* troubleshootPanel() const { return m_troubleshootPanel; }
+  /// The verdict of the open report, its first error finding and the walk's fix.
+  Banner* verdictBanner() const { return m_verdictBanner; }
+  /// Failures (a file that does not open, a run that failed), non-modal.
+  Banner* messageBanner() const { return m_messageBanner; }
+  /// Shows an error in the message banner and the status bar.
+  void showError(const QString& message);
+  /// The verdict banner's text for a report ("" for none).
+  static QString verdictText(const Report& report);
   QStringList recentFiles() const;
   QString statusDeviceText() const;
   QString statusTargetText() const;
@@ -79,6 +88,7 @@ class MainWindow : public QMainWindow {
   void exportReport();
   void openDialog();
   void stepPoint(int delta);
+  void updateVerdictBanner();
   QDockWidget* addPanelDock(QWidget* panel, const QString& title, const QString& objectName, Qt::DockWidgetArea area);
 
   Selection* m_selection;
@@ -97,6 +107,8 @@ class MainWindow : public QMainWindow {
   TroubleshootPanel* m_troubleshootPanel = nullptr;
   PointsModel* m_pointsModel = nullptr;
   QTableView* m_pointsView = nullptr;
+  Banner* m_verdictBanner = nullptr;
+  Banner* m_messageBanner = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
   QLabel* m_targetLabel = nullptr;

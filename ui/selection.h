@@ -12,7 +12,7 @@ struct SelectionState {
   QString tensor;         ///< output tensor in focus ("" = the first)
   int tileRow = -1, tileCol = -1;   ///< selected declared tile (-1: none)
   qint64 elemRow = -1, elemCol = -1;  ///< selected element (-1: none)
-  int finding = -1;       ///< index into the point's findings (-1: none)
+  int finding = -1;       ///< row of the Findings table: report-level findings, then the point's (-1: none)
   bool operator==(const SelectionState&) const = default;
 };
 

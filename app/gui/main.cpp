@@ -171,10 +171,9 @@ int main(int argc, char** argv) {
   const QStringList args = parser.positionalArguments();
   if (parser.isSet(shotsOpt)) return takeScreenshots(window, parser.value(shotsOpt), args);
   const QString file = args.isEmpty() ? tilescope::ui::MainWindow::sampleSessionPath() : args.front();
-  if (!file.isEmpty() && !window.openFile(file)) {
-    QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";
-    if (!args.isEmpty()) return 2;
-  }
+  // A file that does not open (missing, a directory, not JSON, a wrong value) is
+  // shown in the window's message banner: the window opens either way.
+  if (!file.isEmpty() && !window.openFile(file)) QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";
   window.show();
   return app.exec();
 }

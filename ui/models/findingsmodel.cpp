@@ -1,14 +1,33 @@
 #include "models/findingsmodel.h"
 
+#include <QFont>
+#include <iterator>
+
 #include "models/qtconv.h"
 #include "style/colors.h"
 
 namespace tilescope::ui {
 
-void FindingsModel::setFindings(std::vector<Finding> findings) {
+void FindingsModel::setFindings(std::vector<Finding> reportLevel, std::vector<Finding> point) {
   beginResetModel();
-  m_findings = std::move(findings);
+  m_reportLevel = static_cast<int>(reportLevel.size());
+  m_findings = std::move(reportLevel);
+  m_findings.insert(m_findings.end(), std::make_move_iterator(point.begin()), std::make_move_iterator(point.end()));
   endResetModel();
+}
+
+std::vector<Finding> FindingsModel::reportLevelFindings(const Report& r) {
+  auto same = [](const Finding& a, const Finding& b) {
+    return a.category == b.category && a.severity == b.severity && a.message == b.message && a.tensor == b.tensor;
+  };
+  std::vector<Finding> out;
+  for (const Finding& f : r.findings) {
+    bool onPoint = false;
+    for (const Point& p : r.points)
+      for (const Finding& g : p.findings) onPoint = onPoint || same(f, g);
+    if (!onPoint) out.push_back(f);
+  }
+  return out;
 }
 
 const Finding* FindingsModel::finding(int row) const {
@@ -29,10 +48,21 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!f) return {};
   if (role == FindingIndexRole) return index.row();
   if (role == SeverityRankRole) return static_cast<int>(f->severity);
+  if (role == ReportLevelRole) return isReportLevel(index.row());
   const int col = index.column();
+  if (role == Qt::FontRole && isReportLevel(index.row())) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
   if (role == Qt::DecorationRole && col == SeverityColumn) return severityIcon(f->severity);
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (col) {
+      case ScopeColumn:
+        if (role == Qt::ToolTipRole)
+          return isReportLevel(index.row()) ? tr("A conclusion of the whole report (diagnose), not of one point")
+                                            : tr("A finding of the selected point");
+        return isReportLevel(index.row()) ? tr("report") : tr("point");
       case SeverityColumn: return QString::fromLatin1(severityName(f->severity));
       case CategoryColumn:
         return f->detail.empty() ? qs(f->category) : QStringLiteral("%1 (%2)").arg(qs(f->category), qs(f->detail));
@@ -53,6 +83,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
+    case ScopeColumn: return tr("Scope");
     case SeverityColumn: return tr("Severity");
     case CategoryColumn: return tr("Category");
     case MessageColumn: return tr("Message");

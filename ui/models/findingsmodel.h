@@ -1,4 +1,6 @@
-// Table model over one point's findings (or the report's merged findings).
+// Table model over the findings a person reads for one point: the report-level
+// findings first (diagnose's conclusions, which belong to no single point), then
+// the point's own.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -11,14 +13,20 @@ namespace tilescope::ui {
 class FindingsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { SeverityColumn, CategoryColumn, MessageColumn, LocationColumn, EvidenceColumn, ColumnCount };
-  enum Role { FindingIndexRole = Qt::UserRole + 1, SeverityRankRole };
+  enum Column { ScopeColumn, SeverityColumn, CategoryColumn, MessageColumn, LocationColumn, EvidenceColumn, ColumnCount };
+  enum Role { FindingIndexRole = Qt::UserRole + 1, SeverityRankRole, ReportLevelRole };
 
   using QAbstractTableModel::QAbstractTableModel;
 
-  void setFindings(std::vector<Finding> findings);
-  void clear() { setFindings({}); }
+  void setFindings(std::vector<Finding> findings) { setFindings({}, std::move(findings)); }
+  /// Report-level rows first, then the point's.
+  void setFindings(std::vector<Finding> reportLevel, std::vector<Finding> point);
+  void clear() { setFindings({}, {}); }
   const Finding* finding(int row) const;
+  int reportLevelCount() const { return m_reportLevel; }
+  bool isReportLevel(int row) const { return row >= 0 && row < m_reportLevel; }
+  /// The report's findings that no point carries (a run's merged point findings are not repeated).
+  static std::vector<Finding> reportLevelFindings(const Report& r);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -27,6 +35,7 @@ class FindingsModel : public QAbstractTableModel {
 
  private:
   std::vector<Finding> m_findings;
+  int m_reportLevel = 0;
 };
 
 }  // namespace tilescope::ui

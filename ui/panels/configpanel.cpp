@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTreeWidget>
@@ -12,6 +13,7 @@
 
 #include "models/qtconv.h"
 #include "tilescope/config.h"
+#include "tilescope/report.h"
 
 namespace tilescope::ui {
 
@@ -77,9 +79,17 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
 }
 
 bool ConfigPanel::openConfig(const QString& path) {
+  // A config is a few KB; a text editor widget holding hundreds of MB is not useful.
+  constexpr qint64 kMaxConfigBytes = qint64(16) << 20;
+  const QFileInfo info(path);
   QFile f(path);
-  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
-    m_status->setText(tr("%1: cannot open: %2").arg(path, f.errorString()));
+  if (info.isDir()) m_loadError = tr("%1: is a directory, not a config").arg(path);
+  else if (info.exists() && info.size() > kMaxConfigBytes)
+    m_loadError = tr("%1: %2 MiB is larger than a config may be (16 MiB)").arg(path).arg(info.size() >> 20);
+  else if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) m_loadError = tr("%1: cannot open: %2").arg(path, f.errorString());
+  else m_loadError.clear();
+  if (!m_loadError.isEmpty()) {
+    m_status->setText(m_loadError);
     return false;
   }
   m_path = path;
@@ -107,14 +117,24 @@ void ConfigPanel::setJsonText(const QString& text) {
 
 void ConfigPanel::parseText() {
   try {
-    m_doc = json::parse(m_text->toPlainText().toStdString());
-  } catch (const json::parse_error& e) {
-    m_error = tr("JSON syntax: %1").arg(QString::fromUtf8(e.what()));
+    // Depth-limited: a hostile config cannot exhaust the stack (report.h, kMaxJsonDepth).
+    m_doc = parseJson(m_text->toPlainText().toStdString());
+  } catch (const std::exception& e) {  // syntax, nesting, a number out of range (1e400)
+    QString what = QString::fromUtf8(e.what());
+    what.remove(QRegularExpression(QStringLiteral("^\\[json\\.exception\\.[a-z_]+\\.\\d+\\] ")));
+    m_error = tr("JSON syntax: %1").arg(what);
     m_errorPath.clear();
+    m_doc = json::object();
+    m_form->clear();
     markError();
     return;
   }
-  rebuildForm();
+  try {
+    rebuildForm();
+  } catch (const std::exception&) {
+    // A value of an unexpected type: the form shows what it could, validation names the path.
+    m_updating = false;
+  }
   validate();
 }
 
@@ -127,7 +147,11 @@ void ConfigPanel::setDocument(const json& doc, const QString& dir) {
 
 bool ConfigPanel::setFormValue(const QString& jsonPath, const QString& text) {
   if (jsonPath.isEmpty() || !m_doc.is_object()) return false;
-  m_doc[pointerFor(jsonPath)] = valueFromText(text);
+  try {
+    m_doc[pointerFor(jsonPath)] = valueFromText(text);
+  } catch (const std::exception&) {
+    return false;  // the path runs through a value that is not an object or array
+  }
   m_updating = true;
   m_text->setPlainText(qs(m_doc.dump(2)));
   if (QTreeWidgetItem* item = formItem(jsonPath)) item->setText(1, text);
@@ -162,27 +186,28 @@ void ConfigPanel::rebuildForm() {
     for (auto it = obj.begin(); it != obj.end(); ++it) field(s, qs(it.key()), it.value(), prefix + qs(it.key()));
   };
   if (m_doc.is_object()) {
-    const json kernel = m_doc.value("kernel", json::object());
+    const json kernel = m_doc.contains("kernel") && m_doc["kernel"].is_object() ? m_doc["kernel"] : json::object();
     QTreeWidgetItem* k = section(tr("Kernel"));
     for (const char* key : {"source", "entry", "compiler"})
       if (kernel.contains(key)) field(k, QString::fromLatin1(key), kernel[key], QStringLiteral("kernel.") + QString::fromLatin1(key));
     objectFields("Defines (tile parameters)", kernel.value("defines", json()), QStringLiteral("kernel.defines."));
-    objectFields("Params", m_doc.value("params", json()), QStringLiteral("params."));
+    auto member = [this](const char* key) { return m_doc.contains(key) ? m_doc[key] : json(); };
+    objectFields("Params", member("params"), QStringLiteral("params."));
     if (m_doc.contains("tensors") && m_doc["tensors"].is_object()) {
       QTreeWidgetItem* s = section(tr("Tensor shapes"));
       for (auto it = m_doc["tensors"].begin(); it != m_doc["tensors"].end(); ++it)
-        if (it.value().contains("shape")) field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
+        if (it.value().is_object() && it.value().contains("shape")) field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
     }
-    objectFields("Launch", m_doc.value("launch", json()), QStringLiteral("launch."));
+    objectFields("Launch", member("launch"), QStringLiteral("launch."));
     if (m_doc.contains("tiles") && m_doc["tiles"].is_object()) {
       QTreeWidgetItem* s = section(tr("Tiles"));
       for (auto it = m_doc["tiles"].begin(); it != m_doc["tiles"].end(); ++it)
         for (const char* key : {"tile", "origin"})
-          if (it.value().contains(key))
+          if (it.value().is_object() && it.value().contains(key))
             field(s, QStringLiteral("%1.%2").arg(qs(it.key()), QString::fromLatin1(key)), it.value()[key],
                   QStringLiteral("tiles.%1.%2").arg(qs(it.key()), QString::fromLatin1(key)));
     }
-    objectFields("Sweep", m_doc.value("sweep", json()), QStringLiteral("sweep."));
+    objectFields("Sweep", member("sweep"), QStringLiteral("sweep."));
   }
   m_updating = false;
 }
@@ -192,8 +217,13 @@ void ConfigPanel::validate() {
   m_errorPath.clear();
   try {
     const Config cfg = parseConfig(m_doc, m_dir.toStdString());
-    // Expressions only fail on evaluation (unknown symbol, division by zero): evaluate every sweep point.
-    for (const SweepPoint& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
+    // Expressions only fail on evaluation: evaluate the first points of the sweep
+    // (a large sweep would stall typing; its later points repeat the same expressions).
+    int n = 0;
+    for (const SweepPoint& sp : expandSweep(cfg)) {
+      (void)resolvePoint(sp.config);
+      if (++n >= 64) break;
+    }
   } catch (const ConfigError& e) {
     m_errorPath = qs(e.path);
     m_error = QStringLiteral("%1: %2").arg(m_errorPath, qs(e.problem));

@@ -24,8 +24,11 @@ class ConfigPanel : public QWidget, public ReportView {
  public:
   explicit ConfigPanel(Selection* selection, QWidget* parent = nullptr);
 
-  /// Loads a config file; false (with the error shown) when it cannot be read.
+  /// Loads a config file; false (with the error shown, loadError() naming the path
+  /// and the problem) when it cannot be read. Any content loads without a crash:
+  /// a JSON error or a value of the wrong type is a validation error.
   bool openConfig(const QString& path);
+  QString loadError() const { return m_loadError; }
   bool save(const QString& path);
   QString configPath() const { return m_path; }
   /// Replaces the JSON text (as if typed) and validates at once.
@@ -58,7 +61,7 @@ class ConfigPanel : public QWidget, public ReportView {
   QString m_path;
   QString m_dir;
   nlohmann::json m_doc;
-  QString m_error, m_errorPath;
+  QString m_error, m_errorPath, m_loadError;
   bool m_updating = false;
   QTabWidget* m_tabs;
   QTreeWidget* m_form;

@@ -1,6 +1,7 @@
 #include "panels/coveragepanel.h"
 
 #include <QComboBox>
+#include <QStringList>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -94,6 +95,22 @@ void CoveragePanel::rebuildDimControls() {
   m_sliceBox->setVisible(highRank);
 }
 
+QString CoveragePanel::oobSummary(const CoverageGrid& g) {
+  QString out;
+  for (bool write : {true, false}) {
+    const std::int64_t n = g.oobElements(write);
+    if (n == 0) continue;
+    const auto tiles = g.oobTiles(write);
+    QStringList names;
+    for (size_t i = 0; i < tiles.size() && i < 4; ++i) names << QStringLiteral("(%1, %2)").arg(tiles[i].first).arg(tiles[i].second);
+    if (tiles.size() > 4) names << QStringLiteral("… (%1, %2)").arg(tiles.back().first).arg(tiles.back().second);
+    out += QLatin1Char('\n') + (write ? tr("\u2716 %1 element(s) written out of bounds (hatched, past the edge) by %2 tile(s): %3")
+                                      : tr("\u2716 %1 element(s) read out of bounds by %2 tile(s): %3"))
+                                   .arg(n).arg(tiles.size()).arg(names.join(QStringLiteral(", ")));
+  }
+  return out;
+}
+
 void CoveragePanel::rebuild() {
   if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) {
     m_widget->setGrid(nullptr);
@@ -114,6 +131,7 @@ void CoveragePanel::rebuild() {
                       : tr("%1: declared tiling only (not measured on a GPU); %2 tiles, %3 crossing the edge")
                             .arg(qs(c.tensor)).arg(c.tilesTotal).arg(c.tilesCrossing);
   }
+  if (grid->valid()) text += oobSummary(*grid);
   m_summary->setText(grid->valid() ? text : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
   m_widget->setGrid(grid->valid() ? grid : nullptr);
   if (m_selection) m_widget->setSelectedTile(m_selection->state().tileRow, m_selection->state().tileCol);

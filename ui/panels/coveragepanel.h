@@ -26,6 +26,8 @@ class CoveragePanel : public QWidget, public ReportView {
   CoverageWidget* coverageWidget() const { return m_widget; }
   const CoverageGrid* grid() const;
   QString summaryText() const;
+  /// The lines that name out-of-bounds writes and reads and the tiles that made them ("" when none).
+  static QString oobSummary(const CoverageGrid& grid);
 
   void onReportLoaded(const ReportPtr& report) override;
   void onReportClosed() override;

@@ -33,6 +33,31 @@ bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol) {
   return false;
 }
 
+int pointOfFinding(const Report& r, const Finding& f) {
+  // The experiment that proved it, else the first point with an error finding of its category.
+  if (!f.experiment.empty())
+    for (size_t i = 0; i < r.points.size(); ++i)
+      if (r.points[i].experiment == f.experiment) return static_cast<int>(i);
+  for (size_t i = 0; i < r.points.size(); ++i)
+    for (const Finding& g : r.points[i].findings)
+      if (g.category == f.category && g.severity == f.severity) return static_cast<int>(i);
+  return -1;
+}
+
+int firstErrorPoint(const Report& r) {
+  for (const Finding& f : r.findings)
+    if (f.severity == Severity::error) {
+      const int p = pointOfFinding(r, f);
+      if (p >= 0) return p;
+    }
+  for (size_t i = 0; i < r.points.size(); ++i)
+    for (const Finding& g : r.points[i].findings)
+      if (g.severity == Severity::error) return static_cast<int>(i);
+  for (size_t i = 0; i < r.points.size(); ++i)
+    if (r.points[i].verdict != Verdict::ok) return static_cast<int>(i);
+  return 0;
+}
+
 FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_model(new FindingsModel(this)) {
   m_tabs = new QTabWidget(this);
@@ -66,10 +91,15 @@ void FindingsPanel::selectFinding(int row) {
   if (!f || !m_report || !m_selection) return;
   SelectionState s = m_selection->state();
   s.finding = row;
+  // A report-level conclusion names the experiment that proved it: show that point.
+  if (m_model->isReportLevel(row)) {
+    const int p = pointOfFinding(*m_report, *f);
+    if (p >= 0) s.point = p;
+  }
   if (!f->tensor.empty()) s.tensor = qs(f->tensor);
   int tr = -1, tc = -1;
-  if (m_point >= 0 && m_point < static_cast<int>(m_report->points.size()) &&
-      findingTile(m_report->points[static_cast<size_t>(m_point)], *f, &tr, &tc)) {
+  if (s.point >= 0 && s.point < static_cast<int>(m_report->points.size()) &&
+      findingTile(m_report->points[static_cast<size_t>(s.point)], *f, &tr, &tc)) {
     s.tileRow = tr;
     s.tileCol = tc;
   }
@@ -83,14 +113,18 @@ void FindingsPanel::showPoint(int point) {
   if (!m_report || point < 0 || point >= static_cast<int>(m_report->points.size())) {
     m_model->clear();
     m_stderr->clear();
+    m_tabs->setTabText(0, tr("Findings"));
     return;
   }
   const Point& p = m_report->points[static_cast<size_t>(point)];
-  m_model->setFindings(p.findings);
+  m_model->setFindings(FindingsModel::reportLevelFindings(*m_report), p.findings);
   m_stderr->setPlainText(qs(p.workerStderr));
+  m_view->resizeColumnToContents(FindingsModel::ScopeColumn);
   m_view->resizeColumnToContents(FindingsModel::SeverityColumn);
   m_view->resizeColumnToContents(FindingsModel::CategoryColumn);
-  m_tabs->setTabText(0, tr("Findings (%1)").arg(p.findings.size()));
+  const int reportLevel = m_model->reportLevelCount();
+  m_tabs->setTabText(0, reportLevel > 0 ? tr("Findings (%1 report + %2 point)").arg(reportLevel).arg(p.findings.size())
+                                        : tr("Findings (%1)").arg(p.findings.size()));
 }
 
 void FindingsPanel::onReportLoaded(const ReportPtr& report) {

@@ -25,7 +25,8 @@ class FindingsPanel : public QWidget, public ReportView {
   QTableView* view() const { return m_view; }
   LogPanel* logPanel() const { return m_logPanel; }
   QString workerStderr() const;
-  /// Selects finding `row` of the shown point: sets Selection.finding and its tile.
+  /// Selects row `row` of the findings table (report-level rows first): sets
+  /// Selection.finding, its tile, and for a report-level conclusion its point.
   void selectFinding(int row);
 
   void onReportLoaded(const ReportPtr& report) override;
@@ -48,5 +49,11 @@ class FindingsPanel : public QWidget, public ReportView {
 /// The declared tile a finding's location names: location.tile, else the tile of
 /// location.elements' first element (tile extents from the point's coverage).
 bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol);
+/// The point a (report-level) finding belongs to: the point of the experiment that
+/// proved it, else the first with an error finding of its category; -1 when none.
+int pointOfFinding(const Report& r, const Finding& f);
+/// The point a report opens on: the one carrying the report's first error finding,
+/// else the first with an error finding, else the first whose verdict is not ok, else 0.
+int firstErrorPoint(const Report& r);
 
 }  // namespace tilescope::ui

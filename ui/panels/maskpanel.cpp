@@ -6,28 +6,15 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <climits>
+
 #include "models/qtconv.h"
+#include "style/colors.h"
 #include "widgets/maskwidget.h"
 
 namespace tilescope::ui {
 
-namespace {
-/// The elements a finding names, in the last two dimensions: its box (lo..hi) where
-/// the producer gave one, else first..last (inclusive).
-bool evidenceRect(const Finding& f, QRect* out) {
-  if (!f.location.elements) return false;
-  const ElementRange& e = *f.location.elements;
-  const bool box = e.lo.size() >= 2 && e.hi.size() == e.lo.size();
-  const Index& a = box ? e.lo : e.first;
-  const Index& b = box ? e.hi : (e.last.size() == e.first.size() ? e.last : e.first);
-  if (a.size() < 2) return false;
-  auto pt = [](const Index& i) {
-    return QPoint(static_cast<int>(i[i.size() - 1]), static_cast<int>(i[i.size() - 2]));  // x = column, y = row
-  };
-  *out = QRect(pt(a), pt(b)).normalized();
-  return true;
-}
-}  // namespace
 
 MaskPanel::MaskPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
   m_mask = new MaskWidget(this);
@@ -72,19 +59,30 @@ void MaskPanel::showPoint(int point, const QString& tensor) {
     m_info->setText(tr("No tiling for this point"));
     return;
   }
+  // The out-of-bounds evidence as the coverage view reads it (CoverageGrid::oobRegions).
   QList<OobEvidence> ev;
-  for (const auto& f : p.findings) {
-    if (f.category != "oob_write" && f.category != "oob_read") continue;
-    if (!f.tensor.empty() && f.tensor != grid->tensor()) continue;
-    QRect r;
-    if (evidenceRect(f, &r)) ev.append({r, f.category == "oob_write"});
-  }
+  auto clampInt = [](std::int64_t v) { return static_cast<int>(std::clamp<std::int64_t>(v, INT_MIN / 2, INT_MAX / 2)); };
+  for (const OobRegion& o : grid->oobRegions())
+    ev.append({QRect(QPoint(clampInt(o.col0), clampInt(o.row0)), QPoint(clampInt(o.col1), clampInt(o.row1))), o.write});
   m_mask->setGrid(grid);
   m_mask->setEvidence(ev);
+  // Boundary tiles, those with out-of-bounds evidence first: they are the culprits.
+  const auto writers = grid->oobTiles(true), readers = grid->oobTiles(false);
+  auto has = [](const std::vector<std::pair<int, int>>& v, std::pair<int, int> t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+  std::vector<std::pair<int, int>> tiles = writers;
+  for (const auto& t : readers)
+    if (!has(tiles, t)) tiles.push_back(t);
+  for (const auto& t : grid->boundaryTiles())
+    if (!has(tiles, t)) tiles.push_back(t);
   const QSignalBlocker block(m_list);
-  for (const auto& [tr_, tc] : grid->boundaryTiles()) {
-    auto* item = new QListWidgetItem(tr("tile (%1, %2)").arg(tr_).arg(tc), m_list);
+  for (const auto& [tr_, tc] : tiles) {
+    const bool w = has(writers, {tr_, tc}), r = has(readers, {tr_, tc});
+    QString label = tr("tile (%1, %2)").arg(tr_).arg(tc);
+    if (w) label += tr(" \u2716 writes OOB");
+    else if (r) label += tr(" \u2716 reads OOB");
+    auto* item = new QListWidgetItem(label, m_list);
     item->setData(Qt::UserRole, QPoint(tc, tr_));
+    if (w || r) item->setForeground(oobColor(w));
   }
 }
 
@@ -94,8 +92,11 @@ void MaskPanel::showTile(int tileRow, int tileCol) {
     m_info->setText(tr("Select a tile to see its mask."));
     return;
   }
-  m_info->setText(tr("Tile (%1, %2): %3 in-bounds elements, %4 masked, %5 with out-of-bounds evidence")
-                      .arg(tileRow).arg(tileCol).arg(m_mask->inBoundsCount()).arg(m_mask->maskedCount()).arg(m_mask->evidenceCount()));
+  QString text = tr("Tile (%1, %2): %3 in-bounds elements, %4 masked, %5 with out-of-bounds evidence")
+                     .arg(tileRow).arg(tileCol).arg(m_mask->inBoundsCount()).arg(m_mask->maskedCount()).arg(m_mask->evidenceCount());
+  const auto cta = m_mask->grid()->ctaOfTile(tileRow, tileCol);
+  if (cta.size() == 3) text += tr(" · CTA blockIdx (%1, %2, %3)").arg(cta[0]).arg(cta[1]).arg(cta[2]);
+  m_info->setText(text);
 }
 
 void MaskPanel::onReportLoaded(const ReportPtr& report) {

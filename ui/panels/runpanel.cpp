@@ -109,11 +109,12 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
     item->setForeground(verdictColor(p.verdict));
   });
   connect(m_stream, &RunStream::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
+    m_gotReport = true;
     m_status->setText(tr("Done: verdict %1 over %2 point(s)").arg(QString::fromLatin1(verdictName(r->verdict))).arg(r->points.size()));
     emit reportAvailable(r);
   });
   connect(m_stream, &RunStream::textAvailable, this, &RunPanel::appendLog);
-  connect(m_stream, &RunStream::streamFailed, this, [this](const QString& m) { appendLog(m); emit runFailed(m); });
+  connect(m_stream, &RunStream::streamFailed, this, [this](const QString& m) { appendLog(m); fail(m); });
 }
 
 RunPanel::~RunPanel() {
@@ -189,41 +190,86 @@ void RunPanel::start(const QString& verb) {
   delete m_process;
   m_process = new QProcess(this);
   connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stream->feed(m_process->readAllStandardOutput()); });
-  connect(m_process, &QProcess::readyReadStandardError, this,
-          [this] { appendLog(QString::fromUtf8(m_process->readAllStandardError()).trimmed()); });
+  connect(m_process, &QProcess::readyReadStandardError, this, [this] {
+    const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
+    appendLog(text);
+    m_stderrTail << text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    while (m_stderrTail.size() > 4) m_stderrTail.removeFirst();
+  });
   connect(m_process, &QProcess::errorOccurred, this, [this, cmd](QProcess::ProcessError e) {
     if (e != QProcess::FailedToStart) return;
-    const QString msg = tr("could not start %1: %2").arg(cmd.front(), m_process->errorString());
-    m_status->setText(msg);
     setRunning(false);
-    m_progress->setRange(0, 1);
-    emit runFailed(msg);
+    fail(tr("could not start %1: %2").arg(cmd.front(), m_process->errorString()));
   });
-  connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-    m_stream->feed(m_process->readAllStandardOutput());
-    m_stream->finish();
-    setRunning(false);
-    m_progress->setRange(0, 1);
-    m_progress->setValue(1);
-    if (status == QProcess::CrashExit) m_status->setText(tr("tilescope-run stopped (cancelled or crashed)"));
-    else if (code == kExitUsage || code == kExitNoGpu)
-      m_status->setText(tr("tilescope-run: %1 (exit %2, see the log)").arg(qs(exitStatusText(code))).arg(code));
-    emit runFinished(status == QProcess::CrashExit ? -1 : code);
-  });
+  connect(m_process, &QProcess::finished, this, &RunPanel::finished);
+  m_verb = verb;
+  m_stderrTail.clear();
+  m_gotReport = m_cancelled = m_failed = false;
+  emit runStarted(verb);
   appendLog(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
   m_status->setText(tr("Starting %1 …").arg(verb));
   setRunning(true);
   m_process->start(cmd.front(), cmd.mid(1));
 }
 
+void RunPanel::finished(int code, QProcess::ExitStatus status) {
+  m_stream->feed(m_process->readAllStandardOutput());
+  m_stream->finish();
+  setRunning(false);
+  m_progress->setRange(0, 1);
+  if (m_cancelled) {
+    m_progress->setValue(0);
+    m_status->setText(tr("%1 cancelled").arg(m_verb));
+  } else if (status == QProcess::CrashExit) {
+    fail(tr("tilescope-run %1 crashed%2").arg(m_verb, m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last()));
+  } else if (const QString msg = failureMessage(m_verb, code, m_gotReport, m_stderrTail.join(QLatin1Char(' ')), !remoteHost().isEmpty());
+             !msg.isEmpty()) {
+    fail(msg);
+  } else {
+    m_progress->setValue(1);
+  }
+  emit runFinished(status == QProcess::CrashExit ? -1 : code);
+}
+
+QString RunPanel::failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote) {
+  const QString tail = stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + stderrTail;
+  // 0 and 1 complete with a report (1: findings, shown as the verdict); anything else is a failure.
+  if ((code == kExitOk || code == kExitFindings) && gotReport) return {};
+  if (code == kExitOk || code == kExitFindings) return tr("%1 ended (exit %2) without a report%3").arg(verb).arg(code).arg(tail);
+  if (code == kExitUsage) return tr("%1: usage or configuration error (exit 2)%2").arg(verb, tail);
+  if (code == kExitNoGpu) return tr("%1: no GPU or CUDA on the machine it ran on (exit 3)%2").arg(verb, tail);
+  if (remote && code == 255) return tr("%1: ssh failed (exit 255)%2").arg(verb, tail);
+  if (code == 127) return tr("%1: tilescope-run not found%2 (exit 127)").arg(verb, remote ? tr(" on the remote host") : QString()) + tail;
+  return tr("%1 failed: %2%3").arg(verb, qs(exitStatusText(code)), tail);
+}
+
+void RunPanel::fail(const QString& message) {
+  m_failed = true;
+  m_progress->setRange(0, 1);
+  m_progress->setValue(0);  // a failed run is not 100 % done
+  m_status->setText(tr("\u2716 %1").arg(message));
+  emit runFailed(message);
+}
+
+QString RunPanel::statusText() const { return m_status->text(); }
+int RunPanel::progressValue() const { return m_progress->value(); }
+int RunPanel::progressMaximum() const { return m_progress->maximum(); }
+
 void RunPanel::cancel() {
   if (!isRunning()) return;
+  m_cancelled = true;
   appendLog(tr("cancelled"));
   m_process->kill();
 }
 
 void RunPanel::onReportLoaded(const ReportPtr& report) {
   if (report) m_matrix->setReport(*report);
+  // Another report replaces a failed run's status: it no longer describes what is shown.
+  if (m_failed && !isRunning()) {
+    m_failed = false;
+    m_progress->setValue(0);
+    m_status->setText(m_configPath.isEmpty() ? tr("Open a config to run it.") : tr("Config: %1").arg(m_configPath));
+  }
 }
 
 void RunPanel::onReportClosed() { m_matrix->clear(); }

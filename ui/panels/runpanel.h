@@ -40,6 +40,13 @@ class RunPanel : public QWidget, public ReportView {
   /// ssh the arguments are quoted for the remote shell.
   QStringList commandLine(const QString& verb) const;
   bool isRunning() const;
+  /// The status line under the buttons.
+  QString statusText() const;
+  int progressValue() const;
+  int progressMaximum() const;
+  /// The message for a run that ended with `code` (normal exit), or "" when it succeeded;
+  /// `stderrTail` is the last lines tilescope-run (or ssh) wrote.
+  static QString failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote);
 
   ResultMatrixModel* matrixModel() const { return m_matrix; }
   QTableView* matrixView() const { return m_matrixView; }
@@ -58,7 +65,10 @@ class RunPanel : public QWidget, public ReportView {
  signals:
   /// The final report of a run arrived: the main window shows it.
   void reportAvailable(std::shared_ptr<const tilescope::Report> report);
+  void runStarted(const QString& verb);
   void runFinished(int exitCode);
+  /// Every way a run can fail: not started, cancelled, crashed, an exit status
+  /// other than 0/1, ssh's own failure (255), or no report in the stream.
   void runFailed(const QString& message);
   void remoteHostChanged(const QString& host);
 
@@ -66,6 +76,8 @@ class RunPanel : public QWidget, public ReportView {
   void start(const QString& verb);
   void setRunning(bool running);
   void appendLog(const QString& text);
+  void fail(const QString& message);
+  void finished(int code, QProcess::ExitStatus status);
 
   Selection* m_selection;
   QString m_configPath;
@@ -73,6 +85,11 @@ class RunPanel : public QWidget, public ReportView {
   RunStream* m_stream;
   ResultMatrixModel* m_matrix;
   int m_streamedPoints = 0;
+  QString m_verb;
+  QStringList m_stderrTail;   ///< last lines of stderr, for the failure message
+  bool m_gotReport = false;
+  bool m_cancelled = false;
+  bool m_failed = false;      ///< the last run failed: its status goes stale when a report loads
   QPushButton* m_run;
   QPushButton* m_sweep;
   QPushButton* m_diagnose;

@@ -2,6 +2,8 @@
 
 #include <QPainter>
 #include <QPixmap>
+#include <algorithm>
+#include <cmath>
 
 namespace tilescope::ui {
 
@@ -30,6 +32,10 @@ QColor stateColor(int state) {
   }
 }
 
+QColor oobColor(bool write) { return write ? QColor(0xd5, 0x5e, 0x00) : QColor(0xe6, 0x9f, 0x00); }
+
+QColor oobHatchColor() { return QColor(0x1a, 0x1a, 0x1a); }
+
 QString stateName(int state) {
   switch (state) {
     case kStateOk: return QStringLiteral("correct");
@@ -54,6 +60,21 @@ int stateSeverity(int state) {
     case kStateOk: return 1;
     default: return 0;
   }
+}
+
+BannerColors bannerColors(int kind) {
+  // Tints of bluish green, sky blue, yellow and vermillion.
+  static const QColor bg[] = {QColor(0xd4, 0xef, 0xe6), QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xf7, 0xc8), QColor(0xf7, 0xdd, 0xcc)};
+  return {bg[std::clamp(kind, 0, 3)], QColor(0x1a, 0x1a, 0x1a)};
+}
+
+double contrastRatio(const QColor& a, const QColor& b) {
+  auto lum = [](const QColor& c) {
+    auto ch = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF());
+  };
+  const double la = lum(a), lb = lum(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
 QIcon severityIcon(Severity s) {

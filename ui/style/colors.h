@@ -25,9 +25,22 @@ enum CoverageState : int {
 
 QColor verdictColor(Verdict v);
 QColor stateColor(int state);
+/// Out-of-bounds evidence past a tensor's edge: writes vermillion, reads orange.
+QColor oobColor(bool write);
+/// The hatch drawn over out-of-bounds evidence (the second channel beside colour).
+QColor oobHatchColor();
 QString stateName(int state);
 /// Severity ranks worse states higher when several cells merge into one tile.
 int stateSeverity(int state);
 QIcon severityIcon(Severity s);
+
+/// A banner's tint and text colour by kind (0 ok, 1 info, 2 warning, 3 error):
+/// light Okabe–Ito tints under near-black text (contrast >= 4.5:1, WCAG AA).
+struct BannerColors {
+  QColor background, text;
+};
+BannerColors bannerColors(int kind);
+/// WCAG 2 contrast ratio of two colours (1..21).
+double contrastRatio(const QColor& a, const QColor& b);
 
 }  // namespace tilescope::ui

@@ -60,6 +60,111 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
   for (const auto& c : p.correctness)
     if (c.tensor.empty() || c.tensor == m_tensor) readCorrectness(c);
   readSamples(p.findings);
+  readCrossingTiles(*cov);
+  m_extentRows = std::max<std::int64_t>(m_rows, static_cast<std::int64_t>(tilesDown()) * m_tileH);
+  m_extentCols = std::max<std::int64_t>(m_cols, static_cast<std::int64_t>(tilesAcross()) * m_tileW);
+  readOob(p);
+}
+
+namespace {
+/// The boxes of a finding's elements in a [rows, cols] view. A box where the
+/// producer gave one (lo..hi) or where a column lies past the edge (a tile's
+/// masked columns); else a run in row-major order, as guard zones measure bytes
+/// past the end: the rest of the first row, whole rows, the start of the last.
+std::vector<OobRegion> boxesOf(const ElementRange& e, std::int64_t cols) {
+  const bool box = e.lo.size() >= 2 && e.hi.size() == e.lo.size();
+  const Index& a = box ? e.lo : e.first;
+  const Index& b = box ? e.hi : (e.last.size() == e.first.size() ? e.last : e.first);
+  if (a.size() < 2 || b.size() != a.size()) return {};
+  const std::int64_t r0 = a[a.size() - 2], c0 = a.back(), r1 = b[b.size() - 2], c1 = b.back();
+  auto rect = [](std::int64_t ra, std::int64_t ca, std::int64_t rb, std::int64_t cb) {
+    OobRegion o;
+    o.row0 = std::min(ra, rb), o.row1 = std::max(ra, rb), o.col0 = std::min(ca, cb), o.col1 = std::max(ca, cb);
+    return o;
+  };
+  const auto inside = [cols](std::int64_t c) { return c >= 0 && c < cols; };
+  if (box || r0 == r1 || !inside(c0) || !inside(c1) || r1 < r0) return {rect(r0, c0, r1, c1)};
+  std::vector<OobRegion> out;
+  const std::int64_t midFirst = c0 == 0 ? r0 : r0 + 1, midLast = c1 == cols - 1 ? r1 : r1 - 1;
+  if (c0 != 0) out.push_back(rect(r0, c0, r0, cols - 1));
+  if (midLast >= midFirst) out.push_back(rect(midFirst, 0, midLast, cols - 1));
+  if (c1 != cols - 1) out.push_back(rect(r1, 0, r1, c1));
+  return out;
+}
+}  // namespace
+
+void CoverageGrid::readOob(const Point& p) {
+  // Only the plain 2-D view (and vectors, drawn as one row) can place an element past the edge.
+  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1;
+  if (!plain || m_shape.size() != 2) return;
+  for (size_t i = 0; i < p.findings.size(); ++i) {
+    const Finding& f = p.findings[i];
+    if ((f.category != "oob_write" && f.category != "oob_read") || !f.location.elements) continue;
+    const std::string& tensor = !f.tensor.empty() ? f.tensor : f.location.output;
+    if (!tensor.empty() && tensor != m_tensor) continue;
+    ElementRange e = *f.location.elements;
+    if (m_shape[0] == 1 && e.first.size() == 1) {  // a vector: one row
+      e.first.insert(e.first.begin(), 0);
+      if (!e.last.empty()) e.last.insert(e.last.begin(), 0);
+    }
+    for (OobRegion o : boxesOf(e, m_cols)) {
+      o.write = f.category == "oob_write";
+      o.finding = static_cast<int>(i);
+      // Never draw an absurd extent from a wild index: at most one more tensor's worth.
+      if (o.row0 > 2 * m_extentRows || o.col0 > 2 * m_extentCols || o.row1 < -m_extentRows || o.col1 < -m_extentCols) continue;
+      m_extentRows = std::max(m_extentRows, std::min(o.row1 + 1, 2 * m_extentRows));
+      m_extentCols = std::max(m_extentCols, std::min(o.col1 + 1, 2 * m_extentCols));
+      m_oob.push_back(o);
+    }
+  }
+  // Writes first: oobAt answers with the worse of two overlapping regions.
+  std::stable_sort(m_oob.begin(), m_oob.end(), [](const OobRegion& a, const OobRegion& b) { return a.write && !b.write; });
+}
+
+void CoverageGrid::readCrossingTiles(const CoverageInfo& cov) {
+  if (!cov.extra.is_object() || !cov.extra.contains("crossing_tiles") || !cov.extra["crossing_tiles"].is_array()) return;
+  for (const json& t : cov.extra["crossing_tiles"]) {
+    if (!t.is_object()) continue;
+    auto origin = indexOf(t.value("origin", json()));
+    auto cta = indexOf(t.value("cta", json()));
+    if (!origin || !cta || origin->size() < 2) continue;
+    const int tr = static_cast<int>((*origin)[origin->size() - 2] / m_tileH), tc = static_cast<int>(origin->back() / m_tileW);
+    m_tileCtas[{tr, tc}] = *cta;
+  }
+}
+
+std::int64_t CoverageGrid::oobElements(bool write) const {
+  std::int64_t n = 0;
+  for (const OobRegion& o : m_oob)
+    if (o.write == write) n += o.elements();
+  return n;
+}
+
+const OobRegion* CoverageGrid::oobAt(std::int64_t r, std::int64_t c) const {
+  for (const OobRegion& o : m_oob)
+    if (o.contains(r, c)) return &o;
+  return nullptr;
+}
+
+std::vector<std::pair<int, int>> CoverageGrid::oobTiles(bool write) const {
+  std::vector<std::pair<int, int>> out;
+  const int down = tilesDown(), across = tilesAcross();
+  for (const OobRegion& o : m_oob) {
+    if (o.write != write) continue;
+    const int tr0 = static_cast<int>(std::max<std::int64_t>(0, o.row0) / m_tileH), tr1 = static_cast<int>(std::max<std::int64_t>(0, o.row1) / m_tileH);
+    const int tc0 = static_cast<int>(std::max<std::int64_t>(0, o.col0) / m_tileW), tc1 = static_cast<int>(std::max<std::int64_t>(0, o.col1) / m_tileW);
+    for (int tr = tr0; tr <= std::min(tr1, down - 1); ++tr)
+      for (int tc = tc0; tc <= std::min(tc1, across - 1); ++tc) out.emplace_back(tr, tc);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::int64_t> CoverageGrid::ctaOfTile(int tileRow, int tileCol) const {
+  auto it = m_tileCtas.find({tileRow, tileCol});
+  if (it != m_tileCtas.end()) return it->second;
+  return {tileCol, tileRow, 0};
 }
 
 void CoverageGrid::readMap(const CellMap& map) {
@@ -199,6 +304,21 @@ std::vector<std::pair<int, int>> CoverageGrid::boundaryTiles() const {
 
 QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   if (!valid()) return {};
+  if (r >= m_rows || c >= m_cols) {
+    // Past the edge: the masked part of a declared tile, and what went there.
+    const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
+    QStringList lines;
+    lines << QStringLiteral("element [%1, %2]: past the edge of %3[%4, %5] (masked)").arg(r).arg(c).arg(QString::fromStdString(m_tensor)).arg(m_rows).arg(m_cols);
+    if (tr < tilesDown() && tc < tilesAcross()) {
+      const auto cta = ctaOfTile(tr, tc);
+      QStringList idx;
+      for (auto v : cta) idx << QString::number(v);
+      lines << QStringLiteral("tile (%1, %2), CTA (%3)").arg(tr).arg(tc).arg(idx.join(QStringLiteral(", ")));
+    }
+    if (const OobRegion* o = oobAt(r, c))
+      lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)") : QStringLiteral("read out of bounds (oob_read)"));
+    return lines.join(QLatin1Char('\n'));
+  }
   QString element;
   if (m_shape.size() == 2) {
     element = QStringLiteral("%1[%2, %3]").arg(QString::fromStdString(m_tensor)).arg(r).arg(c);
@@ -218,10 +338,14 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
                .arg(tr * m_tileH).arg(std::min((tr + 1) * m_tileH, m_rows) - 1)
                .arg(tc * m_tileW).arg(std::min((tc + 1) * m_tileW, m_cols) - 1);
   // The declared tiling's convention (SPEC §1 example): origin = (pid_y * tile_m, pid_x * tile_n).
-  lines << QStringLiteral("CTA (pid_x %1, pid_y %2)").arg(tc).arg(tr);
+  {
+    const auto cta = ctaOfTile(tr, tc);
+    lines << QStringLiteral("CTA blockIdx (%1, %2, %3)").arg(cta.size() > 0 ? cta[0] : tc).arg(cta.size() > 1 ? cta[1] : tr).arg(cta.size() > 2 ? cta[2] : 0);
+  }
   lines << QStringLiteral("state: %1").arg(stateName(stateAt(r, c)));
   if (auto e = tileErrors(tr, tc)) lines << QStringLiteral("tile mismatches: %1, max |err| %2").arg(e->first).arg(e->second, 0, 'g', 4);
-  if (auto err = errorAt(r, c)) lines << QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4);
+  // -1 marks a cell holding NaN/Inf (report.h, ErrorMap), not an error of -1.
+  if (auto err = errorAt(r, c)) lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf") : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
   if (auto v = valuesAt(r, c))
     lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
   return lines.join(QLatin1Char('\n'));

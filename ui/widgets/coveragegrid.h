@@ -25,6 +25,16 @@ struct CoverageSlice {
   std::vector<std::int64_t> slice;     ///< index per dimension (view dims ignored)
 };
 
+/// Elements a point's oob_write/oob_read findings name, as a box of the view
+/// (inclusive, may lie past the tensor's edge: that is the point).
+struct OobRegion {
+  std::int64_t row0 = 0, col0 = 0, row1 = 0, col1 = 0;
+  bool write = true;       ///< oob_write (else oob_read)
+  int finding = -1;        ///< index into the point's findings
+  std::int64_t elements() const { return (row1 - row0 + 1) * (col1 - col0 + 1); }
+  bool contains(std::int64_t r, std::int64_t c) const { return r >= row0 && r <= row1 && c >= col0 && c <= col1; }
+};
+
 class CoverageGrid {
  public:
   using View = CoverageSlice;
@@ -67,10 +77,27 @@ class CoverageGrid {
   /// Tooltip text: element, tile, CTA, state and the expected vs actual value where known.
   QString hoverText(std::int64_t r, std::int64_t c) const;
 
+  // --- out-of-bounds evidence (outside the tensor, in the declared tiles' masked area)
+  const std::vector<OobRegion>& oobRegions() const { return m_oob; }
+  /// Elements the out-of-bounds findings name (writes, reads), overlaps counted once per finding.
+  std::int64_t oobElements(bool write) const;
+  /// The out-of-bounds region at element (r, c) of the view (writes first), or nullptr.
+  const OobRegion* oobAt(std::int64_t r, std::int64_t c) const;
+  /// Declared tiles whose area holds out-of-bounds elements: the tiles (CTAs) that wrote or read them.
+  std::vector<std::pair<int, int>> oobTiles(bool write) const;
+  /// The CTA that owns a declared tile: the report's crossing-tile list where it names
+  /// one, else the SPEC convention (pid_x = tile column, pid_y = tile row).
+  std::vector<std::int64_t> ctaOfTile(int tileRow, int tileCol) const;
+  /// The drawn extent: the declared tiles (which reach past the edge) and the evidence.
+  std::int64_t extentRows() const { return m_extentRows; }
+  std::int64_t extentCols() const { return m_extentCols; }
+
  private:
   void readMap(const CellMap& map);
   void readCorrectness(const CorrectnessInfo& c);
   void readSamples(const std::vector<Finding>& findings);
+  void readOob(const Point& p);
+  void readCrossingTiles(const CoverageInfo& cov);
   /// View element → the (row, col) of the flattened 2-D tensor the maps are over.
   std::pair<std::int64_t, std::int64_t> flatten(std::int64_t r, std::int64_t c) const;
 
@@ -89,6 +116,9 @@ class CoverageGrid {
   std::vector<float> m_errors;
   std::map<std::pair<int, int>, std::pair<std::int64_t, double>> m_badTiles;
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, double>> m_samples;
+  std::vector<OobRegion> m_oob;
+  std::map<std::pair<int, int>, std::vector<std::int64_t>> m_tileCtas;
+  std::int64_t m_extentRows = 0, m_extentCols = 0;
 };
 
 }  // namespace tilescope::ui

@@ -53,7 +53,7 @@ void CoverageWidget::setSelectedTile(int tileRow, int tileCol) {
 
 double CoverageWidget::minScale() const {
   if (!m_grid || !m_grid->valid() || width() <= 0 || height() <= 0) return 1e-6;
-  return 0.5 * std::min(width() / static_cast<double>(m_grid->cols()), height() / static_cast<double>(m_grid->rows()));
+  return 0.5 * std::min(width() / static_cast<double>(m_grid->extentCols()), height() / static_cast<double>(m_grid->extentRows()));
 }
 
 void CoverageWidget::setView(double scale, QPointF origin) {
@@ -68,8 +68,8 @@ void CoverageWidget::clampOrigin() {
   if (!m_grid || !m_grid->valid()) return;
   // Allow panning until half the widget is past the tensor's edge, not further.
   const double visW = width() / m_scale, visH = height() / m_scale;
-  m_origin.setX(std::clamp(m_origin.x(), -visW / 2, std::max(-visW / 2, m_grid->cols() - visW / 2)));
-  m_origin.setY(std::clamp(m_origin.y(), -visH / 2, std::max(-visH / 2, m_grid->rows() - visH / 2)));
+  m_origin.setX(std::clamp(m_origin.x(), -visW / 2, std::max(-visW / 2, m_grid->extentCols() - visW / 2)));
+  m_origin.setY(std::clamp(m_origin.y(), -visH / 2, std::max(-visH / 2, m_grid->extentRows() - visH / 2)));
 }
 
 QPointF CoverageWidget::widgetToElement(QPointF pos) const { return m_origin + pos / m_scale; }
@@ -87,10 +87,12 @@ void CoverageWidget::zoomAt(QPointF pos, double factor) {
 
 void CoverageWidget::fitAll() {
   if (!m_grid || !m_grid->valid() || width() <= 0) return;
-  const double s = std::min(width() / static_cast<double>(m_grid->cols()), height() / static_cast<double>(m_grid->rows()));
+  // The declared tiles reach past the tensor's edge: fit them, so a write into
+  // their masked part is on screen from the start.
+  const double rows = static_cast<double>(m_grid->extentRows()), cols = static_cast<double>(m_grid->extentCols());
+  const double s = std::min(width() / cols, height() / rows);
   m_scale = std::clamp(s, 1e-6, kMaxScale);
-  // Centre the tensor.
-  m_origin = QPointF((m_grid->cols() - width() / m_scale) / 2, (m_grid->rows() - height() / m_scale) / 2);
+  m_origin = QPointF((cols - width() / m_scale) / 2, (rows - height() / m_scale) / 2);
   m_fitted = true;
   m_autoFit = true;
   update();
@@ -141,11 +143,48 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::SmoothPixmapTransform, false);
   p.drawImage(target, m_image, source);
   p.restore();
-  drawTileLines(p, visible);
+  drawOutside(p);
+  const QRectF visibleExtent = QRectF(m_origin, QSizeF(width() / m_scale, height() / m_scale))
+                                   .intersected(QRectF(0, 0, static_cast<double>(m_grid->extentCols()), static_cast<double>(m_grid->extentRows())));
+  drawTileLines(p, visibleExtent);
+  drawOobTiles(p);
   // Tensor outline.
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
+}
+
+void CoverageWidget::drawOutside(QPainter& p) {
+  // The declared tiles' part past the tensor's edge: hatched (masked, a correct
+  // kernel never touches it), and the out-of-bounds evidence on top of it.
+  const QPointF edge = elementToWidget(QPointF(m_grid->cols(), m_grid->rows()));
+  const QPointF far = elementToWidget(QPointF(m_grid->extentCols(), m_grid->extentRows()));
+  const QPointF o = elementToWidget(QPointF(0, 0));
+  const QBrush masked(palette().color(QPalette::Mid), Qt::BDiagPattern);
+  if (far.x() > edge.x()) p.fillRect(QRectF(QPointF(edge.x(), o.y()), QPointF(far.x(), far.y())), masked);
+  if (far.y() > edge.y()) p.fillRect(QRectF(QPointF(o.x(), edge.y()), QPointF(std::min(edge.x(), far.x()), far.y())), masked);
+  for (const OobRegion& r : m_grid->oobRegions()) {
+    const QRectF box(elementToWidget(QPointF(static_cast<double>(r.col0), static_cast<double>(r.row0))),
+                     elementToWidget(QPointF(static_cast<double>(r.col1 + 1), static_cast<double>(r.row1 + 1))));
+    if (!box.intersects(QRectF(rect()))) continue;
+    // Colour and a cross-hatch: the second channel that survives colour blindness and greyscale.
+    p.fillRect(box, oobColor(r.write));
+    p.fillRect(box, QBrush(oobHatchColor(), r.write ? Qt::DiagCrossPattern : Qt::FDiagPattern));
+  }
+}
+
+void CoverageWidget::drawOobTiles(QPainter& p) {
+  // The tiles (CTAs) whose masked part the evidence lies in: outlined, so the
+  // culprits read at a glance even when the stray elements are a sliver.
+  const double th = static_cast<double>(m_grid->tileRows()), tw = static_cast<double>(m_grid->tileCols());
+  for (bool write : {false, true}) {
+    const auto tiles = m_grid->oobTiles(write);
+    if (tiles.empty()) continue;
+    p.setPen(QPen(oobColor(write), 2, write ? Qt::SolidLine : Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    for (const auto& [tr, tc] : tiles)
+      p.drawRect(QRectF(elementToWidget(QPointF(tc * tw, tr * th)), elementToWidget(QPointF((tc + 1) * tw, (tr + 1) * th))));
+  }
 }
 
 void CoverageWidget::drawTileLines(QPainter& p, const QRectF& visible) {
@@ -216,7 +255,7 @@ void CoverageWidget::mouseReleaseEvent(QMouseEvent* event) {
   if ((event->position().toPoint() - m_pressPos).manhattanLength() > 3 || !m_grid) return;
   const QPointF e = widgetToElement(event->position());
   const auto r = static_cast<qint64>(std::floor(e.y())), c = static_cast<qint64>(std::floor(e.x()));
-  if (r < 0 || c < 0 || r >= m_grid->rows() || c >= m_grid->cols()) return;
+  if (r < 0 || c < 0 || r >= m_grid->extentRows() || c >= m_grid->extentCols()) return;
   emit elementClicked(r, c);
   emit tileClicked(static_cast<int>(r / m_grid->tileRows()), static_cast<int>(c / m_grid->tileCols()));
 }
@@ -232,7 +271,7 @@ bool CoverageWidget::event(QEvent* event) {
     auto* help = static_cast<QHelpEvent*>(event);
     const QPointF e = widgetToElement(help->pos());
     const auto r = static_cast<qint64>(std::floor(e.y())), c = static_cast<qint64>(std::floor(e.x()));
-    if (r >= 0 && c >= 0 && r < m_grid->rows() && c < m_grid->cols())
+    if (r >= 0 && c >= 0 && r < m_grid->extentRows() && c < m_grid->extentCols())
       QToolTip::showText(help->globalPos(), m_grid->hoverText(r, c), this);
     else
       QToolTip::hideText();

@@ -1,5 +1,7 @@
 // Draws a CoverageGrid: the tensor's measured state map at any zoom (wheel) and
 // pan (drag), declared tile boundaries, the selected tile, and a hover tooltip.
+// The declared tiles' part past the tensor's edge is drawn hatched, with the
+// out-of-bounds evidence (oob_write / oob_read findings) on it in vermillion.
 // Painting touches only the visible part: the state map is cached as a QImage of
 // one pixel per map cell and scaled into place, so a 16384×16384 output costs the
 // same per frame as a small one.
@@ -59,6 +61,8 @@ class CoverageWidget : public QWidget {
   double minScale() const;
   void clampOrigin();
   void drawTileLines(QPainter& p, const QRectF& visible);
+  void drawOutside(QPainter& p);
+  void drawOobTiles(QPainter& p);
 
   std::shared_ptr<const CoverageGrid> m_grid;
   QImage m_image;             ///< one pixel per map cell (view coordinates)

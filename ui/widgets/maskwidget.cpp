@@ -90,10 +90,12 @@ void MaskWidget::paintEvent(QPaintEvent*) {
   for (const auto& e : m_evidence) {
     const QRect in = e.elements.intersected(QRect(static_cast<int>(c0), static_cast<int>(r0), static_cast<int>(tw), static_cast<int>(th)));
     if (in.isEmpty()) continue;
-    p.setPen(QPen(e.write ? QColor(0xd5, 0x00, 0x00) : QColor(0xff, 0x6d, 0x00), std::max(1.0, s / 6)));
+    // Filled in the out-of-bounds colour and crossed out: colour and glyph both say it.
+    p.setPen(QPen(oobHatchColor(), std::max(1.0, s / 8)));
     for (int r = in.top(); r <= in.bottom(); ++r)
       for (int c = in.left(); c <= in.right(); ++c) {
         const QRectF cell(area.left() + (c - c0) * s, area.top() + (r - r0) * s, s, s);
+        p.fillRect(cell, oobColor(e.write));
         p.drawLine(cell.topLeft(), cell.bottomRight());
         p.drawLine(cell.topRight(), cell.bottomLeft());
       }
@@ -117,9 +119,7 @@ bool MaskWidget::event(QEvent* event) {
     const auto r = static_cast<qint64>(std::floor((help->pos().y() - area.top()) / s));
     if (r >= 0 && c >= 0 && r < m_grid->tileRows() && c < m_grid->tileCols()) {
       const qint64 er = m_tileRow * m_grid->tileRows() + r, ec = m_tileCol * m_grid->tileCols() + c;
-      const QString text = (er < m_grid->rows() && ec < m_grid->cols())
-                               ? m_grid->hoverText(er, ec)
-                               : tr("element [%1, %2]: masked (past the tensor's edge %3×%4)").arg(er).arg(ec).arg(m_grid->rows()).arg(m_grid->cols());
+      const QString text = m_grid->hoverText(er, ec);  // past the edge: masked, and any evidence there
       QToolTip::showText(help->globalPos(), text, this);
     }
     return true;
