@@ -168,6 +168,10 @@ void MainWindow::setupActions() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* run = menuBar()->addMenu(tr("&Run"));
+  m_checkAction = run->addAction(tr("Chec&k (no GPU)"), this, &MainWindow::checkConfig);
+  m_checkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+  m_checkAction->setToolTip(tr("Validate the config and show its declared tiles, masks, shared-memory budget and occupancy "
+                               "for the device chosen in the Config panel; needs no GPU"));
   m_runAction = run->addAction(tr("&Run"), m_runPanel, &RunPanel::startRun);
   m_runAction->setShortcut(QKeySequence(Qt::Key_F5));
   m_sweepAction = run->addAction(tr("&Sweep"), m_runPanel, &RunPanel::startSweep);
@@ -204,6 +208,7 @@ void MainWindow::setupActions() {
   QToolBar* tb = addToolBar(tr("Main"));
   tb->setObjectName(QStringLiteral("mainToolBar"));
   tb->addAction(open);
+  tb->addAction(m_checkAction);
   tb->addAction(m_runAction);
   tb->addAction(m_sweepAction);
   tb->addAction(m_diagnoseAction);
@@ -266,6 +271,13 @@ void MainWindow::setupConnections() {
     updateStatus();
   });
   connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
+  // A check replaces what is shown when it was asked for (Open, Check) or when what is
+  // shown is an earlier check: never a run's report the user is reading.
+  connect(m_configPanel, &ConfigPanel::checkAvailable, this, [this](const ReportPtr& r) {
+    if (!m_showNextCheck && m_report && m_report->verb != "check") return;
+    m_showNextCheck = false;
+    setReport(r, {});
+  });
 }
 
 bool MainWindow::openFile(const QString& path) {
@@ -319,12 +331,33 @@ void MainWindow::showError(const QString& message) {
   statusBar()->showMessage(message, 15000);
 }
 
+bool MainWindow::checkConfig() {
+  if (m_configPanel->configPath().isEmpty() && m_configPanel->jsonText().isEmpty()) {
+    showError(tr("Check: open a config first (File ▸ Open, a .tscfg.json)"));
+    return false;
+  }
+  m_showNextCheck = true;
+  m_configPanel->setJsonText(m_configPanel->jsonText());  // validates and checks now, without the debounce
+  if (m_showNextCheck) {  // the config does not evaluate: say why
+    m_showNextCheck = false;
+    showError(tr("Check: %1").arg(m_configPanel->validationError()));
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
+    return false;
+  }
+  return true;
+}
+
 bool MainWindow::openConfig(const QString& path) {
+  m_showNextCheck = true;  // opening a config checks it and shows the result
   if (!m_configPanel->openConfig(path)) {
+    m_showNextCheck = false;
     showError(m_configPanel->loadError().isEmpty() ? tr("%1: cannot open config").arg(path) : m_configPanel->loadError());
     return false;
   }
   m_messageBanner->clearMessage();
+  if (!m_configPanel->validationError().isEmpty())
+    m_messageBanner->showMessage(Banner::Kind::warning, tr("%1: %2").arg(QFileInfo(path).fileName(), m_configPanel->validationError()).toHtmlEscaped());
+  m_showNextCheck = false;
   m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
   m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
   addRecentFile(path);
@@ -354,7 +387,9 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   for (ReportView* v : std::as_const(m_views)) v->onReportLoaded(m_report);
   for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(m_selection->state());
   m_pointsView->selectRow(first);
-  setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
+  if (m_report && m_report->verb == "check" && path.isEmpty())
+    setWindowTitle(tr("%1 (check) — TileScope").arg(QFileInfo(m_configPanel->configPath()).fileName()));
+  else setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
   updateVerdictBanner();
   updateStatus();
 }
@@ -370,6 +405,9 @@ QString MainWindow::verdictText(const Report& r) {
       for (const Finding& f : p.findings)
         if (!first && f.severity == Severity::error) first = &f;
   QString text = tr("<b>Verdict: %1</b>").arg(QString::fromLatin1(verdictName(r.verdict)));
+  if (r.verb == "check")
+    text = tr("<b>Checked without a GPU</b> on %1 (%2 point(s): declared tiles, masks, shared memory, occupancy) · ")
+               .arg(qs(r.device.name).toHtmlEscaped()).arg(r.points.size()) + text;
   if (first) {
     QString msg = qs(first->message);
     if (msg.size() > 300) msg = msg.left(300) + QStringLiteral("…");
@@ -430,6 +468,7 @@ void MainWindow::updateStatus() {
   m_targetLabel->setText(statusTargetText());
   m_deviceLabel->setText(statusDeviceText());
   const bool canRun = !m_runPanel->configPath().isEmpty() && !m_runPanel->isRunning();
+  m_checkAction->setEnabled(!m_configPanel->configPath().isEmpty() || !m_configPanel->jsonText().isEmpty());
   m_runAction->setEnabled(canRun);
   m_sweepAction->setEnabled(canRun);
   m_diagnoseAction->setEnabled(canRun);

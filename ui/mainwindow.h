@@ -55,6 +55,8 @@ class MainWindow : public QMainWindow {
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
   Banner* messageBanner() const { return m_messageBanner; }
+  /// Checks the open config without a GPU (ConfigPanel, configcheck.h) and shows the result.
+  bool checkConfig();
   /// Shows an error in the message banner and the status bar.
   void showError(const QString& message);
   /// The verdict banner's text for a report ("" for none).
@@ -118,6 +120,8 @@ class MainWindow : public QMainWindow {
   QAction* m_sweepAction = nullptr;
   QAction* m_diagnoseAction = nullptr;
   QAction* m_cancelAction = nullptr;
+  QAction* m_checkAction = nullptr;
+  bool m_showNextCheck = false;  ///< the next check replaces the shown report (after Open or Check)
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;
 };

@@ -63,16 +63,11 @@ void settle(int ms = 300) {
   while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
-// Screenshots show what needs a look: the first point with the report's (worst)
-// verdict, and in the mask view its first tile crossing the edge (else tile 0,0).
+// Screenshots show what needs a look: the window already opens on the point with
+// the report's first error; in the mask view, the first tile of the boundary list
+// (tiles with out-of-bounds evidence come first), else tile (0, 0).
 void showWorstPoint(tilescope::ui::MainWindow& window) {
-  const auto report = window.report();
-  if (!report) return;
-  for (size_t i = 0; i < report->points.size(); ++i)
-    if (report->points[i].verdict == report->verdict) {
-      window.selection()->setPoint(static_cast<int>(i));
-      break;
-    }
+  if (!window.report()) return;
   settle(100);
   QListWidget* tiles = window.maskPanel()->boundaryList();
   if (tiles->count() > 0) tiles->setCurrentRow(0);
@@ -89,7 +84,9 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
   }
   if (reports.isEmpty())
     for (const QString& f : tilescope::ui::MainWindow::samplePaths())
-      if (f.endsWith(QLatin1String("/session.json")) || f.endsWith(QLatin1String("/gemm_sweep.json"))) reports << f;
+      if (f.endsWith(QLatin1String("/session.json")) || f.endsWith(QLatin1String("/gemm_sweep.json")) ||
+          f.endsWith(QLatin1String("/gemm_bug_no_mask.json")))
+        reports << f;
   const auto size = [](const QString& panel) {
     // Wide enough for the tree and the charts; the bottom docks are short when docked.
     static const QMap<QString, QSize> sizes{

@@ -57,7 +57,7 @@ class TstCoverage : public QObject {
     const QString t = g.hoverText(10, 20);
     QVERIFY2(t.contains(QStringLiteral("element C[10, 20]")), qPrintable(t));
     QVERIFY2(t.contains(QStringLiteral("tile (0, 0): rows 0..63, cols 0..63")), qPrintable(t));
-    QVERIFY2(t.contains(QStringLiteral("CTA (pid_x 0, pid_y 0)")), qPrintable(t));
+    QVERIFY2(t.contains(QStringLiteral("CTA blockIdx (0, 0, 0)")), qPrintable(t));
     QVERIFY2(t.contains(QStringLiteral("state: mismatched")), qPrintable(t));
     QVERIFY2(t.contains(QStringLiteral("expected 1.5, actual 1.25")), qPrintable(t));
     // The last, partial tile names its clipped range.
@@ -108,12 +108,14 @@ class TstCoverage : public QObject {
     w.resize(400, 300);
     w.setGrid(std::make_shared<CoverageGrid>(m_report.points[1], "C"));
     w.fitAll();
-    // Fit: 300 px over 250 rows is the tighter axis.
-    QCOMPARE(w.scale(), 300.0 / 250.0);
+    // Fit: the declared 64×64 tiles reach row 256 past the 250-row edge (their masked
+    // part is drawn); 300 px over 256 rows is the tighter axis.
+    QCOMPARE(w.grid()->extentRows(), 256);
+    QCOMPARE(w.scale(), 300.0 / 256.0);
     const QPointF pos(123, 77);
     const QPointF before = w.widgetToElement(pos);
     w.zoomAt(pos, 4.0);
-    QCOMPARE(w.scale(), 4.8);
+    QCOMPARE(w.scale(), 4 * 300.0 / 256.0);
     const QPointF after = w.widgetToElement(pos);
     QVERIFY(std::abs(after.x() - before.x()) < 1e-9 && std::abs(after.y() - before.y()) < 1e-9);
     const QPointF back = w.elementToWidget(w.widgetToElement(QPointF(10, 20)));

@@ -23,6 +23,7 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
   const int col = index.column();
   if (role == PointIndexRole) return index.row();
   if (role == Qt::BackgroundRole && col == VerdictColumn) return verdictColor(p.verdict);
+  if (role == Qt::ForegroundRole && col == VerdictColumn) return textColorOn(verdictColor(p.verdict));
   if (role == SortRole) {
     switch (col) {
       case VerdictColumn: return static_cast<int>(p.verdict);

@@ -103,7 +103,7 @@ QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
       return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(QString::fromLatin1(verdictName(c.verdict)), formatNs(c.medianNs))
                             : QString::fromLatin1(verdictName(c.verdict));
     case Qt::BackgroundRole: return done ? QVariant(verdictColor(c.verdict)) : QVariant();
-    case Qt::ForegroundRole: return done ? QVariant(QColor(Qt::white)) : QVariant();
+    case Qt::ForegroundRole: return done ? QVariant(textColorOn(verdictColor(c.verdict))) : QVariant();
     case Qt::TextAlignmentRole: return static_cast<int>(Qt::AlignCenter);
     case Qt::ToolTipRole:
       if (!done) return tr("%1, trial %2: pending").arg(m_labels.value(index.row())).arg(index.column());

@@ -1,6 +1,8 @@
 #include "panels/configpanel.h"
 
+#include <QComboBox>
 #include <QFile>
+#include <QHBoxLayout>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -12,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
+#include "panels/configcheck.h"
 #include "tilescope/config.h"
 #include "tilescope/report.h"
 
@@ -63,15 +66,26 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   m_status = new QLabel(tr("No config"), this);
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_device = new QComboBox(this);
+  m_device->addItems(checkDeviceKeys());
+  setDevice(QStringLiteral("h100"));
+  m_device->setToolTip(tr("The device of the database a config is checked against (launch limits, shared memory, occupancy)"));
   m_debounce = new QTimer(this);
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(300);  // validate once typing pauses
   auto* layout = new QVBoxLayout(this);
+  auto* deviceRow = new QHBoxLayout;
+  deviceRow->addWidget(new QLabel(tr("Check for device"), this));
+  deviceRow->addWidget(m_device, 1);
+  layout->addLayout(deviceRow);
   layout->addWidget(m_tabs, 1);
   layout->addWidget(m_status);
 
   connect(m_text, &QPlainTextEdit::textChanged, this, [this] { if (!m_updating) m_debounce->start(); });
   connect(m_debounce, &QTimer::timeout, this, &ConfigPanel::parseText);
+  connect(m_device, &QComboBox::currentTextChanged, this, [this] {
+    if (!m_updating && m_doc.is_object() && !m_doc.empty()) validate();
+  });
   connect(m_form, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
     if (m_updating || column != 1) return;
     setFormValue(item->data(0, kPathRole).toString(), item->text(1));
@@ -126,6 +140,7 @@ void ConfigPanel::parseText() {
     m_errorPath.clear();
     m_doc = json::object();
     m_form->clear();
+    m_check.reset();
     markError();
     return;
   }
@@ -215,15 +230,16 @@ void ConfigPanel::rebuildForm() {
 void ConfigPanel::validate() {
   m_error.clear();
   m_errorPath.clear();
+  m_check.reset();
   try {
     const Config cfg = parseConfig(m_doc, m_dir.toStdString());
-    // Expressions only fail on evaluation: evaluate the first points of the sweep
-    // (a large sweep would stall typing; its later points repeat the same expressions).
-    int n = 0;
-    for (const SweepPoint& sp : expandSweep(cfg)) {
-      (void)resolvePoint(sp.config);
-      if (++n >= 64) break;
-    }
+    // Expressions only fail on evaluation (unknown symbol, division by zero), and a
+    // launch the selected device refuses (a 2048-thread block) is invalid too: the
+    // static analysis of the sweep points answers both.
+    const ConfigCheck check = checkConfig(cfg, device());
+    m_check = check.report;
+    m_error = check.error;
+    m_errorPath = check.errorPath;
   } catch (const ConfigError& e) {
     m_errorPath = qs(e.path);
     m_error = QStringLiteral("%1: %2").arg(m_errorPath, qs(e.problem));
@@ -231,6 +247,14 @@ void ConfigPanel::validate() {
     m_error = QString::fromUtf8(e.what());
   }
   markError();
+  if (m_check) emit checkAvailable(m_check);
+}
+
+QString ConfigPanel::device() const { return m_device->currentText(); }
+
+void ConfigPanel::setDevice(const QString& key) {
+  const int i = m_device->findText(key, Qt::MatchFixedString);
+  if (i >= 0) m_device->setCurrentIndex(i);
 }
 
 void ConfigPanel::markError() {

@@ -1,7 +1,8 @@
 // The kernel config (an opened .tscfg.json, or the config a report was run with)
 // as a form (kernel defines / tile parameters, params, tensor shapes, launch,
-// tiles) and as JSON text. Every edit re-runs core's validation (parseConfig,
-// then the first sweep point's expressions) and shows the error at its JSON path.
+// tiles) and as JSON text. Every edit re-runs core's validation (parseConfig, the
+// sweep points' expressions, the selected device's launch limits: configcheck.h)
+// and shows the error at its JSON path; a config that evaluates is also checked.
 #pragma once
 
 #include <QWidget>
@@ -10,6 +11,7 @@
 
 #include "reportview.h"
 
+class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QTabWidget;
@@ -42,6 +44,11 @@ class ConfigPanel : public QWidget, public ReportView {
   QTreeWidget* form() const { return m_form; }
   /// The form item showing jsonPath, or nullptr.
   QTreeWidgetItem* formItem(const QString& jsonPath) const;
+  /// The device the config is checked against (a database key, "h100" by default).
+  QString device() const;
+  void setDevice(const QString& key);
+  /// The last check of a config that evaluates (static analysis, no GPU), or null.
+  ReportPtr checkReport() const { return m_check; }
 
   void onReportLoaded(const ReportPtr& report) override;
   void onReportClosed() override;
@@ -49,6 +56,9 @@ class ConfigPanel : public QWidget, public ReportView {
 
  signals:
   void validationFinished(bool ok, const QString& message);
+  /// A config that evaluates was checked (on open, on each edit once typing pauses,
+  /// on a device change): the views can show its declared tiles, masks and occupancy.
+  void checkAvailable(const tilescope::ui::ReportPtr& report);
 
  private:
   void setDocument(const nlohmann::json& doc, const QString& dir);
@@ -68,6 +78,8 @@ class ConfigPanel : public QWidget, public ReportView {
   QPlainTextEdit* m_text;
   QLabel* m_status;
   QTimer* m_debounce;
+  QComboBox* m_device;
+  ReportPtr m_check;
 };
 
 }  // namespace tilescope::ui

@@ -106,7 +106,8 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
                                      .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
                                      .arg(p.findings.size()), m_pointStatus);
     }
-    item->setForeground(verdictColor(p.verdict));
+    item->setBackground(verdictColor(p.verdict));
+    item->setForeground(textColorOn(verdictColor(p.verdict)));
   });
   connect(m_stream, &RunStream::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
     m_gotReport = true;

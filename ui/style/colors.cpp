@@ -7,32 +7,64 @@
 
 namespace tilescope::ui {
 
+// The Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight
+// colours that stay distinct under protanopia, deuteranopia and tritanopia.
+namespace okabeito {
+const QColor orange(0xe6, 0x9f, 0x00), skyBlue(0x56, 0xb4, 0xe9), bluishGreen(0x00, 0x9e, 0x73), yellow(0xf0, 0xe4, 0x42),
+    blue(0x00, 0x72, 0xb2), vermillion(0xd5, 0x5e, 0x00), reddishPurple(0xcc, 0x79, 0xa7);
+}  // namespace okabeito
+
 QColor verdictColor(Verdict v) {
+  using namespace okabeito;
   switch (v) {
-    case Verdict::ok: return QColor(0x4c, 0xaf, 0x50);
-    case Verdict::slow: return QColor(0xff, 0xc1, 0x07);
-    case Verdict::incorrect: return QColor(0xff, 0x70, 0x43);
-    case Verdict::hang: return QColor(0x9c, 0x27, 0xb0);
-    case Verdict::fault: return QColor(0xe5, 0x39, 0x35);
-    case Verdict::launch_error: return QColor(0xad, 0x14, 0x57);
-    case Verdict::compile_error: return QColor(0x6d, 0x4c, 0x41);
+    case Verdict::ok: return bluishGreen;
+    case Verdict::slow: return yellow;
+    case Verdict::incorrect: return orange;
+    case Verdict::hang: return skyBlue;
+    case Verdict::fault: return vermillion;
+    case Verdict::launch_error: return reddishPurple;
+    case Verdict::compile_error: return QColor(0x55, 0x55, 0x55);
   }
   return Qt::gray;
 }
 
+QColor textColorOn(const QColor& background) {
+  // Near-black or white, whichever reads better (every palette colour reaches 4.5:1 with one).
+  const QColor dark(0x1a, 0x1a, 0x1a), light(Qt::white);
+  return contrastRatio(background, dark) >= contrastRatio(background, light) ? dark : light;
+}
+
 QColor stateColor(int state) {
+  using namespace okabeito;
   switch (state) {
-    case kStateOk: return QColor(0x66, 0xbb, 0x6a);
-    case kStateMismatch: return QColor(0xff, 0x8a, 0x65);
-    case kStateUnwritten: return QColor(0x42, 0x42, 0x42);
-    case kStateNanInf: return QColor(0xd5, 0x00, 0xf9);
-    case kStateOverlapped: return QColor(0x29, 0xb6, 0xf6);
-    case kStateOob: return QColor(0xe5, 0x39, 0x35);
-    default: return QColor(0xbd, 0xbd, 0xbd);
+    case kStateOk: return bluishGreen;
+    case kStateMismatch: return orange;
+    case kStateUnwritten: return QColor(0x33, 0x33, 0x33);
+    case kStateNanInf: return reddishPurple;
+    case kStateOverlapped: return skyBlue;
+    case kStateOob: return vermillion;
+    default: return QColor(0xc8, 0xc8, 0xc8);
   }
 }
 
-QColor oobColor(bool write) { return write ? QColor(0xd5, 0x5e, 0x00) : QColor(0xe6, 0x9f, 0x00); }
+Qt::BrushStyle stateHatch(int state) {
+  // The second channel: states that need a look carry a pattern, so they read in
+  // greyscale and for every colour vision. Correct and "no data" stay plain.
+  switch (state) {
+    case kStateMismatch: return Qt::BDiagPattern;
+    case kStateUnwritten: return Qt::Dense6Pattern;
+    case kStateNanInf: return Qt::CrossPattern;
+    case kStateOverlapped: return Qt::HorPattern;
+    case kStateOob: return Qt::DiagCrossPattern;
+    default: return Qt::NoBrush;
+  }
+}
+
+QColor stateHatchColor(int state) {
+  return state == kStateUnwritten ? QColor(0xbb, 0xbb, 0xbb) : QColor(0x1a, 0x1a, 0x1a);
+}
+
+QColor oobColor(bool write) { return write ? okabeito::vermillion : okabeito::orange; }
 
 QColor oobHatchColor() { return QColor(0x1a, 0x1a, 0x1a); }
 

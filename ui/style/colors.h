@@ -23,8 +23,14 @@ enum CoverageState : int {
   kStateUnknown = 255,
 };
 
+/// Okabe–Ito colours (colour-blind safe); see README "Colours".
 QColor verdictColor(Verdict v);
 QColor stateColor(int state);
+/// The pattern drawn over a state's colour (NoBrush for correct / no data) and its colour.
+Qt::BrushStyle stateHatch(int state);
+QColor stateHatchColor(int state);
+/// Text colour for a cell filled with `background`: the better of near-black and white.
+QColor textColorOn(const QColor& background);
 /// Out-of-bounds evidence past a tensor's edge: writes vermillion, reads orange.
 QColor oobColor(bool write);
 /// The hatch drawn over out-of-bounds evidence (the second channel beside colour).

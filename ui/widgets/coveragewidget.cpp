@@ -142,6 +142,7 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   p.setClipRect(QRect(QPoint(px(tl.x()), px(tl.y())), QPoint(px(edge.x()) - 1, px(edge.y()) - 1)));
   p.setRenderHint(QPainter::SmoothPixmapTransform, false);
   p.drawImage(target, m_image, source);
+  drawHatches(p, source, cw, ch);
   p.restore();
   drawOutside(p);
   const QRectF visibleExtent = QRectF(m_origin, QSizeF(width() / m_scale, height() / m_scale))
@@ -152,6 +153,22 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
+}
+
+void CoverageWidget::drawHatches(QPainter& p, const QRect& cells, double cw, double ch) {
+  // The second channel beside colour (style/colors.h, stateHatch): drawn once a
+  // cell is large enough to carry a pattern (adjacent cells continue it), over at
+  // most 40,000 visible cells.
+  const double px = std::min(cw, ch) * m_scale;
+  if (px < 1.5 || static_cast<qint64>(cells.width()) * cells.height() > 40000) return;
+  for (int y = cells.top(); y <= cells.bottom(); ++y)
+    for (int x = cells.left(); x <= cells.right(); ++x) {
+      const int s = m_grid->measured() ? m_grid->mapCellState(y, x) : m_grid->tileState(y, x);
+      const Qt::BrushStyle hatch = stateHatch(s);
+      if (hatch == Qt::NoBrush) continue;
+      const QRectF r(elementToWidget(QPointF(x * cw, y * ch)), elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
+      p.fillRect(r, QBrush(stateHatchColor(s), hatch));
+    }
 }
 
 void CoverageWidget::drawOutside(QPainter& p) {

@@ -62,6 +62,7 @@ class CoverageWidget : public QWidget {
   void clampOrigin();
   void drawTileLines(QPainter& p, const QRectF& visible);
   void drawOutside(QPainter& p);
+  void drawHatches(QPainter& p, const QRect& cells, double cw, double ch);
   void drawOobTiles(QPainter& p);
 
   std::shared_ptr<const CoverageGrid> m_grid;

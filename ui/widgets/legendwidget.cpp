@@ -2,6 +2,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QPixmap>
 
 #include "style/colors.h"
@@ -12,8 +13,12 @@ LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   for (int s = 0; s < kStateCount; ++s) {
-    QPixmap swatch(12, 12);
+    QPixmap swatch(14, 14);
     swatch.fill(stateColor(s));
+    {
+      QPainter p(&swatch);
+      p.fillRect(swatch.rect(), QBrush(stateHatchColor(s), stateHatch(s)));
+    }
     auto* icon = new QLabel(this);
     icon->setPixmap(swatch);
     layout->addWidget(icon);

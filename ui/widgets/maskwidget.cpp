@@ -82,8 +82,13 @@ void MaskWidget::paintEvent(QPaintEvent*) {
     for (qint64 c = 0; c < tw; ++c) {
       const QRectF cell(area.left() + c * s, area.top() + r * s, s, s);
       const bool in = r0 + r < m_grid->rows() && c0 + c < m_grid->cols();
-      if (in) p.fillRect(cell, stateColor(m_grid->stateAt(r0 + r, c0 + c)));
-      else p.fillRect(cell, masked);
+      if (in) {
+        const int st = m_grid->stateAt(r0 + r, c0 + c);
+        p.fillRect(cell, stateColor(st));
+        if (stateHatch(st) != Qt::NoBrush) p.fillRect(cell, QBrush(stateHatchColor(st), stateHatch(st)));
+      } else {
+        p.fillRect(cell, masked);
+      }
     }
   }
   // Out-of-bounds evidence, crossed out.
