@@ -39,6 +39,7 @@
 #include "panels/maskpanel.h"
 #include "panels/runpanel.h"
 #include "panels/speedoflightpanel.h"
+#include "panels/sourcepanel.h"
 #include "panels/troubleshootpanel.h"
 #if __has_include("panels/occupancypanel.h")
 #include "panels/occupancypanel.h"
@@ -83,7 +84,8 @@ void MainWindow::setupPanels() {
   m_maskPanel = new MaskPanel(m_selection, this);
   m_findingsPanel = new FindingsPanel(m_selection, this);
   m_troubleshootPanel = new TroubleshootPanel(m_selection, this);
-  m_views << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel << m_troubleshootPanel;
+  m_sourcePanel = new SourcePanel(m_selection, this);
+  m_views << m_sourcePanel << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel << m_troubleshootPanel;
 #ifdef TILESCOPE_HAVE_OCCUPANCY_PANEL
   auto* occ = new OccupancyPanel(m_selection, this);
   m_occupancyPanel = occ;
@@ -238,7 +240,9 @@ void MainWindow::setupDocks() {
   tabifyDockWidget(cfg, pts);
   run->raise();
   QDockWidget* findings = addPanelDock(m_findingsPanel, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
-  addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
+  QDockWidget* mask = addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
+  tabifyDockWidget(mask, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea));
+  mask->raise();
   if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
   if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
   if (auto* sol = findChild<SpeedOfLightPanel*>(QStringLiteral("speedOfLightPanel")))
@@ -248,7 +252,7 @@ void MainWindow::setupDocks() {
   // First-run proportions (a saved layout replaces them): the coverage view gets the room.
   resizeDocks({run}, {360}, Qt::Horizontal);
   resizeDocks({findings}, {240}, Qt::Vertical);
-  if (auto* mask = findChild<QDockWidget*>(QStringLiteral("maskDock"))) resizeDocks({mask}, {340}, Qt::Horizontal);
+  resizeDocks({mask}, {340}, Qt::Horizontal);
 }
 
 void MainWindow::setupConnections() {
@@ -271,6 +275,10 @@ void MainWindow::setupConnections() {
     updateStatus();
   });
   connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
+  connect(m_findingsPanel, &FindingsPanel::sourceLineRequested, this, [this](const QString& file, int line) {
+    if (!m_sourcePanel->showSourceLine(file, line)) return;
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("sourceDock"))) d->raise();
+  });
   // A check replaces what is shown when it was asked for (Open, Check) or when what is
   // shown is an earlier check: never a run's report the user is reading.
   connect(m_configPanel, &ConfigPanel::checkAvailable, this, [this](const ReportPtr& r) {
@@ -360,6 +368,7 @@ bool MainWindow::openConfig(const QString& path) {
   m_showNextCheck = false;
   m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
   m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
+  m_sourcePanel->setSourceDirs({QFileInfo(path).absolutePath()});
   addRecentFile(path);
   if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
   updateStatus();
@@ -373,6 +382,7 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   if (!path.isEmpty()) dirs << QFileInfo(path).absolutePath();
   if (!m_runPanel->configPath().isEmpty()) dirs << QFileInfo(m_runPanel->configPath()).absolutePath();
   m_findingsPanel->logPanel()->setSourceDirs(dirs);
+  m_sourcePanel->setSourceDirs(dirs);
   // Start on the point that carries the report's first error finding: that is what needs a look.
   const int first = m_report ? firstErrorPoint(*m_report) : 0;
   m_messageBanner->clearMessage();

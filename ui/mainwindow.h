@@ -23,6 +23,7 @@ class FindingsPanel;
 class MaskPanel;
 class PointsModel;
 class RunPanel;
+class SourcePanel;
 class TroubleshootPanel;
 
 class MainWindow : public QMainWindow {
@@ -51,6 +52,7 @@ class MainWindow : public QMainWindow {
   QWidget* occupancyPanel() const { return m_occupancyPanel; }
   QWidget* timingPanel() const { return m_timingPanel; }
   TroubleshootPanel* troubleshootPanel() const { return m_troubleshootPanel; }
+  SourcePanel* sourcePanel() const { return m_sourcePanel; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -107,6 +109,7 @@ class MainWindow : public QMainWindow {
   QWidget* m_occupancyPanel = nullptr;
   QWidget* m_timingPanel = nullptr;
   TroubleshootPanel* m_troubleshootPanel = nullptr;
+  SourcePanel* m_sourcePanel = nullptr;
   PointsModel* m_pointsModel = nullptr;
   QTableView* m_pointsView = nullptr;
   Banner* m_verdictBanner = nullptr;

@@ -104,7 +104,10 @@ void FindingsPanel::selectFinding(int row) {
     s.tileCol = tc;
   }
   // A compile error names a source line: show it.
-  if (f->location.line && !f->location.file.empty()) m_logPanel->showSourceLine(qs(f->location.file), *f->location.line);
+  if (f->location.line && !f->location.file.empty()) {
+    m_logPanel->showSourceLine(qs(f->location.file), *f->location.line);
+    emit sourceLineRequested(qs(f->location.file), *f->location.line);
+  }
   m_selection->setState(s);
 }
 

@@ -30,6 +30,11 @@ class FindingsPanel : public QWidget, public ReportView {
   void selectFinding(int row);
 
   void onReportLoaded(const ReportPtr& report) override;
+ signals:
+  /// A selected finding names a source line (a traced access, a compile error).
+  void sourceLineRequested(const QString& file, int line);
+
+ public:
   void onReportClosed() override;
   void onSelectionChanged(const SelectionState& state) override;
 

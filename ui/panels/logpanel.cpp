@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
+#include "widgets/sourceview.h"
 
 namespace tilescope::ui {
 
@@ -40,9 +41,7 @@ LogPanel::LogPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_s
   auto* sl = new QVBoxLayout(sourceBox);
   sl->setContentsMargins(0, 0, 0, 0);
   m_sourceLabel = new QLabel(tr("Click an error in the log to open the kernel source."), sourceBox);
-  m_source = new QPlainTextEdit(sourceBox);
-  m_source->setReadOnly(true);
-  m_source->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_source = new SourceView(sourceBox);  // line numbers, highlighting, the line centred
   QFont mono(QStringLiteral("monospace"));
   mono.setStyleHint(QFont::Monospace);
   m_log->setFont(mono);
@@ -82,15 +81,7 @@ bool LogPanel::showSourceLine(const QString& file, int line) {
     m_source->setPlainText(QString::fromUtf8(f.readAll()));
     m_sourcePath = path;
   }
-  const QTextBlock block = m_source->document()->findBlockByLineNumber(line - 1);
-  if (!block.isValid()) return false;
-  QTextEdit::ExtraSelection sel;
-  sel.format.setBackground(QColor(0xff, 0x52, 0x52, 90));
-  sel.format.setProperty(QTextFormat::FullWidthSelection, true);
-  sel.cursor = QTextCursor(block);
-  m_source->setExtraSelections({sel});
-  m_source->setTextCursor(sel.cursor);
-  m_source->centerCursor();
+  if (!m_source->showLine(line)) return false;
   m_highlighted = line;
   m_sourceLabel->setText(tr("%1, line %2").arg(path).arg(line));
   return true;

@@ -48,7 +48,7 @@ class LogPanel : public QWidget, public ReportView {
   QStringList m_sourceDirs;
   QList<LogDiagnostic> m_diagnostics;
   QTextBrowser* m_log;
-  QPlainTextEdit* m_source;
+  class SourceView* m_source;
   QLabel* m_sourceLabel;
   QString m_sourcePath;
   int m_highlighted = -1;

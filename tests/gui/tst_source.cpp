@@ -1,0 +1,114 @@
+// The Source view (issue 9 item 9, issue 12's GUI): a traced report's findings
+// open their file:line centred in a highlighted, numbered source, with the trace's
+// per-line facts marked in the margin.
+#include <QDockWidget>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTextBlock>
+#include <QTextLayout>
+#include <QtTest>
+#include <cstdio>
+
+#include "mainwindow.h"
+#include "models/findingsmodel.h"
+#include "panels/findingspanel.h"
+#include "panels/sourcepanel.h"
+#include "widgets/sourceview.h"
+
+using namespace tilescope;
+using namespace tilescope::ui;
+
+class TstSource : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("TileScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_source"));
+    QSettings().clear();
+  }
+
+  void traceFindingOpensItsLine() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY2(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/traced.json")), qPrintable(w.lastError()));
+    // The traced oob_write: gemm_tiled.cu:174, the store past C's last row.
+    FindingsModel* m = w.findingsPanel()->model();
+    int row = -1;
+    for (int r = 0; r < m->rowCount(); ++r)
+      if (m->finding(r)->category == "oob_write") row = r;
+    QVERIFY(row >= 0);
+    QCOMPARE(*m->finding(row)->location.line, 174);
+    w.findingsPanel()->view()->selectRow(row);
+    SourcePanel* src = w.sourcePanel();
+    QVERIFY2(src->shownPath().endsWith(QStringLiteral("kernels/gemm/gemm_tiled.cu")), qPrintable(src->statusText()));
+    SourceView* view = src->view();
+    QCOMPARE(view->shownLine(), 174);
+    QVERIFY(view->textCursor().block().text().contains(QStringLiteral("C[")));
+    // Centred, not scrolled to the top: lines above it are in view.
+    QVERIFY2(view->firstVisibleLine() < 174 - 3 && view->firstVisibleLine() > 1, qPrintable(QString::number(view->firstVisibleLine())));
+    // The margin: the faulting store and the out-of-bounds loads (line 67) are errors.
+    QVERIFY(view->marks().contains(174));
+    QCOMPARE(view->marks()[174].severity, 2);
+    QVERIFY(view->marks().contains(67));
+    QVERIFY(view->marks()[67].notes.join(QLatin1Char(' ')).contains(QStringLiteral("bad access")));
+    QVERIFY(view->marginWidth() > view->fontMetrics().horizontalAdvance(QStringLiteral("999")));
+  }
+
+  void marksFromTheTrace() {
+    Point p;
+    TraceLine l;
+    l.file = "k.cu";
+    l.line = 12;
+    l.maxWays = 4;
+    l.wavefronts = 400;
+    l.ideal = 100;
+    l.accesses = 1024;
+    l.spaces = {"shared"};
+    p.trace.lines.push_back(l);
+    TraceLine other = l;
+    other.file = "other.cu";
+    other.line = 13;
+    p.trace.lines.push_back(other);
+    Finding f;
+    f.category = "race";
+    f.severity = Severity::error;
+    f.message = "RAW hazard";
+    f.location.file = "/abs/path/k.cu";
+    f.location.line = 20;
+    p.findings.push_back(f);
+    const auto marks = SourcePanel::marksFor(p, QStringLiteral("k.cu"));
+    QCOMPARE(marks.size(), 2);
+    QCOMPARE(marks[12].severity, 1);
+    QVERIFY(marks[12].notes.join(QLatin1Char(' ')).contains(QStringLiteral("4-way")));
+    QCOMPARE(marks[20].severity, 2);
+    QVERIFY(marks[20].notes.front().startsWith(QStringLiteral("race")));
+  }
+
+  void highlightsCuda() {
+    SourceView v;
+    v.setPlainText(QStringLiteral("// a comment with __global__\n__global__ void k(float* x) {\n  x[threadIdx.x] = 1.0f;\n}\n"));
+    auto formatsOf = [&](int blockNo) { return v.document()->findBlockByNumber(blockNo).layout()->formats(); };
+    QTRY_VERIFY(!formatsOf(1).isEmpty());
+    bool keyword = false;
+    for (const QTextLayout::FormatRange& r : formatsOf(1))
+      keyword = keyword || (r.start == 0 && r.length == 10 && r.format.fontWeight() == QFont::Bold);
+    QVERIFY(keyword);
+    // Inside a comment the keyword is comment-coloured (italic), not bold.
+    for (const QTextLayout::FormatRange& r : formatsOf(0)) QVERIFY(r.format.fontItalic());
+    QVERIFY(v.showLine(3));
+    QVERIFY(!v.showLine(99));
+  }
+};
+
+#if __has_include("tst_source.moc")
+QTEST_MAIN(TstSource)
+#include "tst_source.moc"
+#else
+int main() {
+  std::fputs("tst_source: built without AUTOMOC\n", stderr);
+  return 1;
+}
+#endif

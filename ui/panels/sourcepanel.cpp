@@ -1,0 +1,155 @@
+#include "panels/sourcepanel.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "models/qtconv.h"
+#include "tilescope/resources.h"
+
+namespace tilescope::ui {
+
+namespace {
+bool sameFile(const std::string& a, const QString& b) {
+  return !a.empty() && QFileInfo(qs(a)).fileName() == QFileInfo(b).fileName();
+}
+
+void note(QMap<int, SourceMark>& marks, int line, int severity, const QString& text) {
+  if (line <= 0) return;
+  SourceMark& m = marks[line];
+  m.severity = std::max(m.severity, severity);
+  m.notes << text;
+}
+
+/// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
+QStringList zooDirs() {
+  QStringList out;
+  for (const QString& root : {QDir(QString::fromStdString(resourceDir().string())).filePath(QStringLiteral("../kernels")),
+                              QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR "/../kernels")}) {
+    const QDir d(root);
+    for (const QString& sub : d.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) out << d.filePath(sub);
+  }
+  return out;
+}
+}  // namespace
+
+SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+  m_label = new QLabel(tr("Select a finding with a source line, or a compile error, to open the kernel source."), this);
+  m_label->setWordWrap(true);
+  m_view = new SourceView(this);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_label);
+  layout->addWidget(m_view, 1);
+}
+
+QString SourcePanel::statusText() const { return m_label->text(); }
+
+QString SourcePanel::resolve(const QString& file) const {
+  if (QFileInfo(file).isAbsolute()) return QFileInfo(file).isFile() ? file : QString();
+  QStringList dirs = m_sourceDirs;
+  dirs << zooDirs();
+  for (const QString& d : std::as_const(dirs)) {
+    const QString p = QDir(d).filePath(file);
+    if (QFileInfo(p).isFile()) return QDir::cleanPath(p);
+  }
+  return {};
+}
+
+bool SourcePanel::showSourceLine(const QString& file, int line) {
+  const QString path = resolve(file);
+  if (path.isEmpty()) {
+    m_label->setText(tr("%1: not found beside the report or config, nor in the kernels folder").arg(file));
+    return false;
+  }
+  if (path != m_path) {
+    QFile f(path);
+    // A kernel source is small; refuse what is plainly not one.
+    if (f.size() > (qint64(8) << 20) || !f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+      m_label->setText(tr("%1: cannot read: %2").arg(path, f.size() > (qint64(8) << 20) ? tr("larger than 8 MiB") : f.errorString()));
+      return false;
+    }
+    m_view->setPlainText(QString::fromUtf8(f.readAll()));
+    m_path = path;
+    m_file = file;
+    refreshMarks();
+  }
+  const bool ok = m_view->showLine(line);
+  m_label->setText(ok ? tr("%1, line %2").arg(path).arg(line) : tr("%1 has no line %2").arg(path).arg(line));
+  return ok;
+}
+
+QMap<int, SourceMark> SourcePanel::marksFor(const Point& p, const QString& file) {
+  QMap<int, SourceMark> marks;
+  for (const Finding& f : p.findings)
+    if (f.location.line && sameFile(f.location.file, file))
+      note(marks, *f.location.line, f.severity == Severity::error ? 2 : f.severity == Severity::warning ? 1 : 0,
+           QStringLiteral("%1: %2").arg(qs(f.category), qs(f.message).left(200)));
+  for (const TraceLine& l : p.trace.lines) {
+    if (!sameFile(l.file, file)) continue;
+    if (l.faults) note(marks, l.line, 2, tr("%1 bad access(es) (trace)").arg(l.faults));
+    if (l.hazards) note(marks, l.line, 2, tr("%1 shared-memory hazard(s) (trace)").arg(l.hazards));
+    if (l.uninit) note(marks, l.line, 2, tr("%1 read(s) of never-written memory (trace)").arg(l.uninit));
+    if (l.maxWays > 1)
+      note(marks, l.line, 1, tr("bank conflicts: up to %1-way, %2 wavefronts for %3 ideal (trace)").arg(l.maxWays).arg(l.wavefronts).arg(l.ideal));
+    if (l.accesses > 0)
+      note(marks, l.line, 0,
+           tr("%1 %2 access(es), %3 bytes, executed %4× by warps (trace)")
+               .arg(l.accesses)
+               .arg(qs([&] {
+                 std::string s;
+                 for (const auto& sp : l.spaces) s += (s.empty() ? "" : "/") + sp;
+                 return s;
+               }()))
+               .arg(l.bytes)
+               .arg(l.executions));
+  }
+  return marks;
+}
+
+void SourcePanel::refreshMarks() {
+  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size()) || m_file.isEmpty()) {
+    m_view->setMarks({});
+    return;
+  }
+  m_view->setMarks(marksFor(m_report->points[static_cast<size_t>(m_point)], m_file));
+}
+
+void SourcePanel::onReportLoaded(const ReportPtr& report) {
+  m_report = report;
+  m_point = -1;
+  // Another report: its own source opens on its first located finding.
+  m_path.clear();
+  m_file.clear();
+  m_view->clear();
+  m_view->setMarks({});
+  onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
+}
+
+void SourcePanel::onReportClosed() {
+  m_report.reset();
+  m_point = -1;
+  m_path.clear();
+  m_file.clear();
+  m_view->clear();
+  m_view->setMarks({});
+}
+
+void SourcePanel::onSelectionChanged(const SelectionState& state) {
+  if (state.point == m_point) return;
+  m_point = state.point;
+  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) return;
+  const Point& p = m_report->points[static_cast<size_t>(m_point)];
+  // Nothing open yet: the point's first finding with a line (a traced fault, a compile error).
+  if (m_path.isEmpty())
+    for (const Finding& f : p.findings)
+      if (f.location.line && !f.location.file.empty()) {
+        showSourceLine(qs(f.location.file), *f.location.line);
+        break;
+      }
+  refreshMarks();
+}
+
+}  // namespace tilescope::ui

@@ -1,0 +1,50 @@
+// The Source view (issue 9 item 9, issue 12): the kernel source with line numbers
+// and highlighting, each line marked with what the point's findings and its trace
+// say about it (faulting accesses, hazards, bank-conflict ways, uninitialised
+// reads, access counts). Selecting a finding with a file:line opens it centred.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+#include "reportview.h"
+#include "widgets/sourceview.h"
+
+class QLabel;
+
+namespace tilescope::ui {
+
+class SourcePanel : public QWidget, public ReportView {
+  Q_OBJECT
+ public:
+  explicit SourcePanel(Selection* selection, QWidget* parent = nullptr);
+
+  /// Folders searched for a source file named relatively (report's, config's folders);
+  /// the zoo's kernels/ folders are searched after them.
+  void setSourceDirs(const QStringList& dirs) { m_sourceDirs = dirs; }
+  /// Opens `file` and centres `line` (1-based). False (with the reason shown) when unreachable.
+  bool showSourceLine(const QString& file, int line);
+  SourceView* view() const { return m_view; }
+  QString shownPath() const { return m_path; }
+  QString statusText() const;
+  /// Margin marks of `file` (matched by file name) from a point's findings and trace.
+  static QMap<int, SourceMark> marksFor(const Point& p, const QString& file);
+
+  void onReportLoaded(const ReportPtr& report) override;
+  void onReportClosed() override;
+  void onSelectionChanged(const SelectionState& state) override;
+
+ private:
+  QString resolve(const QString& file) const;
+  void refreshMarks();
+
+  Selection* m_selection;
+  ReportPtr m_report;
+  int m_point = -1;
+  QStringList m_sourceDirs;
+  QString m_path, m_file;
+  QLabel* m_label;
+  SourceView* m_view;
+};
+
+}  // namespace tilescope::ui

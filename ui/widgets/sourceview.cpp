@@ -1,0 +1,202 @@
+#include "widgets/sourceview.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSyntaxHighlighter>
+#include <QTextBlock>
+#include <QToolTip>
+
+#include "style/colors.h"
+
+namespace tilescope::ui {
+
+namespace {
+/// CUDA C++ as an editor colours it: keywords, types, numbers, strings, comments, preprocessor.
+class CudaHighlighter : public QSyntaxHighlighter {
+ public:
+  explicit CudaHighlighter(QTextDocument* doc) : QSyntaxHighlighter(doc) {
+    auto fmt = [](QColor c, bool bold = false, bool italic = false) {
+      QTextCharFormat f;
+      f.setForeground(c);
+      if (bold) f.setFontWeight(QFont::Bold);
+      f.setFontItalic(italic);
+      return f;
+    };
+    // Dark tones of the Okabe–Ito hues: >= 4.5:1 on a white page.
+    const QString kw = QStringLiteral(
+        "\\b(if|else|for|while|do|return|break|continue|switch|case|default|const|constexpr|static|inline|template|typename|"
+        "struct|class|namespace|using|extern|volatile|sizeof|auto|__global__|__device__|__host__|__shared__|__constant__|"
+        "__restrict__|__forceinline__|__syncthreads|__syncwarp|true|false|nullptr)\\b");
+    m_rules.push_back({QRegularExpression(kw), fmt(QColor(0x00, 0x4f, 0x7c), true)});
+    m_rules.push_back({QRegularExpression(QStringLiteral(
+                           "\\b(void|bool|char|short|int|long|unsigned|signed|float|double|half|__half|__nv_bfloat16|size_t|"
+                           "u?int(8|16|32|64)_t|float[1-4]|int[1-4]|uint[1-4]|dim3)\\b")),
+                       fmt(QColor(0x7a, 0x3e, 0x00))});
+    m_rules.push_back({QRegularExpression(QStringLiteral("\\b(threadIdx|blockIdx|blockDim|gridDim|warpSize)\\b")), fmt(QColor(0x8a, 0x2f, 0x6a), true)});
+    m_rules.push_back({QRegularExpression(QStringLiteral("\\b(0x[0-9a-fA-F]+|\\d+\\.?\\d*([eE][-+]?\\d+)?[fFuUlL]*)\\b")), fmt(QColor(0x00, 0x6b, 0x4e))});
+    m_rules.push_back({QRegularExpression(QStringLiteral("\"([^\"\\\\]|\\\\.)*\"")), fmt(QColor(0x00, 0x6b, 0x4e))});
+    m_rules.push_back({QRegularExpression(QStringLiteral("^\\s*#\\s*\\w+")), fmt(QColor(0x8a, 0x2f, 0x6a))});
+    m_comment = fmt(QColor(0x5a, 0x5a, 0x5a), false, true);
+  }
+
+ protected:
+  void highlightBlock(const QString& text) override {
+    for (const auto& [re, f] : m_rules)
+      for (auto it = re.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        setFormat(static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()), f);
+      }
+    // Comments last: they win over anything inside them. State 1: inside /* ... */.
+    int start = previousBlockState() == 1 ? 0 : -1;
+    setCurrentBlockState(0);
+    int from = 0;
+    while (true) {
+      if (start < 0) {
+        const int line = static_cast<int>(text.indexOf(QLatin1String("//"), from));
+        const int block = static_cast<int>(text.indexOf(QLatin1String("/*"), from));
+        if (line >= 0 && (block < 0 || line < block)) {
+          setFormat(line, static_cast<int>(text.size()) - line, m_comment);
+          return;
+        }
+        if (block < 0) return;
+        start = block;
+      }
+      const int end = static_cast<int>(text.indexOf(QLatin1String("*/"), start + 2));
+      if (end < 0) {
+        setFormat(start, static_cast<int>(text.size()) - start, m_comment);
+        setCurrentBlockState(1);
+        return;
+      }
+      setFormat(start, end + 2 - start, m_comment);
+      from = end + 2;
+      start = -1;
+    }
+  }
+
+ private:
+  std::vector<std::pair<QRegularExpression, QTextCharFormat>> m_rules;
+  QTextCharFormat m_comment;
+};
+}  // namespace
+
+class SourceMargin : public QWidget {
+ public:
+  explicit SourceMargin(SourceView* view) : QWidget(view), m_view(view) { setMouseTracking(true); }
+  QSize sizeHint() const override { return {m_view->marginWidth(), 0}; }
+
+ protected:
+  void paintEvent(QPaintEvent* e) override { m_view->paintMargin(e); }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ToolTip) {
+      auto* help = static_cast<QHelpEvent*>(e);
+      const int line = m_view->lineAt(help->pos().y());
+      const auto it = m_view->marks().find(line);
+      if (it != m_view->marks().end()) QToolTip::showText(help->globalPos(), it->notes.join(QLatin1Char('\n')), this);
+      else QToolTip::hideText();
+      return true;
+    }
+    return QWidget::event(e);
+  }
+
+ private:
+  SourceView* m_view;
+};
+
+SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent) {
+  setReadOnly(true);
+  setLineWrapMode(QPlainTextEdit::NoWrap);
+  QFont mono(QStringLiteral("monospace"));
+  mono.setStyleHint(QFont::Monospace);
+  setFont(mono);
+  new CudaHighlighter(document());
+  m_margin = new SourceMargin(this);
+  connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { setViewportMargins(marginWidth(), 0, 0, 0); });
+  connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& r, int dy) {
+    if (dy) m_margin->scroll(0, dy);
+    else m_margin->update(0, r.y(), m_margin->width(), r.height());
+  });
+  setViewportMargins(marginWidth(), 0, 0, 0);
+}
+
+int SourceView::marginWidth() const {
+  int digits = 1;
+  for (int n = std::max(1, blockCount()); n >= 10; n /= 10) ++digits;
+  // Line number, then the mark glyph.
+  return 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits + fontMetrics().height() + 4;
+}
+
+void SourceView::setMarks(QMap<int, SourceMark> marks) {
+  m_marks = std::move(marks);
+  m_margin->update();
+}
+
+bool SourceView::showLine(int line) {
+  const QTextBlock block = document()->findBlockByNumber(line - 1);
+  if (line < 1 || !block.isValid()) return false;
+  QTextEdit::ExtraSelection sel;
+  sel.format.setBackground(QColor(0xf0, 0xe4, 0x42, 110));  // Okabe–Ito yellow, light: text keeps its contrast
+  sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+  sel.cursor = QTextCursor(block);
+  setExtraSelections({sel});
+  setTextCursor(sel.cursor);
+  centerCursor();
+  m_line = line;
+  m_margin->update();
+  return true;
+}
+
+int SourceView::firstVisibleLine() const { return firstVisibleBlock().blockNumber() + 1; }
+
+int SourceView::lineAt(int y) const {
+  for (QTextBlock b = firstVisibleBlock(); b.isValid(); b = b.next()) {
+    const QRectF r = blockBoundingGeometry(b).translated(contentOffset());
+    if (r.top() > y) break;
+    if (y < r.bottom()) return b.blockNumber() + 1;
+  }
+  return -1;
+}
+
+void SourceView::resizeEvent(QResizeEvent* event) {
+  QPlainTextEdit::resizeEvent(event);
+  const QRect cr = contentsRect();
+  m_margin->setGeometry(QRect(cr.left(), cr.top(), marginWidth(), cr.height()));
+}
+
+void SourceView::paintMargin(QPaintEvent* event) {
+  QPainter p(m_margin);
+  p.fillRect(event->rect(), palette().color(QPalette::AlternateBase));
+  const int glyph = fontMetrics().height();
+  const int numberRight = m_margin->width() - glyph - 6;
+  for (QTextBlock b = firstVisibleBlock(); b.isValid(); b = b.next()) {
+    const QRectF r = blockBoundingGeometry(b).translated(contentOffset());
+    if (r.top() > event->rect().bottom()) break;
+    if (!b.isVisible() || r.bottom() < event->rect().top()) continue;
+    const int line = b.blockNumber() + 1;
+    QFont f = font();
+    f.setBold(line == m_line);
+    p.setFont(f);
+    p.setPen(palette().color(line == m_line ? QPalette::WindowText : QPalette::PlaceholderText));
+    p.drawText(QRect(0, static_cast<int>(r.top()), numberRight, static_cast<int>(r.height())), Qt::AlignRight | Qt::AlignVCenter,
+               QString::number(line));
+    const auto it = m_marks.find(line);
+    if (it == m_marks.end()) continue;
+    // A filled circle with a glyph: severity reads from the glyph as well as the colour.
+    static const char* glyphs[] = {"i", "!", "\u2716"};
+    const int sev = std::clamp(it->severity, 0, 2);
+    const QColor fill = sev == 2 ? oobColor(true) : sev == 1 ? verdictColor(Verdict::slow) : stateColor(kStateOverlapped);
+    const QRectF dot(numberRight + 4, r.top() + (r.height() - glyph) / 2 + 1, glyph - 2, glyph - 2);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(fill);
+    p.drawEllipse(dot);
+    p.setPen(textColorOn(fill));
+    QFont g = font();
+    g.setBold(true);
+    g.setPixelSize(std::max(8, glyph - 6));
+    p.setFont(g);
+    p.drawText(dot, Qt::AlignCenter, QString::fromUtf8(glyphs[sev]));
+  }
+}
+
+}  // namespace tilescope::ui
