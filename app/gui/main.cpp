@@ -85,7 +85,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
   if (reports.isEmpty())
     for (const QString& f : tilescope::ui::MainWindow::samplePaths())
       if (f.endsWith(QLatin1String("/session.json")) || f.endsWith(QLatin1String("/gemm_sweep.json")) ||
-          f.endsWith(QLatin1String("/gemm_bug_no_mask.json")))
+          f.endsWith(QLatin1String("/gemm_bug_no_mask.json")) || f.endsWith(QLatin1String("/traced.json")))
         reports << f;
   const auto size = [](const QString& panel) {
     // Wide enough for the tree and the charts; the bottom docks are short when docked.
@@ -106,7 +106,9 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
     }
     showWorstPoint(window);
     settle();
-    const QString stem = QFileInfo(report).completeBaseName();
+    // A config opens as its check (no GPU): "check-<config>".
+    QString stem = QFileInfo(report).completeBaseName();
+    if (window.report() && window.report()->verb == "check") stem = QStringLiteral("check-") + QFileInfo(report).fileName().section(QLatin1Char('.'), 0, 0);
     auto save = [&](const QPixmap& pm, const QString& panel) {
       const QString path = QDir(dir).filePath(stem + QLatin1Char('-') + panel + QStringLiteral(".png"));
       if (pm.save(path, "PNG")) ++saved;
