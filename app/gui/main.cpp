@@ -5,6 +5,7 @@
 //   tilescope --screenshots DIR [REPORT...]       (hidden) PNGs of every panel, on the given
 //                                          reports or the sample session and sweep (docs/screenshots)
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
@@ -18,6 +19,7 @@
 #include <memory>
 
 #include "mainwindow.h"
+#include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
 #include "tilescope/report.h"
 #if __has_include("export/reportexporter.h")
@@ -115,6 +117,13 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       else err << "tilescope: --screenshots: cannot write " << path << "\n";
     };
     save(window.centralWidget()->grab(), QStringLiteral("coverage"));
+    // A traced report: the measured-writes layer too (who wrote each cell).
+    if (QComboBox* layers = window.coveragePanel()->layerBox(); layers->isEnabled()) {
+      layers->setCurrentIndex(1);
+      settle(100);
+      save(window.centralWidget()->grab(), QStringLiteral("coverage-writes"));
+      layers->setCurrentIndex(0);
+    }
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
       QString panel = dock->objectName();
       panel.chop(4);  // "maskDock" -> "mask"

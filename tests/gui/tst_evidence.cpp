@@ -2,6 +2,7 @@
 // out-of-bounds writes drawn past the tensor's edge in the coverage and mask
 // views with the tiles that made them; report-level findings first, the window
 // opening on the point that carries the first error, and the verdict banner.
+#include <QComboBox>
 #include <QListWidget>
 #include <QStandardPaths>
 #include <QTableView>
@@ -112,6 +113,46 @@ class TstEvidence : public QObject {
     QVERIFY(g->oobAt(1000, 0) && g->oobAt(1000, 0)->write);
     QCOMPARE(g->oobElements(true), 1);
     QCOMPARE(g->oobTiles(true), (std::vector<std::pair<int, int>>{{15, 0}}));
+  }
+
+  // The trace's footprint of C: which CTA wrote each 4×4 cell, measured. CTA 0 wrote
+  // the top-left tile; the unmasked stores of the last tile column (cols 1000..1023)
+  // land in the next row's first columns, so cells there have two writers.
+  void tracedFootprintLayers() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(w.openFile(kSamples + QStringLiteral("traced.json")));
+    const CoverageGrid* g = w.coveragePanel()->grid();
+    QVERIFY(g && g->hasFootprint());
+    QCOMPARE(g->footprintRows(), 250);
+    QCOMPARE(g->footprintCellRows(), 4);
+    QCOMPARE(g->footprintAt(true, 10, 40), std::make_pair(std::int64_t(0), std::int64_t(0)));
+    // Row 10, cols 0..23 also took CTA 15's stores to row 9, cols 1000..1023.
+    QCOMPARE(g->footprintAt(true, 10, 10), std::make_pair(std::int64_t(0), std::int64_t(15)));
+    QCOMPARE(g->footprintAt(true, 10, 70).first, 1);  // the tile to its right: blockIdx (1, 0, 0)
+    QCOMPARE(g->ctaIndex(17), (std::vector<std::int64_t>{1, 1, 0}));  // 16 × 16 grid
+    int multi = 0;
+    for (int r = 0; r < g->footprintRows(); ++r) {
+      const auto [lo, hi] = g->footprintCell(true, r, 0);
+      multi += lo != hi;
+    }
+    QVERIFY2(multi > 0 && g->footprintMultiWriterCells() > 0, qPrintable(QString::number(multi)));
+    QVERIFY(g->hoverText(10, 70).contains(QStringLiteral("trace: written by CTA 1 (blockIdx 1, 0, 0)")));
+    QVERIFY(w.coveragePanel()->summaryText().contains(QStringLiteral("by more than one CTA")));
+    // The layer draws the writer's colour.
+    QVERIFY(w.coveragePanel()->layerBox()->isEnabled());
+    w.coveragePanel()->layerBox()->setCurrentIndex(1);
+    CoverageWidget* cov = w.coveragePanel()->coverageWidget();
+    QCOMPARE(cov->effectiveLayer(), CoverageLayer::writes);
+    cov->fitAll();
+    const QImage img = cov->grab().toImage();
+    const QPointF p = cov->elementToWidget(QPointF(90.5, 300.5));  // row 300, col 90: CTA (1, 4, 0) = 65
+    QCOMPARE(QColor(img.pixel(p.toPoint())), CoverageWidget::ctaColor(65));
+    // An untraced report has no footprint: the layer box is off.
+    QVERIFY(w.openFile(kSamples + QStringLiteral("gemm_bug_no_mask.json")));
+    QVERIFY(!w.coveragePanel()->layerBox()->isEnabled());
+    QCOMPARE(cov->effectiveLayer(), CoverageLayer::state);
   }
 
   void reportLevelFindingsFirst() {

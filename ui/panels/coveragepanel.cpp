@@ -23,6 +23,12 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : QWidget(pa
   m_sliceLayout = new QHBoxLayout(m_sliceBox);
   m_sliceLayout->setContentsMargins(0, 0, 0, 0);
   auto* fit = new QPushButton(tr("Fit"), this);
+  m_layerBox = new QComboBox(this);
+  m_layerBox->addItem(tr("State"), static_cast<int>(CoverageLayer::state));
+  m_layerBox->addItem(tr("Measured writes (trace)"), static_cast<int>(CoverageLayer::writes));
+  m_layerBox->addItem(tr("Measured reads (trace)"), static_cast<int>(CoverageLayer::reads));
+  m_layerBox->setToolTip(tr("With a traced report: which CTA wrote or read each cell (a colour per CTA; hatched where "
+                            "more than one did, grey where none did)"));
   m_summary = new QLabel(this);
   m_widget = new CoverageWidget(this);
 
@@ -35,14 +41,21 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : QWidget(pa
   bar->addWidget(m_colDim);
   bar->addWidget(m_sliceBox);
   bar->addStretch(1);
+  bar->addWidget(new QLabel(tr("Layer"), this));
+  bar->addWidget(m_layerBox);
   bar->addWidget(fit);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(m_summary);
   layout->addWidget(m_widget, 1);
-  layout->addWidget(new LegendWidget(this));
+  m_legend = new LegendWidget(this);
+  layout->addWidget(m_legend);
 
   connect(fit, &QPushButton::clicked, m_widget, &CoverageWidget::fitAll);
+  connect(m_layerBox, &QComboBox::currentIndexChanged, this, [this] {
+    m_widget->setLayer(static_cast<CoverageLayer>(m_layerBox->currentData().toInt()));
+    m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);  // the state legend does not apply to CTA colours
+  });
   connect(m_tensorBox, &QComboBox::currentTextChanged, this, [this](const QString& t) {
     if (m_updating) return;
     m_tensor = t;
@@ -132,8 +145,16 @@ void CoveragePanel::rebuild() {
                             .arg(qs(c.tensor)).arg(c.tilesTotal).arg(c.tilesCrossing);
   }
   if (grid->valid()) text += oobSummary(*grid);
+  m_layerBox->setEnabled(grid->valid() && grid->hasFootprint());
+  if (grid->valid() && grid->hasFootprint())
+    for (const TraceFootprint& fp : p.trace.footprints)
+      if (fp.tensor == grid->tensor())
+        text += tr("\ntrace: %1 written, %2 by more than one CTA, %3 read (device cells, element-exact up to 4 M elements); "
+                   "the layers draw cells of %4×%5")
+                    .arg(fp.cellsWritten).arg(fp.cellsMultiWriter).arg(fp.cellsRead).arg(fp.cellH).arg(fp.cellW);
   m_summary->setText(grid->valid() ? text : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
   m_widget->setGrid(grid->valid() ? grid : nullptr);
+  m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);
   if (m_selection) m_widget->setSelectedTile(m_selection->state().tileRow, m_selection->state().tileCol);
 }
 

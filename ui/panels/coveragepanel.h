@@ -24,6 +24,7 @@ class CoveragePanel : public QWidget, public ReportView {
   explicit CoveragePanel(Selection* selection, QWidget* parent = nullptr);
 
   CoverageWidget* coverageWidget() const { return m_widget; }
+  QComboBox* layerBox() const { return m_layerBox; }
   const CoverageGrid* grid() const;
   QString summaryText() const;
   /// The lines that name out-of-bounds writes and reads and the tiles that made them ("" when none).
@@ -43,6 +44,8 @@ class CoveragePanel : public QWidget, public ReportView {
   int m_finding = -1;
   QString m_tensor;
   QComboBox* m_tensorBox;
+  QComboBox* m_layerBox;
+  QWidget* m_legend;
   QComboBox* m_rowDim;
   QComboBox* m_colDim;
   QWidget* m_sliceBox;

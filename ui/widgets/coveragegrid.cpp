@@ -64,6 +64,45 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
   m_extentRows = std::max<std::int64_t>(m_rows, static_cast<std::int64_t>(tilesDown()) * m_tileH);
   m_extentCols = std::max<std::int64_t>(m_cols, static_cast<std::int64_t>(tilesAcross()) * m_tileW);
   readOob(p);
+  readFootprint(p);
+}
+
+void CoverageGrid::readFootprint(const Point& p) {
+  const bool plain = m_shape.size() == 2 && m_view.rowDim == 0 && m_view.colDim == 1;
+  if (!plain || !p.trace.traced()) return;
+  for (const TraceFootprint& fp : p.trace.footprints) {
+    if (fp.tensor != m_tensor || fp.cellRows <= 0 || fp.cellCols <= 0 || fp.cellH < 1 || fp.cellW < 1) continue;
+    const auto n = static_cast<size_t>(fp.cellRows * fp.cellCols);
+    // The reader decoded the run-length lists; a list of another length is not this map.
+    auto take = [n](const std::vector<std::int64_t>& v) { return v.size() == n ? v : std::vector<std::int64_t>(n, -1); };
+    m_writeMin = take(fp.writeMin), m_writeMax = take(fp.writeMax), m_readMin = take(fp.readMin), m_readMax = take(fp.readMax);
+    // The device keeps the maximum as ~cta, and ~0 is its "none" (trace_engine.cpp,
+    // decodeMax): a cell whose only CTA is 0 arrives as min 0, max -1. Read it as 0.
+    for (size_t i = 0; i < n; ++i) {
+      if (m_writeMin[i] >= 0 && m_writeMax[i] < m_writeMin[i]) m_writeMax[i] = m_writeMin[i];
+      if (m_readMin[i] >= 0 && m_readMax[i] < m_readMin[i]) m_readMax[i] = m_readMin[i];
+    }
+    m_fpRows = fp.cellRows, m_fpCols = fp.cellCols, m_fpCellH = fp.cellH, m_fpCellW = fp.cellW;
+    m_fpMulti = fp.cellsMultiWriter;
+    for (int i = 0; i < 3; ++i) m_traceGrid[static_cast<size_t>(i)] = std::max<std::int64_t>(1, p.trace.grid[static_cast<size_t>(i)]);
+    return;
+  }
+}
+
+std::pair<std::int64_t, std::int64_t> CoverageGrid::footprintCell(bool write, int cr, int cc) const {
+  if (cr < 0 || cc < 0 || cr >= m_fpRows || cc >= m_fpCols) return {-1, -1};
+  const auto i = static_cast<size_t>(cr * m_fpCols + cc);
+  return write ? std::make_pair(m_writeMin[i], m_writeMax[i]) : std::make_pair(m_readMin[i], m_readMax[i]);
+}
+
+std::pair<std::int64_t, std::int64_t> CoverageGrid::footprintAt(bool write, std::int64_t r, std::int64_t c) const {
+  if (!hasFootprint() || r < 0 || c < 0) return {-1, -1};
+  return footprintCell(write, static_cast<int>(r / m_fpCellH), static_cast<int>(c / m_fpCellW));
+}
+
+std::vector<std::int64_t> CoverageGrid::ctaIndex(std::int64_t linear) const {
+  const std::int64_t gx = m_traceGrid[0], gy = m_traceGrid[1];
+  return {linear % gx, (linear / gx) % gy, linear / (gx * gy)};
 }
 
 namespace {
@@ -348,6 +387,18 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   if (auto err = errorAt(r, c)) lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf") : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
   if (auto v = valuesAt(r, c))
     lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
+  for (bool write : {true, false}) {
+    const auto [lo, hi] = footprintAt(write, r, c);
+    if (!hasFootprint()) break;
+    auto name = [this](std::int64_t l) {
+      const auto b = ctaIndex(l);
+      return QStringLiteral("CTA %1 (blockIdx %2, %3, %4)").arg(l).arg(b[0]).arg(b[1]).arg(b[2]);
+    };
+    const QString what = write ? QStringLiteral("written") : QStringLiteral("read");
+    if (lo < 0) lines << QStringLiteral("trace: not %1 by any CTA").arg(what);
+    else if (lo == hi) lines << QStringLiteral("trace: %1 by %2").arg(what, name(lo));
+    else lines << QStringLiteral("trace: %1 by more than one CTA: %2 … %3").arg(what, name(lo), name(hi));
+  }
   return lines.join(QLatin1Char('\n'));
 }
 

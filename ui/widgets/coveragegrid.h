@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QString>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,6 +35,10 @@ struct OobRegion {
   std::int64_t elements() const { return (row1 - row0 + 1) * (col1 - col0 + 1); }
   bool contains(std::int64_t r, std::int64_t c) const { return r >= row0 && r <= row1 && c >= col0 && c <= col1; }
 };
+
+/// What the coverage view colours: the measured state, or the trace's footprint
+/// (which CTA wrote / read each cell, docs/report.md "trace").
+enum class CoverageLayer { state, writes, reads };
 
 class CoverageGrid {
  public:
@@ -77,6 +82,20 @@ class CoverageGrid {
   /// Tooltip text: element, tile, CTA, state and the expected vs actual value where known.
   QString hoverText(std::int64_t r, std::int64_t c) const;
 
+  // --- the trace's measured footprint of this tensor (plain 2-D views)
+  bool hasFootprint() const { return m_fpRows > 0; }
+  int footprintRows() const { return static_cast<int>(m_fpRows); }  ///< cells
+  int footprintCols() const { return static_cast<int>(m_fpCols); }
+  int footprintCellRows() const { return m_fpCellH; }               ///< elements per cell
+  int footprintCellCols() const { return m_fpCellW; }
+  /// Lowest and highest linear CTA that wrote (read) footprint cell (cr, cc); -1 none.
+  std::pair<std::int64_t, std::int64_t> footprintCell(bool write, int cr, int cc) const;
+  /// The same at element (r, c) of the view.
+  std::pair<std::int64_t, std::int64_t> footprintAt(bool write, std::int64_t r, std::int64_t c) const;
+  /// blockIdx of a linear CTA of the traced launch (x + gx·(y + gy·z)).
+  std::vector<std::int64_t> ctaIndex(std::int64_t linear) const;
+  std::int64_t footprintMultiWriterCells() const { return m_fpMulti; }
+
   // --- out-of-bounds evidence (outside the tensor, in the declared tiles' masked area)
   const std::vector<OobRegion>& oobRegions() const { return m_oob; }
   /// Elements the out-of-bounds findings name (writes, reads), overlaps counted once per finding.
@@ -98,6 +117,7 @@ class CoverageGrid {
   void readSamples(const std::vector<Finding>& findings);
   void readOob(const Point& p);
   void readCrossingTiles(const CoverageInfo& cov);
+  void readFootprint(const Point& p);
   /// View element → the (row, col) of the flattened 2-D tensor the maps are over.
   std::pair<std::int64_t, std::int64_t> flatten(std::int64_t r, std::int64_t c) const;
 
@@ -119,6 +139,10 @@ class CoverageGrid {
   std::vector<OobRegion> m_oob;
   std::map<std::pair<int, int>, std::vector<std::int64_t>> m_tileCtas;
   std::int64_t m_extentRows = 0, m_extentCols = 0;
+  std::int64_t m_fpRows = 0, m_fpCols = 0, m_fpMulti = 0;
+  int m_fpCellH = 1, m_fpCellW = 1;
+  std::vector<std::int64_t> m_writeMin, m_writeMax, m_readMin, m_readMax;
+  std::array<std::int64_t, 3> m_traceGrid{1, 1, 1};
 };
 
 }  // namespace tilescope::ui

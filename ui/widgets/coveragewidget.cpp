@@ -27,9 +27,37 @@ void CoverageWidget::setGrid(std::shared_ptr<const CoverageGrid> grid) {
   update();
 }
 
+void CoverageWidget::setLayer(CoverageLayer layer) {
+  m_layer = layer;
+  rebuildImage();
+  update();
+}
+
+CoverageLayer CoverageWidget::effectiveLayer() const {
+  return m_grid && m_grid->hasFootprint() ? m_layer : CoverageLayer::state;
+}
+
+QColor CoverageWidget::ctaColor(std::int64_t cta) {
+  // Neighbouring CTAs (linear ids one apart) get different Okabe–Ito hues; no writer is light grey.
+  static const QColor hues[] = {QColor(0x00, 0x9e, 0x73), QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9), QColor(0xcc, 0x79, 0xa7),
+                                QColor(0x00, 0x72, 0xb2), QColor(0xf0, 0xe4, 0x42), QColor(0xd5, 0x5e, 0x00)};
+  return cta < 0 ? QColor(0xe6, 0xe6, 0xe6) : hues[cta % 7];
+}
+
 void CoverageWidget::rebuildImage() {
   m_image = QImage();
   if (!m_grid || !m_grid->valid()) return;
+  const CoverageLayer layer = effectiveLayer();
+  if (layer != CoverageLayer::state) {
+    // The trace's footprint: one pixel per footprint cell, coloured by its lowest CTA.
+    const int h = m_grid->footprintRows(), w = m_grid->footprintCols();
+    m_image = QImage(w, h, QImage::Format_RGB32);
+    for (int y = 0; y < h; ++y) {
+      auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
+      for (int x = 0; x < w; ++x) line[x] = ctaColor(m_grid->footprintCell(layer == CoverageLayer::writes, y, x).first).rgb();
+    }
+    return;
+  }
   const int h = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->rows() / m_grid->cellRows())) : m_grid->tilesDown();
   const int w = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->cols() / m_grid->cellCols())) : m_grid->tilesAcross();
   m_image = QImage(std::max(w, 1), std::max(h, 1), QImage::Format_RGB32);
@@ -124,8 +152,9 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
                              .intersected(QRectF(0, 0, static_cast<double>(m_grid->cols()), static_cast<double>(m_grid->rows())));
   if (visible.isEmpty()) return;
   // Source rectangle in image pixels (cell units) and the target in widget pixels.
-  const double cw = m_grid->measured() ? m_grid->cellCols() : static_cast<double>(m_grid->tileCols());
-  const double ch = m_grid->measured() ? m_grid->cellRows() : static_cast<double>(m_grid->tileRows());
+  const bool footprint = effectiveLayer() != CoverageLayer::state;
+  const double cw = footprint ? m_grid->footprintCellCols() : m_grid->measured() ? m_grid->cellCols() : static_cast<double>(m_grid->tileCols());
+  const double ch = footprint ? m_grid->footprintCellRows() : m_grid->measured() ? m_grid->cellRows() : static_cast<double>(m_grid->tileRows());
   const double x0 = std::floor(visible.left() / cw), y0 = std::floor(visible.top() / ch);
   const double x1 = std::min<double>(std::ceil(visible.right() / cw), m_image.width());
   const double y1 = std::min<double>(std::ceil(visible.bottom() / ch), m_image.height());
@@ -161,8 +190,18 @@ void CoverageWidget::drawHatches(QPainter& p, const QRect& cells, double cw, dou
   // most 40,000 visible cells.
   const double px = std::min(cw, ch) * m_scale;
   if (px < 1.5 || static_cast<qint64>(cells.width()) * cells.height() > 40000) return;
+  const CoverageLayer layer = effectiveLayer();
   for (int y = cells.top(); y <= cells.bottom(); ++y)
     for (int x = cells.left(); x <= cells.right(); ++x) {
+      if (layer != CoverageLayer::state) {
+        // More than one CTA touched the cell: a measured overlap, hatched.
+        const auto [lo, hi] = m_grid->footprintCell(layer == CoverageLayer::writes, y, x);
+        if (lo != hi) {
+          const QRectF r(elementToWidget(QPointF(x * cw, y * ch)), elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
+          p.fillRect(r, QBrush(QColor(0x1a, 0x1a, 0x1a), Qt::BDiagPattern));
+        }
+        continue;
+      }
       const int s = m_grid->measured() ? m_grid->mapCellState(y, x) : m_grid->tileState(y, x);
       const Qt::BrushStyle hatch = stateHatch(s);
       if (hatch == Qt::NoBrush) continue;

@@ -24,6 +24,13 @@ class CoverageWidget : public QWidget {
   void setGrid(std::shared_ptr<const CoverageGrid> grid);
   const CoverageGrid* grid() const { return m_grid.get(); }
   void setSelectedTile(int tileRow, int tileCol);
+  /// State (default) or the trace's measured writes / reads, coloured by CTA.
+  void setLayer(CoverageLayer layer);
+  CoverageLayer layer() const { return m_layer; }
+  /// The layer drawn: state where the grid has no footprint.
+  CoverageLayer effectiveLayer() const;
+  /// The colour of a CTA in the footprint layers (light grey for -1, none).
+  static QColor ctaColor(std::int64_t cta);
 
   /// Pixels per element.
   double scale() const { return m_scale; }
@@ -67,6 +74,7 @@ class CoverageWidget : public QWidget {
 
   std::shared_ptr<const CoverageGrid> m_grid;
   QImage m_image;             ///< one pixel per map cell (view coordinates)
+  CoverageLayer m_layer = CoverageLayer::state;
   double m_scale = 1.0;
   QPointF m_origin;
   bool m_fitted = false;
