@@ -3,7 +3,9 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDir>
+#include <QUrl>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -206,6 +208,21 @@ void MainWindow::setupActions() {
   }
   m_lightAction->setChecked(true);
   m_viewMenu->addSeparator();
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keyboard Shortcuts"), this, [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText()); });
+  help->addAction(tr("&Documentation"), this, [this] {
+    const QString readme = QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../README.md"));
+    if (QFileInfo::exists(readme)) QDesktopServices::openUrl(QUrl::fromLocalFile(QDir::cleanPath(readme)));
+    else QMessageBox::information(this, tr("Documentation"), tr("README.md and docs/ of the TileScope sources describe every verb, "
+                                                                 "config key and report field."));
+  });
+  help->addAction(tr("&About TileScope"), this, [this] {
+    QMessageBox::about(this, tr("About TileScope"),
+                       tr("<b>TileScope %1</b><p>A workbench for debugging GPU kernels: tiles, masks, out-of-bounds "
+                          "accesses, occupancy and timings, from reports recorded anywhere.</p>")
+                           .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
+  });
 
   QToolBar* tb = addToolBar(tr("Main"));
   tb->setObjectName(QStringLiteral("mainToolBar"));
@@ -457,9 +474,20 @@ void MainWindow::closeReport() {
   updateStatus();
 }
 
+QString MainWindow::shortcutsText() const {
+  // Read from the actions themselves, so the list cannot drift from the menus.
+  QStringList lines;
+  for (QAction* menu : menuBar()->actions())
+    for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{})
+      if (!a->shortcut().isEmpty())
+        lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText), a->text().remove(QLatin1Char('&')));
+  return lines.join(QLatin1Char('\n'));
+}
+
 QString MainWindow::statusTargetText() const {
   const QString host = m_runPanel->remoteHost();
-  return host.isEmpty() ? tr("Runs go to: this machine's GPU (tilescope-run)") : tr("Runs go to: %1 (ssh)").arg(host);
+  // "this machine", not "this machine's GPU": there may be none (Check needs none).
+  return host.isEmpty() ? tr("Runs go to: this machine (tilescope-run)") : tr("Runs go to: %1 (ssh)").arg(host);
 }
 
 QString MainWindow::statusDeviceText() const {
@@ -502,14 +530,32 @@ void MainWindow::openDialog() {
   if (!path.isEmpty()) openFile(path);  // a failure shows in the message banner
 }
 
+QString MainWindow::defaultExportPath() const {
+  // Beside the report, named after it; a run's report has no file: the config's folder.
+  const QString base = !m_reportPath.isEmpty() ? m_reportPath : m_configPanel->configPath();
+  if (base.isEmpty()) return QDir::home().filePath(QStringLiteral("report.html"));
+  const QFileInfo fi(base);
+  return fi.dir().filePath(fi.fileName().section(QLatin1Char('.'), 0, 0) + QStringLiteral(".html"));
+}
+
+QString MainWindow::withExportExtension(const QString& path, const QString& filter) {
+  // A name typed without an extension takes the chosen filter's ("HTML (*.html)" → .html).
+  if (!QFileInfo(path).suffix().isEmpty()) return path;
+  const int star = static_cast<int>(filter.indexOf(QLatin1String("*.")));
+  const QString ext = star >= 0 ? filter.mid(star + 1).section(QLatin1Char(')'), 0, 0) : QStringLiteral(".html");
+  return path + ext;
+}
+
 void MainWindow::exportReport() {
 #ifdef TILESCOPE_HAVE_EXPORTER
   if (!m_report) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(),
-                                                    tr("HTML (*.html);;PDF (*.pdf);;Markdown (*.md)"));
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export report"), defaultExportPath(),
+                                              tr("HTML (*.html);;PDF (*.pdf);;Markdown (*.md)"), &filter);
   if (path.isEmpty()) return;
+  path = withExportExtension(path, filter);
   QString error;
-  if (!tilescope::ui::exportReport(*m_report, path, &error)) QMessageBox::warning(this, tr("Export"), error);
+  if (!tilescope::ui::exportReport(*m_report, path, &error)) showError(tr("Export to %1 failed: %2").arg(path, error));
   else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 #endif
 }

@@ -66,6 +66,12 @@ class MainWindow : public QMainWindow {
   QStringList recentFiles() const;
   QString statusDeviceText() const;
   QString statusTargetText() const;
+  /// Every menu shortcut and its action, one per line (Help ▸ Keyboard Shortcuts).
+  QString shortcutsText() const;
+  /// The export dialog's start: beside the report (or config), named after it, .html.
+  QString defaultExportPath() const;
+  /// `path` with the extension of the chosen filter when it has none.
+  static QString withExportExtension(const QString& path, const QString& filter);
   void setTheme(Theme theme);
   /// The bundled sample session (resources/sample/session.json); in a source-tree
   /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".

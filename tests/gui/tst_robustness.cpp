@@ -151,6 +151,19 @@ class TstRobustness : public QObject {
     QVERIFY(!err.contains(QStringLiteral("[json.exception")));
   }
 
+  void helpAndExportDefaults() {
+    MainWindow w;
+    // Help ▸ Keyboard Shortcuts lists the menus' own shortcuts.
+    const QString keys = w.shortcutsText();
+    QVERIFY2(keys.contains(QStringLiteral("F5")) && keys.contains(QStringLiteral("Check (no GPU)")), qPrintable(keys));
+    QVERIFY(w.statusTargetText().contains(QStringLiteral("this machine")) && !w.statusTargetText().contains(QStringLiteral("GPU")));
+    // Export starts beside the report, named after it, and a bare name takes the filter's extension.
+    QVERIFY(w.openFile(kFixture));
+    QCOMPARE(w.defaultExportPath(), QFileInfo(kFixture).dir().filePath(QStringLiteral("gemm_sweep.html")));
+    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out"), QStringLiteral("PDF (*.pdf)")), QStringLiteral("/tmp/out.pdf"));
+    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out.md"), QStringLiteral("PDF (*.pdf)")), QStringLiteral("/tmp/out.md"));
+  }
+
   void exitStatusMessages() {
     const QString tail = QStringLiteral("ssh: Could not resolve hostname gpu-nowhere: Name or service not known");
     QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 0, true, {}, false).isEmpty());
