@@ -567,9 +567,13 @@ void MainWindow::setTheme(Theme theme) {
 }
 
 QString MainWindow::sampleSessionPath() {
+  // The traced run first: a new user without a GPU sees a located fault, its source
+  // line and the measured footprints; then the diagnose session (File ▸ Samples has both).
   const QString dir = QString::fromStdString(tilescope::resourceDir().string());
-  const QString path = QDir(dir).filePath(QStringLiteral("sample/session.json"));
-  if (QFileInfo::exists(path)) return path;
+  for (const char* name : {"sample/traced.json", "sample/session.json"}) {
+    const QString path = QDir(dir).filePath(QString::fromLatin1(name));
+    if (QFileInfo::exists(path)) return path;
+  }
   const QString fixture =
       QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../tests/data/reports/gemm_sweep.json"));
   return QFileInfo::exists(fixture) ? QDir::cleanPath(fixture) : QString();

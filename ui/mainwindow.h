@@ -73,7 +73,8 @@ class MainWindow : public QMainWindow {
   /// `path` with the extension of the chosen filter when it has none.
   static QString withExportExtension(const QString& path, const QString& filter);
   void setTheme(Theme theme);
-  /// The bundled sample session (resources/sample/session.json); in a source-tree
+  /// The bundled traced sample (resources/sample/traced.json), else the diagnose
+  /// session (sample/session.json); in a source-tree
   /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".
   static QString sampleSessionPath();
   /// resources/sample/*.json (resourceDir()), sorted by name; what File ▸ Samples lists.

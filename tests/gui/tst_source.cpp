@@ -57,6 +57,17 @@ class TstSource : public QObject {
     QVERIFY(view->marginWidth() > view->fontMetrics().horizontalAdvance(QStringLiteral("999")));
   }
 
+  void opensTheTracedSampleByDefault() {
+    // No argument, no GPU: the traced run, whose fault has a source line to open.
+    const QString path = MainWindow::sampleSessionPath();
+    QVERIFY2(path.endsWith(QStringLiteral("sample/traced.json")), qPrintable(path));
+    MainWindow w;
+    QVERIFY(w.openFile(path));
+    QVERIFY(w.report()->points[0].trace.traced());
+    // The first located finding is open in the Source view already.
+    QVERIFY2(w.sourcePanel()->shownPath().endsWith(QStringLiteral("gemm_tiled.cu")), qPrintable(w.sourcePanel()->statusText()));
+  }
+
   void marksFromTheTrace() {
     Point p;
     TraceLine l;
