@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "models/findingsmodel.h"
 #include "models/qtconv.h"
+#include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/findingspanel.h"
 #include "panels/maskpanel.h"
@@ -198,6 +199,10 @@ class TstEvidence : public QObject {
     QCOMPARE(w.findingsPanel()->model()->reportLevelCount(), 0);
     QCOMPARE(w.findingsPanel()->model()->rowCount(), static_cast<int>(w.report()->points[0].findings.size()));
     QVERIFY(w.verdictBanner()->text().contains(QStringLiteral("Verdict: incorrect")));
+    // The report's config is shown without a false alarm about its source file.
+    QVERIFY(w.configPanel()->jsonText().contains(QStringLiteral("gemm_tiled")));
+    QVERIFY2(w.configPanel()->validationError().contains(QStringLiteral("kernel.source")), qPrintable(w.configPanel()->validationError()));
+    QVERIFY2(!w.configPanel()->statusText().contains(QStringLiteral("does not exist")), qPrintable(w.configPanel()->statusText()));
   }
 
   void bannerTextIsReadable() {

@@ -107,6 +107,7 @@ bool ConfigPanel::openConfig(const QString& path) {
     return false;
   }
   m_path = path;
+  m_fromReport = false;
   m_dir = QFileInfo(path).absolutePath();
   setJsonText(QString::fromUtf8(f.readAll()));
   return true;
@@ -269,16 +270,24 @@ void ConfigPanel::markError() {
   if (m_error.isEmpty()) {
     m_status->setStyleSheet(QString());
     m_status->setText(tr("\u2714 valid config%1").arg(m_path.isEmpty() ? QString() : QStringLiteral(": ") + m_path));
+  } else if (m_fromReport && m_errorPath == QLatin1String("kernel.source")) {
+    // A report's config read where its kernel source is not: nothing is wrong with the report.
+    m_status->setStyleSheet(QString());
+    m_status->setText(tr("\u2139 The config this report ran with; its kernel source is not here. Open the .tscfg.json to check, "
+                         "edit or run it."));
   } else {
-    m_status->setStyleSheet(QStringLiteral("color: #e53935"));
+    m_status->setStyleSheet(QStringLiteral("color: #a02c00"));  // dark vermillion: >= 4.5:1 on the window colour
     m_status->setText(m_error);
   }
   emit validationFinished(m_error.isEmpty(), m_error);
 }
 
+QString ConfigPanel::statusText() const { return m_status->text(); }
+
 void ConfigPanel::onReportLoaded(const ReportPtr& report) {
   // A config opened by the user stays: the report's config is shown only when none is open.
   if (!m_path.isEmpty() || !report || report->config.is_null()) return;
+  m_fromReport = true;
   setDocument(report->config, m_dir);
 }
 

@@ -40,6 +40,8 @@ class ConfigPanel : public QWidget, public ReportView {
   bool setFormValue(const QString& jsonPath, const QString& text);
   /// "" when valid; else "PATH: problem".
   QString validationError() const { return m_error; }
+  /// The line under the editor (valid, the error, or a note).
+  QString statusText() const;
   QString errorPath() const { return m_errorPath; }
   QTreeWidget* form() const { return m_form; }
   /// The form item showing jsonPath, or nullptr.
@@ -73,6 +75,7 @@ class ConfigPanel : public QWidget, public ReportView {
   nlohmann::json m_doc;
   QString m_error, m_errorPath, m_loadError;
   bool m_updating = false;
+  bool m_fromReport = false;  ///< the text is a loaded report's config, not an opened file
   QTabWidget* m_tabs;
   QTreeWidget* m_form;
   QPlainTextEdit* m_text;
