@@ -22,6 +22,7 @@ int cmdInitTriton(const InitTritonArgs& a) {
     kernel = a.target.substr(sep + 2);
   }
   std::error_code ec;
+  if (fs::is_directory(file, ec)) return usageError(file + ": is a directory (expected FILE.py::KERNEL)");
   if (!fs::is_regular_file(file, ec)) return usageError(file + ": no such file (expected FILE.py::KERNEL)");
   if (fs::path(file).extension() != ".py") return usageError(file + ": not a .py file (expected FILE.py::KERNEL)");
   const fs::path out = a.output.empty() ? fs::path(fs::path(file).replace_extension("").string() + "_" +
