@@ -161,6 +161,12 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     EXPECT_EQ(trace["counts"].value("hazards", -1), 0) << findings;
     EXPECT_EQ(trace["counts"].value("bad_accesses", -1), 0) << findings;
     EXPECT_GT(trace["counts"].value("global_accesses", 0), 0) << "the patches did not run";
+    // Each output element of these kernels is written by one CTA: an element-level
+    // map counts no cell with two writers (CTA 0 included: its maximum is ~0 on
+    // the device, the same word as "none").
+    for (const auto& fp : trace.value("footprints", json::array()))
+      if (fp.value("exact", false) && fp.value("cells_written", 0) > 0)
+        EXPECT_EQ(fp.value("cells_multi_writer", -1), 0) << fp.value("tensor", "") << " of " << c.config;
   }
   const json* f = c.category.empty() ? nullptr : traceFinding(p, c.category);
   if (!c.category.empty()) {

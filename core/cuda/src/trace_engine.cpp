@@ -56,7 +56,9 @@ void planMap(const DeviceTensor& t, std::int64_t maxCells, TsTensor* tt, TraceTe
 }
 
 std::int64_t decodeMin(std::uint32_t v) { return v == TS_NONE32 ? -1 : std::int64_t(v); }
-std::int64_t decodeMax(std::uint32_t v) { return v == TS_NONE32 ? -1 : std::int64_t(~v); }
+// The device keeps a maximum as the minimum of ~x, so ~0 (CTA or row 0) and "none" share
+// TS_NONE32: the minimum beside it tells them apart (no minimum, no maximum).
+std::int64_t decodeMax(std::uint32_t v, std::int64_t min) { return min < 0 ? -1 : std::int64_t(std::uint32_t(~v)); }
 
 bool download(CUdeviceptr base, std::uint64_t offset, void* dst, std::uint64_t bytes) {
   return bytes == 0 || cuMemcpyDtoH(dst, base + offset, bytes) == CUDA_SUCCESS;
@@ -292,8 +294,8 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
       const std::size_t n = cells.size() / 4;
       t.readMin.resize(n), t.readMax.resize(n), t.writeMin.resize(n), t.writeMax.resize(n);
       for (std::size_t k = 0; k < n; ++k) {
-        t.readMin[k] = decodeMin(cells[k * 4]), t.readMax[k] = decodeMax(cells[k * 4 + 1]);
-        t.writeMin[k] = decodeMin(cells[k * 4 + 2]), t.writeMax[k] = decodeMax(cells[k * 4 + 3]);
+        t.readMin[k] = decodeMin(cells[k * 4]), t.readMax[k] = decodeMax(cells[k * 4 + 1], t.readMin[k]);
+        t.writeMin[k] = decodeMin(cells[k * 4 + 2]), t.writeMax[k] = decodeMax(cells[k * 4 + 3], t.writeMin[k]);
       }
     }
     if (tt.boxesOffset) {
@@ -304,7 +306,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
         const TsBox& b = boxes[k];
         TraceTensor::Box& out = (k % 2 ? t.writeBoxes : t.readBoxes)[k / 2];
         out.count = b.count == TS_NONE32 ? 0 : std::int64_t(~b.count);
-        if (out.count > 0) out = {decodeMin(b.rowMin), decodeMax(b.rowMax), decodeMin(b.colMin), decodeMax(b.colMax), out.count};
+        if (out.count > 0) out = {decodeMin(b.rowMin), decodeMax(b.rowMax, 0), decodeMin(b.colMin), decodeMax(b.colMax, 0), out.count};
       }
     }
   }
