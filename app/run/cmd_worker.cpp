@@ -2,8 +2,12 @@
 // streams tilescope.stream/1 events on stdout; the last one is the point. A
 // sticky CUDA error ends the process after the point is printed: the context
 // is unusable and the parent starts a fresh worker for the next point.
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <iostream>
 
 #include "commands.h"
@@ -22,6 +26,29 @@
 namespace tilescope::cli {
 
 namespace {
+
+// A crash of the worker (in a library: CUPTI, cuDNN, a driver) leaves its stack
+// on stderr, which the parent keeps as the point's worker_stderr. Only
+// async-signal-safe calls; the default action then ends the process with the
+// same signal, so the parent still sees it.
+void onFatalSignal(int sig) {
+  static const char head[] = "tilescope-run worker: fatal signal, stack:\n";
+  (void)!::write(2, head, sizeof head - 1);
+  void* frames[64];
+  ::backtrace_symbols_fd(frames, ::backtrace(frames, 64), 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void reportCrashes() {
+  void* warm[1];
+  ::backtrace(warm, 1);  // loads the unwinder now, not inside the handler
+  struct sigaction sa {};
+  sa.sa_handler = onFatalSignal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(sig, &sa, nullptr);
+}
 
 // Compile logs and kernel names may hold invalid UTF-8: dumpJson replaces it.
 void emit(const nlohmann::json& e) { std::cout << dumpJson(e) << '\n' << std::flush; }
@@ -77,6 +104,7 @@ void applyOverride(Config& cfg, const std::string& kv) {
 }  // namespace
 
 int cmdWorker(const WorkerArgs& a) {
+  reportCrashes();
   Config cfg;
   SweepPoint sp;
   try {
@@ -129,20 +157,26 @@ int cmdWorker(const WorkerArgs& a) {
   };
   // The launch phase arms and disarms the parent's launch watchdog (docs/protocol.md).
   opts.phase = [](const std::string& phase) { emit(streamEvent("phase", {{"phase", phase}})); };
-  Point p = cuda::capturePoint(sp.config, opts);
-  // A Triton/TileLang kernel's block and shared memory are known once compiled: the
-  // static view uses what was launched.
-  if (sp.config.kernel.isPython() && p.compile.ok) {
-    for (int d = 0; d < 3; ++d) sp.config.launch.block[std::size_t(d)] = std::to_string(p.launch.block[d]);
-    sp.config.launch.sharedBytes = std::to_string(p.launch.sharedBytes);
-  }
-  if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(sp.config, dev, p.compile));
-  applyCounterFindings(p);  // after the merge: measured occupancy is judged against the theoretical
-  fillDefaultLocations(p, sp.config);
-  p.index = sp.index;
-  p.trial = a.trial;
-  p.label = sp.label();
-  emit(streamEvent("point", {{"point", toJson(p)}}));
+  // What the parent reads: the capture with the static view of the point laid on.
+  auto complete = [&](Point p) {
+    // A Triton/TileLang kernel's block and shared memory are known once compiled: the
+    // static view uses what was launched.
+    Config pointCfg = sp.config;
+    if (pointCfg.kernel.isPython() && p.compile.ok) {
+      for (int d = 0; d < 3; ++d) pointCfg.launch.block[std::size_t(d)] = std::to_string(p.launch.block[d]);
+      pointCfg.launch.sharedBytes = std::to_string(p.launch.sharedBytes);
+    }
+    if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(pointCfg, dev, p.compile));
+    applyCounterFindings(p);  // after the merge: measured occupancy is judged against the theoretical
+    fillDefaultLocations(p, pointCfg);
+    p.index = sp.index;
+    p.trial = a.trial;
+    p.label = sp.label();
+    return p;
+  };
+  // Before the profiling pass: the parent keeps this one if the worker dies in it.
+  opts.checkpoint = [&](const Point& sofar) { emit(streamEvent("partial", {{"point", toJson(complete(sofar))}})); };
+  emit(streamEvent("point", {{"point", toJson(complete(cuda::capturePoint(sp.config, opts)))}}));
   return kExitOk;
 #endif
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "tilescope/baseline.h"
@@ -84,6 +85,8 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
 
   Point result = pointShell(sp, trial);
   bool gotPoint = false;
+  std::optional<Point> partial;  // the capture before the profiling pass
+  std::string lastProgress;
   auto onLine = [&](const std::string& line) {
     json e = json::parse(line, nullptr, false);
     if (!e.is_object() || e.value("schema", "") != kStreamSchema) return;
@@ -91,6 +94,14 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     if (ev == "point" && e.contains("point")) {
       result = pointFromJson(e["point"]);
       gotPoint = true;
+    } else if (ev == "partial" && e.contains("point")) {
+      try {
+        partial = pointFromJson(e["point"]);
+      } catch (const std::exception&) {
+        partial.reset();  // a malformed checkpoint is no checkpoint
+      }
+    } else if (ev == "progress") {
+      lastProgress = e.value("message", "");
     } else if (ev == "device" && deviceOut && e.contains("device")) {
       *deviceOut = deviceInfoFromJson(e["device"]);
     }
@@ -111,6 +122,24 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     result.verdict = Verdict::launch_error;
     result.launch.error = r.startError;
     result.status.workerError = r.startError;
+    return result;
+  }
+  if (!gotPoint && partial && (r.timedOut || r.signal != 0 || r.exitCode != kExitNoGpu)) {
+    // The kernel ran, was checked and timed; the worker died in the profiling
+    // pass (CUPTI's profilers over the kernel or the baseline's library calls).
+    // That is the tool's failure, not the kernel's: keep the capture, say what died.
+    Point kept = std::move(*partial);
+    const std::string how = r.timedOut   ? "stopped by the watchdog after " + std::to_string(int(total)) + " s"
+                            : r.signal != 0 ? "killed by " + signalDescription(r.signal)
+                                            : "ended with status " + std::to_string(r.exitCode);
+    kept.counters.note = "the worker was " + how + " in the profiling pass" +
+                         (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")") +
+                         "; the capture before it is kept, without counters (run with --no-counters to skip the pass)";
+    kept.status.workerExit = r.signal != 0 ? 128 + r.signal : r.exitCode;  // as a shell reports it
+    kept.status.workerError = kept.counters.note;
+    result = std::move(kept);
+    result.workerStderr = r.stderrText;
+    result.wallSeconds = r.seconds;
     return result;
   }
   if (r.timedOut) {

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "tilescope/diagnose.h"
+#include "tilescope/session.h"
 
 namespace tilescope {
 namespace {
@@ -558,6 +559,26 @@ TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
   EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
   EXPECT_EQ(r.report.findings.front().detail, "fault");
   EXPECT_EQ(r.report.findings.front().location.extra["required_alignment"], 8);
+}
+
+// A worker that dies in the profiling pass (after its checkpoint) keeps the
+// checked, timed capture: the kernel is not blamed for the tool's crash.
+TEST(DiagnoseRun, CrashInTheProfilingPassKeepsTheCapture) {
+  SessionOptions opts;
+  opts.workerCommand = {"python3", (kDir / "fake_worker.py").string(), "--scenario", "profile_crash"};
+  opts.configPath = (kDir / "gemm_whole_tiles.tscfg.json").string();
+  opts.timeoutS = 30;
+  const Config cfg = loadConfig(opts.configPath);
+  const Point p = runWorkerPoint(cfg, expandSweep(cfg).front(), 0, 0, opts, nullptr);
+  EXPECT_EQ(p.verdict, Verdict::ok);
+  EXPECT_TRUE(p.findings.empty()) << p.findings.front().message;
+  ASSERT_FALSE(p.correctness.empty());
+  EXPECT_NE(p.counters.note.find("Segmentation fault"), std::string::npos) << p.counters.note;
+  EXPECT_NE(p.counters.note.find("profile the baseline: cublas"), std::string::npos) << p.counters.note;
+  EXPECT_EQ(p.status.workerExit, 128 + 11);
+
+  DiagRun r = diagnoseWith("crash", "gemm_whole_tiles");  // the same signal outside the pass is the kernel's fault
+  EXPECT_EQ(r.report.verdict, Verdict::fault);
 }
 
 TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {

@@ -396,6 +396,12 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
       // stopped would fault untraced: counters come from an untraced capture.
       p.counters.note = "hardware counters not read: a traced capture (run it without --trace for counters)";
     } else {
+      if (opts.checkpoint) {
+        Point sofar = p;
+        finish(sofar);
+        sofar.status.stickyError = s.dead;
+        opts.checkpoint(sofar);
+      }
       profileCounters(s, fn, g, args, p, opts);
     }
   }

@@ -6,6 +6,7 @@
 // Counters that cannot be read (no permission, another profiler, unsupported
 // GPU) leave one line in counters.note; the capture's verdict never depends on them.
 #include <chrono>
+#include <thread>
 
 #include "capture_detail.h"
 #include "tilescope/counters.h"
@@ -15,6 +16,27 @@
 namespace tilescope::cuda::detail {
 namespace {
 
+/// The GPU's counters are held by another process's profiling session: another
+/// worker of a sweep on the same GPU (a few seconds), or Nsight Compute/Systems.
+bool busy(const RangeProfile& r) { return r.error.find("CUPTI_ERROR_HARDWARE_BUSY") != std::string::npos; }
+
+/// profileRanges, waiting up to about 10 s for counters another process holds.
+RangeProfile profileWhenFree(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
+                             const CaptureOptions& opts) {
+  RangeProfile r = profileRanges(call, metrics);
+  double waited = 0;
+  for (double pause : {0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 2.0}) {
+    if (!busy(r)) break;
+    if (waited == 0 && opts.progress) opts.progress("hardware counters busy (another profiling session): waiting");
+    releaseRangeProfiler();
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    waited += pause;
+    r = profileRanges(call, metrics);
+  }
+  if (waited > 0 && !r.error.empty()) r.error += " (still busy after waiting " + std::to_string(int(waited)) + " s)";
+  return r;
+}
+
 KernelCounters toCounters(const std::map<std::string, double>& values, const std::string& name) {
   KernelCounters k;
   k.name = name;
@@ -22,7 +44,8 @@ KernelCounters toCounters(const std::map<std::string, double>& values, const std
   return k;
 }
 
-void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, CountersInfo& c) {
+void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, CountersInfo& c,
+                     const CaptureOptions& opts) {
   StreamCall call;
   try {
     call = makeBaselineCall(s);
@@ -34,7 +57,7 @@ void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, C
     c.baselineNote = "the " + s.cfg->baseline.kind + " baseline runs outside the worker: no counters";
     return;
   }
-  RangeProfile r = profileRanges(call, metrics);
+  RangeProfile r = profileWhenFree(call, metrics, opts);
   c.baselineSeconds = r.seconds;
   if (!r.error.empty()) {
     c.baselineNote = "baseline counters unavailable: " + r.error;
@@ -126,7 +149,7 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     if (r != CUDA_SUCCESS) launchError = r;
   };
   if (opts.progress) opts.progress("profile the kernel: hardware counters (kernel replay)");
-  RangeProfile k = profileRanges(kernelCall, c.metrics);
+  RangeProfile k = profileWhenFree(kernelCall, c.metrics, opts);
   c.chip = k.chip;
   c.passes = k.passes;
   c.kernelSeconds = k.seconds;
@@ -149,7 +172,7 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
   }
   if (opts.baseline && s.cfg->baseline.kind != "none") {
     if (opts.progress) opts.progress("profile the baseline: " + s.cfg->baseline.kind);
-    profileBaseline(s, c.metrics, c);
+    profileBaseline(s, c.metrics, c, opts);
   }
   releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
   if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");

@@ -27,6 +27,9 @@ the zoo's planted bugs behave on a GPU:
              (unmasked loads of partial tiles read the NaN guard zone)
   nogpu      exits 3 (no CUDA device)
   crash      SIGSEGV when shifted by 4 bytes, ok otherwise
+  profile_crash
+             a correct capture checkpointed (`partial`), then SIGSEGV in the
+             profiling pass, as CUPTI's profiler over a library call can
   hang       announces the launch and never finishes
 """
 import json
@@ -170,6 +173,10 @@ def main():
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
                                    "elements": params["M"] * params["N"], "measured": True,
                                    "written": params["M"] * params["N"], "unwritten": 0}}
+    if s == "profile_crash":
+        emit("partial", point=point)
+        emit("progress", message="profile the baseline: cublas")
+        os.kill(os.getpid(), signal.SIGSEGV)
     emit("point", point=point)
 
 
