@@ -132,11 +132,17 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     const std::string how = r.timedOut   ? "stopped by the watchdog after " + std::to_string(int(total)) + " s"
                             : r.signal != 0 ? "killed by " + signalDescription(r.signal)
                                             : "ended with status " + std::to_string(r.exitCode);
-    kept.counters.note = "the worker was " + how + " in the profiling pass" +
-                         (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")") +
-                         "; the capture before it is kept, without counters (run with --no-counters to skip the pass)";
+    const std::string where = "the worker was " + how + " in the profiling pass" +
+                              (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")");
+    if (kept.counters.collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
+      kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's are lost";
+      kept.status.workerError = kept.counters.baselineNote;
+    } else {
+      kept.counters.note =
+          where + "; the capture before it is kept, without counters (run with --no-counters to skip the pass)";
+      kept.status.workerError = kept.counters.note;
+    }
     kept.status.workerExit = r.signal != 0 ? 128 + r.signal : r.exitCode;  // as a shell reports it
-    kept.status.workerError = kept.counters.note;
     result = std::move(kept);
     result.workerStderr = r.stderrText;
     result.wallSeconds = r.seconds;

@@ -77,6 +77,15 @@ void printPoint(const Point& p, std::ostream& out) {
     if (p.speedup) out << "; speedup " << *p.speedup << "x";
     out << '\n';
   }
+  const auto& pc = p.counters;
+  if (pc.collected) {
+    out << "    counters: " << pc.kernel.metrics.size() << " metrics in " << pc.passes << " passes";
+    if (pc.baseline) out << "; baseline " << pc.baselineKernels.size() << " kernel(s)";
+    else if (!pc.baselineNote.empty()) out << "; " << pc.baselineNote;
+    out << '\n';
+  } else if (!pc.note.empty()) {
+    out << "    counters: " << pc.note << '\n';
+  }
 }
 
 }  // namespace

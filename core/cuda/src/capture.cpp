@@ -396,13 +396,16 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
       // stopped would fault untraced: counters come from an untraced capture.
       p.counters.note = "hardware counters not read: a traced capture (run it without --trace for counters)";
     } else {
-      if (opts.checkpoint) {
-        Point sofar = p;
-        finish(sofar);
-        sofar.status.stickyError = s.dead;
-        opts.checkpoint(sofar);
-      }
-      profileCounters(s, fn, g, args, p, opts);
+      std::function<void(const Point&)> checkpoint;
+      if (opts.checkpoint)
+        checkpoint = [&](const Point& now) {
+          Point sofar = now;
+          finish(sofar);
+          sofar.status.stickyError = s.dead;
+          opts.checkpoint(sofar);
+        };
+      if (checkpoint) checkpoint(p);
+      profileCounters(s, fn, g, args, p, opts, checkpoint);
     }
   }
   return done();

@@ -100,6 +100,6 @@ void timeBaseline(CaptureState& s, Point& p);
 /// kernel folded to source lines. Fills p.counters; on any failure one line in
 /// p.counters.note and the capture goes on.
 void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
-                     const CaptureOptions& opts);
+                     const CaptureOptions& opts, const std::function<void(const Point&)>& checkpoint);
 
 }  // namespace tilescope::cuda::detail

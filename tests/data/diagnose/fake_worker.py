@@ -30,6 +30,9 @@ the zoo's planted bugs behave on a GPU:
   profile_crash
              a correct capture checkpointed (`partial`), then SIGSEGV in the
              profiling pass, as CUPTI's profiler over a library call can
+  baseline_profile_crash
+             the same, with a second checkpoint carrying the kernel's
+             counters before the baseline is profiled
   hang       announces the launch and never finishes
 """
 import json
@@ -173,8 +176,14 @@ def main():
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
                                    "elements": params["M"] * params["N"], "measured": True,
                                    "written": params["M"] * params["N"], "unwritten": 0}}
-    if s == "profile_crash":
+    if s in ("profile_crash", "baseline_profile_crash"):
         emit("partial", point=point)
+        if s == "baseline_profile_crash":
+            point["counters"] = {"collected": True, "chip": "GH100", "passes": 1,
+                                 "metrics": ["gpu__time_duration.sum"],
+                                 "kernel": {"name": "gemm", "launches": 1,
+                                            "metrics": {"gpu__time_duration.sum": 1000.0}}}
+            emit("partial", point=point)
         emit("progress", message="profile the baseline: cublas")
         os.kill(os.getpid(), signal.SIGSEGV)
     emit("point", point=point)

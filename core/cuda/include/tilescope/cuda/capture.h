@@ -30,10 +30,11 @@ struct CaptureOptions {
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.
   std::function<void(const std::string&)> phase;
-  /// Called once with the point as captured so far (verdict set) just before the
+  /// Called with the point as captured so far (verdict set) just before the
   /// profiling pass, which runs CUPTI's profilers in-process over the kernel and
-  /// the baseline's library calls: if that pass kills the process, what came
-  /// before survives. May be empty.
+  /// the baseline's library calls, and again with the kernel's counters before
+  /// the baseline is profiled: if that pass kills the process, what came before
+  /// survives. May be empty.
   std::function<void(const Point&)> checkpoint;
 };
 
