@@ -3,16 +3,20 @@
 // sticky CUDA error ends the process after the point is printed: the context
 // is unusable and the parent starts a fresh worker for the next point.
 #include <execinfo.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <iostream>
 
 #include "commands.h"
 #include "tilescope/config.h"
 #include "tilescope/counters.h"
+#include "tilescope/device_output.h"
 #include "tilescope/devices.h"
 #include "tilescope/locations.h"
 #include "tilescope/session.h"
@@ -50,8 +54,53 @@ void reportCrashes() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(sig, &sa, nullptr);
 }
 
+// The stream's file descriptor: stdout until DeviceOutput moves it.
+int g_streamFd = STDOUT_FILENO;
+
 // Compile logs and kernel names may hold invalid UTF-8: dumpJson replaces it.
-void emit(const nlohmann::json& e) { std::cout << dumpJson(e) << '\n' << std::flush; }
+void emit(const nlohmann::json& e) {
+  const std::string line = dumpJson(e) + '\n';
+  for (std::size_t done = 0; done < line.size();) {
+    const ssize_t n = ::write(g_streamFd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent is gone
+    done += std::size_t(n);
+  }
+}
+
+/// What the kernel prints (device printf, failed asserts) reaches the process's
+/// stdout when the host synchronises. The stream moves to a copy of stdout and
+/// stdout itself to an unnamed temporary file, read back into the point
+/// (device_output.h): kernel text never corrupts the stream, and is kept.
+class DeviceOutput {
+ public:
+  DeviceOutput() {
+    std::fflush(stdout);
+    file_ = std::tmpfile();
+    const int stream = file_ ? ::dup(STDOUT_FILENO) : -1;
+    if (stream < 0 || ::dup2(::fileno(file_), STDOUT_FILENO) < 0) {
+      if (stream >= 0) ::close(stream);
+      return;  // no temporary file: kernel text goes to the stream, which the parent skips
+    }
+    g_streamFd = stream;
+  }
+  /// The last kReadBytes the kernel printed so far.
+  std::string read() const {
+    if (g_streamFd == STDOUT_FILENO) return {};
+    std::fflush(stdout);
+    struct stat st {};
+    if (::fstat(STDOUT_FILENO, &st) != 0 || st.st_size <= 0) return {};
+    const off_t from = st.st_size > kReadBytes ? st.st_size - kReadBytes : 0;
+    std::string text(std::size_t(st.st_size - from), '\0');
+    const ssize_t n = ::pread(STDOUT_FILENO, text.data(), text.size(), from);
+    text.resize(n > 0 ? std::size_t(n) : 0);
+    return text;
+  }
+
+ private:
+  static constexpr off_t kReadBytes = 1 << 20;  // the default device printf FIFO is 1 MiB
+  std::FILE* file_ = nullptr;
+};
 
 /// The static view of the same point on the live device (occupancy, declared
 /// tiling, resource findings) laid onto the measured one. A static finding whose
@@ -126,6 +175,7 @@ int cmdWorker(const WorkerArgs& a) {
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
   return kExitNoGpu;
 #else
+  const DeviceOutput deviceOutput;
   // The Sanitizer API must be in place before the CUDA context exists.
   if (a.trace) {
     const std::string why = cuda::initTracer();
@@ -169,6 +219,7 @@ int cmdWorker(const WorkerArgs& a) {
     if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(pointCfg, dev, p.compile));
     applyCounterFindings(p);  // after the merge: measured occupancy is judged against the theoretical
     fillDefaultLocations(p, pointCfg);
+    applyDeviceOutput(p, deviceOutput.read());  // after the defaults: a failed assert names its own line
     p.index = sp.index;
     p.trial = a.trial;
     p.label = sp.label();

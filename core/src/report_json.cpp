@@ -282,6 +282,7 @@ void fields(IO& io, S& p) {
   io("occupancy", p.occupancy);
   io("counters", p.counters, skipIf(!p.counters.collected && p.counters.note.empty()));
   io("worker_stderr", p.workerStderr, skipIfEmpty(p.workerStderr));
+  io("device_output", p.deviceOutput, skipIfEmpty(p.deviceOutput));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));
   io("trace", p.trace, skipIf(p.trace.status.empty()));
   io("wall_s", p.wallSeconds);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tilescope/baseline.h"
+#include "tilescope/device_output.h"
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
 
@@ -135,7 +136,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     const std::string where = "the worker was " + how + " in the profiling pass" +
                               (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")");
     if (kept.counters.collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
-      kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's are lost";
+      kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's counters and the PC samples are lost";
       kept.status.workerError = kept.counters.baselineNote;
     } else {
       kept.counters.note =
@@ -178,6 +179,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     result.verdict = worse(result.verdict, Verdict::fault);
     return result;
   }
+  if (gotPoint) locateDeviceAssert(result, r.stderrText);  // CUDA prints failed asserts on stderr
   if (!gotPoint) {
     // The worker ended without a result: a configuration problem it reported on
     // stderr (exit 2), no GPU (exit 3) or an internal error.

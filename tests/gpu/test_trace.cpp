@@ -55,6 +55,9 @@ const std::vector<TraceCase> kCases = {
   {"attention/flash_attn_bug_misaligned.tscfg.json", "misaligned_access", "memcheck", {}},
   {"softmax/softmax_bug_no_sync.tscfg.json",      "race",               "racecheck", {"ROWS=64"}},
   {"gate/highway_gate_bug_no_mask.tscfg.json",    "oob_write",          "memcheck",  {}},
+  // Triton kernels: the accesses map to the .py lines (Triton's line info)
+  {"triton/add_bug_store_no_mask.tscfg.json",     "oob_write",          "memcheck",  {}},
+  {"triton/row_sum_bug_load_no_mask.tscfg.json",  "oob_read",           "memcheck",  {}},
   // correct kernels: no error finding, no hazard
   {"trace/transpose.tscfg.json",                  "", "ncu", {}},
   {"trace/pack4.tscfg.json",                      "", "", {}},
@@ -65,6 +68,7 @@ const std::vector<TraceCase> kCases = {
   {"attention/flash_attn_fwd_tail.tscfg.json",    "", "", {}},
   {"softmax/softmax_row_f32.tscfg.json",          "", "", {}},
   {"gate/highway_gate.tscfg.json",                "", "", {}},
+  {"triton/matmul_f16.tscfg.json",                "", "", {}},
 };
 // clang-format on
 
@@ -277,6 +281,8 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   if (first.line > 0) {
     EXPECT_EQ(first.line, tf["site"].value("line", 0)) << "line of the first bad access";
   }
+  if (c.config.rfind("triton/", 0) == 0)  // Triton's line info names the kernel's .py file
+    EXPECT_EQ(fs::path(tf["site"].value("file", "")).extension(), ".py") << tf["site"].dump();
   const int ourThread[3] = {tf["thread"][0], tf["thread"][1], tf["thread"][2]};
   const int ourBlock[3] = {tf["block"][0], tf["block"][1], tf["block"][2]};
   const std::uint64_t ourKey = keyOf(ourBlock, ourThread, trace["grid"], trace["block"]);

@@ -53,6 +53,7 @@ const std::vector<ZooCase> kZoo = {
   {"gemm/gemm_tiled_sweep.tscfg.json",           "sweep", kPasses, {}, "", 16},
   {"gemm/gemm_bug_no_mask.tscfg.json",           "run",   {"incorrect", "fault"}, {"oob_write", "oob_read", "illegal_address"}, ""},
   {"gemm/gemm_bug_no_mask_aligned.tscfg.json",   "run",   kPasses, {}, ""},
+  {"gemm/gemm_bug_assert_whole_tiles.tscfg.json", "run",  {"fault"}, {"device_assert"}, ""},
   {"gemm/gemm_bug_misaligned.tscfg.json",        "run",   {"fault"}, {"misaligned_access"}, ""},
   {"gemm/gemm_bug_misaligned_k1024.tscfg.json",  "run",   kPasses, {}, ""},
   {"gemm/gemm_bug_no_sync.tscfg.json",           "run",   {"incorrect"}, {"race", "mismatch"}, ""},
@@ -215,6 +216,68 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ZooTest, ::testing::ValuesIn(kZoo),
                          [](const ::testing::TestParamInfo<ZooCase>& info) { return caseName(info.param); });
+
+// A failed device assert is located from the text CUDA prints for it on the
+// worker's stderr: the assert's own file and line, and a block and thread for
+// which the asserted condition is false — recomputed here from the kernel's
+// index arithmetic (gemm_tiled.cu).
+TEST(ZooAssert, FailedAssertNamesItsLineBlockAndThread) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const fs::path src = fs::path(TILESCOPE_SOURCE_DIR) / "kernels/gemm/gemm_tiled.cu";
+  int assertLine = 0, n = 0;
+  std::istringstream lines(readFile(src));
+  for (std::string line; std::getline(lines, line);) {
+    ++n;
+    if (line.find("assert(r < M && c < N)") != std::string::npos) assertLine = n;
+  }
+  ASSERT_GT(assertLine, 0) << "no assert in " << src;
+  const fs::path dir = fs::temp_directory_path() / ("tilescope_assert_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path report = dir / "assert.json";
+  const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
+                          shellQuote((fs::path(TILESCOPE_SOURCE_DIR) / "kernels/gemm/gemm_bug_assert_whole_tiles.tscfg.json").string()) +
+                          " -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) + " 2>&1";
+  ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1) << readFile(dir / "log");
+  const auto j = nlohmann::json::parse(readFile(report));
+  const auto& p = j["points"][0];
+  EXPECT_EQ(p.value("verdict", ""), "fault");
+  const nlohmann::json* f = nullptr;
+  for (const auto& x : p["findings"])
+    if (x.value("category", "") == "device_assert") f = &x;
+  ASSERT_TRUE(f) << describe(p["findings"].get<std::vector<nlohmann::json>>());
+  const auto& l = (*f)["location"];
+  EXPECT_EQ(fs::path(l.value("file", "")).filename(), "gemm_tiled.cu") << l.dump();
+  EXPECT_EQ(l.value("line", 0), assertLine) << l.dump();
+  EXPECT_EQ((*f)["evidence"].value("condition", ""), "r < M && c < N");
+  ASSERT_TRUE(l.contains("block") && l.contains("thread")) << l.dump();
+  // gemm_tiled: BLOCK_M = BLOCK_N = 64, 128 threads: TX 16, TY 8, TM 8, TN 4; M = N = 1000.
+  const int bx = l["block"][0], by = l["block"][1], t = l["thread"][0];
+  const int tx = t % 16, ty = t / 16;
+  bool outside = false;
+  for (int i = 0; i < 8; ++i)
+    for (int jj = 0; jj < 4; ++jj)
+      outside |= by * 64 + ty + i * 8 >= 1000 || bx * 64 + tx + jj * 16 >= 1000;
+  EXPECT_TRUE(outside) << "block (" << bx << "," << by << ") thread " << t << " stores only inside C: " << l.dump();
+  fs::remove_all(dir);
+}
+
+// Device printf reaches the point's device_output, and the stream stays intact.
+TEST(ZooPrintf, DevicePrintfIsKeptAsDeviceOutput) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const fs::path dir = fs::temp_directory_path() / ("tilescope_printf_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path report = dir / "printf.json";
+  const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
+                          shellQuote(std::string(TILESCOPE_TEST_DATA) + "/kernels/printf_fill.tscfg.json") + " -o " +
+                          shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << readFile(dir / "log");
+  const auto p = nlohmann::json::parse(readFile(report))["points"][0];
+  EXPECT_EQ(p.value("verdict", ""), "ok") << p.dump(1).substr(0, 2000);
+  EXPECT_NE(p.value("device_output", "").find("printf_fill: n = 4096, grid 16\n"), std::string::npos)
+      << p.value("device_output", "").substr(0, 500);
+  fs::remove_all(dir);
+}
 
 // Every config shipped in kernels/ has a row in the table above (and so in the README).
 TEST(ZooTable, CoversEveryShippedConfig) {

@@ -1,6 +1,8 @@
 // The main window on the fixture sweep: open it, select points and findings
 // through the panels' own views, and check what every panel shows.
+#include <QDir>
 #include <QListWidget>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTreeWidget>
@@ -116,6 +118,34 @@ class TstMainWindow : public QObject {
     QVERIFY(!log->showSourceLine(QStringLiteral("missing.cu"), 1));
     // No coverage for a point that never ran.
     QVERIFY(!w.coveragePanel()->grid());
+  }
+
+  void deviceOutputAndAssertLocation() {
+    // A point whose kernel failed an assert: the Device output tab shows the text,
+    // and selecting the device_assert finding asks for its source line.
+    Report r = m_report;
+    Point& p = r.points[1];
+    p.deviceOutput = "gemm_tiled.cu:171: void gemm_tiled(): block: [15,3,0], thread: [40,0,0] Assertion `r < M` failed.\n";
+    Finding f;
+    f.category = "device_assert";
+    f.message = "device-side assert failed at gemm_tiled.cu:171";
+    f.location.file = "gemm_tiled.cu";
+    f.location.line = 171;
+    p.findings.insert(p.findings.begin(), f);
+    const QString file = QDir::temp().filePath(QStringLiteral("tst_mainwindow_assert.json"));
+    saveReport(r, file.toStdString());
+    MainWindow w;
+    QVERIFY(w.openFile(file));
+    w.selection()->setPoint(1);
+    QCOMPARE(w.findingsPanel()->deviceOutput(), QString::fromStdString(p.deviceOutput));
+    QSignalSpy spy(w.findingsPanel(), &FindingsPanel::sourceLineRequested);
+    const int row = w.findingsPanel()->model()->rowCount() - static_cast<int>(p.findings.size());  // report-level rows first
+    w.findingsPanel()->view()->selectRow(row);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(1).toInt(), 171);
+    w.selection()->setPoint(0);
+    QVERIFY(w.findingsPanel()->deviceOutput().isEmpty());
+    QFile::remove(file);
   }
 
   void configValidatesLive() {

@@ -591,6 +591,24 @@ TEST(DiagnoseRun, CrashInTheProfilingPassKeepsTheCapture) {
   EXPECT_EQ(r.report.verdict, Verdict::fault);
 }
 
+TEST(DiagnoseRun, FailedAssertIsLocatedFromTheWorkersStderr) {
+  SessionOptions opts;
+  opts.workerCommand = {"python3", (kDir / "fake_worker.py").string(), "--scenario", "assert"};
+  opts.configPath = (kDir / "gemm_whole_tiles.tscfg.json").string();
+  opts.timeoutS = 30;
+  const Config cfg = loadConfig(opts.configPath);
+  const Point p = runWorkerPoint(cfg, expandSweep(cfg).front(), 0, 0, opts, nullptr);
+  EXPECT_EQ(p.verdict, Verdict::fault);
+  ASSERT_EQ(p.findings.size(), 1u);
+  const Finding& f = p.findings.front();
+  EXPECT_EQ(f.location.file, "/k/gemm_tiled.cu");
+  EXPECT_EQ(f.location.line, 171);
+  EXPECT_EQ(f.location.block, (Index{6, 15, 0}));
+  EXPECT_EQ(f.location.thread, (Index{96, 0, 0}));
+  EXPECT_EQ(f.evidence["failed_asserts"], 2);
+  EXPECT_NE(f.message.find("`r < M && c < N`"), std::string::npos) << f.message;
+}
+
 TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
   DiagRun r = diagnoseWith("misaligned", "gemm_whole_tiles", 16, true);
   if (r.report.extra["diagnose"].contains("tree_error"))

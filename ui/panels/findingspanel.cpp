@@ -74,9 +74,13 @@ FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
   m_stderr = new QPlainTextEdit(m_tabs);
   m_stderr->setReadOnly(true);
   m_stderr->setPlaceholderText(tr("The worker wrote nothing on stderr."));
+  m_deviceOutput = new QPlainTextEdit(m_tabs);
+  m_deviceOutput->setReadOnly(true);
+  m_deviceOutput->setPlaceholderText(tr("The kernel printed nothing (device printf, failed asserts)."));
   m_tabs->addTab(m_view, tr("Findings"));
   m_tabs->addTab(m_logPanel, tr("Compile log"));
   m_tabs->addTab(m_stderr, tr("Worker stderr"));
+  m_tabs->addTab(m_deviceOutput, tr("Device output"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_tabs);
@@ -85,6 +89,7 @@ FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
 }
 
 QString FindingsPanel::workerStderr() const { return m_stderr->toPlainText(); }
+QString FindingsPanel::deviceOutput() const { return m_deviceOutput->toPlainText(); }
 
 void FindingsPanel::selectFinding(int row) {
   const Finding* f = m_model->finding(row);
@@ -116,12 +121,14 @@ void FindingsPanel::showPoint(int point) {
   if (!m_report || point < 0 || point >= static_cast<int>(m_report->points.size())) {
     m_model->clear();
     m_stderr->clear();
+    m_deviceOutput->clear();
     m_tabs->setTabText(0, tr("Findings"));
     return;
   }
   const Point& p = m_report->points[static_cast<size_t>(point)];
   m_model->setFindings(FindingsModel::reportLevelFindings(*m_report), p.findings);
   m_stderr->setPlainText(qs(p.workerStderr));
+  m_deviceOutput->setPlainText(qs(p.deviceOutput));
   m_view->resizeColumnToContents(FindingsModel::ScopeColumn);
   m_view->resizeColumnToContents(FindingsModel::SeverityColumn);
   m_view->resizeColumnToContents(FindingsModel::CategoryColumn);

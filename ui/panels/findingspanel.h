@@ -25,6 +25,7 @@ class FindingsPanel : public QWidget, public ReportView {
   QTableView* view() const { return m_view; }
   LogPanel* logPanel() const { return m_logPanel; }
   QString workerStderr() const;
+  QString deviceOutput() const;  ///< the point's device_output (tests)
   /// Selects row `row` of the findings table (report-level rows first): sets
   /// Selection.finding, its tile, and for a report-level conclusion its point.
   void selectFinding(int row);
@@ -49,6 +50,7 @@ class FindingsPanel : public QWidget, public ReportView {
   QTableView* m_view;
   LogPanel* m_logPanel;
   QPlainTextEdit* m_stderr;
+  QPlainTextEdit* m_deviceOutput;
 };
 
 /// The declared tile a finding's location names: location.tile, else the tile of

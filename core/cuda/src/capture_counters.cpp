@@ -1,9 +1,9 @@
 // The profiling pass of a capture: runs after the timed launches and the
 // baseline's timing, so neither is perturbed by replay or sampling.
 //   1. the kernel under test, one range (kernel replay, the standard metrics + run.metrics)
-//   2. PC sampling of the kernel, folded to source lines through the cubin's line table
-//   3. after a checkpoint (the worker's `partial` event), the baseline call, one
+//   2. after a checkpoint (the worker's `partial` event), the baseline call, one
 //      range per kernel it launches, combined
+//   3. PC sampling of the kernel, folded to source lines through the cubin's line table
 // Counters that cannot be read (no permission, another profiler, unsupported
 // GPU) leave one line in counters.note; the capture's verdict never depends on them.
 #include <chrono>
@@ -171,19 +171,23 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     for (const auto& m : k.missing) list += (list.empty() ? "" : ", ") + m;
     c.note = "not on " + k.chip + " (skipped): " + list;
   }
-  releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
-  if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
-  samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
-  // The baseline's libraries last, after a checkpoint: CUPTI's kernel replay of
-  // some cuDNN SDPA engines crashes inside NVPW_CUDA_Profiler_BeginPass (seen on
-  // an H100, CUDA 13.0, cuDNN 9.14, head dim 64), and then only they are lost.
+  // A checkpoint with the kernel's counters before the baseline's libraries are
+  // replayed: CUPTI's kernel replay of some cuDNN SDPA engines crashed inside
+  // NVPW_CUDA_Profiler_BeginPass (H100, CUDA 13.0, cuDNN 9.14, head dim 64), and
+  // then only the baseline's counters and the PC samples are lost. It crashed
+  // whenever the kernel's profiler session was reused for the baseline, and
+  // not when the baseline got a session of its own (after PC sampling, which
+  // however failed once with CUPTI_ERROR_NOT_INITIALIZED for cuBLAS).
   if (opts.baseline && s.cfg->baseline.kind != "none") {
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (checkpoint) checkpoint(p);
     if (opts.progress) opts.progress("profile the baseline: " + s.cfg->baseline.kind);
+    releaseRangeProfiler();  // a fresh profiler session for the libraries' kernels (see above)
     profileBaseline(s, c.metrics, c, opts);
-    releaseRangeProfiler();
   }
+  releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
+  if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
+  samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

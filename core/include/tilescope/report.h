@@ -251,6 +251,7 @@ struct Point {
   OccupancyInfo occupancy;
   CountersInfo counters;         ///< hardware counters and PC sampling (counters_model.h)
   std::string workerStderr;
+  std::string deviceOutput;      ///< what the kernel printed (printf, failed asserts): the tail (device_output.h)
   std::string experiment;        ///< diagnose: which experiment this point is
   TraceInfo trace;               ///< `run --trace`: what the traced launch measured (status "" when not traced)
   double wallSeconds = 0;

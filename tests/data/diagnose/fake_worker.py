@@ -33,6 +33,7 @@ the zoo's planted bugs behave on a GPU:
   baseline_profile_crash
              the same, with a second checkpoint carrying the kernel's
              counters before the baseline is profiled
+  assert     a device_assert fault, with CUDA's assert lines on stderr
   hang       announces the launch and never finishes
 """
 import json
@@ -138,6 +139,11 @@ def decide(s, a, d, p):
         return nan
     if s == "tail_nan":
         return nan if M % d["BLOCK_M"] or N % d["BLOCK_N"] or K % d["BLOCK_K"] else ok
+    if s == "assert":  # CUDA prints failed asserts on stderr; the finding says only "assert"
+        for t in (96, 97):
+            print(f"/k/gemm_tiled.cu:171: void gemm_tiled(int): block: [6,15,0], thread: [{t},0,0] "
+                  "Assertion `r < M && c < N` failed.", file=sys.stderr)
+        return "fault", [finding("device_assert", "the kernel faulted: CUDA_ERROR_ASSERT")], None
     if s == "crash":
         if a["shift"] == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
