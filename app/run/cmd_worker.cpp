@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -68,10 +68,11 @@ void emit(const nlohmann::json& e) {
   }
 }
 
-/// What the kernel prints (device printf, failed asserts) reaches the process's
-/// stdout when the host synchronises. The stream moves to a copy of stdout and
-/// stdout itself to an unnamed temporary file, read back into the point
-/// (device_output.h): kernel text never corrupts the stream, and is kept.
+/// What the kernel prints with printf reaches the process's stdout when the host
+/// synchronises (failed asserts go to stderr, read by the parent). The stream
+/// moves to a copy of stdout and stdout itself to an unnamed temporary file,
+/// read back into the point (device_output.h): kernel text never corrupts the
+/// stream, and is kept.
 class DeviceOutput {
  public:
   DeviceOutput() {
