@@ -1,26 +1,91 @@
-// `export`: renders a saved report as HTML, Markdown or (normalised) JSON.
+// `export`: renders a saved report as Markdown or HTML (core's document model,
+// the same the GUI's exporter renders), as normalised JSON, or as a PDF through
+// the GUI binary beside this one (PDF needs Qt; tilescope-run does not link it).
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/summary.h"
+#include "tilescope/document.h"
+#include "tilescope/process.h"
+#include "tilescope/tree.h"
 
 namespace tilescope::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The GUI binary installed or built beside tilescope-run, or "".
+std::string guiBeside() {
+  const std::string self = selfExecutable();
+  if (self.empty()) return "";
+  const fs::path gui = fs::path(self).parent_path() / "tilescope";
+  std::error_code ec;
+  return fs::is_regular_file(gui, ec) ? gui.string() : "";
+}
+
+int exportPdf(const ExportArgs& a) {
+  if (a.output.empty()) return usageError("--format pdf writes a file: give it with -o OUT.pdf");
+  if (fs::path(a.output).extension() != ".pdf") return usageError(a.output + ": a PDF's file name must end in .pdf");
+  const std::string gui = guiBeside();
+  if (gui.empty())
+    return usageError("--format pdf needs the GUI binary 'tilescope' (built with Qt 6) beside tilescope-run; this is "
+                      "the server build without it. Export HTML here (--format html) and print it, or run "
+                      "'tilescope --export " + a.report + " " + a.output + "' where the GUI is installed.");
+  // The exporter draws its charts with widgets: offscreen when there is no display.
+  std::vector<std::string> env;
+  if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
+    env.push_back("QT_QPA_PLATFORM=offscreen");
+  const ChildResult r = runChild({gui, "--export", a.report, a.output}, 600, [](const std::string& line) {
+    std::cout << line << '\n';
+  }, {}, [](const std::string& line) { std::cerr << line << '\n'; }, env);
+  if (!r.started) return usageError(gui + ": " + r.startError);
+  if (r.exitCode != 0) return usageError("the PDF export (" + gui + " --export) failed");
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmdExport(const ExportArgs& a) {
+  if (a.format == "pdf") {
+    std::error_code ec;
+    if (!fs::is_regular_file(a.report, ec)) return usageError(a.report + ": no such report file");
+    return exportPdf(a);
+  }
   Report r;
   try {
     r = loadReport(a.report);
   } catch (const std::exception& e) {
     return usageError(e.what());
   }
-  std::string text = a.format == "html" ? renderHtml(r) : a.format == "md" ? renderMarkdown(r) : toJson(r).dump(1) + "\n";
+  std::string text;
+  if (a.format == "json") {
+    text = dumpJson(toJson(r), 1) + "\n";
+  } else {
+    DocumentOptions opt;
+    Tree tree;
+    try {
+      tree = loadDefaultTree();
+      opt.tree = &tree;
+    } catch (const std::exception& e) {
+      std::cerr << "warning: " << e.what() << ": the export names the troubleshooting nodes without their fix\n";
+    }
+    opt.note = "Figures (coverage grid, timing and occupancy charts) are drawn by the GUI's exporter: "
+               "tilescope --export REPORT OUT.html (or tilescope-run export --format pdf).";
+    const Document doc = buildDocument(r, opt);
+    text = a.format == "html" ? renderHtml(doc) : renderMarkdown(doc);
+  }
   if (a.output.empty()) {
     std::cout << text;
     return kExitOk;
   }
-  std::ofstream out(a.output);
-  if (!(out << text)) return usageError(a.output + ": cannot write");
+  try {
+    writeFileAtomically(a.output, text);
+  } catch (const std::exception& e) {
+    return usageError(a.output + ": cannot write: " + e.what());
+  }
   std::cerr << a.format << " written to " << a.output << '\n';
   return kExitOk;
 }

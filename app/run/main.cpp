@@ -107,7 +107,9 @@ int main(int argc, char** argv) {
   ExportArgs exp;
   auto* e = app.add_subcommand("export", "render a report");
   e->add_option("REPORT", exp.report)->required();
-  e->add_option("--format", exp.format, "html | md | json")->required()->check(CLI::IsMember({"html", "md", "json"}));
+  e->add_option("--format", exp.format, "html | md | json | pdf (pdf: through the GUI binary, needs -o)")
+      ->required()
+      ->check(CLI::IsMember({"html", "md", "json", "pdf"}));
   e->add_option("-o,--output", exp.output, "output file (default: stdout)");
 
   try {

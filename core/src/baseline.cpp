@@ -1,8 +1,8 @@
 #include "tilescope/baseline.h"
 
 #include <map>
-#include <sstream>
 
+#include "tilescope/format.h"
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
 
@@ -17,10 +17,7 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor) {
   Finding f;
   f.category = "slow_vs_baseline";
   f.severity = Severity::warning;
-  std::ostringstream msg;
-  msg.precision(3);
-  msg << "the kernel takes " << 1.0 / *p.speedup << "x the time of the " << p.baseline.name << " baseline";
-  f.message = msg.str();
+  f.message = "the kernel takes " + formatRatio(1.0 / *p.speedup) + " the time of the " + p.baseline.name + " baseline";
   f.evidence = {{"kernel_median_ns", p.timing.kernelNs.median},
                 {"baseline_median_ns", p.baseline.kernelNs.median},
                 {"slow_factor", slowFactor}};

@@ -36,12 +36,6 @@ std::string remoteHostProblem(const std::string& host) {
   return partProblem(at == std::string::npos ? host : host.substr(at + 1), "host name", true);
 }
 
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::vector<std::string> sshCommand(const std::string& host, const std::vector<std::string>& remoteArgs) {
   const std::string problem = remoteHostProblem(host);
   if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);

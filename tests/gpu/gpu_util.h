@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "tilescope/format.h"
+
 namespace tilescope::gputest {
 
 /// A CUDA GPU usable here: the driver loads, initialises and counts one or more devices.
@@ -26,11 +28,7 @@ inline bool gpuPresent() {
   return present;
 }
 
-inline std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using tilescope::shellQuote;  // one quoting rule, core's
 
 inline std::string readFile(const std::filesystem::path& p) {
   std::ifstream in(p);

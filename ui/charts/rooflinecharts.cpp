@@ -131,7 +131,7 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
     text->position->setCoords(rp.intensity * 1.3, rp.flopsPerSecond);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     text->setColor(color);
-    text->setText(QStringLiteral("%1 (%2)").arg(rp.name, formatWithUnit(rp.flopsPerSecond, flopsUnits())));
+    text->setText(QStringLiteral("%1 (%2)").arg(rp.name, formatFlops(rp.flopsPerSecond)));
     yMin = std::min(yMin, rp.flopsPerSecond);
     ++drawn;
   };
@@ -147,19 +147,7 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
 }
 
 QString formatMetric(const std::string& name, double value) {
-  if (!known(value)) return QStringLiteral("–");
-  const MetricDef d = metricDef(name);
-  if (d.unit == "ns") return formatDuration(value);
-  if (d.unit == "B") return formatBytes(value);
-  if (d.unit == "%") return QStringLiteral("%1 %").arg(QString::number(value, 'f', 1));
-  if (d.unit == "Hz") return QStringLiteral("%1 MHz").arg(QString::number(value / 1e6, 'f', 0));
-  if (std::fabs(value - std::round(value)) < 1e-9 || std::fabs(value) >= 1e6) {
-    // Counts: every digit, grouped by thin spaces (1 234 567), as ncu prints them.
-    QString digits = QString::number(std::llround(std::fabs(value)));
-    for (int i = digits.size() - 3; i > 0; i -= 3) digits.insert(i, QChar(0x2009));
-    return value < 0 ? QLatin1Char('-') + digits : digits;
-  }
-  return QString::number(value, 'g', 4);
+  return QString::fromStdString(tilescope::formatMetric(name, value));
 }
 
 }  // namespace tilescope::ui

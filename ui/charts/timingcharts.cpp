@@ -3,22 +3,18 @@
 #include "charts/chartstyle.h"
 #include "charts/qcp.h"
 #include "charts/unitticker.h"
+#include "tilescope/document.h"
 
 namespace tilescope::ui {
 
-QString pointLabel(const Point& p) {
-  QString s = p.label.empty() ? QStringLiteral("#%1").arg(p.index) : QString::fromStdString(p.label);
-  if (p.trial > 0) s += QStringLiteral(" t%1").arg(p.trial);
-  return s;
-}
+QString pointLabel(const Point& p) { return QString::fromStdString(tilescope::pointLabel(p)); }
 
 QString speedupText(const Point& p) {
   if (!p.speedup || *p.speedup <= 0) return {};
   const QString base = QString::fromStdString(p.baseline.name.empty() ? std::string("baseline") : p.baseline.name);
   const double s = *p.speedup;
-  if (s >= 1.0) return QStringLiteral("%1× faster than %2").arg(QString::number(s, 'f', 2), base);
-  return QStringLiteral("%1× slower than %2 (speedup %3×)")
-      .arg(QString::number(1.0 / s, 'f', 2), base, QString::number(s, 'f', 2));
+  if (s >= 1.0) return QStringLiteral("%1 faster than %2").arg(formatRatio(s), base);
+  return QStringLiteral("%1 slower than %2 (speedup %3)").arg(formatRatio(1.0 / s), base, formatRatio(s));
 }
 
 namespace {

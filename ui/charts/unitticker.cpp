@@ -4,50 +4,13 @@
 
 namespace tilescope::ui {
 
-const QVector<Unit>& durationUnits() {
-  static const QVector<Unit> units = {{1.0, QStringLiteral("ns")}, {1e3, QStringLiteral("µs")},
-                                      {1e6, QStringLiteral("ms")}, {1e9, QStringLiteral("s")}};
-  return units;
-}
-
-const QVector<Unit>& byteUnits() {
-  static const QVector<Unit> units = {{1.0, QStringLiteral("B")}, {1024.0, QStringLiteral("KiB")},
-                                      {1024.0 * 1024, QStringLiteral("MiB")},
-                                      {1024.0 * 1024 * 1024, QStringLiteral("GiB")}};
-  return units;
-}
-
-const QVector<Unit>& flopsUnits() {
-  static const QVector<Unit> units = {
-      {1.0, QStringLiteral("FLOP/s")},   {1e3, QStringLiteral("kFLOP/s")},
-      {1e6, QStringLiteral("MFLOP/s")},  {1e9, QStringLiteral("GFLOP/s")},
-      {1e12, QStringLiteral("TFLOP/s")}, {1e15, QStringLiteral("PFLOP/s")}};
-  return units;
-}
-
-const Unit& pickUnit(const QVector<Unit>& ladder, double magnitude) {
-  magnitude = std::fabs(magnitude);
-  const Unit* best = &ladder.front();
-  for (const Unit& u : ladder)
-    if (u.factor <= magnitude * (1.0 + 1e-9)) best = &u;
-  return *best;
-}
-
-QString formatWithUnit(double value, const QVector<Unit>& ladder, int precision) {
-  if (!std::isfinite(value)) return QStringLiteral("n/a");
-  const Unit& u = pickUnit(ladder, value);
-  return QStringLiteral("%1 %2").arg(QString::number(value / u.factor, 'g', precision), u.suffix);
-}
-
-QString formatDuration(double ns) { return formatWithUnit(ns, durationUnits()); }
-QString formatBytes(double bytes) {
-  // Small byte counts are exact integers: "48 B", not "48.0 B".
-  if (std::fabs(bytes) < 1024) return QStringLiteral("%1 B").arg(qint64(bytes));
-  return formatWithUnit(bytes, byteUnits());
-}
+QString formatDuration(double ns) { return QString::fromStdString(tilescope::formatDuration(ns)); }
+QString formatBytes(double bytes) { return QString::fromStdString(tilescope::formatBytes(bytes)); }
+QString formatFlops(double flopsPerSecond) { return QString::fromStdString(tilescope::formatFlops(flopsPerSecond)); }
 QString formatPercent(double fraction, int decimals) {
-  return QStringLiteral("%1 %").arg(QString::number(fraction * 100.0, 'f', decimals));
+  return QString::fromStdString(tilescope::formatPercent(fraction, decimals));
 }
+QString formatRatio(double factor) { return QString::fromStdString(tilescope::formatRatio(factor)); }
 
 double UnitTicker::getTickStep(const QCPRange& range) {
   const double magnitude = qMax(std::fabs(range.lower), std::fabs(range.upper));
@@ -63,10 +26,9 @@ QVector<QString> UnitTicker::createLabelVector(const QVector<double>& ticks, con
   const Unit& u = pickUnit(m_ladder, magnitude);
   QVector<QString> labels;
   labels.reserve(ticks.size());
-  for (double t : ticks) {
-    const double v = t / u.factor;
-    labels.append(QStringLiteral("%1 %2").arg(locale.toString(v, 'g', 4), u.suffix));
-  }
+  // One unit for every tick of the axis (core's formatWithUnit picks one per value).
+  for (double t : ticks)
+    labels.append(QStringLiteral("%1 %2").arg(locale.toString(t / u.factor, 'g', 4), QString::fromUtf8(u.suffix)));
   return labels;
 }
 

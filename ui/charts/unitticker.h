@@ -1,40 +1,30 @@
-// Axis tickers and label formatting with units (hotspot's frequencypage style):
-// ticks are chosen as round numbers *in the displayed unit*, so a byte axis reads
-// 16 KiB, 32 KiB rather than 16.4 KB, and a duration axis 2 µs, 4 µs.
+// Axis tickers with units (hotspot's frequencypage style): ticks are chosen as round
+// numbers *in the displayed unit*, so a byte axis reads 16 KiB, 32 KiB rather than
+// 16.4 KB, and a duration axis 2 µs, 4 µs. The ladders and the formatters are core's
+// (tilescope/format.h): a chart's label and the table beside it read the same.
 #pragma once
 
 #include <QString>
-#include <QVector>
+#include <vector>
 
 #include "charts/qcp.h"
+#include "tilescope/format.h"
 
 namespace tilescope::ui {
 
-/// One display unit: the value is divided by `factor` and `suffix` appended.
-struct Unit {
-  double factor;
-  QString suffix;
-};
-
-/// Unit ladders, smallest first.
-const QVector<Unit>& durationUnits();   ///< ns, µs, ms, s (values in ns)
-const QVector<Unit>& byteUnits();       ///< B, KiB, MiB, GiB (values in bytes)
-const QVector<Unit>& flopsUnits();      ///< FLOP/s ... TFLOP/s (values in FLOP/s)
-
-/// The largest unit whose factor is <= |magnitude| (the smallest for 0).
-const Unit& pickUnit(const QVector<Unit>& ladder, double magnitude);
-/// "1.23 µs": three significant digits in the unit picked for the value itself.
-QString formatWithUnit(double value, const QVector<Unit>& ladder, int precision = 3);
+/// core's formatters as QString, for labels and table cells.
 QString formatDuration(double ns);
 QString formatBytes(double bytes);
+QString formatFlops(double flopsPerSecond);
 QString formatPercent(double fraction, int decimals = 1);  ///< 0.625 -> "62.5 %"
+QString formatRatio(double factor);                        ///< 48.02 -> "48.0×"
 
 /// A ticker that picks one unit for the whole visible range and places ticks at
 /// round values of that unit.
 class UnitTicker : public QCPAxisTicker {
  public:
-  explicit UnitTicker(QVector<Unit> ladder) : m_ladder(std::move(ladder)) {}
-  const QVector<Unit>& ladder() const { return m_ladder; }
+  explicit UnitTicker(const std::vector<Unit>& ladder) : m_ladder(ladder) {}
+  const std::vector<Unit>& ladder() const { return m_ladder; }
 
  protected:
   double getTickStep(const QCPRange& range) override;
@@ -42,7 +32,7 @@ class UnitTicker : public QCPAxisTicker {
                                      QChar formatChar, int precision) override;
 
  private:
-  QVector<Unit> m_ladder;
+  const std::vector<Unit>& m_ladder;  ///< one of core's static ladders
 };
 
 /// Fractions 0..1 shown as percent.

@@ -1,28 +1,30 @@
-// Writers of an ExportDocument: HTML (also the source of the PDF), PDF, Markdown.
+// Writers of core's export document (tilescope/document.h) with the GUI's figures:
+// HTML (figures as data URIs), PDF (the same HTML laid out by QTextDocument) and
+// Markdown (figures as PNG files beside it).
 #pragma once
 
-#include <functional>
+#include <memory>
 
+#include <QPagedPaintDevice>
 #include <QString>
+#include <QTextDocument>
 
-#include "export/exportdocument.h"
+#include "export/exportfigures.h"
+#include "tilescope/document.h"
 
 namespace tilescope::ui {
 
-/// Self-contained HTML; every text from the report is HTML-escaped. `imageSrc` gives
-/// each figure's src (a data: URI for .html, a resource URL for the PDF).
-QString renderHtml(const ExportDocument& doc, const QVector<Figure>& figures,
-                   const std::function<QString(const Figure&)>& imageSrc, bool forPdf = false);
 /// "data:image/png;base64,..."
 QString pngDataUri(const QImage& image);
 
-bool writeHtml(const ExportDocument& doc, const QVector<Figure>& figures, const QString& path, QString* error);
+bool writeHtml(const Document& doc, const QVector<Figure>& figures, const QString& path, QString* error);
 /// A4 through QPdfWriter; sections marked pageBreakBefore start a new page.
-bool writePdf(const ExportDocument& doc, const QVector<Figure>& figures, const QString& path, QString* error);
+bool writePdf(const Document& doc, const QVector<Figure>& figures, const QString& path, QString* error);
 /// Markdown with the figures as PNGs in "<basename>_files/" next to it (relative links).
-bool writeMarkdown(const ExportDocument& doc, const QVector<Figure>& figures, const QString& path, QString* error);
+bool writeMarkdown(const Document& doc, const QVector<Figure>& figures, const QString& path, QString* error);
 
-/// Escapes text for a Markdown table cell or paragraph (HTML specials, pipes, emphasis).
-QString markdownEscape(const QString& text);
+/// The QTextDocument writePdf prints on `device`: its page size is the device's
+/// printable area, so tables span the text width (tests measure the layout).
+std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures, QPagedPaintDevice* device);
 
 }  // namespace tilescope::ui

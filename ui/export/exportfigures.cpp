@@ -8,6 +8,7 @@
 #include "charts/rooflinecharts.h"
 #include "charts/timingcharts.h"
 #include "export/coverageimage.h"
+#include "tilescope/document.h"
 
 namespace tilescope::ui {
 
@@ -55,75 +56,68 @@ QImage sideBySide(const QVector<QImage>& images) {
 
 }  // namespace
 
-int focusPoint(const Report& r) {
-  for (size_t i = 0; i < r.points.size(); ++i)
-    if (r.points[i].verdict == r.verdict) return int(i);
-  return r.points.empty() ? -1 : 0;
+namespace {
+
+/// The picture of one of core's figure references (documentFigures), or a null image.
+QImage drawFigure(const Report& r, const Point& p, const std::string& id, int focus) {
+  if (id == "timing_sweep")
+    return renderChart(QStringLiteral("Time per point vs baseline"), kWidth, kHeight,
+                       [&](ChartPlot* c) { plotSweepTimes(c, r, focus); });
+  if (id == "timing_distribution")
+    return renderChart(QStringLiteral("Kernel vs baseline"), 600, kHeight, [&](ChartPlot* c) { plotDurationBoxes(c, p); });
+  const DeviceDb* db = defaultDeviceDb();
+  if (id == "occupancy_resources") {
+    const DeviceSpec* spec = db ? findDevice(*db, r.device) : nullptr;
+    const SmLimits limits = spec ? smLimitsOf(*spec) : smLimitsFromReport(r.device, p.occupancy);
+    return renderChart(QStringLiteral("Per-SM resources"), kWidth, 300,
+                       [&](ChartPlot* c) { plotResourceBars(c, p.occupancy, limits); });
+  }
+  if (id == "occupancy_curves") {
+    QVector<QImage> curves;
+    static const char* const titles[] = {"vs block size", "vs registers", "vs shared memory"};
+    for (int i = 0; i < 3; ++i)
+      curves.append(renderChart(QString::fromLatin1(titles[i]), 400, 320,
+                                [&](ChartPlot* c) { plotOccupancyCurve(c, p.occupancy, OccupancyCurve(i)); }));
+    return sideBySide(curves);
+  }
+  if (id == "occupancy_devices") {
+    const auto rows = db ? compareDevices(*db, r, p) : QVector<DeviceOccupancy>();
+    if (rows.isEmpty()) return {};
+    return renderChart(QStringLiteral("Theoretical occupancy per device"), kWidth, 360,
+                       [&](ChartPlot* c) { plotDeviceComparison(c, rows); });
+  }
+  if (id == "counters_speed_of_light")
+    return renderChart(QStringLiteral("Speed of light"), kWidth, 360, [&](ChartPlot* c) {
+      plotSpeedOfLight(c, p.counters, QString::fromStdString(p.baseline.name));
+    });
+  if (id == "counters_roofline") {
+    const RooflinePeaks peaks = rooflinePeaks(r.device, db ? findDevice(*db, r.device) : nullptr);
+    return renderChart(QStringLiteral("Roofline on %1").arg(QString::fromStdString(r.device.name)), kWidth, kHeight,
+                       [&](ChartPlot* c) { plotRoofline(c, p, peaks); });
+  }
+  return {};
 }
+
+}  // namespace
 
 QVector<Figure> renderFigures(const Report& r, QString* note) {
   QVector<Figure> figures;
   const int focus = focusPoint(r);
+  if (focus < 0) return figures;
+  const Point& p = r.points[size_t(focus)];
   const bool widgets = qobject_cast<QApplication*>(QCoreApplication::instance()) != nullptr;
   if (!widgets && note)
     *note = QStringLiteral("charts omitted: the exporter ran without a QApplication (QCustomPlot needs one)");
-  if (widgets && focus >= 0) {
-    const Point& p = r.points[size_t(focus)];
-    const QString at = QStringLiteral(" (point %1)").arg(pointLabel(p));
-    if (r.points.size() > 1)
-      figures.append({QStringLiteral("timing_sweep"), QStringLiteral("Median kernel time per point"),
-                      renderChart(QStringLiteral("Time per point vs baseline"), kWidth, kHeight,
-                                  [&](ChartPlot* c) { plotSweepTimes(c, r, focus); })});
-    if (p.timing.measured)
-      figures.append({QStringLiteral("timing_distribution"), QStringLiteral("Duration distribution") + at,
-                      renderChart(QStringLiteral("Kernel vs baseline"), 600, kHeight,
-                                  [&](ChartPlot* c) { plotDurationBoxes(c, p); })});
-    if (p.occupancy.computed) {
-      const DeviceDb* db = defaultDeviceDb();
-      const DeviceSpec* spec = db ? findDevice(*db, r.device) : nullptr;
-      const SmLimits limits = spec ? smLimitsOf(*spec) : smLimitsFromReport(r.device, p.occupancy);
-      figures.append({QStringLiteral("occupancy_resources"), QStringLiteral("Per-SM resources") + at,
-                      renderChart(QStringLiteral("Per-SM resources"), kWidth, 300,
-                                  [&](ChartPlot* c) { plotResourceBars(c, p.occupancy, limits); })});
-      QVector<QImage> curves;
-      static const char* const titles[] = {"vs block size", "vs registers", "vs shared memory"};
-      for (int i = 0; i < 3; ++i)
-        curves.append(renderChart(QString::fromLatin1(titles[i]), 400, 320, [&](ChartPlot* c) {
-          plotOccupancyCurve(c, p.occupancy, OccupancyCurve(i));
-        }));
-      figures.append({QStringLiteral("occupancy_curves"), QStringLiteral("Occupancy calculator") + at,
-                      sideBySide(curves)});
-      if (db) {
-        const auto rows = compareDevices(*db, r, p);
-        if (!rows.isEmpty())
-          figures.append({QStringLiteral("occupancy_devices"), QStringLiteral("Same configuration on other devices"),
-                          renderChart(QStringLiteral("Theoretical occupancy per device"), kWidth, 360,
-                                      [&](ChartPlot* c) { plotDeviceComparison(c, rows); })});
-      }
+  for (const DocFigure& ref : documentFigures(r)) {
+    QImage image;
+    if (!ref.tensor.empty()) {
+      for (const CoverageInfo& c : p.coverage)
+        if (c.tensor == ref.tensor) image = coverageImage(c);
+    } else if (widgets) {
+      image = drawFigure(r, p, ref.id, focus);
     }
+    if (!image.isNull()) figures.append({QString::fromStdString(ref.id), QString::fromStdString(ref.title), image});
   }
-  if (widgets && focus >= 0 && r.points[size_t(focus)].counters.collected) {
-    const Point& p = r.points[size_t(focus)];
-    const QString at = QStringLiteral(" (point %1)").arg(pointLabel(p));
-    figures.append({QStringLiteral("counters_speed_of_light"), QStringLiteral("Speed of light, kernel vs baseline") + at,
-                    renderChart(QStringLiteral("Speed of light"), kWidth, 360,
-                                [&](ChartPlot* c) { plotSpeedOfLight(c, p.counters, QString::fromStdString(p.baseline.name)); })});
-    const DeviceDb* db = defaultDeviceDb();
-    const RooflinePeaks peaks = rooflinePeaks(r.device, db ? findDevice(*db, r.device) : nullptr);
-    figures.append({QStringLiteral("counters_roofline"), QStringLiteral("Roofline") + at,
-                    renderChart(QStringLiteral("Roofline on %1").arg(QString::fromStdString(r.device.name)), kWidth, kHeight,
-                                [&](ChartPlot* c) { plotRoofline(c, p, peaks); })});
-  }
-  if (focus >= 0)
-    for (const CoverageInfo& c : r.points[size_t(focus)].coverage) {
-      QImage im = coverageImage(c);
-      if (im.isNull()) continue;
-      QString id = QString::fromStdString(c.tensor);
-      for (QChar& ch : id)
-        if (!ch.isLetterOrNumber()) ch = QLatin1Char('_');
-      figures.append({QStringLiteral("coverage_") + id,
-                      QStringLiteral("Measured coverage of %1").arg(QString::fromStdString(c.tensor)), im});
-    }
   return figures;
 }
 

@@ -16,10 +16,8 @@ struct Figure {
   QImage image;
 };
 
-/// The point the export focuses on: the first whose verdict is the report's (the worst).
-int focusPoint(const Report& r);
-
-/// Charts need a QApplication (QCustomPlot is a QWidget); without one only the
+/// The pictures of core's figure references (documentFigures: same ids and titles),
+/// drawn for the point the export focuses on (focusPoint). Charts need a QApplication (QCustomPlot is a QWidget); without one only the
 /// coverage pictures are drawn and *note says why.
 QVector<Figure> renderFigures(const Report& r, QString* note = nullptr);
 

@@ -3,14 +3,30 @@
 #include <QFileInfo>
 
 #include "export/documentwriters.h"
-#include "export/exportdocument.h"
 #include "export/exportfigures.h"
+#include "tilescope/tree.h"
 
 namespace tilescope::ui {
 
+Document exportDocument(const tilescope::Report& r, const QString& note, std::size_t maxPointRows) {
+  DocumentOptions options;
+  options.note = note.toStdString();
+  options.maxPointRows = maxPointRows;
+  static const std::optional<Tree> tree = []() -> std::optional<Tree> {
+    try {
+      return loadDefaultTree();
+    } catch (const std::exception& e) {
+      qWarning("export: %s: the troubleshooting fix is left out", e.what());
+      return std::nullopt;
+    }
+  }();
+  options.tree = tree ? &*tree : nullptr;
+  return buildDocument(r, options);
+}
+
 bool exportReport(const tilescope::Report& r, const QString& outPath, QString* error) {
   const QString ext = QFileInfo(outPath).suffix().toLower();
-  using Writer = bool (*)(const ExportDocument&, const QVector<Figure>&, const QString&, QString*);
+  using Writer = bool (*)(const Document&, const QVector<Figure>&, const QString&, QString*);
   Writer writer = nullptr;
   if (ext == QLatin1String("html") || ext == QLatin1String("htm")) writer = writeHtml;
   else if (ext == QLatin1String("pdf")) writer = writePdf;
@@ -21,8 +37,7 @@ bool exportReport(const tilescope::Report& r, const QString& outPath, QString* e
   }
   QString note;
   const QVector<Figure> figures = renderFigures(r, &note);
-  const ExportDocument doc = buildExportDocument(r, figures, note);
-  return writer(doc, figures, outPath, error);
+  return writer(exportDocument(r, note), figures, outPath, error);
 }
 
 }  // namespace tilescope::ui

@@ -1,9 +1,11 @@
 #include "models/findingsmodel.h"
 
 #include <QFont>
+#include <QStringList>
 #include <iterator>
 
 #include "models/qtconv.h"
+#include "tilescope/document.h"
 #include "style/colors.h"
 
 namespace tilescope::ui {
@@ -72,8 +74,12 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         if (!f->tensor.empty()) loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
         return loc;
       }
-      case EvidenceColumn:
-        return role == Qt::ToolTipRole ? QString::fromStdString(dumpJson(f->evidence, 2)) : formatJsonShort(f->evidence);
+      case EvidenceColumn: {
+        // The export's key/value reading of the evidence (durations and bytes with units), not JSON.
+        QStringList facts;
+        for (const auto& [k, v] : evidenceRows(f->evidence)) facts << QStringLiteral("%1: %2").arg(qs(k), qs(v));
+        return facts.join(role == Qt::ToolTipRole ? QStringLiteral("\n") : QStringLiteral("; "));
+      }
       default: return {};
     }
   }

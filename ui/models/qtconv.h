@@ -10,9 +10,7 @@ namespace tilescope::ui {
 
 inline QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-/// Compact JSON, elided to maxChars.
-QString formatJsonShort(const nlohmann::json& j, int maxChars = 160);
-/// Nanoseconds as "12.3 µs" / "4.56 ms".
+/// Nanoseconds through core's formatDuration ("12.3 µs", "4.567 ms"); "-" for none.
 QString formatNs(double ns);
 
 }  // namespace tilescope::ui

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tilescope/format.h"  // shellQuote
+
 namespace tilescope {
 
 /// What is wrong with `host` as an ssh destination ("" when it is acceptable):
@@ -20,9 +22,6 @@ std::string remoteHostProblem(const std::string& host);
 /// {"ssh", "-o", "BatchMode=yes", "--", host, "tilescope-run", quoted args...}.
 /// Throws std::invalid_argument with remoteHostProblem() for a bad host.
 std::vector<std::string> sshCommand(const std::string& host, const std::vector<std::string>& remoteArgs = {});
-
-/// `s` single-quoted for a POSIX shell ('it'\''s').
-std::string shellQuote(const std::string& s);
 
 /// ssh's exit status when it could not connect or authenticate (the remote
 /// command's own status otherwise).
