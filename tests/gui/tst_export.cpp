@@ -4,8 +4,15 @@
 #include <QtTest>
 #include <cstdio>
 
+#include <QAbstractTextDocumentLayout>
+#include <QPdfWriter>
+#include <QTextFrame>
+#include <QTextTable>
+
 #include "export/documentwriters.h"
+#include "export/exportfigures.h"
 #include "export/reportexporter.h"
+#include "tilescope/format.h"
 #include "tilescope/report.h"
 
 using namespace tilescope;
@@ -69,7 +76,11 @@ class TestExport : public QObject {
     const QString out = exportTo(QStringLiteral("r.md"));
     const QString md = QString::fromUtf8(read(out));
     QVERIFY(md.startsWith(QStringLiteral("# TileScope report: gemm &lt;script&gt;")));
-    QVERIFY(!md.contains(QStringLiteral("<script>")));
+    // Only the config's JSON, inside its code fence (literal text), holds the name unescaped.
+    QString outsideCode = md;
+    outsideCode.remove(QRegularExpression(QStringLiteral("```json\\n.*?\\n```\\n"), QRegularExpression::DotMatchesEverythingOption));
+    QVERIFY(outsideCode.size() < md.size());
+    QVERIFY(!outsideCode.contains(QStringLiteral("<script>")));
     QVERIFY(md.contains(QStringLiteral("| error | coverage\\_gap |")));
     QVERIFY(md.contains(QStringLiteral("| 2 | BLOCK\\_M=128,BLOCK\\_N=128 | incorrect |")));
     const QRegularExpression image(QStringLiteral("!\\[[^\\]]*\\]\\((r_files/[a-z_A-Z]+\\.png)\\)"));
@@ -90,7 +101,57 @@ class TestExport : public QObject {
   }
 
   void markdownEscaping() {
-    QCOMPARE(markdownEscape(QStringLiteral("a|b <i>*x*</i>")), QStringLiteral("a\\|b &lt;i&gt;\\*x\\*&lt;/i&gt;"));
+    QCOMPARE(markdownEscape("a|b <i>*x*</i>"), std::string("a\\|b &lt;i&gt;\\*x\\*&lt;/i&gt;"));
+  }
+
+  // The GUI's HTML is core's document: the troubleshooting path with its fix, the
+  // numbers formatted as the CLI's export formats them, evidence as tables.
+  void htmlCarriesTheTroubleshootingPathAndCoresNumbers() {
+    Report r = loadReport(TILESCOPE_SOURCE_DIR "/resources/sample/session.json");
+    const QString out = m_dir.filePath(QStringLiteral("session.html"));
+    QString error;
+    QVERIFY2(exportReport(r, out, &error), qPrintable(error));
+    const QString html = QString::fromUtf8(read(out));
+    QVERIFY(html.contains(QStringLiteral(">Troubleshooting path</h2>")));
+    QVERIFY(html.contains(QStringLiteral("<h3>Fix: ")));
+    QVERIFY(html.contains(QStringLiteral("<b>Fix:</b> ")));  // the banner
+    const std::string cli = renderHtml(exportDocument(r));
+    for (const DocSection& s : exportDocument(r).sections)
+      QVERIFY2(html.contains(QString::fromStdString(">" + htmlEscape(s.heading) + "</h2>")), s.heading.c_str());
+    int medians = 0;
+    for (const Point& p : r.points) {
+      if (!p.timing.measured) continue;
+      const QString median = QStringLiteral("<td>%1</td>").arg(QString::fromStdString(formatDuration(p.timing.kernelNs.median)));
+      QVERIFY2(html.contains(median), qPrintable(median));
+      QVERIFY(QString::fromStdString(cli).contains(median));
+      ++medians;
+    }
+    QVERIFY(medians > 0);
+    // Diagnose points by their experiment, not "#0"; evidence as key/value rows.
+    QVERIFY(html.contains(QStringLiteral("<td>shape M=65 N=65 K=33</td>")));
+    QVERIFY(!html.contains(QStringLiteral("<td>#0</td>")));
+    QVERIFY(html.contains(QStringLiteral("<td>slow_factor</td><td>1.5</td>")));
+    QVERIFY(!html.contains(QStringLiteral("{&quot;")));  // no JSON object text outside the config block
+  }
+
+  // Tables span the PDF's text width instead of shrinking to half the page.
+  void pdfTablesSpanTheTextWidth() {
+    QPdfWriter writer(m_dir.filePath(QStringLiteral("layout.pdf")));
+    writer.setPageSize(QPageSize(QPageSize::A4));
+    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+    writer.setResolution(96);
+    Report r = fixture();
+    const auto doc = pagedDocument(exportDocument(r), renderFigures(r), &writer);
+    const double textWidth = doc->pageSize().width();
+    QVERIFY(textWidth > 600);  // A4 less 30 mm at 96 dpi: ~680 px
+    int tables = 0;
+    for (QTextFrame* f : doc->rootFrame()->childFrames())
+      if (auto* t = qobject_cast<QTextTable*>(f)) {
+        const QRectF box = doc->documentLayout()->frameBoundingRect(t);
+        QVERIFY2(box.width() > 0.9 * textWidth, qPrintable(QStringLiteral("%1 of %2").arg(box.width()).arg(textWidth)));
+        ++tables;
+      }
+    QVERIFY(tables >= 8);
   }
 };
 

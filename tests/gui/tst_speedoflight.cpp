@@ -5,7 +5,7 @@
 
 #include "charts/chartplot.h"
 #include "charts/rooflinecharts.h"
-#include "export/exportdocument.h"
+#include "export/reportexporter.h"
 #include "export/exportfigures.h"
 #include "panels/speedoflightpanel.h"
 #include "tilescope/report.h"
@@ -134,14 +134,20 @@ class TestSpeedOfLight : public QObject {
     for (const Figure& f : figures) ids << f.id;
     QVERIFY2(ids.contains(QStringLiteral("counters_speed_of_light")), qPrintable(ids.join(QLatin1Char(','))));
     QVERIFY(ids.contains(QStringLiteral("counters_roofline")));
-    const ExportDocument doc = buildExportDocument(*r, figures, note);
-    const ExportSection* hw = nullptr;
-    for (const ExportSection& s : doc.sections)
-      if (s.heading == QLatin1String("Hardware counters")) hw = &s;
+    const Document doc = exportDocument(*r, note);
+    const DocSection* hw = doc.section("counters");
     QVERIFY(hw);
-    QCOMPARE(hw->tables[0].rows.size(), qsizetype(r->points[0].counters.metrics.size()));
-    QCOMPARE(hw->tables[0].headers.size(), 5);
-    QVERIFY(hw->figureIds.contains(QStringLiteral("counters_roofline")));
+    QCOMPARE(hw->heading, std::string("Hardware counters"));
+    const DocTable* table = nullptr;
+    bool roofline = false;
+    for (const DocBlock& b : hw->blocks) {
+      if (const auto* t = std::get_if<DocTable>(&b); t && !table) table = t;
+      if (const auto* f = std::get_if<DocFigure>(&b)) roofline = roofline || f->id == "counters_roofline";
+    }
+    QVERIFY(table);
+    QCOMPARE(table->rows.size(), r->points[0].counters.metrics.size());
+    QCOMPARE(table->headers.size(), std::size_t(5));
+    QVERIFY(roofline);
   }
 };
 

@@ -19,11 +19,14 @@ class TestTiming : public QObject {
 
  private slots:
   void units() {
-    QCOMPARE(formatDuration(812000), QStringLiteral("812 µs"));
-    QCOMPARE(formatDuration(1365000), QStringLiteral("1.36 ms"));
-    QCOMPARE(formatBytes(48), QStringLiteral("48 B"));
-    QCOMPARE(formatBytes(66560), QStringLiteral("65 KiB"));
-    QCOMPARE(formatPercent(0.625), QStringLiteral("62.5 %"));
+    // The GUI's labels are core's formatters (the CLI and the exports read the same).
+    QCOMPARE(ui::formatDuration(812000), QStringLiteral("812 µs"));
+    QCOMPARE(ui::formatDuration(1365000), QStringLiteral("1.365 ms"));
+    QCOMPARE(ui::formatDuration(2e9), QStringLiteral("2 s"));
+    QCOMPARE(ui::formatBytes(48), QStringLiteral("48 B"));
+    QCOMPARE(ui::formatBytes(66560), QStringLiteral("65 KiB"));
+    QCOMPARE(ui::formatPercent(0.625), QStringLiteral("62.5 %"));
+    QCOMPARE(ui::formatRatio(48.023858), QStringLiteral("48.0×"));
   }
 
   void distributionShowsKernelAndBaseline() {

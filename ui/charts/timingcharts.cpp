@@ -7,7 +7,6 @@
 
 namespace tilescope::ui {
 
-QString pointLabel(const Point& p) { return QString::fromStdString(tilescope::pointLabel(p)); }
 
 QString speedupText(const Point& p) {
   if (!p.speedup || *p.speedup <= 0) return {};
@@ -79,7 +78,7 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   double top = 0;
   for (int i = 0; i < int(r.points.size()); ++i) {
     const Point& p = r.points[size_t(i)];
-    labels->addTick(i, pointLabel(p));
+    labels->addTick(i, QString::fromStdString(pointLabel(p)));
     if (p.timing.measured) {
       const Stats& s = p.timing.kernelNs;
       keys << i;

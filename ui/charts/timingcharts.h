@@ -4,14 +4,13 @@
 
 #include <QString>
 
+#include "tilescope/document.h"  // pointLabel: how points are named everywhere
 #include "tilescope/report.h"
 
 class QCustomPlot;
 
 namespace tilescope::ui {
 
-/// "name (label)" for a point's axis label: the label, else index and trial.
-QString pointLabel(const Point& p);
 /// "1.84× faster than cublas" / "0.5× (2.0× slower) than cublas" / "" when unknown.
 QString speedupText(const Point& p);
 

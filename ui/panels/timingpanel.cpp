@@ -69,7 +69,7 @@ void TimingPanel::rebuild() {
   } else {
     const Point& p = m_report->points[size_t(m_point)];
     QStringList parts;
-    parts << tr("Point %1").arg(pointLabel(p));
+    parts << tr("Point %1").arg(QString::fromStdString(pointLabel(p)));
     if (p.timing.measured) {
       parts << tr("kernel median %1 (p10 %2, p90 %3, n=%4, CV %5)")
                    .arg(formatDuration(p.timing.kernelNs.median), formatDuration(p.timing.kernelNs.p10),

@@ -17,7 +17,9 @@ namespace tilescope::cuda {
 std::string cudaToolkitRoot() {
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     const char* v = std::getenv(var);
-    if (v && *v && std::filesystem::exists(v)) return v;
+    // Absolute: "-I" + a relative root would resolve against whatever folder a
+    // later compile runs in (`check` from the config's folder), not where it was set.
+    if (v && *v && std::filesystem::exists(v)) return std::filesystem::absolute(v).lexically_normal().string();
   }
   return "/usr/local/cuda";
 }
