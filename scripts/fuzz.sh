@@ -31,7 +31,7 @@ seeds() {
     npy) echo tests/data/npy fuzz/regressions/npy ;;
     classify) echo tests/data/classify fuzz/regressions/classify ;;
     report) echo resources/sample tests/data/reports fuzz/regressions/report ;;
-    stream) echo tests/data/protocol fuzz/regressions/stream ;;
+    stream) echo tests/data/stream fuzz/regressions/stream ;;
   esac
 }
 

@@ -9,6 +9,7 @@
 #include "tilescope/config.h"
 #include "tilescope/diagnose.h"
 #include "tilescope/process.h"
+#include "tilescope/stream.h"
 #include "tilescope/summary.h"
 
 namespace tilescope::cli {
@@ -33,17 +34,15 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   opts.session.allowCommands = a.consent.commands;
   opts.session.extraWorkerArgs = consentArgs(a.consent);
   std::mutex io;
-  opts.session.onEvent = [&](const nlohmann::json& e) {
+  opts.session.onEvent = [&](const StreamEvent& e) {
     std::lock_guard<std::mutex> lock(io);
-    if (a.stream) std::cout << dumpJson(e) << '\n' << std::flush;
-    const std::string ev = e.value("event", "");
-    const std::string exp = e.value("experiment", "");
-    if (ev == "progress" && e.value("stage", "") == "diagnose") {
-      std::cerr << "diagnose: " << e.value("message", "") << '\n';
-    } else if (ev == "progress") {
-      std::cerr << "  [" << exp << "] " << e.value("message", "") << '\n';
-    } else if (ev == "point") {
-      std::cerr << "  [" << exp << "] verdict " << e["point"].value("verdict", "?") << '\n';
+    if (a.stream) std::cout << toLine(e) << '\n' << std::flush;
+    const std::string& exp = e.tags.experiment;
+    if (const auto* pr = std::get_if<ProgressEvent>(&e.body)) {
+      if (pr->stage == "diagnose") std::cerr << "diagnose: " << pr->message << '\n';
+      else std::cerr << "  [" << exp << "] " << pr->message << '\n';
+    } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
+      std::cerr << "  [" << exp << "] verdict " << verdictName(pe->point.verdict) << '\n';
     }
   };
   std::cerr << "diagnose " << cfg.name << ": a baseline capture, then at most " << opts.maxCaptures - 1

@@ -13,6 +13,7 @@
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
 #include "tilescope/session.h"
+#include "tilescope/stream.h"
 #include "tilescope/summary.h"
 
 namespace tilescope::cli {
@@ -100,31 +101,28 @@ int cmdRun(const RunArgs& a) {
   const std::size_t total = points * static_cast<std::size_t>(std::max(1, opts.trials));
   std::size_t done = 0;
   bool traceNoted = false;
-  opts.onEvent = [&](const nlohmann::json& e) {
+  opts.onEvent = [&](const StreamEvent& e) {
     std::lock_guard<std::mutex> lock(io);
-    const std::string ev = e.value("event", "");
     if (a.stream) {
-      nlohmann::json out = e;
-      out["total"] = total;
-      std::cout << dumpJson(out) << '\n' << std::flush;
+      StreamEvent out = e;
+      out.tags.total = static_cast<std::int64_t>(total);
+      std::cout << toLine(out) << '\n' << std::flush;
     }
-    if (ev == "progress") {
+    const int pointIndex = e.tags.pointIndex.value_or(0), trial = e.tags.trial.value_or(0);
+    if (const auto* pr = std::get_if<ProgressEvent>(&e.body)) {
       char at[32] = "";
-      if (e.contains("t")) std::snprintf(at, sizeof at, " %6.2f s", e.value("t", 0.0));
-      std::cerr << "  [" << e.value("point_index", 0) << "." << e.value("trial", 0) << at << "] "
-                << e.value("message", "") << '\n';
-    } else if (ev == "point") {
+      if (pr->t) std::snprintf(at, sizeof at, " %6.2f s", *pr->t);
+      std::cerr << "  [" << pointIndex << "." << trial << at << "] " << pr->message << '\n';
+    } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
       ++done;
+      const Point& p = pe->point;
       // Without the Sanitizer API the trace says so once, in one line.
-      if (a.trace && !traceNoted && e["point"].contains("trace") &&
-          e["point"]["trace"].value("status", "") != "ok") {
+      if (a.trace && !traceNoted && !p.trace.status.empty() && p.trace.status != "ok") {
         traceNoted = true;
-        std::cerr << "trace " << e["point"]["trace"].value("status", "") << ": "
-                  << e["point"]["trace"].value("reason", "") << " (the capture ran untraced)\n";
+        std::cerr << "trace " << p.trace.status << ": " << p.trace.reason << " (the capture ran untraced)\n";
       }
-      const auto& p = e["point"];
-      std::cerr << "point " << done << "/" << total << " " << p.value("label", "") << " trial "
-                << p.value("trial", 0) << ": " << p.value("verdict", "?") << '\n';
+      std::cerr << "point " << done << "/" << total << " " << p.label << " trial " << p.trial << ": "
+                << verdictName(p.verdict) << '\n';
     }
   };
   std::cerr << a.verb << " " << cfg.name << ": " << total << " capture(s)\n";
@@ -143,7 +141,7 @@ int cmdRun(const RunArgs& a) {
 
 int finishReport(const Report& report, const std::string& output, bool stream) {
   printSummary(report, std::cerr);
-  if (stream) std::cout << dumpJson(streamEvent("report", {{"report", toJson(report)}})) << '\n' << std::flush;
+  if (stream) std::cout << toLine({ReportEvent{report}, {}}) << '\n' << std::flush;
   if (!output.empty()) {
     saveReport(report, output);
     std::cerr << "report written to " << output << '\n';

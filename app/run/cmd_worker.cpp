@@ -21,6 +21,7 @@
 #include "tilescope/locations.h"
 #include "tilescope/session.h"
 #include "tilescope/static_analysis.h"
+#include "tilescope/stream.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/live_device.h"
@@ -57,9 +58,9 @@ void reportCrashes() {
 // The stream's file descriptor: stdout until DeviceOutput moves it.
 int g_streamFd = STDOUT_FILENO;
 
-// Compile logs and kernel names may hold invalid UTF-8: dumpJson replaces it.
-void emit(const nlohmann::json& e) {
-  const std::string line = dumpJson(e) + '\n';
+// Compile logs and kernel names may hold invalid UTF-8: toLine replaces it.
+void emit(StreamBody body) {
+  const std::string line = toLine({std::move(body), {}}) + '\n';
   for (std::size_t done = 0; done < line.size();) {
     const ssize_t n = ::write(g_streamFd, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -189,7 +190,7 @@ int cmdWorker(const WorkerArgs& a) {
     return kExitNoGpu;
   }
   if (std::string why = runMetricsError(sp.config, dev.arch); !why.empty()) return usageError(a.config + ": " + why);
-  emit(streamEvent("device", {{"device", toJson(toDeviceInfo(dev))}}));
+  emit(DeviceEvent{toDeviceInfo(dev)});
   cuda::CaptureOptions opts;
   opts.device = a.gpu;
   opts.alignShiftBytes = a.alignShift;
@@ -204,10 +205,13 @@ int cmdWorker(const WorkerArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    emit(streamEvent("progress", {{"message", msg}, {"t", t}}));  // t: seconds since the worker started
+    ProgressEvent p;
+    p.message = msg;
+    p.t = t;  // seconds since the worker started
+    emit(std::move(p));
   };
   // The launch phase arms and disarms the parent's launch watchdog (docs/protocol.md).
-  opts.phase = [](const std::string& phase) { emit(streamEvent("phase", {{"phase", phase}})); };
+  opts.phase = [](const std::string& phase) { emit(PhaseEvent{parsePhase(phase)}); };
   // What the parent reads: the capture with the static view of the point laid on.
   auto complete = [&](Point p) {
     // A Triton/TileLang kernel's block and shared memory are known once compiled: the
@@ -227,8 +231,8 @@ int cmdWorker(const WorkerArgs& a) {
     return p;
   };
   // Before the profiling pass: the parent keeps this one if the worker dies in it.
-  opts.checkpoint = [&](const Point& sofar) { emit(streamEvent("partial", {{"point", toJson(complete(sofar))}})); };
-  emit(streamEvent("point", {{"point", toJson(complete(cuda::capturePoint(sp.config, opts)))}}));
+  opts.checkpoint = [&](const Point& sofar) { emit(PartialEvent{complete(sofar)}); };
+  emit(PointEvent{complete(cuda::capturePoint(sp.config, opts))});
   return kExitOk;
 #endif
 }

@@ -27,21 +27,37 @@ struct Diagnosis {
   bool haveTree = false;
   Tree tree;
 
-  void emit(const std::string& message, json extra = json::object()) const {
+  /// diagnose's own progress; `experiment`: the one about to run.
+  void emit(ProgressEvent p, const std::string& experiment = "") const {
     if (!opts.session.onEvent) return;
-    extra["message"] = message;
-    extra["stage"] = "diagnose";
-    opts.session.onEvent(streamEvent("progress", extra));
+    p.stage = "diagnose";
+    StreamEvent e{std::move(p), {}};
+    e.tags.experiment = experiment;
+    opts.session.onEvent(e);
+  }
+  void emit(const std::string& message) const {
+    ProgressEvent p;
+    p.message = message;
+    emit(std::move(p));
+  }
+  /// A capture starts: capture N of at most opts.maxCaptures.
+  void emitCapture(const Experiment& e, const std::string& group) const {
+    ProgressEvent p;
+    p.message = "experiment " + e.name + ": " + e.why;
+    p.group = group;
+    p.capture = captures + 1;
+    p.maxCaptures = opts.maxCaptures;
+    emit(std::move(p), e.name);
   }
 
   Point run(const Experiment& e) {
     SessionOptions so = opts.session;
     auto args = e.workerArgs();
     so.extraWorkerArgs.insert(so.extraWorkerArgs.end(), args.begin(), args.end());
-    so.onEvent = [&](const json& ev) {
+    so.onEvent = [&](const StreamEvent& ev) {
       if (!opts.session.onEvent) return;
-      json tagged = ev;
-      tagged["experiment"] = e.name;
+      StreamEvent tagged = ev;
+      tagged.tags.experiment = e.name;
       opts.session.onEvent(tagged);
     };
     const int gpu = opts.session.devices.empty() ? 0 : opts.session.devices.front();
@@ -104,9 +120,7 @@ struct Diagnosis {
         cut = true;
         break;
       }
-      emit("experiment " + e.name + ": " + e.why,
-           {{"experiment", e.name}, {"group", experimentKindName(kind)}, {"capture", captures + 1},
-            {"max_captures", opts.maxCaptures}});
+      emitCapture(e, experimentKindName(kind));
       Point p = run(e);
       report.points.push_back(p);
       runs.push_back({e, p});
@@ -118,8 +132,11 @@ struct Diagnosis {
                     {"summary", c.summary}, {"findings", json::array()}};
       for (const auto& f : c.findings) entry["findings"].push_back(f.category);
       report.extra["diagnose"]["conclusions"].push_back(entry);
-      emit(std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary),
-           {{"group", experimentKindName(kind)}, {"findings", entry["findings"]}});
+      ProgressEvent settled;
+      settled.message = std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary);
+      settled.group = experimentKindName(kind);
+      for (const auto& f : c.findings) settled.findings.push_back(f.category);
+      emit(settled);
       conclusions.insert(conclusions.end(), c.findings.begin(), c.findings.end());
     }
     return !cut;
@@ -181,8 +198,7 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     e.name = "trace";
     e.why = *why;
     e.trace = true;
-    d.emit("experiment trace: " + e.why, {{"experiment", e.name}, {"group", "trace"}, {"capture", d.captures + 1},
-                                            {"max_captures", opts.maxCaptures}});
+    d.emitCapture(e, "trace");
     Point p = d.run(e);
     traced = traceConclusions(p);
     json entry = {{"group", "trace"}, {"runs", 1}, {"settled", true}, {"findings", json::array()},

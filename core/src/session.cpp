@@ -15,18 +15,13 @@
 
 #include "tilescope/baseline.h"
 #include "tilescope/device_output.h"
+#include "tilescope/json_input.h"
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
 
 namespace tilescope {
 
 using nlohmann::json;
-
-json streamEvent(const std::string& event, json body) {
-  body["schema"] = kStreamSchema;
-  body["event"] = event;
-  return body;
-}
 
 double defaultWorkerTimeout(const Config& config) {
   if (config.run.timeoutS > 0) return config.run.timeoutS;
@@ -73,14 +68,33 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   for (const auto& a : args) argv.push_back(opts.workerThroughShell ? shellQuote(a) : a);
 
   const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
+  // Each line is read once: the watchdog sees it first (runChild calls it before
+  // onLine), onLine reuses what it read. The last line of a worker that ended
+  // without a newline reaches onLine only.
+  std::string readLine;
+  std::optional<StreamEvent> readEvent;
+  std::string readError, readErrorEvent;
+  auto read = [&](const std::string& line) {
+    if (!readLine.empty() && line == readLine) return;
+    readLine = line;
+    readEvent.reset();
+    readError.clear();
+    readErrorEvent.clear();
+    try {
+      readEvent = parseStreamEvent(line);
+    } catch (const StreamError& e) {
+      readError = e.what();
+      readErrorEvent = e.event();
+    }
+  };
   std::string lastPhase;
   auto watchdog = [&](const std::string& line, std::string* name) -> double {
-    if (line.find("\"phase\"") == std::string::npos) return 0;
-    json e = json::parse(line, nullptr, false);
-    if (!e.is_object() || e.value("event", "") != "phase") return 0;
-    lastPhase = e.value("phase", "");
+    read(line);
+    const auto* e = readEvent ? std::get_if<PhaseEvent>(&readEvent->body) : nullptr;
+    if (!e) return 0;
+    lastPhase = phaseName(e->phase);
     *name = lastPhase;
-    if (lastPhase == "launch") return opts.launchTimeoutS;
+    if (e->phase == Phase::launch) return opts.launchTimeoutS;
     return -1;  // any other phase: the launch finished
   };
 
@@ -88,27 +102,29 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   bool gotPoint = false;
   std::optional<Point> partial;  // the capture before the profiling pass
   std::string lastProgress;
+  std::string streamError;       // the first line that could not be read
   auto onLine = [&](const std::string& line) {
-    json e = json::parse(line, nullptr, false);
-    if (!e.is_object() || e.value("schema", "") != kStreamSchema) return;
-    const std::string ev = e.value("event", "");
-    if (ev == "point" && e.contains("point")) {
-      result = pointFromJson(e["point"]);
+    read(line);
+    if (!readError.empty()) {
+      if (streamError.empty()) streamError = clipForMessage(readError, 2000);
+      if (readErrorEvent == "partial") partial.reset();  // a malformed checkpoint is no checkpoint
+      return;
+    }
+    if (!readEvent) return;  // not an event: a library's or a wrapper's text
+    StreamEvent& e = *readEvent;
+    if (auto* p = std::get_if<PointEvent>(&e.body)) {
+      result = p->point;
       gotPoint = true;
-    } else if (ev == "partial" && e.contains("point")) {
-      try {
-        partial = pointFromJson(e["point"]);
-      } catch (const std::exception&) {
-        partial.reset();  // a malformed checkpoint is no checkpoint
-      }
-    } else if (ev == "progress") {
-      lastProgress = e.value("message", "");
-    } else if (ev == "device" && deviceOut && e.contains("device")) {
-      *deviceOut = deviceInfoFromJson(e["device"]);
+    } else if (auto* c = std::get_if<PartialEvent>(&e.body)) {
+      partial = c->point;
+    } else if (auto* g = std::get_if<ProgressEvent>(&e.body)) {
+      lastProgress = g->message;
+    } else if (auto* d = std::get_if<DeviceEvent>(&e.body); d && deviceOut) {
+      *deviceOut = d->device;
     }
     if (opts.onEvent) {
-      e["point_index"] = sp.index;
-      e["trial"] = trial;
+      e.tags.pointIndex = sp.index;
+      e.tags.trial = trial;
       opts.onEvent(e);
     }
   };
@@ -118,6 +134,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   result.label = sp.label();
   result.workerStderr = r.stderrText;
   result.wallSeconds = r.seconds;
+  result.status.streamError = streamError;
 
   if (!r.started) {
     result.verdict = Verdict::launch_error;
@@ -147,6 +164,7 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     result = std::move(kept);
     result.workerStderr = r.stderrText;
     result.wallSeconds = r.seconds;
+    result.status.streamError = streamError;
     return result;
   }
   if (r.timedOut) {
@@ -182,8 +200,11 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   if (gotPoint) locateDeviceAssert(result, r.stderrText);  // CUDA prints failed asserts on stderr
   if (!gotPoint) {
     // The worker ended without a result: a configuration problem it reported on
-    // stderr (exit 2), no GPU (exit 3) or an internal error.
-    std::string why = r.stderrText.empty() ? "no output" : r.stderrText.substr(0, 2000);
+    // stderr (exit 2), no GPU (exit 3), an internal error, or a result line
+    // that could not be read (a broken or mismatched worker).
+    std::string why = !streamError.empty()     ? "its result could not be read: " + streamError
+                      : r.stderrText.empty() ? "no output"
+                                             : r.stderrText.substr(0, 2000);
     result.status.workerExit = r.exitCode;
     result.status.workerError = why;
     if (r.exitCode == kExitNoGpu) {

@@ -393,7 +393,7 @@ TEST(DiagnoseConclude, AnOutOfBoundsWriteLeadsTheRaceItCauses) {
 
 struct DiagRun {
   Report report;
-  std::vector<nlohmann::json> events;
+  std::vector<StreamEvent> events;
 };
 
 DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int maxCaptures = 16,
@@ -407,7 +407,7 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
   opts.session.timeoutS = 30;
   opts.session.launchTimeoutS = 1;
   std::mutex mu;
-  opts.session.onEvent = [&](const nlohmann::json& e) {
+  opts.session.onEvent = [&](const StreamEvent& e) {
     std::lock_guard<std::mutex> lock(mu);
     r.events.push_back(e);
   };
@@ -540,8 +540,9 @@ TEST(DiagnoseRun, CleanKernelRunsEveryGroupWithinTheBudget) {
   for (const auto& p : r.report.points) EXPECT_FALSE(p.experiment.empty());
   bool tagged = false, progress = false;
   for (const auto& e : r.events) {
-    tagged = tagged || (e.value("event", "") == "point" && e.value("experiment", "") == "align_shift=4");
-    progress = progress || e.value("stage", "") == "diagnose";
+    tagged = tagged || (std::holds_alternative<PointEvent>(e.body) && e.tags.experiment == "align_shift=4");
+    const auto* pr = std::get_if<ProgressEvent>(&e.body);
+    progress = progress || (pr && pr->stage == "diagnose");
   }
   EXPECT_TRUE(tagged);
   EXPECT_TRUE(progress);

@@ -118,7 +118,8 @@ Point fullPoint() {
   p.workerStderr = "warning\n";
   p.experiment = "trial 2/5";
   p.wallSeconds = 2.5;
-  p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}}};
+  p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}},
+              "stream event 'progress': message: expected a string, found an integer"};
   p.counters.collected = true;
   p.counters.chip = "GH100";
   p.counters.passes = 3;

@@ -21,47 +21,54 @@ void RunStream::finish() {
 }
 
 void RunStream::parseLine(const QByteArray& line) {
-  nlohmann::json j = nlohmann::json::parse(line.constBegin(), line.constEnd(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("schema", std::string()) != kStreamSchema) {
-    emit textAvailable(QString::fromUtf8(line));
+  std::optional<StreamEvent> read;
+  try {
+    read = parseStreamEvent(std::string_view(line.constData(), static_cast<std::size_t>(line.size())));
+  } catch (const StreamError& e) {
+    emit streamFailed(QString::fromUtf8(e.what()));
     return;
   }
-  const std::string event = j.value("event", std::string());
-  try {
-    if (event == "progress") {
-      const QString message = QString::fromStdString(j.value("message", std::string()));
-      if (j.contains("max_captures")) {
-        // diagnose: capture N of at most M starts (N - 1 done; it stops early
-        // once conclusive).
-        m_maxCaptures = j.value("max_captures", 0);
-        emit progressAvailable(std::max(j.value("capture", m_points + 1) - 1, m_points), m_maxCaptures, message);
-        return;
-      }
-      // `point` (or the session's `point_index`) is the point the message is about;
-      // under diagnose, a worker's own progress counts against the capture limit.
-      const int point = j.contains("point") ? j.value("point", 0) : j.value("point_index", m_points);
-      emit progressAvailable(std::max(point, m_points), j.value("total", m_maxCaptures), message);
-    } else if (event == "point") {
-      Point p = pointFromJson(j.at("point"));
-      // diagnose tags its workers' events with the experiment they belong to.
-      if (p.experiment.empty()) p.experiment = j.value("experiment", std::string());
-      ++m_points;
-      emit pointAvailable(p);
-      if (j.contains("total"))
-        emit progressAvailable(m_points, j.value("total", 0),
-                               tr("%1 trial %2: %3").arg(QString::fromStdString(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict))));
-    } else if (event == "report") {
-      emit reportAvailable(std::make_shared<const Report>(reportFromJson(j.at("report"))));
-    } else if (event == "phase") {
-      emit textAvailable(tr("phase: %1").arg(QString::fromStdString(j.value("phase", std::string()))));
-    } else if (event == "device") {
-      emit textAvailable(tr("device: %1").arg(QString::fromStdString(j.value("device", nlohmann::json::object()).value("name", std::string()))));
-    } else {
-      emit textAvailable(QString::fromUtf8(line));
-    }
-  } catch (const std::exception& e) {
-    emit streamFailed(tr("stream event '%1': %2").arg(QString::fromStdString(event), QString::fromUtf8(e.what())));
+  if (!read) {
+    emit textAvailable(QString::fromUtf8(line));  // a wrapper's text, or JSON of another schema
+    return;
   }
+  const StreamEvent& e = *read;
+  if (const auto* p = std::get_if<ProgressEvent>(&e.body)) {
+    onProgress(*p, e.tags);
+  } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
+    Point p = pe->point;
+    // diagnose tags its workers' events with the experiment they belong to.
+    if (p.experiment.empty()) p.experiment = e.tags.experiment;
+    ++m_points;
+    emit pointAvailable(p);
+    if (e.tags.total)
+      emit progressAvailable(m_points, static_cast<int>(*e.tags.total),
+                             tr("%1 trial %2: %3").arg(QString::fromStdString(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict))));
+  } else if (const auto* r = std::get_if<ReportEvent>(&e.body)) {
+    emit reportAvailable(std::make_shared<const Report>(r->report));
+  } else if (const auto* ph = std::get_if<PhaseEvent>(&e.body)) {
+    emit textAvailable(tr("phase: %1").arg(QString::fromLatin1(phaseName(ph->phase))));
+  } else if (const auto* d = std::get_if<DeviceEvent>(&e.body)) {
+    emit textAvailable(tr("device: %1").arg(QString::fromStdString(d->device.name)));
+  } else if (const auto* c = std::get_if<PartialEvent>(&e.body)) {
+    emit textAvailable(tr("capture of %1 kept before the profiling pass (verdict %2)")
+                           .arg(QString::fromStdString(c->point.label), QString::fromLatin1(verdictName(c->point.verdict))));
+  }
+}
+
+void RunStream::onProgress(const ProgressEvent& p, const StreamTags& tags) {
+  const QString message = QString::fromStdString(p.message);
+  if (p.maxCaptures) {
+    // diagnose: capture N of at most M starts (N - 1 done; it stops early
+    // once conclusive).
+    m_maxCaptures = *p.maxCaptures;
+    emit progressAvailable(std::max(p.capture.value_or(m_points + 1) - 1, m_points), m_maxCaptures, message);
+    return;
+  }
+  // The session's point_index is the point the message is about; under
+  // diagnose, a worker's own progress counts against the capture limit.
+  const int point = tags.pointIndex.value_or(m_points);
+  emit progressAvailable(std::max(point, m_points), tags.total ? static_cast<int>(*tags.total) : m_maxCaptures, message);
 }
 
 }  // namespace tilescope::ui

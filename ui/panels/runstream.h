@@ -1,6 +1,7 @@
-// Parser of `tilescope-run run|sweep --stream` stdout (schema tilescope.stream/1):
-// one JSON object per line, events `progress`, `phase`, `device`, `point` (each
-// with the run's `total`) and finally `report`.
+// The GUI's reader of `tilescope-run run|sweep|diagnose --stream` stdout
+// (tilescope.stream/1, read by core's codec, stream.h): lines arrive in chunks,
+// each event becomes a signal; the run's `total` and diagnose's capture limit
+// turn progress events into a position.
 #pragma once
 
 #include <QByteArray>
@@ -9,7 +10,7 @@
 #include <memory>
 
 #include "tilescope/report.h"
-#include "tilescope/session.h"
+#include "tilescope/stream.h"
 
 namespace tilescope::ui {
 
@@ -37,6 +38,7 @@ class RunStream : public QObject {
 
  private:
   void parseLine(const QByteArray& line);
+  void onProgress(const ProgressEvent& p, const StreamTags& tags);
   QByteArray m_buffer;
   int m_points = 0;
   int m_maxCaptures = 0;  ///< diagnose: the capture limit its progress events name

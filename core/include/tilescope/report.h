@@ -220,6 +220,7 @@ struct PointStatus {
   std::string captureError;           ///< error: the capture could not set up (device, allocation)
   std::string tilesError, guardError, referenceError, downloadError;  ///< *_error: a step that failed
   std::map<std::string, std::string> outputDigest;  ///< output_digest: FNV-1a 64 of each output's bytes
+  std::string streamError;            ///< stream_error: the first line of the worker's stream that could not be read, and why
   bool operator==(const PointStatus&) const = default;
 };
 

@@ -11,14 +11,9 @@
 
 #include "tilescope/config.h"
 #include "tilescope/report.h"
+#include "tilescope/stream.h"
 
 namespace tilescope {
-
-inline constexpr const char* kStreamSchema = "tilescope.stream/1";
-
-/// One line of the worker protocol (and of `run --stream`): a JSON object with
-/// `schema: tilescope.stream/1` and `event` one of progress | device | phase | point | report.
-nlohmann::json streamEvent(const std::string& event, nlohmann::json body = nlohmann::json::object());
 
 struct SessionOptions {
   std::vector<std::string> workerCommand;  ///< e.g. {"/usr/bin/tilescope-run"} or {"ssh", "gpu1", "tilescope-run"}
@@ -38,7 +33,9 @@ struct SessionOptions {
   /// The user allowed the config's own programs (--allow-commands): only then
   /// does a command baseline run.
   bool allowCommands = false;
-  std::function<void(const nlohmann::json& event)> onEvent;  ///< progress and per-point results
+  /// Every event a worker streams that could be read, tagged with its point_index
+  /// and trial (stream.h); lines that could not be read are not passed on.
+  std::function<void(const StreamEvent& event)> onEvent;
 };
 
 /// The default per-worker limit: compile + allocation + timing budget + slack.

@@ -35,6 +35,18 @@ the zoo's planted bugs behave on a GPU:
              counters before the baseline is profiled
   assert     a device_assert fault, with CUDA's assert lines on stderr
   hang       announces the launch and never finishes
+  bad_types, bad_verdict, bad_category, bad_utf8, truncated, deep, unknown_event
+             a malformed result line (a point whose verdict is a number, an
+             unknown verdict or finding category, invalid UTF-8 in the line,
+             the line cut short, nesting 1000 deep, an event nobody knows):
+             the parent must fault that point, saying why, and go on
+  binary     binary on stdout and stderr before a good point
+  bad_progress
+             a progress message that is a number and a device whose sm_count
+             is a string before a good point: the point stands
+  bad_partial
+             a good checkpoint, then a malformed one, then SIGSEGV in the
+             profiling pass: a malformed checkpoint is no checkpoint
 """
 import json
 import os
@@ -168,6 +180,9 @@ def main():
         else:
             print(f"--set: '{k}' is neither a define nor a param", file=sys.stderr)
             sys.exit(2)
+    if s == "bad_progress":
+        emit("device", device={"name": "Fake GPU", "sm_count": "many"})
+        emit("progress", message=42)
     emit("device", device={"name": "Fake GPU", "key": "h100", "cc": "9.0", "sm_count": 132})
     emit("progress", message=f"scenario {s}")
     emit("phase", phase="launch")
@@ -182,6 +197,9 @@ def main():
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
                                    "elements": params["M"] * params["N"], "measured": True,
                                    "written": params["M"] * params["N"], "unwritten": 0}}
+    if s in MALFORMED:
+        MALFORMED[s](point)
+        return
     if s in ("profile_crash", "baseline_profile_crash"):
         emit("partial", point=point)
         if s == "baseline_profile_crash":
@@ -193,6 +211,62 @@ def main():
         emit("progress", message="profile the baseline: cublas")
         os.kill(os.getpid(), signal.SIGSEGV)
     emit("point", point=point)
+
+
+
+def emit_raw(data):
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.flush()
+
+
+def point_line(point):
+    return json.dumps({"schema": "tilescope.stream/1", "event": "point", "point": point}).encode()
+
+
+def bad_types(point):
+    emit("point", point=dict(point, verdict=3))
+
+
+def bad_verdict(point):
+    emit("point", point=dict(point, verdict="great"))
+
+
+def bad_category(point):
+    emit("point", point=dict(point, findings=[finding("oob_wirte", "a misspelt category")]))
+
+
+def bad_utf8(point):
+    emit_raw(point_line(dict(point, label="LABEL")).replace(b"LABEL", b"\xff\xfe"))
+
+
+def truncated(point):
+    emit_raw(point_line(point)[:60])
+
+
+def deep(point):
+    emit_raw(point_line(dict(point, defines="DEEP")).replace(b'"DEEP"', b"[" * 1000 + b"]" * 1000))
+
+
+def unknown_event(point):
+    emit("result", point=point)
+
+
+def binary(point):
+    sys.stderr.buffer.write(bytes(range(256)) + b"\n")
+    sys.stderr.flush()
+    emit_raw(bytes(range(1, 10)) + bytes(range(11, 256)))
+    emit("point", point=point)
+
+
+def bad_partial(point):
+    emit("partial", point=point)
+    emit("partial", point=dict(point, verdict="great"))
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+MALFORMED = {"bad_types": bad_types, "bad_verdict": bad_verdict, "bad_category": bad_category,
+             "bad_utf8": bad_utf8, "truncated": truncated, "deep": deep, "unknown_event": unknown_event,
+             "binary": binary, "bad_partial": bad_partial}
 
 
 if __name__ == "__main__":
