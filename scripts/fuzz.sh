@@ -5,10 +5,12 @@
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]      default: 60 s each, every harness
 #
 # Environment: JOBS (harnesses at once, default 1), FUZZ_DIR (work folder,
-# default build/fuzz/work). Each harness keeps its growing corpus in
-# $FUZZ_DIR/corpus/NAME and writes what it breaks on (crash-*, timeout-*,
-# oom-*, leak-*) to $FUZZ_DIR/artifacts/NAME/; a found input belongs in
-# fuzz/regressions/NAME/ once fixed. Exit status 1 when anything was found.
+# default build/fuzz/work), FUZZ_BIN (a folder of harnesses the fuzz preset
+# built elsewhere, e.g. copied to a larger machine without clang: nothing is
+# built). Each harness keeps its growing corpus in $FUZZ_DIR/corpus/NAME and
+# writes what it breaks on (crash-*, timeout-*, oom-*, leak-*) to
+# $FUZZ_DIR/artifacts/NAME/; a found input belongs in fuzz/regressions/NAME/
+# once fixed. Exit status 1 when anything was found.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
@@ -19,9 +21,12 @@ names=("$@")
 work=${FUZZ_DIR:-build/fuzz/work}
 jobs=${JOBS:-1}
 
-export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
-cmake --preset fuzz >/dev/null || exit 2
-cmake --build --preset fuzz -j "$(nproc)" >/dev/null || { echo "fuzz build failed" >&2; exit 2; }
+bin=${FUZZ_BIN:-build/fuzz/fuzz}
+if [ -z "${FUZZ_BIN:-}" ]; then
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  cmake --preset fuzz >/dev/null || exit 2
+  cmake --build --preset fuzz -j "$(nproc)" >/dev/null || { echo "fuzz build failed" >&2; exit 2; }
+fi
 
 # The seed folders of each harness, as fuzz/CMakeLists.txt lists them for the regression tests.
 seeds() {
@@ -36,7 +41,7 @@ seeds() {
 }
 
 run_one() {
-  local name=$1 exe=build/fuzz/fuzz/fuzz_$1
+  local name=$1 exe=$bin/fuzz_$1
   [ -x "$exe" ] || { echo "$name: no harness built (skipped)" > "$work/$name.summary"; return; }
   mkdir -p "$work/corpus/$name" "$work/artifacts/$name"
   local dirs=()

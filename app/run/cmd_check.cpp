@@ -28,7 +28,7 @@ int usageError(const std::string& message) {
   return kExitUsage;
 }
 
-static std::string toolkitRoot() {
+std::string toolkitRoot() {
 #ifdef TILESCOPE_HAVE_CUDA
   return cuda::cudaToolkitRoot();
 #else

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 
 #include "commands.h"
 #include "tilescope/config.h"
+#include "tilescope/format.h"
 #include "tilescope/json_input.h"
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
@@ -73,11 +75,22 @@ int cmdRun(const RunArgs& a) {
 
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();
+  std::unique_ptr<RemoteFolder> remoteCopy;  // removed from the host when the run ends
   if (!a.remote.empty()) {
-    // The remote host sees the same absolute path (a shared filesystem); ssh
-    // hands the arguments to the remote shell as one line, so they are quoted.
+    // ssh hands the arguments to the remote shell as one line, so they are quoted.
     const std::string problem = remoteHostProblem(a.remote);
     if (!problem.empty()) return usageError("--remote '" + clipForMessage(a.remote) + "': " + problem);
+    if (!a.remoteShared) {
+      try {
+        remoteCopy = std::make_unique<RemoteFolder>(a.remote, cfg, toolkitRoot());
+        opts.configPath = remoteCopy->configPath();
+        std::cerr << "copied " << remoteCopy->files() << " file(s), " << formatBytes(double(remoteCopy->bytes()))
+                  << ", to " << a.remote << ":" << remoteCopy->dir() << '\n';
+      } catch (const RemoteError& e) {
+        // An unreachable host is the session's to report (remote_unreachable, per point).
+        if (!e.unreachable()) return usageError(std::string("--remote: ") + e.what());
+      }
+    }
     opts.workerCommand = sshCommand(a.remote);
     opts.workerThroughShell = true;
     opts.remoteHost = a.remote;

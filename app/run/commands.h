@@ -33,6 +33,7 @@ struct RunArgs {
   double launchTimeoutS = 20;  ///< from a kernel's launch to its completion
   bool stream = false;         ///< stream events (tilescope.stream/1) on stdout
   std::string remote;          ///< ssh host: workers run there
+  bool remoteShared = false;   ///< the host sees the same paths: copy nothing
   bool onlyFirstPoint = false; ///< run: the first sweep point only
   bool trace = false;          ///< trace each point first (docs/report.md, "trace")
   std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
@@ -104,6 +105,9 @@ std::string runMetricsError(const Config& cfg, const std::string& arch);
 /// outside its folder), as one message naming each JSON path and the option that
 /// allows it; "" when nothing.
 std::string consentProblem(const Config& cfg, const Consent& consent);
+
+/// The CUDA toolkit's folder ("" without CUDA): its headers are the host's own.
+std::string toolkitRoot();
 
 /// The arguments that pass `consent` on to a worker.
 std::vector<std::string> consentArgs(const Consent& consent);

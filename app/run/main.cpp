@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
     s->add_option("--launch-timeout", a.launchTimeoutS, "watchdog limit from a kernel's launch to its completion (s)")
         ->check(CLI::PositiveNumber);
     s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
-    s->add_option("--remote", a.remote, "run the workers on this host over ssh");
+    s->add_option("--remote", a.remote, "run the workers on this host over ssh (the config's files are copied there)");
+    s->add_flag("--remote-shared", a.remoteShared, "with --remote: the host sees the same paths (a shared filesystem); copy nothing");
     s->add_flag("--trace", a.trace, "trace each point's kernel through the Sanitizer API first (docs/report.md)");
     s->add_option("--trace-mode", a.traceMode, "full (default) or memory: without the shared-memory hazards")
         ->check(CLI::IsMember({"full", "memory"}));

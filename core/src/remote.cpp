@@ -1,9 +1,19 @@
 // ssh destinations and remote command lines (see remote.h for why).
 #include "tilescope/remote.h"
 
+#include <algorithm>
+#include <regex>
+#include <set>
 #include <stdexcept>
 
+#include "tilescope/includes.h"
+#include "tilescope/json_input.h"
+#include "tilescope/process.h"
+#include "tilescope/trust.h"
+
 namespace tilescope {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -45,5 +55,125 @@ std::vector<std::string> sshCommand(const std::string& host, const std::vector<s
   for (const auto& a : remoteArgs) argv.push_back(shellQuote(a));
   return argv;
 }
+
+namespace {
+
+// Collects files for remoteFiles: each must lie inside `root`, named by its JSON path when not.
+struct FileSet {
+  fs::path root;  // the config's folder, symbolic links resolved
+  std::set<fs::path> files;
+
+  void add(const fs::path& file, const std::string& jsonPath) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(file, ec);
+    if (ec || !insideRoots(real, {root}))
+      throw RemoteError(jsonPath + ": " + (ec ? file : real).string() +
+                            " lies outside the config's folder (" + root.string() +
+                            "), which is what a remote run copies; use --remote-shared if the host sees the same paths",
+                        false);
+    if (fs::is_regular_file(real, ec)) files.insert(real.lexically_relative(root));
+  }
+
+  void addKernel(const KernelSpec& k, const std::string& base, const fs::path& toolkitRoot) {
+    add(k.sourcePath, base + ".source");
+    if (k.isPython()) {
+      // Modules the kernel may import from its own folder.
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(k.sourcePath.parent_path(), ec))
+        if (e.path().extension() == ".py" && insideRoots(e.path(), {root})) add(e.path(), base + ".source");
+      return;
+    }
+    std::error_code ec;
+    const fs::path toolkit = toolkitRoot.empty() ? fs::path() : fs::weakly_canonical(toolkitRoot, ec);
+    const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, toolkitRoot));
+    for (const fs::path& f : scan.files) {
+      if (!toolkit.empty() && insideRoots(f, {toolkit})) continue;  // the host has its own toolkit
+      add(f, base + ".source (#include " + f.filename().string() + ")");
+    }
+  }
+};
+
+// What remoteStageCommand's remote side prints: an absolute mktemp folder.
+const std::regex& stagedDirPattern() {
+  static const std::regex re(R"(/([^\x00-\x1f]*/)?tilescope\.[A-Za-z0-9]{8})");
+  return re;
+}
+
+}  // namespace
+
+std::vector<fs::path> remoteFiles(const Config& config, const fs::path& toolkitRoot) {
+  std::error_code ec;
+  FileSet set{fs::weakly_canonical(config.dir.empty() ? fs::current_path() : config.dir, ec), {}};
+  if (!config.path.empty()) set.add(config.path, "(the config file)");
+  set.addKernel(config.kernel, "kernel", toolkitRoot);
+  if (config.reference.op == "kernel") set.addKernel(config.reference.kernel, "reference", toolkitRoot);
+  for (const auto& t : config.tensors)
+    for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}}) {
+      if (ref.rfind("npy:", 0) != 0) continue;
+      fs::path p(ref.substr(4));
+      set.add(p.is_relative() ? config.dir / p : p, "tensors." + t.name + "." + key);
+    }
+  return {set.files.begin(), set.files.end()};
+}
+
+std::vector<std::string> remoteStageCommand(const std::string& host, const fs::path& dir,
+                                            const std::vector<fs::path>& files) {
+  const std::string problem = remoteHostProblem(host);
+  if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);
+  // "./" keeps a file named "-x" from reading as a tar option.
+  std::string pack = "tar -C " + shellQuote(dir.string()) + " -cf -";
+  for (const auto& f : files) pack += " " + shellQuote("./" + f.generic_string());
+  // Run by the remote user's shell: a private folder (mktemp -d is mode 700).
+  const std::string unpack = "d=$(mktemp -d \"${TMPDIR:-/tmp}/tilescope.XXXXXXXX\") && tar -xf - -C \"$d\" && echo \"$d\"";
+  return {"sh", "-c", pack + " | ssh -o BatchMode=yes -- " + shellQuote(host) + " " + shellQuote(unpack)};
+}
+
+std::vector<std::string> remoteCleanupCommand(const std::string& host, const std::string& remoteDir) {
+  const std::string problem = remoteHostProblem(host);
+  if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);
+  if (!std::regex_match(remoteDir, stagedDirPattern()) || remoteDir.find("/../") != std::string::npos)
+    throw std::invalid_argument("'" + clipForMessage(remoteDir) + "' is not a folder TileScope made on the host");
+  return {"ssh", "-o", "BatchMode=yes", "--", host, "rm -rf -- " + shellQuote(remoteDir)};
+}
+
+RemoteFolder::RemoteFolder(const std::string& host, const Config& config, const fs::path& toolkitRoot,
+                           double timeoutS)
+    : m_host(host), m_configName(config.path.filename().string()) {
+  const std::vector<fs::path> files = remoteFiles(config, toolkitRoot);
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(config.dir, ec);
+  for (const auto& f : files) m_bytes += fs::file_size(root / f, ec);
+  m_files = files.size();
+  // The config file's own path below the folder (it may be a symbolic link's name).
+  m_configName = fs::weakly_canonical(config.path, ec).lexically_relative(root).generic_string();
+  std::string lastLine;
+  const ChildResult r = runChild(remoteStageCommand(host, root, files), timeoutS, [&](const std::string& line) {
+    if (!line.empty()) lastLine = line;
+  });
+  auto why = [&] {
+    std::string e = r.stderrText;
+    while (!e.empty() && (e.back() == '\n' || e.back() == '\r')) e.pop_back();
+    return e.empty() ? std::string() : ": " + clipForMessage(e, 400);
+  };
+  if (!r.started) throw RemoteError("cannot start ssh: " + r.startError, false);
+  if (r.timedOut) throw RemoteError("copying the config to '" + host + "' took longer than " +
+                                        std::to_string(int(timeoutS)) + " s", false);
+  if (r.exitCode == kSshConnectionFailed) throw RemoteError("cannot reach host '" + host + "' over ssh" + why(), true);
+  if (r.exitCode != 0 || !std::regex_match(lastLine, stagedDirPattern()))
+    throw RemoteError("copying the config to '" + host + "' failed (exit " + std::to_string(r.exitCode) + ")" + why(),
+                      false);
+  m_dir = lastLine;
+}
+
+RemoteFolder::~RemoteFolder() {
+  if (m_dir.empty()) return;
+  try {
+    runChild(remoteCleanupCommand(m_host, m_dir), 60, [](const std::string&) {});
+  } catch (...) {
+    // Best effort: a folder left in the host's temporary directory harms nothing.
+  }
+}
+
+std::string RemoteFolder::configPath() const { return m_dir + "/" + m_configName; }
 
 }  // namespace tilescope

@@ -1,5 +1,11 @@
 // ssh destinations (issue 11, security 1): a host name can never become an ssh
 // option or a shell word, and the remote command is quoted for the remote shell.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "tilescope/remote.h"
@@ -32,6 +38,72 @@ TEST(Remote, OptionsEndBeforeTheHostAndArgumentsAreQuoted) {
                                       "'run'", "'/data/my kernel'\\''s/x.json'", "'--stream'"};
   EXPECT_EQ(argv, want);
   EXPECT_EQ(shellQuote("$(id)"), "'$(id)'");
+}
+
+// A config folder with a kernel that includes a header from a subfolder, a .npy
+// input, and a file beside them that nothing reads.
+class RemoteFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("tilescope_remote_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "common");
+    write("kern.cu", "#include \"common/tile.cuh\"\n#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* x) {}\n");
+    write("common/tile.cuh", "#pragma once\n#include \"../shared.h\"\n");
+    write("shared.h", "#pragma once\n");
+    write("unused.txt", "nothing reads me");
+    write("x.npy", "not read here");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  void write(const std::string& rel, const std::string& text) { std::ofstream(dir / rel) << text; }
+  /// A config at `rel` (below the folder) whose kernel source is `source`.
+  Config config(const std::string& source, const std::string& init = "randn", const std::string& rel = "c.tscfg.json") {
+    write(rel, R"({"schema": "tilescope.config/1", "name": "k",
+      "kernel": {"source": ")" + source + R"(", "entry": "k"},
+      "tensors": {"x": {"dtype": "f32", "shape": [4], "init": ")" + init + R"("}},
+      "args": ["x"], "launch": {"grid": [1], "block": [32]}})");
+    return loadConfig(dir / rel);
+  }
+  std::filesystem::path dir;
+};
+
+TEST_F(RemoteFilesTest, TheConfigItsSourceTheHeadersItIncludesAndItsNpyFiles) {
+  const auto files = remoteFiles(config("kern.cu", "npy:x.npy"), "");
+  std::vector<std::string> got;
+  for (const auto& f : files) got.push_back(f.generic_string());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"c.tscfg.json", "common/tile.cuh", "kern.cu", "shared.h", "x.npy"}));
+}
+
+TEST_F(RemoteFilesTest, AFileOutsideTheFolderIsNamedByItsJsonPath) {
+  std::filesystem::create_directories(dir / "sub");
+  try {
+    (void)remoteFiles(config("../kern.cu", "randn", "sub/c.tscfg.json"), "");
+    FAIL() << "a source outside the config's folder was accepted";
+  } catch (const RemoteError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel.source"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--remote-shared"), std::string::npos) << e.what();
+    EXPECT_FALSE(e.unreachable());
+  }
+}
+
+TEST(Remote, StagingPacksRelativeNamesAndUnpacksIntoAFreshFolder) {
+  const auto argv = remoteStageCommand("gpu01", "/data/my dir", {"c.json", "-x.cu"});
+  ASSERT_EQ(argv.size(), 3u);
+  EXPECT_EQ(argv[0], "sh");
+  const std::string& line = argv[2];
+  EXPECT_NE(line.find("tar -C '/data/my dir' -cf - './c.json' './-x.cu'"), std::string::npos) << line;
+  EXPECT_NE(line.find("| ssh -o BatchMode=yes -- 'gpu01' "), std::string::npos) << line;
+  EXPECT_NE(line.find("mktemp -d"), std::string::npos) << line;
+  EXPECT_THROW((void)remoteStageCommand("-oProxyCommand=x", "/d", {}), std::invalid_argument);
+}
+
+TEST(Remote, CleanupRemovesOnlyAFolderStagingMade) {
+  const auto argv = remoteCleanupCommand("gpu01", "/tmp/tilescope.AbC12345");
+  EXPECT_EQ(argv.back(), "rm -rf -- '/tmp/tilescope.AbC12345'");
+  for (const char* bad : {"/", "/home/alice", "tmp/tilescope.AbC12345", "/tmp/tilescope.x", "/tmp/tilescope.AbC12345/..",
+                          "/tmp/../tilescope.AbC12345/x", "/tmp/tilescope.AbC12345\n/"})
+    EXPECT_THROW((void)remoteCleanupCommand("gpu01", bad), std::invalid_argument) << bad;
 }
 
 }  // namespace
