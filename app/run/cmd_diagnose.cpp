@@ -3,6 +3,7 @@
 // never touches the GPU.
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 
 #include "commands.h"
@@ -29,6 +30,10 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   DiagnoseOptions opts;
   opts.session.workerCommand = {selfExecutable()};
   opts.session.configPath = std::filesystem::absolute(a.config).string();
+  std::unique_ptr<RemoteFolder> remoteCopy;  // removed from the host when diagnose ends
+  if (!a.remote.empty())
+    if (std::string why = setUpRemote(a.remote, a.remoteShared, cfg, opts.session, remoteCopy); !why.empty())
+      return usageError(why);
   opts.session.timeoutS = a.timeoutS;
   opts.trace = !a.noTrace;
   opts.session.allowCommands = a.consent.commands;
@@ -50,7 +55,8 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   Report report = diagnose(cfg, opts);
 
   if (report.noGpu) {
-    std::cerr << "tilescope-run: no GPU or CUDA driver available: "
+    std::cerr << (report.points.front().status.remoteUnreachable ? "tilescope-run: error: "
+                                                                  : "tilescope-run: no GPU or CUDA driver available: ")
               << report.points.front().status.workerError << '\n';
     return kExitNoGpu;
   }

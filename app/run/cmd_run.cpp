@@ -44,6 +44,28 @@ std::vector<int> localGpus() {
 
 }  // namespace
 
+std::string setUpRemote(const std::string& host, bool shared, const Config& cfg, SessionOptions& opts,
+                        std::unique_ptr<RemoteFolder>& copy) {
+  const std::string problem = remoteHostProblem(host);
+  if (!problem.empty()) return "--remote '" + clipForMessage(host) + "': " + problem;
+  if (!shared) {
+    try {
+      copy = std::make_unique<RemoteFolder>(host, cfg, toolkitRoot());
+      opts.configPath = copy->configPath();
+      std::cerr << "copied " << copy->files() << " file(s), " << formatBytes(double(copy->bytes())) << ", to " << host
+                << ":" << copy->dir() << '\n';
+    } catch (const RemoteError& e) {
+      // An unreachable host is the session's to report (remote_unreachable, per point).
+      if (!e.unreachable()) return std::string("--remote: ") + e.what();
+    }
+  }
+  // ssh hands the arguments to the remote shell as one line: they are quoted.
+  opts.workerCommand = sshCommand(host);
+  opts.workerThroughShell = true;
+  opts.remoteHost = host;
+  return "";
+}
+
 int cmdRun(const RunArgs& a) {
   Config cfg;
   std::vector<SweepPoint> expanded;
@@ -77,23 +99,8 @@ int cmdRun(const RunArgs& a) {
   opts.configPath = std::filesystem::absolute(a.config).string();
   std::unique_ptr<RemoteFolder> remoteCopy;  // removed from the host when the run ends
   if (!a.remote.empty()) {
-    // ssh hands the arguments to the remote shell as one line, so they are quoted.
-    const std::string problem = remoteHostProblem(a.remote);
-    if (!problem.empty()) return usageError("--remote '" + clipForMessage(a.remote) + "': " + problem);
-    if (!a.remoteShared) {
-      try {
-        remoteCopy = std::make_unique<RemoteFolder>(a.remote, cfg, toolkitRoot());
-        opts.configPath = remoteCopy->configPath();
-        std::cerr << "copied " << remoteCopy->files() << " file(s), " << formatBytes(double(remoteCopy->bytes()))
-                  << ", to " << a.remote << ":" << remoteCopy->dir() << '\n';
-      } catch (const RemoteError& e) {
-        // An unreachable host is the session's to report (remote_unreachable, per point).
-        if (!e.unreachable()) return usageError(std::string("--remote: ") + e.what());
-      }
-    }
-    opts.workerCommand = sshCommand(a.remote);
-    opts.workerThroughShell = true;
-    opts.remoteHost = a.remote;
+    if (std::string why = setUpRemote(a.remote, a.remoteShared, cfg, opts, remoteCopy); !why.empty())
+      return usageError(why);
   } else {
     opts.workerCommand = {selfExecutable()};
   }

@@ -2,11 +2,14 @@
 // process exit status (ExitStatus, tilescope/vocabulary.h).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tilescope/config.h"
+#include "tilescope/remote.h"
 #include "tilescope/report.h"
+#include "tilescope/session.h"
 
 namespace tilescope::cli {
 
@@ -78,6 +81,8 @@ struct DiagnoseArgs {
   double timeoutS = 0;
   bool stream = false;
   bool noTrace = false;  ///< no traced run, even where the evidence calls for one
+  std::string remote;    ///< ssh host: the workers run there
+  bool remoteShared = false;
   Consent consent;
 };
 /// `diagnose CONFIG`: run, then the follow-up experiments the walked tree asks for.
@@ -105,6 +110,12 @@ std::string runMetricsError(const Config& cfg, const std::string& arch);
 /// outside its folder), as one message naming each JSON path and the option that
 /// allows it; "" when nothing.
 std::string consentProblem(const Config& cfg, const Consent& consent);
+
+/// `--remote HOST`: copies the config's files to HOST (unless `shared`) and
+/// points `opts` at ssh and the copy; `copy` removes it when destroyed. Returns
+/// the usage error, or "" (an unreachable host is left to the session to report).
+std::string setUpRemote(const std::string& host, bool shared, const Config& cfg, SessionOptions& opts,
+                        std::unique_ptr<RemoteFolder>& copy);
 
 /// The CUDA toolkit's folder ("" without CUDA): its headers are the host's own.
 std::string toolkitRoot();

@@ -33,8 +33,12 @@ int main(int argc, char** argv) {
     s->add_flag("--allow-outside-paths", c.outsidePaths,
                 "read sources, includes and .npy files outside the config's folder");
   };
+  auto addRemote = [](CLI::App* s, std::string& host, bool& shared) {
+    s->add_option("--remote", host, "run the workers on this host over ssh (the config's files are copied there)");
+    s->add_flag("--remote-shared", shared, "with --remote: the host sees the same paths (a shared filesystem); copy nothing");
+  };
   RunArgs run, sweep;
-  auto addRunOptions = [&addConsent](CLI::App* s, RunArgs& a) {
+  auto addRunOptions = [&addConsent, &addRemote](CLI::App* s, RunArgs& a) {
     s->add_option("CONFIG", a.config, "kernel configuration (.tscfg.json)")->required();
     s->add_option("-o,--output", a.output, "write the report (JSON) here");
     s->add_option("--trials", a.trials, "repeat each point N times (default: the config's trials)")
@@ -43,8 +47,7 @@ int main(int argc, char** argv) {
     s->add_option("--launch-timeout", a.launchTimeoutS, "watchdog limit from a kernel's launch to its completion (s)")
         ->check(CLI::PositiveNumber);
     s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
-    s->add_option("--remote", a.remote, "run the workers on this host over ssh (the config's files are copied there)");
-    s->add_flag("--remote-shared", a.remoteShared, "with --remote: the host sees the same paths (a shared filesystem); copy nothing");
+    addRemote(s, a.remote, a.remoteShared);
     s->add_flag("--trace", a.trace, "trace each point's kernel through the Sanitizer API first (docs/report.md)");
     s->add_option("--trace-mode", a.traceMode, "full (default) or memory: without the shared-memory hazards")
         ->check(CLI::IsMember({"full", "memory"}));
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
   dg->add_option("-o,--output", diag.output, "write the report (JSON) here");
   dg->add_option("--timeout", diag.timeoutS, "watchdog limit per worker in seconds");
   dg->add_flag("--stream", diag.stream, "print tilescope.stream/1 events on stdout");
+  addRemote(dg, diag.remote, diag.remoteShared);
   dg->add_flag("--no-trace", diag.noTrace, "no traced run (by default one runs when the baseline faults, NaN sit in "
                                            "partial tiles, trials disagree or a slow kernel uses shared memory)");
   addConsent(dg, diag.consent);

@@ -84,6 +84,12 @@ if [ -f "$tmp/r.json" ]; then
   done
 fi
 
+# diagnose copies the same way.
+PATH="$tmp/bin:$PATH" "$exe" diagnose "$tmp/configs/gemm_tiled_f16.tscfg.json" --remote gpu-test -o "$tmp/d.json" \
+  >"$tmp/out.txt" 2>"$tmp/err.txt"; rc=$?
+case $rc in 0|1|3) ;; *) echo "FAIL: diagnose --remote exit $rc"; cat "$tmp/err.txt"; fail=1 ;; esac
+grep -Eq "^copied 2 file\(s\)" "$tmp/err.txt" || { echo "FAIL: diagnose --remote copied nothing"; cat "$tmp/err.txt"; fail=1; }
+
 # 2. A host nobody answers on: "cannot reach host", not a kernel fault.
 run "$tmp/configs/gemm_tiled_f16.tscfg.json" --remote gpu-dead -o "$tmp/dead.json"; rc=$?
 [ "$rc" = 3 ] || { echo "FAIL: unreachable host exit $rc (expected 3)"; fail=1; }
