@@ -98,11 +98,12 @@ TEST(Classify, HeldOutAccuracyAndNoConfidentWrongAnswer) {
     if (want["split"] != "heldout") continue;
     const Classification c = classifier().classify(readFile(kCorpus / file));
     ++n;
-    right += c.category == want["category"];
-    if (c.known() && c.category != want["category"]) {
+    const std::string wanted = want["category"].get<std::string>();
+    right += c.category == wanted;
+    if (c.known() && c.category != wanted) {
       ++confidentlyWrong;
       ADD_FAILURE() << file << ": " << c.category << " (" << c.rule << ", " << c.confidence << ") instead of "
-                    << want["category"].get<std::string>();
+                    << wanted;
     }
   }
   ASSERT_GT(n, 60);
