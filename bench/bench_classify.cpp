@@ -122,17 +122,17 @@ int main(int argc, char** argv) {
     if (split != "all" && want.value("split", "") != split) continue;
     const Classification got = c.classify(readFile(dir / file));
     Row& r = rows[want.value("family", "?")];
-    const bool right = got.category == want["category"];
+    const std::string wantCategory = want.value("category", ""), wantNode = want.value("node", "");
+    const bool right = got.category == wantCategory;
     for (Row* x : {&r, &all}) {
       ++x->n;
       x->right += right;
-      x->node += right && got.treeNode == want["node"];
+      x->node += right && got.treeNode == wantNode;
       x->unknown += !got.known();
       x->wrong += got.known() && !right;
     }
-    if (failures && (!right || got.treeNode != want["node"]))
-      fails << "- " << file << ": expected " << want["category"].get<std::string>() << " / "
-            << want["node"].get<std::string>() << ", got " << (got.known() ? got.category + " / " + got.treeNode : "unknown")
+    if (failures && (!right || got.treeNode != wantNode))
+      fails << "- " << file << ": expected " << wantCategory << " / " << wantNode << ", got " << (got.known() ? got.category + " / " + got.treeNode : "unknown")
             << " (" << got.confidence << ", " << (got.candidates.empty() ? "" : got.candidates.front().rule) << ")\n";
   }
   std::cout << "Classifier corpus, split `" << split << "` (threshold " << c.threshold << ")\n\n"

@@ -1,12 +1,13 @@
 // Fuzzes the report reader (parseJson + reportFromJson, what loadReport does
 // with a file's text) and what `tilescope-run export` and every verb's summary
-// do with a report it accepted: the Markdown and HTML renderers and
-// printSummary. A report the reader accepts must write back and read again to
+// do with a report it accepted: the export document (document.h), its Markdown
+// and HTML renderers, and printSummary. A report the reader accepts must write back and read again to
 // the same text (docs/report.md "Reading and writing"), and render without
 // throwing.
 #include <sstream>
 
 #include "fuzz_common.h"
+#include "tilescope/document.h"
 #include "tilescope/report.h"
 #include "tilescope/summary.h"
 
@@ -36,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (dumpJson(toJson(again), 1) != written) fuzz::violated("a report changes when written and read again");
   std::ostringstream summary;
   printSummary(r, summary);
-  const std::string md = renderMarkdown(r), html = renderHtml(r);
+  const Document doc = buildDocument(r);
+  const std::string md = renderMarkdown(doc), html = renderHtml(doc);
   if (md.empty() || html.empty()) fuzz::violated("an empty rendering");
   return 0;
 }
