@@ -147,8 +147,12 @@ TEST_F(TritonCompile, LaunchArgumentsFollowTheCompiledSignature) {
       EXPECT_TRUE(p.specialized) << p.name;  // equal to 1
       EXPECT_EQ(p.type, "constexpr");
     }
-    if (p.name == "a_ptr") EXPECT_EQ(p.type, "*fp16");
-    if (p.name == "M") EXPECT_EQ(p.type, "i32");
+    if (p.name == "a_ptr") {
+      EXPECT_EQ(p.type, "*fp16");
+    }
+    if (p.name == "M") {
+      EXPECT_EQ(p.type, "i32");
+    }
   }
   EXPECT_EQ(specialised, 3);
   EXPECT_EQ(divisible, 3 + 6);  // three aligned pointers; M, N, K and the strides of 1024
@@ -195,7 +199,9 @@ TEST_F(TritonCompile, CachedBySpecialisationAndConstexprs) {
   ASSERT_TRUE(c.ok);
   EXPECT_FALSE(c.cached);
   for (const auto& p : unaligned.triton->signature)
-    if (p.type.rfind("*", 0) == 0) EXPECT_FALSE(p.divisible16) << p.name;
+    if (p.type.rfind("*", 0) == 0) {
+      EXPECT_FALSE(p.divisible16) << p.name;
+    }
   setPointSymbol(cfg, "BLOCK", 512);
   EXPECT_FALSE(compileTriton(cfg, "sm_90", true, nullptr).cached);
 }

@@ -240,8 +240,8 @@ std::string describe(const json& p) {
 
 TEST(CountersFindings, ConflictingTransposeGetsBankConflictsAndThePaddedFixDoesNot) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
-  const json& bad = runPoint("transpose/transpose_bank_conflicts.tscfg.json");
-  const json& fixed = runPoint("transpose/transpose_padded.tscfg.json");
+  const json bad = runPoint("transpose/transpose_bank_conflicts.tscfg.json");
+  const json fixed = runPoint("transpose/transpose_padded.tscfg.json");
   ASSERT_TRUE(bad.is_object() && fixed.is_object());
   const json* f = findingOf(bad, "bank_conflicts");
   ASSERT_TRUE(f) << describe(bad);
@@ -257,7 +257,7 @@ TEST(CountersFindings, ConflictingTransposeGetsBankConflictsAndThePaddedFixDoesN
 
 TEST(CountersFindings, NaiveTransposeStoresAreUncoalesced) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
-  const json& p = runPoint("transpose/transpose_naive.tscfg.json");
+  const json p = runPoint("transpose/transpose_naive.tscfg.json");
   ASSERT_TRUE(p.is_object());
   const json* f = findingOf(p, "uncoalesced_access");
   ASSERT_TRUE(f) << describe(p);
@@ -267,7 +267,7 @@ TEST(CountersFindings, NaiveTransposeStoresAreUncoalesced) {
 
 TEST(CountersFindings, TiledGemmLeavesTheTensorCoresIdleWhileCublasUsesThem) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
-  const json& p = runPoint("gemm/gemm_tiled_f16.tscfg.json");
+  const json p = runPoint("gemm/gemm_tiled_f16.tscfg.json");
   ASSERT_TRUE(p.is_object());
   ASSERT_TRUE(p["counters"].contains("baseline")) << describe(p);
   EXPECT_GT(p["counters"]["baseline"]["metrics"].value("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0.0), 5.0);

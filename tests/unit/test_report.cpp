@@ -165,7 +165,7 @@ std::string errorOf(const json& j) {
 
 std::vector<fs::path> reportFiles() {
   std::vector<fs::path> files;
-  for (const fs::path root : {fs::path(TILESCOPE_SOURCE_DIR) / "resources", fs::path(TILESCOPE_TEST_DATA)})
+  for (const fs::path& root : {fs::path(TILESCOPE_SOURCE_DIR) / "resources", fs::path(TILESCOPE_TEST_DATA)})
     for (const auto& e : fs::recursive_directory_iterator(root)) {
       if (e.path().extension() != ".json") continue;
       std::ifstream in(e.path());

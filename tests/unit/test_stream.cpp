@@ -79,9 +79,12 @@ TEST(Stream, ASavedSweepStreamReadsEventByEventAndWritesBackTheSame) {
       EXPECT_EQ(e->tags.trial, expected.trial);
       EXPECT_EQ(e->tags.total, 3);
     }
-    if (const auto* c = std::get_if<PartialEvent>(&e->body))
+    if (const auto* c = std::get_if<PartialEvent>(&e->body)) {
       EXPECT_EQ(c->point, fixture.points[static_cast<std::size_t>(points)]);
-    if (const auto* d = std::get_if<DeviceEvent>(&e->body)) EXPECT_EQ(d->device, fixture.device);
+    }
+    if (const auto* d = std::get_if<DeviceEvent>(&e->body)) {
+      EXPECT_EQ(d->device, fixture.device);
+    }
     if (const auto* pr = std::get_if<ProgressEvent>(&e->body)) {
       if (pr->stage.empty()) {
         EXPECT_EQ(pr->message, "compile gemm_tiled.cu for sm_90");
@@ -96,7 +99,9 @@ TEST(Stream, ASavedSweepStreamReadsEventByEventAndWritesBackTheSame) {
         EXPECT_EQ(pr->findings, std::vector<std::string>{"race"});
       }
     }
-    if (const auto* r = std::get_if<ReportEvent>(&e->body)) EXPECT_EQ(r->report, fixture);
+    if (const auto* r = std::get_if<ReportEvent>(&e->body)) {
+      EXPECT_EQ(r->report, fixture);
+    }
   }
   EXPECT_EQ(points, 3);
   EXPECT_EQ(seen, (std::map<std::string, int>{

@@ -67,7 +67,9 @@ TEST(Tree, ShippedTreeLoads) {
     if (n.isLeaf()) {
       ++leaves;
       EXPECT_FALSE(n.fix.empty()) << n.id;
-      if (n.id != "ok") EXPECT_FALSE(n.examples.empty()) << n.id << " has no before/after example";
+      if (n.id != "ok") {
+        EXPECT_FALSE(n.examples.empty()) << n.id << " has no before/after example";
+      }
     }
   EXPECT_GE(leaves, 40);
 }
