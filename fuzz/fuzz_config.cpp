@@ -5,6 +5,7 @@
 // mutants get past the file checks.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "fuzz_common.h"
@@ -21,6 +22,13 @@ namespace {
 fs::path g_dir;
 const DeviceSpec* g_device = nullptr;
 
+/// The repository (the zoo's sources, tests/data): where the harness was built,
+/// or TILESCOPE_SOURCE_DIR when it runs elsewhere (scripts/fuzz.sh sets it).
+fs::path sourceDir() {
+  const char* env = std::getenv("TILESCOPE_SOURCE_DIR");
+  return env && *env ? fs::path(env) : fs::path(TILESCOPE_SOURCE_DIR);
+}
+
 /// scratch/zoo holds every kernel source and .npy file flat; scratch/<group>
 /// the same, so that "../gemm/gemm_tiled.cu" resolves too.
 void makeScratch() {
@@ -29,9 +37,9 @@ void makeScratch() {
   if (!made) std::abort();
   const fs::path root(made);
   std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(fs::path(TILESCOPE_SOURCE_DIR) / "kernels"))
+  for (const auto& e : fs::recursive_directory_iterator(sourceDir() / "kernels"))
     if (e.is_regular_file() && e.path().extension() == ".cu") files.push_back(e.path());
-  for (const auto& e : fs::directory_iterator(fs::path(TILESCOPE_TEST_DATA) / "npy"))
+  for (const auto& e : fs::directory_iterator(sourceDir() / "tests" / "data" / "npy"))
     if (e.is_regular_file() && e.path().extension() == ".npy") files.push_back(e.path());
   for (const char* group : {"zoo", "gemm", "gate", "softmax", "attention", "static"}) {
     fs::create_directories(root / group);

@@ -22,6 +22,8 @@ work=${FUZZ_DIR:-build/fuzz/work}
 jobs=${JOBS:-1}
 
 bin=${FUZZ_BIN:-build/fuzz/fuzz}
+# The harnesses read the zoo and the classifier's rules from this checkout, wherever they were built.
+export TILESCOPE_SOURCE_DIR=$PWD TILESCOPE_RESOURCE_DIR=$PWD/resources
 if [ -z "${FUZZ_BIN:-}" ]; then
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
   cmake --preset fuzz >/dev/null || exit 2
