@@ -26,6 +26,9 @@ std::string clipForMessage(const std::string& s, std::size_t maxBytes) {
 
 std::string jsonPathChild(const std::string& path, const std::string& key) {
   const std::string k = clipForMessage(key, 64);
+  // A key that is empty or holds the path's own punctuation is quoted: `[""]`,
+  // `tensors["a.b"]` (an empty key once read as "the top level").
+  if (k.empty() || k.find_first_of(".[]\" ") != std::string::npos) return path + "[" + nlohmann::json(k).dump() + "]";
   return path.empty() ? k : path + "." + k;
 }
 

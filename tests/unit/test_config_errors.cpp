@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tilescope/config.h"
+#include "tilescope/json_input.h"
 
 namespace {
 
@@ -130,6 +131,19 @@ TEST(ConfigErrors, TextLabelInJsonErrors) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.path, "inline:1:12") << e.what();
   }
+}
+
+// Found by fuzz_config: a key "" was reported at "(top level)".
+TEST(ConfigErrors, AnEmptyOrDottedKeyIsQuotedInItsPath) {
+  try {
+    tilescope::parseConfigText(R"({"schema": "tilescope.config/1", "": 1})", kDir, "inline");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path, "[\"\"]") << e.what();
+    EXPECT_NE(e.problem.find("unknown key"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tilescope::jsonPathChild("tensors", "a.b"), "tensors[\"a.b\"]");
+  EXPECT_EQ(tilescope::jsonPathChild("tensors", "A"), "tensors.A");
 }
 
 TEST(ConfigErrors, TopLevelMustBeAnObject) {
