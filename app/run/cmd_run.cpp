@@ -68,11 +68,9 @@ std::string setUpRemote(const std::string& host, bool shared, const Config& cfg,
 
 int cmdRun(const RunArgs& a) {
   Config cfg;
-  std::vector<SweepPoint> expanded;
   try {
     cfg = loadConfig(a.config);
-    expanded = expandSweep(cfg);
-    for (const auto& sp : expanded) (void)resolvePoint(sp.config);
+    for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
@@ -86,14 +84,9 @@ int cmdRun(const RunArgs& a) {
       return usageError(e.what());
     }
   }
-  std::size_t points = expanded.size();
-  if (a.verb == "run" && !cfg.sweep.empty()) {
+  if (a.verb == "run" && !cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
-    // The worker captures point 0 of the file: the report's config is that point's
-    // (the sweep's first values), not the defines the sweep overrides.
-    cfg = expanded.front().config;
-  }
-  if (a.verb == "run") points = 1;
+  const std::size_t points = sweepPointCount(sessionConfig(cfg, a.verb));
 
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();

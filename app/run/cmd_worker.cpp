@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -104,54 +103,6 @@ class DeviceOutput {
   std::FILE* file_ = nullptr;
 };
 
-/// The static view of the same point on the live device (occupancy, declared
-/// tiling, resource findings) laid onto the measured one. A static finding whose
-/// category the capture already measured is dropped: the measurement wins.
-void mergeStatic(Point& p, const Point& st) {
-  p.occupancy = st.occupancy;
-  for (const CoverageInfo& sc : st.coverage) {
-    auto it = std::find_if(p.coverage.begin(), p.coverage.end(),
-                           [&](const CoverageInfo& c) { return c.tensor == sc.tensor; });
-    if (it == p.coverage.end()) {
-      p.coverage.push_back(sc);
-      continue;
-    }
-    it->declaredCovered = sc.declaredCovered;
-    it->declaredUncovered = sc.declaredUncovered;
-    it->declaredOverlapped = sc.declaredOverlapped;
-    it->tile = sc.tile;
-    it->tilesTotal = sc.tilesTotal;
-    it->tilesCrossing = sc.tilesCrossing;
-    if (it->shape.empty()) it->shape = sc.shape;
-    if (it->elements == 0) it->elements = sc.elements;
-    if (sc.extra.is_object()) {
-      if (!it->extra.is_object()) it->extra = nlohmann::json::object();
-      for (const auto& [k, v] : sc.extra.items())
-        if (!it->extra.contains(k)) it->extra[k] = v;
-    }
-  }
-  for (const Finding& f : st.findings) {
-    bool measured = std::any_of(p.findings.begin(), p.findings.end(),
-                                [&](const Finding& g) { return g.category == f.category; });
-    if (measured) continue;
-    Finding g = f;
-    g.evidence["source"] = "static analysis";
-    p.findings.push_back(std::move(g));
-  }
-  p.verdict = worse(p.verdict, verdictForFindings(p.findings));
-}
-
-/// --set NAME=VALUE on a define or param of the point.
-void applyOverride(Config& cfg, const std::string& kv) {
-  auto eq = kv.find('=');
-  if (eq == std::string::npos) throw ConfigError("--set", "expected NAME=VALUE, got '" + kv + "'");
-  std::string name = kv.substr(0, eq);
-  std::int64_t value = std::stoll(kv.substr(eq + 1));
-  if (!setPointSymbol(cfg, name, value))
-    throw ConfigError("--set", "'" + name + "' is neither a define nor a param" +
-                                   (cfg.kernel.isTriton() ? " nor a Triton launch option" : ""));
-}
-
 }  // namespace
 
 int cmdWorker(const WorkerArgs& a) {
@@ -165,7 +116,7 @@ int cmdWorker(const WorkerArgs& a) {
       return usageError("point " + std::to_string(a.point) + " out of range (" + std::to_string(points.size()) +
                         " points)");
     sp = points[static_cast<std::size_t>(a.point)];
-    for (const auto& kv : a.overrides) applyOverride(sp.config, kv);
+    for (const auto& kv : a.overrides) applySetOverride(sp.config, kv);
     if (a.inputScale != 1.0) scaleInputs(sp.config, a.inputScale);
     (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {

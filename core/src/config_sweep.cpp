@@ -1,4 +1,5 @@
 // Sweep expansion and the resolved config document of a point.
+#include <charconv>
 #include <cstdint>
 
 #include "tilescope/config.h"
@@ -31,6 +32,20 @@ bool setPointSymbol(Config& c, const std::string& name, std::int64_t value) {
       }
   }
   return found;
+}
+
+void applySetOverride(Config& c, const std::string& kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos) throw ConfigError("--set", "expected NAME=VALUE, got '" + kv + "'");
+  const std::string name = kv.substr(0, eq), text = kv.substr(eq + 1);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw ConfigError("--set", "'" + name + "': the value '" + text + "' is not an integer" +
+                                   (ec == std::errc::result_out_of_range ? " in int64 range" : ""));
+  if (!setPointSymbol(c, name, value))
+    throw ConfigError("--set", "'" + name + "' is neither a define nor a param" +
+                                   (c.kernel.isTriton() ? " nor a Triton launch option" : ""));
 }
 
 nlohmann::json pointDefines(const Config& config) {

@@ -280,7 +280,15 @@ void summariseTrials(Report& report, int trials) {
   report.matrix = std::move(matrix);
 }
 
-Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts) {
+Config sessionConfig(const Config& config, const std::string& verb) {
+  // The worker captures point 0 of the file: the report's config is that point's
+  // (the sweep's first values), not the defines the sweep overrides.
+  if (verb == "run" && !config.sweep.empty()) return expandSweep(config).front().config;
+  return config;
+}
+
+Report runSession(const Config& file, const std::string& verb, const SessionOptions& opts) {
+  const Config config = sessionConfig(file, verb);
   Report report;
   report.verb = verb;
   report.toolVersion = toolVersion();

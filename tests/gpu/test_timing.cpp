@@ -79,7 +79,10 @@ TEST(Timing, KernelsOfOneCallAreSummedAndTheFlushIsNot) {
   ASSERT_GE(r1.kernelsPerCall, 1) << r1.info.note;
   // Were the flush memset counted, one call would give k + 1 and two 2k + 1.
   EXPECT_EQ(r2.kernelsPerCall, 2 * r1.kernelsPerCall);
-  EXPECT_NEAR(r2.info.kernelNs.median / r1.info.kernelNs.median, 2.0, 0.6);
+  // Summed: two calls' kernel time is clearly more than one call's (one kernel
+  // counted would give about 1). No upper bound: a clock that drops between the
+  // two measurements or a cold cache makes the ratio larger without a bug.
+  EXPECT_GE(r2.info.kernelNs.median / r1.info.kernelNs.median, 1.4);
 }
 
 TEST(Timing, EventsOnlyWhenTheCallLaunchesNoKernel) {

@@ -242,6 +242,12 @@ nlohmann::json pointDefines(const Config& config);
 /// diagnose's experiments all go through here. False when `name` is none of these.
 bool setPointSymbol(Config& config, const std::string& name, std::int64_t value);
 
+/// Applies one `NAME=VALUE` override (`tilescope-run worker --set`) through
+/// setPointSymbol. Throws ConfigError at "--set" naming the problem: no `=`, a
+/// value that is not a whole decimal integer in int64 range, or a NAME that is none
+/// of the point's symbols.
+void applySetOverride(Config& config, const std::string& assignment);
+
 /// Evaluated launch geometry and tensor shapes of one point.
 struct ResolvedTensor {
   const TensorSpec* spec = nullptr;

@@ -46,8 +46,14 @@ double defaultWorkerTimeout(const Config& config);
 Point runWorkerPoint(const Config& config, const SweepPoint& point, int trial, int device,
                      const SessionOptions& opts, DeviceInfo* deviceOut = nullptr);
 
-/// All points × trials; fills the result matrix, `race` findings for trials that
-/// disagree, and the merged verdict.
+/// What a session of `verb` captures of a config file: `run` one point, the sweep's
+/// first (the worker's point 0 of the file), whose config (the sweep's first values
+/// substituted, no sweep) the report carries; `sweep` (or a config without a sweep)
+/// the config itself, every point of it.
+Config sessionConfig(const Config& config, const std::string& verb);
+
+/// The points × trials of sessionConfig(config, verb); fills the result matrix, `race`
+/// findings for trials that disagree, and the merged verdict.
 Report runSession(const Config& config, const std::string& verb, const SessionOptions& opts);
 
 /// What two runs on identical inputs are compared on (sweep trials, diagnose's

@@ -21,4 +21,15 @@ inline constexpr std::size_t kListedTiles = 32;
 /// shared memory counts as 0. Throws ConfigError when an expression cannot be evaluated.
 Point analyzeStatic(const Config& pointConfig, const DeviceSpec& dev, const CompileInfo& compile);
 
+/// Lays the static view of a point (analyzeStatic on the live device) onto its capture,
+/// as the worker does before it reports the point. The measurement wins where both speak:
+/// - occupancy is the static one (the capture computes none);
+/// - a coverage entry of a tensor the capture measured takes the declared counts and
+///   tiling, fills shape and elements only where the capture left them empty, and adds
+///   only the `extra` keys the capture did not set; other tensors' entries are added;
+/// - a static finding is dropped when the capture has a finding of its category, and
+///   otherwise added with evidence.source = "static analysis";
+/// - the verdict becomes the worse of the capture's and the findings'.
+void mergeStatic(Point& measured, const Point& staticView);
+
 }  // namespace tilescope
