@@ -1,5 +1,5 @@
 // `classify [LOGFILE|-]`: a pasted error log → finding category, detail, tree node, the
-// decisive lines and, for sanitizer output, the structured findings (SPEC §2). Exit 0
+// decisive lines and, for sanitizer output, the structured findings (README.md, the command line). Exit 0
 // when classified, 1 when unknown (below the confidence threshold), 2 when the log
 // cannot be read (missing, a directory, binary data) or the rules are broken.
 #include <iomanip>

@@ -1,4 +1,4 @@
-// tilescope-run: the headless command line (SPEC §2).
+// tilescope-run: the headless command line (README.md; exit statuses in docs/report.md).
 #include <CLI/CLI.hpp>
 
 #include <iostream>

@@ -1,4 +1,4 @@
-// loadConfig / parseConfig: the top level of tilescope.config/1 (SPEC §1).
+// loadConfig / parseConfig: the top level of tilescope.config/1 (docs/config.md).
 #include "config_detail.h"
 #include "tilescope/json_input.h"
 

@@ -3,7 +3,6 @@
 
 #include "tilescope/config.h"
 #include "tilescope/expr.h"
-#include "tilescope/npy.h"
 
 namespace tilescope {
 

@@ -6,9 +6,14 @@
 
 namespace tilescope {
 
-namespace {
+std::string DefineValue::flagText() const { return isInt ? std::to_string(i) : s; }
 
-}  // namespace
+nlohmann::json DefineValue::toJson() const {
+  if (isInt) return i;
+  if (isBool) return s == "true";
+  if (isNumber) return nlohmann::json::parse(s);
+  return s;
+}
 
 bool setPointSymbol(Config& c, const std::string& name, std::int64_t value) {
   bool found = false;

@@ -1,8 +1,5 @@
-// Element and scalar type names (SPEC §1 `dtype` and arg suffixes).
-#include <cmath>
-#include <sstream>
-
-#include "tilescope/config.h"
+// Element and scalar type names (docs/config.md: `dtype` and argument suffixes).
+#include "tilescope/dtype.h"
 
 namespace tilescope {
 
@@ -52,15 +49,6 @@ const char* scalarTypeName(ScalarType t) {
     case ScalarType::f64: return "f64";
   }
   return "?";
-}
-
-std::string DefineValue::flagText() const { return isInt ? std::to_string(i) : s; }
-
-nlohmann::json DefineValue::toJson() const {
-  if (isInt) return i;
-  if (isBool) return s == "true";
-  if (isNumber) return nlohmann::json::parse(s);
-  return s;
 }
 
 }  // namespace tilescope

@@ -1,4 +1,4 @@
-// Integer expressions through muParser (SPEC §1).
+// Integer expressions through muParser (docs/config.md, Expressions).
 //
 // muParser computes in double. Doubles hold every integer up to 2^53 exactly, so
 // we replace its operators and number reader with integer versions that check

@@ -69,13 +69,13 @@ std::size_t descrSize(const std::string& descr) {
   return ec == std::errc() && end == descr.data() + descr.size() ? n : 0;
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
+}  // namespace
+
+std::string npyShapeText(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
-
-}  // namespace
 
 std::int64_t NpyHeader::elements() const {
   // Dimensions are >= 0 (parseShape); a product beyond 2^62 is reported as -1.
@@ -149,9 +149,9 @@ std::size_t dataBytes(const NpyHeader& h, const std::filesystem::path& file) {
   const std::size_t item = descrSize(h.descr);
   if (item == 0 || item > 8) fail(file, "unsupported dtype '" + h.descr + "'");
   const std::int64_t n = h.elements();
-  if (n < 0) fail(file, "shape " + shapeText(h.shape) + " has more than 2^62 elements");
+  if (n < 0) fail(file, "shape " + npyShapeText(h.shape) + " has more than 2^62 elements");
   if (static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 62) / item)
-    fail(file, "shape " + shapeText(h.shape) + " is too large");
+    fail(file, "shape " + npyShapeText(h.shape) + " is too large");
   return static_cast<std::size_t>(n) * item;
 }
 
@@ -233,41 +233,6 @@ void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   if (!out) fail(file, "write failed");
-}
-
-std::filesystem::path npyRefPath(const Config& config, const std::string& ref) {
-  std::filesystem::path p(ref.rfind("npy:", 0) == 0 ? ref.substr(4) : ref);
-  return p.is_relative() ? (config.dir / p).lexically_normal() : p;
-}
-
-void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {
-  const TensorSpec& spec = *tensor.spec;
-  std::string path = "tensors." + spec.name + (expected ? ".expected" : ".init");
-  const std::string& ref = expected ? spec.expected : spec.init;
-  if (ref.rfind("npy:", 0) != 0) throw ConfigError(path, "not an npy: reference");
-  std::filesystem::path file = npyRefPath(config, ref);
-  NpyHeader h;
-  try {
-    h = readNpyHeader(file);
-  } catch (const NpyError& e) {
-    throw ConfigError(path, e.what());
-  }
-  bool dtypeOk = npyDescrFits(spec.dtype, h.descr);
-  if (!dtypeOk || h.shape != tensor.shape)
-    throw ConfigError(path, std::string(dtypeOk ? "shape" : "dtype") + " mismatch: '" + file.string() + "' holds " +
-                                h.descr + " of shape " + shapeText(h.shape) + ", the tensor is " +
-                                dtypeName(spec.dtype) + " (" + npyDescr(spec.dtype) + ") of shape " +
-                                shapeText(tensor.shape));
-}
-
-NpyArray loadTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {
-  checkTensorNpy(config, tensor, expected);
-  const TensorSpec& spec = *tensor.spec;
-  try {
-    return readNpy(npyRefPath(config, expected ? spec.expected : spec.init));
-  } catch (const NpyError& e) {
-    throw ConfigError("tensors." + spec.name + (expected ? ".expected" : ".init"), e.what());
-  }
 }
 
 }  // namespace tilescope

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -51,20 +52,29 @@ std::string selfExecutable() {
   return ec ? std::string() : p.string();
 }
 
-ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
-                     const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
-                     const std::function<void(const std::string&)>& onStderr,
-                     const std::vector<std::string>& extraEnv) {
-  ChildResult r;
-  if (argv.empty()) {
-    r.startError = "no program given";
-    return r;
-  }
+namespace {
+
+/// A started child: its pid (leading its own process group) and the read ends of
+/// its stdout and stderr pipes.
+struct Child {
+  pid_t pid = 0;
+  int out = -1, err = -1;
+  Clock::time_point start;
+};
+
+/// The child's environment: ours plus `extraEnv` (later entries win in getenv).
+std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+  return env;
+}
+
+/// posix_spawn(p) of argv in a new process group with stdout and stderr on pipes.
+/// Returns "" or why it could not start.
+std::string spawnChild(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv, Child& c) {
   int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    r.startError = std::string("pipe: ") + std::strerror(errno);
-    return r;
-  }
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
@@ -77,18 +87,15 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::vector<std::string> envStore;
-  for (char** e = environ; *e; ++e) envStore.emplace_back(*e);
-  for (const auto& e : extraEnv) envStore.push_back(e);
+  std::vector<std::string> envStore = childEnvironment(extraEnv);
   std::vector<char*> envp;
   for (auto& e : envStore) envp.push_back(e.data());
   envp.push_back(nullptr);
 
-  pid_t pid = 0;
-  auto start = Clock::now();
+  c.start = Clock::now();
   int rc = argv[0].find('/') == std::string::npos
-               ? posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data())
-               : posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
+               ? posix_spawnp(&c.pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data())
+               : posix_spawn(&c.pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(out[1]);
@@ -96,30 +103,59 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
   if (rc != 0) {
     close(out[0]);
     close(err[0]);
-    r.startError = argv[0] + ": " + std::strerror(rc);
-    return r;
+    return argv[0] + ": " + std::strerror(rc);
   }
-  r.started = true;
+  c.out = out[0];
+  c.err = err[0];
+  return {};
+}
 
+/// The total limit and the current phase's, as the watchdog callback sets them.
+struct Limits {
+  double totalS = 0;     // from the start, 0 = none
+  double phaseS = 0;     // from phaseStart, 0 = none
+  Clock::time_point start, phaseStart;
+  std::string phase;
+
+  /// Seconds until the first limit passes (1e9 without limits).
+  double left() const {
+    double left = 1e9;
+    if (totalS > 0) left = std::min(left, totalS - since(start));
+    if (phaseS > 0) left = std::min(left, phaseS - since(phaseStart));
+    return left;
+  }
+  std::string firedPhase() const { return phaseS > 0 && phaseS - since(phaseStart) <= 0 ? phase : "total"; }
+  void onLine(const WatchdogFn& watchdog, const std::string& line) {
+    if (!watchdog) return;
+    std::string name;
+    const double lim = watchdog(line, &name);
+    if (lim > 0) {
+      phaseS = lim;
+      phaseStart = Clock::now();
+      phase = name;
+    } else if (lim < 0) {
+      phaseS = 0;  // the phase ended: back to the total limit only
+    }
+  }
+};
+
+/// Reads the child's stdout (line by line: the watchdog first, then onLine) and
+/// stderr until both close or a limit passes; then the whole group is killed.
+void pumpChild(const Child& c, double timeoutS, const std::function<void(const std::string&)>& onLine,
+               const WatchdogFn& watchdog, const std::function<void(const std::string&)>& onStderr, ChildResult& r) {
   std::string outBuf, errBuf;
   bool outOpen = true, errOpen = true;
-  double phaseLimit = 0;               // seconds from phaseStart, 0 = none
-  auto phaseStart = start;
-  std::string phase;
+  Limits limits{timeoutS, 0, c.start, c.start, {}};
   char chunk[65536];
   while (outOpen || errOpen) {
-    double left = 1e9;
-    if (timeoutS > 0) left = std::min(left, timeoutS - since(start));
-    if (phaseLimit > 0) left = std::min(left, phaseLimit - since(phaseStart));
+    const double left = limits.left();
     if (left <= 0) {
       r.timedOut = true;
-      r.timeoutPhase = (phaseLimit > 0 && phaseLimit - since(phaseStart) <= 0) ? phase : "total";
-      kill(-pid, SIGKILL);
+      r.timeoutPhase = limits.firedPhase();
+      kill(-c.pid, SIGKILL);
       break;
     }
-    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    if (!outOpen) fds[0].fd = -1;
-    if (!errOpen) fds[1].fd = -1;
+    pollfd fds[2] = {{outOpen ? c.out : -1, POLLIN, 0}, {errOpen ? c.err : -1, POLLIN, 0}};
     int ms = static_cast<int>(std::min(left * 1000.0 + 1, 1000.0));
     int n = poll(fds, 2, ms);
     if (n < 0 && errno != EINTR) break;
@@ -132,23 +168,10 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
       }
       if (i == 0) {
         outBuf.append(chunk, static_cast<std::size_t>(got));
-        std::size_t pos;
-        while ((pos = outBuf.find('\n')) != std::string::npos) {
-          std::string line = outBuf.substr(0, pos);
-          outBuf.erase(0, pos + 1);
-          if (watchdog) {
-            std::string name;
-            double lim = watchdog(line, &name);
-            if (lim > 0) {
-              phaseLimit = lim;
-              phaseStart = Clock::now();
-              phase = name;
-            } else if (lim < 0) {
-              phaseLimit = 0;  // the phase ended: back to the total limit only
-            }
-          }
+        drainLines(outBuf, [&](const std::string& line) {
+          limits.onLine(watchdog, line);
           if (onLine) onLine(line);
-        }
+        });
       } else {
         if (r.stderrText.size() < kMaxStderr) r.stderrText.append(chunk, static_cast<std::size_t>(got));
         errBuf.append(chunk, static_cast<std::size_t>(got));
@@ -157,16 +180,39 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
     }
   }
   if (!outBuf.empty() && onLine && !r.timedOut) onLine(outBuf);
-  close(out[0]);
-  close(err[0]);
+}
+
+/// Closes the pipes, waits for the child and kills what it left in its group.
+void reapChild(const Child& c, ChildResult& r) {
+  close(c.out);
+  close(c.err);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status)) r.exitCode = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   // Anything the child left in its group (it led the group) goes too.
-  kill(-pid, SIGKILL);
-  r.seconds = since(start);
+  kill(-c.pid, SIGKILL);
+  r.seconds = since(c.start);
+}
+
+}  // namespace
+
+ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
+                     const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+                     const std::function<void(const std::string&)>& onStderr,
+                     const std::vector<std::string>& extraEnv) {
+  ChildResult r;
+  if (argv.empty()) {
+    r.startError = "no program given";
+    return r;
+  }
+  Child child;
+  r.startError = spawnChild(argv, extraEnv, child);
+  if (!r.startError.empty()) return r;
+  r.started = true;
+  pumpChild(child, timeoutS, onLine, watchdog, onStderr, r);
+  reapChild(child, r);
   return r;
 }
 

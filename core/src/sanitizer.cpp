@@ -1,4 +1,4 @@
-// Sanitizer findings: locations, folding, demangling, the SPEC §4 category of each
+// Sanitizer findings: locations, folding, demangling, the finding category of each
 // kind, JSON and the one-line description (tilescope/sanitizer.h).
 #include "tilescope/sanitizer.h"
 

@@ -117,6 +117,12 @@ const std::vector<std::string>& knownExperiments() {
   return k;
 }
 
+const TreeAnswer* TreeNode::answer(const std::string& answerId) const {
+  for (const auto& a : answers)
+    if (a.id == answerId) return &a;
+  return nullptr;
+}
+
 const TreeNode* Tree::find(const std::string& id) const {
   for (const auto& n : nodes)
     if (n.id == id) return &n;

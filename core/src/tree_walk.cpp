@@ -49,8 +49,7 @@ TreeWalk walkTree(const Tree& tree, const json& subject, const std::map<std::str
     if (!chosen) {
       auto it = userAnswers.find(node->id);
       if (it != userAnswers.end()) {
-        for (const auto& a : node->answers)
-          if (a.id == it->second) chosen = &a;
+        chosen = node->answer(it->second);
         if (!chosen) w.error = "node '" + node->id + "' has no answer '" + it->second + "'";
       }
       addExperiment(w, *node);
@@ -60,7 +59,7 @@ TreeWalk walkTree(const Tree& tree, const json& subject, const std::map<std::str
       w.openQuestion = node->question;
       return w;
     }
-    w.steps.push_back({node->id, node->question, chosen->id, chosen->label, chosen->next, evidence, automatic});
+    w.steps.push_back({node->id, node->question, chosen->id, evidence, automatic});
     node = tree.find(chosen->next);
   }
   w.error = "walk did not end (tree not validated?)";
@@ -69,16 +68,7 @@ TreeWalk walkTree(const Tree& tree, const json& subject, const std::map<std::str
 
 void applyWalk(Report& report, const TreeWalk& walk) {
   report.treePath = walk.path;
-  report.treeSteps.clear();
-  for (const auto& s : walk.steps) {
-    TreeStep t;
-    t.node = s.node;
-    t.question = s.question;
-    t.answer = s.answer;
-    t.evidence = s.evidence;
-    t.automatic = s.automatic;
-    report.treeSteps.push_back(std::move(t));
-  }
+  report.treeSteps = walk.steps;
   // An open question is recorded as a step without an answer, so readers of the
   // report see where a person has to look next.
   if (!walk.complete && !walk.stoppedAt.empty()) {

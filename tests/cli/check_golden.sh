@@ -17,7 +17,7 @@ for golden in "$src"/tests/cli/golden/*.json; do
   python3 "$src/tests/cli/normalise.py" "$tmp/$name.json" > "$tmp/$name.norm" || { fail=1; continue; }
   if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then cp "$tmp/$name.norm" "$golden"; fi
   if ! diff -u "$golden" "$tmp/$name.norm"; then echo "FAIL $name: differs from its golden file"; fail=1; fi
-  # The exit status follows the verdict (SPEC §2).
+  # The exit status follows the verdict (docs/report.md, Exit status).
   verdict=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$tmp/$name.json")
   want=1; [ "$verdict" = ok ] && want=0
   [ "$rc" = "$want" ] || { echo "FAIL $name: exit $rc for verdict $verdict"; fail=1; }

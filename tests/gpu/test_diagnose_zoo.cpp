@@ -46,7 +46,7 @@ TEST_P(DiagnoseZoo, PlantedBugFirstWithLocationAndWalkEndsAtTheFix) {
                           shellQuote(out.string()) + " >/dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
-  // A diagnosed bug is a failing verdict: exit 1 (SPEC §2), never a tool error.
+  // A diagnosed bug is a failing verdict: exit 1 (docs/report.md, Exit status), never a tool error.
   EXPECT_EQ(WEXITSTATUS(status), 1);
   ASSERT_TRUE(fs::exists(out)) << cmd;
   const json r = json::parse(readFile(out));

@@ -177,7 +177,7 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << cmd;
   const int rc = WEXITSTATUS(status);
-  // SPEC §2: 2 is a usage/config error, 3 no GPU; a zoo config must be neither.
+  // docs/report.md, Exit status: 2 is a usage/config error, 3 no GPU; a zoo config must be neither.
   ASSERT_TRUE(rc == 0 || rc == 1) << cmd << "\nexit " << rc << "\n" << readFile(log);
   ASSERT_TRUE(fs::exists(report)) << "no report written by: " << cmd << "\n" << readFile(log);
 

@@ -126,7 +126,7 @@ class TstTroubleshoot : public QObject {
     const TreeWalk& after = p.walk();
     QVERIFY(after.path.size() > before.path.size());
     QCOMPARE(QString::fromStdString(after.path[before.path.size()]), QString::fromStdString(before.openAnswers.front().next));
-    const WalkStep& answered = after.steps[before.path.size() - 1];
+    const TreeStep& answered = after.steps[before.path.size() - 1];
     QCOMPARE(answered.node, before.stoppedAt);
     QVERIFY(!answered.automatic);
     QCOMPARE(p.highlightedPath(), ids(after.path));

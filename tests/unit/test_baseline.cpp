@@ -1,4 +1,4 @@
-// Baseline comparison and the external-command baseline (SPEC §1 `baseline.command`).
+// Baseline comparison and the external-command baseline (docs/config.md `baseline`).
 #include <gtest/gtest.h>
 
 #include <filesystem>

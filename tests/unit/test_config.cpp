@@ -1,4 +1,4 @@
-// The config loader on valid configs: SPEC §1's example, defaults, file order,
+// The config loader on valid configs: docs/config.md's example, defaults, file order,
 // sweep expansion, point resolution and the report document.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Integer expressions of configs (SPEC §1): C-like truncating arithmetic through
+// Integer expressions of configs (docs/config.md, Expressions): C-like truncating arithmetic through
 // muParser, the helper functions, and the 2^53 exactness limit.
 #include <gtest/gtest.h>
 

@@ -312,6 +312,25 @@ TEST(TreeWalk, ApplyWalkFillsTheReport) {
   Report back = reportFromJson(toJson(r));
   EXPECT_EQ(back.treePath, w.path);
   EXPECT_EQ(back.treeSteps.front().answer, "wrong");
+  // The walk's steps are the report's: the answered ones survive a round trip whole.
+  const std::vector<TreeStep> answered(back.treeSteps.begin(), back.treeSteps.end() - 1);
+  EXPECT_EQ(answered, w.steps);
+}
+
+TEST(TreeWalk, StepAnswersResolveThroughTheTree) {
+  const Tree& t = shipped();
+  TreeWalk w = walkTree(t, point("incorrect", {finding("all_zero")}), {{"wrong.all_zero", "uninit_acc"}});
+  ASSERT_TRUE(w.complete);
+  ASSERT_EQ(w.steps.size() + 1, w.path.size());
+  for (std::size_t i = 0; i < w.steps.size(); ++i) {
+    const TreeNode* node = t.find(w.steps[i].node);
+    ASSERT_NE(node, nullptr);
+    const TreeAnswer* a = node->answer(w.steps[i].answer);
+    ASSERT_NE(a, nullptr) << w.steps[i].node << " / " << w.steps[i].answer;
+    EXPECT_EQ(a->next, w.path[i + 1]);  // the label and next node a step shows are the tree's
+    EXPECT_FALSE(a->label.empty());
+  }
+  EXPECT_EQ(t.find(w.path.front())->answer("no-such-answer"), nullptr);
 }
 
 TEST(TreePredicates, Operators) {

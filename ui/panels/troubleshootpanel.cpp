@@ -317,7 +317,7 @@ void TroubleshootPanel::rewalk() {
 void TroubleshootPanel::showWalk() {
   const QColor pathColor = withAlpha(stateColor(kStateOverlapped), 90);
   const QColor endColor = withAlpha(m_walk.complete ? verdictColor(Verdict::ok) : verdictColor(Verdict::slow), 130);
-  m_highlighted = m_tree ? highlightWalk(m_treeView, m_walk, pathColor, endColor) : QStringList();
+  m_highlighted = m_tree ? highlightWalk(m_treeView, *m_tree, m_walk, pathColor, endColor) : QStringList();
   m_fixView->setHtml(m_walk.complete && m_walk.leaf ? leafHtml(*m_walk.leaf) : QString());
   if (!m_walk.complete && !m_walk.stoppedAt.empty())
     m_fixView->setHtml(tr("<p><i>No fix yet: the walk stopped at an open question. Answer it above.</i></p>"));
@@ -383,8 +383,11 @@ void TroubleshootPanel::showItemDetails(QTreeWidgetItem* item) {
     if (n->isLeaf()) text += tr("Fix: %1\n").arg(qs(n->fix));
   }
   if (step >= 0 && step < static_cast<int>(m_walk.steps.size())) {
-    const WalkStep& s = m_walk.steps[step];
-    text += tr("\nAnswer: %1 → %2 (%3)\n\nEvidence:\n").arg(qs(s.answerLabel), qs(s.next),
+    const TreeStep& s = m_walk.steps[step];
+    const TreeNode* node = m_tree->find(s.node);
+    const TreeAnswer* answer = node ? node->answer(s.answer) : nullptr;
+    text += tr("\nAnswer: %1 → %2 (%3)\n\nEvidence:\n").arg(qs(answer ? answer->label : s.answer),
+                                                         qs(answer ? answer->next : std::string()),
                                                          s.automatic ? tr("from the evidence") : tr("your answer"));
     text += evidenceText(s);
   } else if (item->data(0, kOnPathRole).toBool() && !m_walk.complete) {

@@ -376,7 +376,7 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
                .arg(tr).arg(tc)
                .arg(tr * m_tileH).arg(std::min((tr + 1) * m_tileH, m_rows) - 1)
                .arg(tc * m_tileW).arg(std::min((tc + 1) * m_tileW, m_cols) - 1);
-  // The declared tiling's convention (SPEC §1 example): origin = (pid_y * tile_m, pid_x * tile_n).
+  // The declared tiling's convention (tests/data/config/gemm_example.tscfg.json, docs/config.md `tiles`): origin = (pid_y * tile_m, pid_x * tile_n).
   {
     const auto cta = ctaOfTile(tr, tc);
     lines << QStringLiteral("CTA blockIdx (%1, %2, %3)").arg(cta.size() > 0 ? cta[0] : tc).arg(cta.size() > 1 ? cta[1] : tr).arg(cta.size() > 2 ? cta[2] : 0);

@@ -105,7 +105,7 @@ class CoverageGrid {
   /// Declared tiles whose area holds out-of-bounds elements: the tiles (CTAs) that wrote or read them.
   std::vector<std::pair<int, int>> oobTiles(bool write) const;
   /// The CTA that owns a declared tile: the report's crossing-tile list where it names
-  /// one, else the SPEC convention (pid_x = tile column, pid_y = tile row).
+  /// one, else the convention of docs/config.md's example (pid_x = tile column, pid_y = tile row).
   std::vector<std::int64_t> ctaOfTile(int tileRow, int tileCol) const;
   /// The drawn extent: the declared tiles (which reach past the edge) and the evidence.
   std::int64_t extentRows() const { return m_extentRows; }

@@ -97,7 +97,8 @@ QTreeWidgetItem* findOutlineItem(QTreeWidget* view, const QString& id) {
   return found;
 }
 
-QStringList highlightWalk(QTreeWidget* view, const TreeWalk& walk, const QColor& pathColor, const QColor& endColor) {
+QStringList highlightWalk(QTreeWidget* view, const Tree& tree, const TreeWalk& walk, const QColor& pathColor,
+                          const QColor& endColor) {
   forEachItem(view, [](QTreeWidgetItem* it) {
     setMarked(it, false, {});
     it->setData(0, kStepRole, -1);
@@ -121,8 +122,10 @@ QStringList highlightWalk(QTreeWidget* view, const TreeWalk& walk, const QColor&
     // Step i answers the node at path[i]; the open question (if any) has no step.
     if (i < walk.steps.size() && walk.steps[i].node == walk.path[i]) {
       item->setData(0, kStepRole, static_cast<int>(i));
-      const WalkStep& s = walk.steps[i];
-      QString tip = QObject::tr("%1 → %2 (%3)").arg(q(s.question), q(s.answerLabel),
+      const TreeStep& s = walk.steps[i];
+      const TreeNode* node = tree.find(s.node);
+      const TreeAnswer* answer = node ? node->answer(s.answer) : nullptr;
+      QString tip = QObject::tr("%1 → %2 (%3)").arg(q(s.question), q(answer ? answer->label : s.answer),
                                                      s.automatic ? QObject::tr("from the evidence") : QObject::tr("your answer"));
       if (s.automatic && s.evidence.is_array() && !s.evidence.empty())
         tip += QStringLiteral("\n\n") + evidenceText(s).left(1500);
@@ -152,7 +155,7 @@ QString leafHtml(const TreeNode& leaf) {
   return html;
 }
 
-QString evidenceText(const WalkStep& step) {
+QString evidenceText(const TreeStep& step) {
   if (step.evidence.is_null() || (step.evidence.is_array() && step.evidence.empty()))
     return step.automatic ? QObject::tr("(no recorded facts)") : QObject::tr("(answered by you)");
   return q(step.evidence.dump(2));

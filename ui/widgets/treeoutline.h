@@ -33,8 +33,10 @@ int populateTreeOutline(QTreeWidget* view, const Tree& tree, int maxItems = 4000
 /// (breadth-first, so the shallowest) along each next id; those items get bold text,
 /// `pathColor` as background, kOnPathRole = true, kStepRole and a tooltip with the
 /// step's evidence. The node the walk stopped at gets `endColor`. Every other item is
-/// reset. The chain is expanded and scrolled to. Returns the marked node ids in order.
-QStringList highlightWalk(QTreeWidget* view, const TreeWalk& walk, const QColor& pathColor, const QColor& endColor);
+/// reset. The chain is expanded and scrolled to. `tree` is the one the walk went through
+/// (the answers' labels are its). Returns the marked node ids in order.
+QStringList highlightWalk(QTreeWidget* view, const Tree& tree, const TreeWalk& walk, const QColor& pathColor,
+                          const QColor& endColor);
 
 /// The item of node `id` nearest the top (breadth-first), or nullptr.
 QTreeWidgetItem* findOutlineItem(QTreeWidget* view, const QString& id);
@@ -43,6 +45,6 @@ QTreeWidgetItem* findOutlineItem(QTreeWidget* view, const QString& id);
 QString leafHtml(const TreeNode& leaf);
 
 /// A step's evidence (JSON array of facts) pretty-printed, for tooltips and the details pane.
-QString evidenceText(const WalkStep& step);
+QString evidenceText(const TreeStep& step);
 
 }  // namespace tilescope::ui

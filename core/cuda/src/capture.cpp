@@ -178,7 +178,7 @@ std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& r
 
 // Guards of every tensor, then coverage and correctness of every output.
 /// A plain mismatch whose output equals the product with a transposed operand
-/// becomes `mismatch`/`transposed`, naming the operand (SPEC §4).
+/// becomes `mismatch`/`transposed`, naming the operand (docs/report.md, Finding categories).
 void labelTransposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& ext,
                             CompareResult& cmp) {
   for (auto& f : cmp.findings) {

@@ -1,5 +1,5 @@
 // Baseline comparisons shared by the capture (cuBLAS/SDPA, timed in the worker)
-// and the parent process (an external command baseline, SPEC §1).
+// and the parent process (an external command baseline, docs/config.md `baseline`).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // The error-log classifier: a pasted log (CUDA runtime, nvcc/NVRTC/ptxas, Triton,
 // TileLang, a Python traceback, PyTorch, NCCL, a numerical test, compute-sanitizer) → a
-// SPEC §4 finding category, a detail, and the troubleshooting-tree node to start from,
+// finding category (vocabulary.h), a detail, and the troubleshooting-tree node to start from,
 // with the lines that decided it. The rules are data (resources/classifier.json, schema
 // tilescope.classifier/1): regular expressions with a confidence each; every rule is
 // tried on every examined line, the most confident hit decides, and below the file's
@@ -37,7 +37,7 @@ struct Candidate {
 };
 
 struct Classification {
-  std::string category;   ///< SPEC §4 finding category; "" when unknown
+  std::string category;   ///< a finding category (vocabulary.h); "" when unknown
   std::string detail;     ///< sub-class (triton_arange_constexpr, python_name_error, ...)
   std::string treeNode;   ///< tree node to start from
   std::string matched;    ///< the line that decided (prefixes stripped)

@@ -1,4 +1,4 @@
-// The kernel configuration model (SPEC §1, schema tilescope.config/1) and its loader.
+// The kernel configuration model (docs/config.md, schema tilescope.config/1) and its loader.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/dtype.h"
+
 namespace tilescope {
 
 inline constexpr const char* kConfigSchema = "tilescope.config/1";
-
-enum class DType { f32, f16, bf16, f64, i32, i64, u8, i8 };
-std::size_t dtypeSize(DType t);
-const char* dtypeName(DType t);
-std::optional<DType> parseDType(const std::string& name);
-bool isFloating(DType t);
 
 /// How an error at the document's top level (path "") names its place.
 inline constexpr const char* kConfigTopLevel = "(top level)";
@@ -48,10 +44,6 @@ struct ConfigLimits {
   static constexpr std::size_t kMaxSweepPoints = 10000; ///< product of the sweep's value counts
   static constexpr std::size_t kMaxCaptures = 100000;   ///< sweep points x trials
 };
-
-/// Scalar argument types (`"EXPR:i64"`, SPEC §1 args).
-enum class ScalarType { i32, i64, u32, u64, f32, f64 };
-const char* scalarTypeName(ScalarType t);
 
 struct TensorSpec {
   std::string name;
@@ -147,7 +139,7 @@ struct Tolerance {
   double atol = 1e-2;
 };
 
-/// Run-control settings (an extension of SPEC §1, key `run`; all optional).
+/// Run-control settings (docs/config.md `run`, an extension; all optional).
 struct RunSettings {
   double timeoutS = 0;               ///< watchdog per worker; 0 = the tool's default
   double slowFactor = 1.5;           ///< slow_vs_baseline when kernel/baseline > this
@@ -296,6 +288,18 @@ std::map<std::string, std::int64_t> tileSymbols(const std::map<std::string, std:
 /// Evaluates one scalar argument (integer or floating, by its type).
 ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::string, std::int64_t>& symbols,
                                    const std::string& jsonPath);
+
+/// Tensor data in .npy files (`init`/`expected` "npy:PATH"; the format is npy.h's).
+struct NpyArray;
+/// The file an "npy:PATH" reference names (relative paths against config.dir).
+std::filesystem::path npyRefPath(const Config& config, const std::string& ref);
+/// Checks the tensor's `init` (expected == false) or `expected` file against its
+/// dtype and resolved shape; throws ConfigError at tensors.NAME.init / .expected
+/// naming the file and both dtypes and shapes.
+void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected);
+/// Same check, then the data (C order over the tensor's logical shape); include
+/// npy.h to use the result.
+NpyArray loadTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected);
 
 /// The config as JSON (for the report's `config` field): the raw document with
 /// `name`, defines and params of the point substituted.

@@ -89,7 +89,7 @@ DeviceSpec withLive(const DeviceSpec& base, const LiveAttributes& live);
 /// (same major, highest minor not above it) or sm_90's, then the live values.
 DeviceSpec specFromLive(const DeviceDb& db, const LiveAttributes& live);
 
-/// The report's device block (SPEC §3); the remaining fields go to `extra`.
+/// The report's device block (docs/report.md); the remaining fields go to `extra`.
 DeviceInfo toDeviceInfo(const DeviceSpec& spec);
 nlohmann::json toJson(const DeviceSpec& spec);
 

@@ -1,4 +1,4 @@
-// Integer expressions of configs (SPEC §1), evaluated through muParser.
+// Integer expressions of configs (docs/config.md, Expressions), evaluated through muParser.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// NumPy .npy files for `init: "npy:PATH"` and `expected: "npy:PATH"` (SPEC §1).
+// NumPy .npy files for `init: "npy:PATH"` and `expected: "npy:PATH"` (docs/config.md, `.npy` files).
 //
 // Read: format versions 1, 2 and 3, little-endian, C order. Element types
 // <f4 <f2 <f8 <i4 <i8 |u1 |i1, and for bf16 tensors <u2 holding the raw bf16
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config.h"
+#include "tilescope/dtype.h"
 
 namespace tilescope {
 
@@ -48,19 +48,10 @@ NpyHeader readNpyHeader(const std::filesystem::path& file);
 NpyArray readNpy(const std::filesystem::path& file);
 /// Same as readNpy, from the bytes of a file in memory (`label` names it in errors).
 NpyArray parseNpy(const std::string& bytes, const std::string& label);
+/// A shape as messages print it: "[2, 3]".
+std::string npyShapeText(const std::vector<std::int64_t>& shape);
 /// Writes a version 1 file (version 2 if the header needs it). Throws NpyError.
 void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<std::int64_t>& shape,
               const void* data, std::size_t bytes);
-
-/// The file an "npy:PATH" reference names (relative paths against config.dir).
-std::filesystem::path npyRefPath(const Config& config, const std::string& ref);
-
-struct ResolvedTensor;
-/// Checks the tensor's `init` (expected == false) or `expected` file against its
-/// dtype and resolved shape; throws ConfigError at tensors.NAME.init / .expected
-/// naming the file and both dtypes and shapes.
-void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected);
-/// Same check, then the data (C order over the tensor's logical shape).
-NpyArray loadTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected);
 
 }  // namespace tilescope

@@ -1,7 +1,7 @@
 // compute-sanitizer (memcheck, racecheck, initcheck, synccheck; text and --xml) and
 // legacy cuda-memcheck reports → structured findings: what went wrong, where (kernel,
 // PC offset, file:line, thread, block), at which address, how far from which
-// allocation, how many hazards. Pure functions over the report's text; the SPEC §4
+// allocation, how many hazards. Pure functions over the report's text; the finding
 // category and the troubleshooting-tree node of a finding come from classifyFinding.
 #pragma once
 
@@ -89,7 +89,7 @@ bool looksLikeSanitizerOutput(std::string_view text);
 /// Itanium-demangled `name` when it is mangled (_Z...), else `name`.
 std::string demangleKernel(const std::string& name);
 
-/// SPEC §4 category, detail and tree node a finding leads to ("" category when none:
+/// The finding category, detail and tree node a finding leads to ("" category when none:
 /// leaks, API errors without a kernel fault).
 struct FindingClass {
   std::string category, detail, node;

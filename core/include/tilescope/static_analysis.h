@@ -1,6 +1,6 @@
 // Static findings of one config point (no GPU): launch geometry against the device's
 // limits, the shared-memory budget, register use, theoretical occupancy and the declared
-// tile coverage (SPEC §4 categories smem_exceeded, invalid_launch, too_many_resources,
+// tile coverage (finding categories smem_exceeded, invalid_launch, too_many_resources,
 // coverage_gap, coverage_overlap, register_spill, low_occupancy).
 #pragma once
 

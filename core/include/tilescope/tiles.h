@@ -1,4 +1,4 @@
-// Declared tile geometry (SPEC §1 `tiles`): which output elements the CTAs of a launch
+// Declared tile geometry (docs/config.md `tiles`): which output elements the CTAs of a launch
 // are meant to own, where tiles cross the tensor's bounds (the masks a correct kernel
 // must apply), gaps and overlaps, and the inverse map element -> owning CTA.
 //

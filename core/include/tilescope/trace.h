@@ -27,7 +27,7 @@ namespace tilescope {
 /// What a bad access was (the device's record kinds).
 enum class TraceFaultKind { oob_read = 1, oob_write = 2, misaligned = 3, wild = 4, shared_oob = 5, uninit = 6 };
 const char* traceFaultKindName(TraceFaultKind k);       ///< "oob_read", ..., "uninit_read"
-/// The SPEC §4 category a bad access proves.
+/// The finding category (vocabulary.h) a bad access proves.
 const char* traceFaultCategory(TraceFaultKind k);
 
 enum class HazardKind { raw = 1, waw = 2, war = 3 };

@@ -37,7 +37,7 @@ struct TraceTileHint {
 /// The first bad access of one kind at one instruction.
 struct TraceFault {
   std::string kind;                           ///< oob_read oob_write misaligned wild shared_oob uninit_read
-  std::string category;                       ///< SPEC §4: oob_read, oob_write, misaligned_access, illegal_address, uninitialized_read
+  std::string category;                       ///< vocabulary.h: oob_read, oob_write, misaligned_access, illegal_address, uninitialized_read
   std::string space = "global";               ///< global | shared
   std::string tensor;                         ///< the tensor it belongs to (wild: the nearest one)
   TraceSite site;

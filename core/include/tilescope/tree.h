@@ -54,6 +54,8 @@ struct TreeNode {
   std::vector<TreeExample> examples;
   std::vector<std::string> sources;  ///< where the remedy comes from (seed write-ups, docs)
   bool isLeaf() const { return answers.empty(); }
+  /// The answer `id` of this node's question, or nullptr.
+  const TreeAnswer* answer(const std::string& id) const;
 };
 
 struct Tree {
@@ -82,18 +84,11 @@ void validatePredicate(const nlohmann::json& pred, const std::string& node);
 /// facts that decided it to `evidence` (an array) when given.
 bool evalPredicate(const nlohmann::json& pred, const nlohmann::json& subject, nlohmann::json* evidence = nullptr);
 
-struct WalkStep {
-  std::string node;
-  std::string question;
-  std::string answer;        ///< answer id
-  std::string answerLabel;
-  std::string next;
-  nlohmann::json evidence;   ///< facts behind an automatic answer (array)
-  bool automatic = true;     ///< false: a person's answer
-};
-
 struct TreeWalk {
-  std::vector<WalkStep> steps;
+  /// The questions answered, in order: the report's step type (report.h), so a walk
+  /// and a saved report read alike; an answer's label and next node are the tree's
+  /// (TreeNode::answer).
+  std::vector<TreeStep> steps;
   std::vector<std::string> path;   ///< node ids visited, start first
   std::string stoppedAt;           ///< last node reached
   bool complete = false;           ///< stoppedAt is a leaf

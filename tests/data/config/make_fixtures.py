@@ -8,7 +8,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# SPEC §1's example, with a real source file next to it.
+# docs/config.md's example (the contract's own), with a real source file next to it.
 GEMM = {
     "schema": "tilescope.config/1",
     "name": "gemm_tiled_f16",

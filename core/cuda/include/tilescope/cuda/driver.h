@@ -1,5 +1,5 @@
 // Driver-API basics for a capture: context setup, live device limits, and the
-// meaning of CUDA errors (sticky faults vs launch errors) as SPEC §4 findings.
+// meaning of CUDA errors (sticky faults vs launch errors) as findings (docs/report.md, Finding categories).
 #pragma once
 
 #include <cuda.h>
@@ -19,7 +19,7 @@ std::string cuErrorName(CUresult r);
 /// Errors after which the context is unusable (the worker must exit).
 bool isStickyError(CUresult r);
 
-/// The finding category a launch or execution error maps to (SPEC §4), and the
+/// The finding category a launch or execution error maps to (vocabulary.h), and the
 /// verdict it implies: fault for sticky errors, hang for a timeout, launch_error
 /// otherwise.
 struct ErrorClass {

@@ -1,4 +1,4 @@
-// References and baselines (SPEC §1 `reference`, `baseline`): each returns a
+// References and baselines (docs/config.md `reference`, `baseline`): each returns a
 // callable that enqueues the computation on a stream. The capture calls it once
 // to compute the reference and hands it to timeCalls to time the baseline.
 // A callable owns its scratch memory, library handles and modules (shared_ptr

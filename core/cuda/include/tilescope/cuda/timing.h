@@ -1,4 +1,4 @@
-// Kernel timing through the CUPTI Activity API (SPEC §3 `timing`): warm-up, an L2
+// Kernel timing through the CUPTI Activity API (docs/report.md, `timing`): warm-up, an L2
 // flush before every repetition, repetitions until the median settles, the
 // durations of every kernel one call launches summed per repetition, and the
 // same repetitions bracketed by CUDA events as a cross-check.
