@@ -29,7 +29,7 @@
 
 #include <QVBoxLayout>
 
-#include "models/pointsmodel.h"
+#include "widgets/pointstable.h"
 #include "tilescope/tree.h"
 #include "widgets/banner.h"
 #include "tilescope/resources.h"
@@ -43,18 +43,9 @@
 #include "panels/speedoflightpanel.h"
 #include "panels/sourcepanel.h"
 #include "panels/troubleshootpanel.h"
-#if __has_include("panels/occupancypanel.h")
 #include "panels/occupancypanel.h"
-#define TILESCOPE_HAVE_OCCUPANCY_PANEL 1
-#endif
-#if __has_include("panels/timingpanel.h")
 #include "panels/timingpanel.h"
-#define TILESCOPE_HAVE_TIMING_PANEL 1
-#endif
-#if __has_include("export/reportexporter.h")
 #include "export/reportexporter.h"
-#define TILESCOPE_HAVE_EXPORTER 1
-#endif
 
 namespace tilescope::ui {
 
@@ -87,25 +78,13 @@ void MainWindow::setupPanels() {
   m_findingsPanel = new FindingsPanel(m_selection, this);
   m_troubleshootPanel = new TroubleshootPanel(m_selection, this);
   m_sourcePanel = new SourcePanel(m_selection, this);
-  m_views << m_sourcePanel << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel << m_troubleshootPanel;
-#ifdef TILESCOPE_HAVE_OCCUPANCY_PANEL
-  auto* occ = new OccupancyPanel(m_selection, this);
-  m_occupancyPanel = occ;
-  m_views << occ;
-#endif
-#ifdef TILESCOPE_HAVE_TIMING_PANEL
-  auto* timing = new TimingPanel(m_selection, this);
-  m_timingPanel = timing;
-  m_views << timing;
-#endif
-  m_views << new SpeedOfLightPanel(m_selection, this);  // docked in setupDocks (found by object name)
-  m_pointsModel = new PointsModel(this);
-  m_pointsView = new QTableView(this);
-  m_pointsView->setModel(m_pointsModel);
-  m_pointsView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_pointsView->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_pointsView->verticalHeader()->hide();
-  m_pointsView->horizontalHeader()->setStretchLastSection(true);
+  m_occupancyPanel = new OccupancyPanel(m_selection, this);
+  m_timingPanel = new TimingPanel(m_selection, this);
+  m_speedOfLightPanel = new SpeedOfLightPanel(m_selection, this);
+  m_views << m_sourcePanel << m_configPanel << m_runPanel << m_coveragePanel << m_maskPanel << m_findingsPanel
+          << m_troubleshootPanel << m_occupancyPanel << m_timingPanel << m_speedOfLightPanel;
+  m_pointsView = new PointsTable(m_selection, this);
+  m_views << m_pointsView;
   // The central area: failures, then the verdict, then the coverage view.
   auto* central = new QWidget(this);
   m_messageBanner = new Banner(central);
@@ -260,10 +239,9 @@ void MainWindow::setupDocks() {
   QDockWidget* mask = addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
   tabifyDockWidget(mask, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea));
   mask->raise();
-  if (m_occupancyPanel) tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
-  if (m_timingPanel) tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
-  if (auto* sol = findChild<SpeedOfLightPanel*>(QStringLiteral("speedOfLightPanel")))
-    tabifyDockWidget(findings, addPanelDock(sol, tr("Speed of Light"), QStringLiteral("speedOfLightDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_speedOfLightPanel, tr("Speed of Light"), QStringLiteral("speedOfLightDock"), Qt::BottomDockWidgetArea));
   tabifyDockWidget(findings, addPanelDock(m_troubleshootPanel, tr("Troubleshooting"), QStringLiteral("troubleshootDock"), Qt::BottomDockWidgetArea));
   findings->raise();
   // First-run proportions (a saved layout replaces them): the coverage view gets the room.
@@ -275,15 +253,8 @@ void MainWindow::setupDocks() {
 void MainWindow::setupConnections() {
   connect(m_selection, &Selection::selectionChanged, this, [this](const SelectionState& s) {
     for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(s);
-    const QModelIndex idx = m_pointsModel->index(s.point, 0);
-    if (idx.isValid() && m_pointsView->currentIndex().row() != s.point) {
-      const QSignalBlocker block(m_pointsView->selectionModel());
-      m_pointsView->selectRow(s.point);
-    }
     updateStatus();
   });
-  connect(m_pointsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& cur) { if (cur.isValid()) m_selection->setPoint(cur.row()); });
   connect(m_runPanel, &RunPanel::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) { setReport(r); });
   connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { showError(m); });
   connect(m_runPanel, &RunPanel::runStarted, this, [this] {
@@ -410,10 +381,8 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
     s.point = first;
     m_selection->setState(s);
   }
-  m_pointsModel->setReport(m_report);
   for (ReportView* v : std::as_const(m_views)) v->onReportLoaded(m_report);
   for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(m_selection->state());
-  m_pointsView->selectRow(first);
   if (m_report && m_report->verb == "check" && path.isEmpty())
     setWindowTitle(tr("%1 (check) — TileScope").arg(QFileInfo(m_configPanel->configPath()).fileName()));
   else setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
@@ -468,7 +437,6 @@ void MainWindow::closeReport() {
   m_verdictBanner->clearMessage();
   m_messageBanner->clearMessage();
   m_reportPath.clear();
-  m_pointsModel->clear();
   for (ReportView* v : std::as_const(m_views)) v->onReportClosed();
   setWindowTitle(tr("TileScope"));
   updateStatus();
@@ -511,11 +479,7 @@ void MainWindow::updateStatus() {
   m_sweepAction->setEnabled(canRun);
   m_diagnoseAction->setEnabled(canRun);
   m_cancelAction->setEnabled(m_runPanel->isRunning());
-#ifdef TILESCOPE_HAVE_EXPORTER
   m_exportAction->setEnabled(m_report != nullptr);
-#else
-  m_exportAction->setEnabled(false);
-#endif
 }
 
 void MainWindow::stepPoint(int delta) {
@@ -547,7 +511,6 @@ QString MainWindow::withExportExtension(const QString& path, const QString& filt
 }
 
 void MainWindow::exportReport() {
-#ifdef TILESCOPE_HAVE_EXPORTER
   if (!m_report) return;
   QString filter;
   QString path = QFileDialog::getSaveFileName(this, tr("Export report"), defaultExportPath(),
@@ -557,7 +520,6 @@ void MainWindow::exportReport() {
   QString error;
   if (!tilescope::ui::exportReport(*m_report, path, &error)) showError(tr("Export to %1 failed: %2").arg(path, error));
   else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-#endif
 }
 
 void MainWindow::setTheme(Theme theme) {

@@ -21,9 +21,12 @@ class ConfigPanel;
 class CoveragePanel;
 class FindingsPanel;
 class MaskPanel;
-class PointsModel;
+class OccupancyPanel;
+class PointsTable;
 class RunPanel;
 class SourcePanel;
+class SpeedOfLightPanel;
+class TimingPanel;
 class TroubleshootPanel;
 
 class MainWindow : public QMainWindow {
@@ -49,10 +52,12 @@ class MainWindow : public QMainWindow {
   CoveragePanel* coveragePanel() const { return m_coveragePanel; }
   MaskPanel* maskPanel() const { return m_maskPanel; }
   FindingsPanel* findingsPanel() const { return m_findingsPanel; }
-  QWidget* occupancyPanel() const { return m_occupancyPanel; }
-  QWidget* timingPanel() const { return m_timingPanel; }
+  OccupancyPanel* occupancyPanel() const { return m_occupancyPanel; }
+  TimingPanel* timingPanel() const { return m_timingPanel; }
+  SpeedOfLightPanel* speedOfLightPanel() const { return m_speedOfLightPanel; }
   TroubleshootPanel* troubleshootPanel() const { return m_troubleshootPanel; }
   SourcePanel* sourcePanel() const { return m_sourcePanel; }
+  PointsTable* pointsTable() const { return m_pointsView; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -113,12 +118,12 @@ class MainWindow : public QMainWindow {
   CoveragePanel* m_coveragePanel = nullptr;
   MaskPanel* m_maskPanel = nullptr;
   FindingsPanel* m_findingsPanel = nullptr;
-  QWidget* m_occupancyPanel = nullptr;
-  QWidget* m_timingPanel = nullptr;
+  OccupancyPanel* m_occupancyPanel = nullptr;
+  TimingPanel* m_timingPanel = nullptr;
+  SpeedOfLightPanel* m_speedOfLightPanel = nullptr;
   TroubleshootPanel* m_troubleshootPanel = nullptr;
   SourcePanel* m_sourcePanel = nullptr;
-  PointsModel* m_pointsModel = nullptr;
-  QTableView* m_pointsView = nullptr;
+  PointsTable* m_pointsView = nullptr;
   Banner* m_verdictBanner = nullptr;
   Banner* m_messageBanner = nullptr;
   QMenu* m_recentMenu = nullptr;

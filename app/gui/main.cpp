@@ -21,17 +21,13 @@
 #include "mainwindow.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
-#include "tilescope/report.h"
-#if __has_include("export/reportexporter.h")
 #include "export/reportexporter.h"
-#define TILESCOPE_HAVE_EXPORTER 1
-#endif
+#include "tilescope/report.h"
 
 namespace {
 
 int runExport(const QString& reportPath, const QString& outPath) {
   QTextStream err(stderr);
-#ifdef TILESCOPE_HAVE_EXPORTER
   try {
     const tilescope::Report report = tilescope::loadReport(reportPath.toStdString());
     QString error;
@@ -44,12 +40,6 @@ int runExport(const QString& reportPath, const QString& outPath) {
     err << "tilescope: " << e.what() << "\n";
     return 2;
   }
-#else
-  Q_UNUSED(reportPath);
-  Q_UNUSED(outPath);
-  err << "tilescope: this build has no report exporter\n";
-  return 2;
-#endif
 }
 
 bool hasExportFlag(int argc, char** argv) {
@@ -145,7 +135,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
 int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("TileScope"));
   QCoreApplication::setApplicationName(QStringLiteral("tilescope"));
-  QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  QCoreApplication::setApplicationVersion(QString::fromStdString(tilescope::toolVersion()));  // CMake's PROJECT_VERSION
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("TileScope: a workbench for debugging GPU kernels"));
   parser.addHelpOption();

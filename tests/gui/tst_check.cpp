@@ -6,7 +6,6 @@
 #include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QtTest>
-#include <cstdio>
 
 #include "mainwindow.h"
 #include "panels/configcheck.h"
@@ -121,12 +120,5 @@ class TstCheck : public QObject {
   }
 };
 
-#if __has_include("tst_check.moc")
 QTEST_MAIN(TstCheck)
 #include "tst_check.moc"
-#else
-int main() {
-  std::fputs("tst_check: built without AUTOMOC\n", stderr);
-  return 1;
-}
-#endif

@@ -7,7 +7,6 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QtTest>
-#include <cstdio>
 
 #include "mainwindow.h"
 #include "models/findingsmodel.h"
@@ -217,12 +216,5 @@ class TstEvidence : public QObject {
   }
 };
 
-#if __has_include("tst_evidence.moc")
 QTEST_MAIN(TstEvidence)
 #include "tst_evidence.moc"
-#else
-int main() {
-  std::fputs("tst_evidence: built without AUTOMOC\n", stderr);
-  return 1;
-}
-#endif

@@ -1,7 +1,6 @@
 // OccupancyPanel over a hand-made H100 sweep report (tests/data/reports_charts).
 #include <QTableWidget>
 #include <QtTest>
-#include <cstdio>
 
 #include "charts/chartplot.h"
 #include "charts/devicecomparison.h"
@@ -87,12 +86,5 @@ class TestOccupancy : public QObject {
 
 // The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
 // Without it, the binary fails loudly instead of breaking the whole build.
-#if __has_include("tst_occupancy.moc")
 QTEST_MAIN(TestOccupancy)
 #include "tst_occupancy.moc"
-#else
-int main() {
-  std::fputs("tst_occupancy: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
-  return 1;
-}
-#endif

@@ -5,7 +5,6 @@
 #include <QtTest>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
 #include "models/resultmatrixmodel.h"
 #include "style/colors.h"
@@ -93,12 +92,5 @@ class TstPalette : public QObject {
   }
 };
 
-#if __has_include("tst_palette.moc")
 QTEST_MAIN(TstPalette)
 #include "tst_palette.moc"
-#else
-int main() {
-  std::fputs("tst_palette: built without AUTOMOC\n", stderr);
-  return 1;
-}
-#endif

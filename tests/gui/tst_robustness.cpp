@@ -10,7 +10,6 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <cstdio>
 
 #include "mainwindow.h"
 #include "panels/configpanel.h"
@@ -222,12 +221,5 @@ class TstRobustness : public QObject {
   }
 };
 
-#if __has_include("tst_robustness.moc")
 QTEST_MAIN(TstRobustness)
 #include "tst_robustness.moc"
-#else
-int main() {
-  std::fputs("tst_robustness: built without AUTOMOC\n", stderr);
-  return 1;
-}
-#endif

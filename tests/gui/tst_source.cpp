@@ -8,7 +8,6 @@
 #include <QTextLayout>
 #include <QFile>
 #include <QtTest>
-#include <cstdio>
 
 #include "mainwindow.h"
 #include "models/findingsmodel.h"
@@ -127,12 +126,5 @@ class TstSource : public QObject {
   }
 };
 
-#if __has_include("tst_source.moc")
 QTEST_MAIN(TstSource)
 #include "tst_source.moc"
-#else
-int main() {
-  std::fputs("tst_source: built without AUTOMOC\n", stderr);
-  return 1;
-}
-#endif

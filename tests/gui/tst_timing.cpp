@@ -1,6 +1,5 @@
 // TimingPanel over a hand-made H100 sweep report (tests/data/reports_charts).
 #include <QtTest>
-#include <cstdio>
 
 #include "charts/chartplot.h"
 #include "charts/unitticker.h"
@@ -71,7 +70,10 @@ class TestTiming : public QObject {
     QVERIFY(sweep->xAxis->tickLabelRotation() != 0);
     auto ticker = sweep->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(ticker);
-    QCOMPARE(ticker->ticks().value(2.0), QString::fromStdString(report->points[2].label));
+    // Named by the swept values only (tst_layout checks the rule); the full label is longer.
+    const QString tick = ticker->ticks().value(2.0);
+    QVERIFY(tick.startsWith(QStringLiteral("128, 128")));
+    QVERIFY(!tick.contains(QStringLiteral("BLOCK_M")));
     QCOMPARE(sweep->itemCount(), 1);  // the selected point's marker line
     auto* line = qobject_cast<QCPItemStraightLine*>(sweep->item(0));
     QVERIFY(line);
@@ -89,12 +91,5 @@ class TestTiming : public QObject {
 
 // The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.
 // Without it, the binary fails loudly instead of breaking the whole build.
-#if __has_include("tst_timing.moc")
 QTEST_MAIN(TestTiming)
 #include "tst_timing.moc"
-#else
-int main() {
-  std::fputs("tst_timing: built without AUTOMOC; set AUTOMOC ON for the GUI tests in tests/CMakeLists.txt\n", stderr);
-  return 1;
-}
-#endif

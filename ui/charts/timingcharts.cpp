@@ -1,11 +1,22 @@
 #include "charts/timingcharts.h"
 
+#include <QFontMetrics>
+#include <QtMath>
+
 #include "charts/chartstyle.h"
 #include "charts/qcp.h"
 #include "charts/unitticker.h"
+#include "models/pointlabels.h"
 #include "tilescope/document.h"
 
 namespace tilescope::ui {
+
+QVector<double> StrideTextTicker::createTickVector(double tickStep, const QCPRange& range) {
+  QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range), out;
+  for (double key : std::as_const(all))
+    if (qRound(key) % m_stride == 0) out << key;
+  return out;
+}
 
 
 QString speedupText(const Point& p) {
@@ -73,12 +84,14 @@ int plotDurationBoxes(QCustomPlot* plot, const Point& p) {
 
 int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   const ChartColors c = chartColors(plot->palette());
-  auto labels = QSharedPointer<QCPAxisTickerText>::create();
+  auto labels = QSharedPointer<StrideTextTicker>::create();
+  const PointLabels names(r.points);
   QVector<double> keys, kernel, kMinus, kPlus, bKeys, base, bMinus, bPlus, cv;
   double top = 0;
   for (int i = 0; i < int(r.points.size()); ++i) {
     const Point& p = r.points[size_t(i)];
-    labels->addTick(i, QString::fromStdString(pointLabel(p)));
+    // Swept values only ("64, 32"): the full defines made 30° labels run into each other.
+    labels->addTick(i, names.shortLabel(p) + (p.trial > 0 && p.experiment.empty() ? QStringLiteral(" t%1").arg(p.trial) : QString()));
     if (p.timing.measured) {
       const Stats& s = p.timing.kernelNs;
       keys << i;
@@ -123,8 +136,8 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   cvGraph->setData(keys, cv, true);
 
   plot->xAxis->setTicker(labels);
-  plot->xAxis->setTickLabelRotation(r.points.size() > 1 ? 30 : 0);  // labels are "BLOCK_M=64,..."
   plot->xAxis->setRange(-0.6, double(r.points.size()) - 0.4);
+  if (const QString keysText = names.keysText(); !keysText.isEmpty()) plot->xAxis->setLabel(keysText);
   plot->yAxis->setTicker(durationTicker());
   plot->yAxis->setLabel(QStringLiteral("median kernel time"));
   plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1000);
@@ -135,7 +148,15 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   for (double v : cv) cvTop = qMax(cvTop, v);
   plot->yAxis2->setRange(0, cvTop * 1.3);
   plot->legend->setVisible(true);
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  // In a row of its own under the axes: inside them it covered the first points.
+  if (plot->legend->layout() != plot->plotLayout()) {
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(plot->plotLayout()->rowCount(), 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(plot->plotLayout()->rowCount() - 1, 0.001);
+  }
+  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot->legend->setWrap(0);
+  fitSweepTickLabels(plot);
   if (selected >= 0 && selected < int(r.points.size())) {
     auto* line = new QCPItemStraightLine(plot);
     line->point1->setCoords(selected, 0);
@@ -143,6 +164,29 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
     line->setPen(QPen(c.marker, 1, Qt::DashLine));
   }
   return int(keys.size());
+}
+
+void fitSweepTickLabels(QCustomPlot* plot) {
+  auto ticker = plot->xAxis->ticker().dynamicCast<StrideTextTicker>();
+  if (!ticker || ticker->ticks().isEmpty()) return;
+  const int n = static_cast<int>(ticker->ticks().size());
+  // The widget's width less the margins of the last layout (axes, labels); before the
+  // first layout, a typical 160 px. Called on a resize, before the plot lays out anew.
+  const int margins = plot->axisRect()->width() > 0 ? plot->viewport().width() - plot->axisRect()->width() : 160;
+  const int width = qMax(100, plot->width() - margins);
+  const double perPoint = double(width) / n;
+  const QFontMetrics fm(plot->xAxis->tickLabelFont());
+  int widest = 0;
+  for (const QString& label : std::as_const(ticker->ticks())) widest = qMax(widest, fm.horizontalAdvance(label));
+  if (widest + fm.averageCharWidth() * 2 <= perPoint) {
+    plot->xAxis->setTickLabelRotation(0);
+    ticker->setStride(1);
+    return;
+  }
+  // Parallel labels at 45° keep perpendicular distance (keys apart)·sin 45°: at least a line and a gap.
+  plot->xAxis->setTickLabelRotation(45);
+  const double need = (fm.height() + 4) / qSin(qDegreesToRadians(45.0));
+  ticker->setStride(qMax(1, qCeil(need / perPoint)));
 }
 
 }  // namespace tilescope::ui

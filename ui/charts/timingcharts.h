@@ -4,12 +4,26 @@
 
 #include <QString>
 
+#include "charts/qcp.h"
+
 #include "tilescope/document.h"  // pointLabel: how points are named everywhere
 #include "tilescope/report.h"
 
-class QCustomPlot;
-
 namespace tilescope::ui {
+
+/// Text ticks of which only every stride-th key is drawn, so labels never overlap
+/// however many points a sweep has (fitSweepTickLabels picks the stride).
+class StrideTextTicker : public QCPAxisTickerText {
+ public:
+  void setStride(int stride) { m_stride = stride < 1 ? 1 : stride; }
+  int stride() const { return m_stride; }
+
+ protected:
+  QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
+
+ private:
+  int m_stride = 1;
+};
 
 /// "1.84× faster than cublas" / "0.5× (2.0× slower) than cublas" / "" when unknown.
 QString speedupText(const Point& p);
@@ -20,7 +34,14 @@ int plotDurationBoxes(QCustomPlot* plot, const Point& p);
 
 /// Median time per point (graph 0: kernel, graph 1: baseline) with p10/p90 error
 /// bars, x = position in r.points; CV on the right axis (graph 2, percent).
-/// `selected` (index into r.points, -1: none) is marked. Returns points drawn.
+/// `selected` (index into r.points, -1: none) is marked. Points are named by their
+/// swept values (PointLabels); the legend sits in its own row under the axes, where
+/// it cannot cover a point. Returns points drawn.
 int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected);
+
+/// Lays out the x labels of a plotSweepTimes chart for the axis's current width:
+/// level when they fit, else at 45° with every n-th label so that neighbours keep a
+/// line's height apart. Call again after a resize (TimingPanel does), then replot.
+void fitSweepTickLabels(QCustomPlot* plot);
 
 }  // namespace tilescope::ui

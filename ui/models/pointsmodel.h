@@ -1,8 +1,13 @@
 // One row per report point (sweep point × trial): label, verdict, time, speedup, findings.
+// The label is the swept values (PointLabels), the column header names the keys; every
+// column sorts through SortRole (a QSortFilterProxyModel with sortRole = SortRole).
 #pragma once
 
 #include <QAbstractTableModel>
 #include <memory>
+#include <vector>
+
+#include "models/pointlabels.h"
 
 #include "tilescope/report.h"
 
@@ -27,6 +32,8 @@ class PointsModel : public QAbstractTableModel {
 
  private:
   std::shared_ptr<const Report> m_report;
+  PointLabels m_names;
+  std::vector<int> m_labelRank;  ///< per point: its place when ordered by the swept values
 };
 
 }  // namespace tilescope::ui

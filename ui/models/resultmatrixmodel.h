@@ -1,12 +1,15 @@
 // The result matrix of a sweep: one row per sweep point, one column per trial,
 // each cell the verdict of that point × trial (coloured), fed from a report or
-// point by point while a sweep streams in.
+// point by point while a sweep streams in. Rows are named by the swept values only
+// (PointLabels: "64, 32"), the full defines in the row's tooltip, so the cells keep
+// the width at the Run dock's default size.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QStringList>
 #include <vector>
 
+#include "models/pointlabels.h"
 #include "tilescope/report.h"
 
 namespace tilescope::ui {
@@ -26,6 +29,9 @@ class ResultMatrixModel : public QAbstractTableModel {
   void setPoint(const Point& p, int reportIndex);
   void clear() { reset(0, 0); }
 
+  /// The swept keys the row labels list the values of ("BLOCK_M, BLOCK_N"; "" when none).
+  QString rowKeysText() const { return m_names.keysText(); }
+
   /// The cell holding Report::points[reportIndex], or an invalid index.
   QModelIndex indexForPoint(int reportIndex) const;
 
@@ -41,8 +47,11 @@ class ResultMatrixModel : public QAbstractTableModel {
     int findings = 0;
     double medianNs = 0;
   };
+  void relabel();
+
   std::vector<std::vector<Cell>> m_cells;  ///< [row][trial]
-  QStringList m_labels;
+  std::vector<Point> m_rows;               ///< what names each row (label, experiment, defines, params only)
+  PointLabels m_names;
 };
 
 }  // namespace tilescope::ui

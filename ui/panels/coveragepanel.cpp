@@ -162,6 +162,9 @@ void CoveragePanel::onReportLoaded(const ReportPtr& report) {
   m_report = report;
   m_point = -1;
   onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
+  // Another report starts whole, even when its tensor has the shape of the last one
+  // (switching points keeps the view: the eye compares them).
+  m_widget->fitAll();
 }
 
 void CoveragePanel::onReportClosed() {

@@ -14,11 +14,8 @@
 namespace tilescope::ui {
 
 OccupancyPanel::OccupancyPanel(Selection* selection, QWidget* parent)
-    : QWidget(parent), m_selection(selection) {
+    : PointPanel(selection, parent) {
   setupLayout();
-  if (m_selection)
-    connect(m_selection, &Selection::selectionChanged, this,
-            [this](const SelectionState& s) { onSelectionChanged(s); });
   rebuild();
 }
 
@@ -68,24 +65,6 @@ void OccupancyPanel::setupLayout() {
 
   for (ChartPlot* plot : {m_resources, m_curves[0], m_curves[1], m_curves[2], m_devices})
     connect(plot, &ChartPlot::paletteChanged, this, &OccupancyPanel::rebuild);
-}
-
-void OccupancyPanel::onReportLoaded(const ReportPtr& report) {
-  m_report = report;
-  m_point = m_selection ? m_selection->state().point : 0;
-  rebuild();
-}
-
-void OccupancyPanel::onReportClosed() {
-  m_report.reset();
-  m_point = 0;
-  rebuild();
-}
-
-void OccupancyPanel::onSelectionChanged(const SelectionState& state) {
-  if (state.point == m_point) return;
-  m_point = state.point;
-  rebuild();
 }
 
 QString OccupancyPanel::summaryText() const { return m_summary->text(); }

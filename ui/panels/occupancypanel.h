@@ -3,10 +3,8 @@
 // and the same configuration on the other devices of the database.
 #pragma once
 
-#include <QWidget>
-
 #include "charts/occupancycharts.h"
-#include "reportview.h"
+#include "panels/pointpanel.h"
 
 class QLabel;
 class QTableWidget;
@@ -15,14 +13,10 @@ namespace tilescope::ui {
 
 class ChartPlot;
 
-class OccupancyPanel : public QWidget, public ReportView {
+class OccupancyPanel : public PointPanel {
   Q_OBJECT
  public:
   explicit OccupancyPanel(Selection* selection, QWidget* parent = nullptr);
-
-  void onReportLoaded(const ReportPtr& report) override;
-  void onReportClosed() override;
-  void onSelectionChanged(const SelectionState& state) override;
 
   // For tests and the exporter's checks.
   ChartPlot* resourcePlot() const { return m_resources; }
@@ -31,16 +25,12 @@ class OccupancyPanel : public QWidget, public ReportView {
   QTableWidget* deviceTable() const { return m_deviceTable; }
   QString limiterLabel() const { return m_limiterLabel; }
   QString summaryText() const;
-  int currentPoint() const { return m_point; }
 
  private:
   void setupLayout();
-  void rebuild();
+  void rebuild() override;
   void fillDeviceTable(const QVector<DeviceOccupancy>& rows);
 
-  Selection* m_selection;
-  ReportPtr m_report;
-  int m_point = 0;
   QString m_limiterLabel;
   QLabel* m_summary = nullptr;
   ChartPlot* m_resources = nullptr;

@@ -1,8 +1,5 @@
 #include "panels/runpanel.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,7 +10,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -21,12 +17,19 @@
 #include "models/resultmatrixmodel.h"
 #include "panels/runstream.h"
 #include "style/colors.h"
-#include "tilescope/remote.h"
 
 namespace tilescope::ui {
 
 RunPanel::RunPanel(Selection* selection, QWidget* parent)
-    : QWidget(parent), m_selection(selection), m_stream(new RunStream(this)), m_matrix(new ResultMatrixModel(this)) {
+    : QWidget(parent), m_selection(selection), m_controller(new RunController(this)), m_matrix(new ResultMatrixModel(this)) {
+  setupLayout();
+  setupConnections();
+  setRunning(false);
+}
+
+RunPanel::~RunPanel() = default;
+
+void RunPanel::setupLayout() {
   m_run = new QPushButton(tr("Run"), this);
   m_sweep = new QPushButton(tr("Sweep"), this);
   m_diagnose = new QPushButton(tr("Diagnose"), this);
@@ -40,8 +43,12 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
-  m_status = new QLabel(tr("Open a config to run it."), this);
+  m_status = new QLabel(idleText(), this);
   m_status->setWordWrap(true);
+  // The matrix's rows show the swept values only; this line names them.
+  m_matrixKeys = new QLabel(this);
+  m_matrixKeys->setObjectName(QStringLiteral("matrixKeys"));
+  m_matrixKeys->setVisible(false);
   m_pointStatus = new QListWidget(this);
   m_matrixView = new QTableView(this);
   m_matrixView->setModel(m_matrix);
@@ -61,8 +68,14 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
   buttons->addWidget(m_progress, 1);
   auto* form = new QFormLayout;
   form->addRow(tr("Remote host"), m_remote);
+  auto* matrix = new QWidget(this);
+  auto* matrixLayout = new QVBoxLayout(matrix);
+  matrixLayout->setContentsMargins(0, 0, 0, 0);
+  matrixLayout->setSpacing(2);
+  matrixLayout->addWidget(m_matrixKeys);
+  matrixLayout->addWidget(m_matrixView, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(m_matrixView);
+  split->addWidget(matrix);
   split->addWidget(m_pointStatus);
   split->addWidget(m_log);
   split->setStretchFactor(0, 3);
@@ -72,196 +85,121 @@ RunPanel::RunPanel(Selection* selection, QWidget* parent)
   layout->addLayout(form);
   layout->addWidget(m_status);
   layout->addWidget(split, 1);
-  setRunning(false);
+}
 
+void RunPanel::setupConnections() {
   connect(m_run, &QPushButton::clicked, this, &RunPanel::startRun);
   connect(m_sweep, &QPushButton::clicked, this, &RunPanel::startSweep);
   connect(m_diagnose, &QPushButton::clicked, this, &RunPanel::startDiagnose);
   connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
-  connect(m_remote, &QLineEdit::editingFinished, this, [this] { emit remoteHostChanged(remoteHost()); });
+  connect(m_remote, &QLineEdit::editingFinished, this, [this] { m_controller->setRemoteHost(m_remote->text()); });
   connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& idx) {
     const int point = idx.data(ResultMatrixModel::PointIndexRole).toInt();
     if (idx.isValid() && point >= 0 && m_selection) m_selection->setPoint(point);
   });
-  connect(m_stream, &RunStream::progressAvailable, this, [this](int point, int total, const QString& msg) {
+  connect(m_matrix, &QAbstractItemModel::headerDataChanged, this, [this] {
+    m_matrixKeys->setText(tr("Rows: %1").arg(m_matrix->rowKeysText()));
+    m_matrixKeys->setVisible(!m_matrix->rowKeysText().isEmpty());
+  });
+  connect(m_matrix, &QAbstractItemModel::modelReset, this, [this] { m_matrixKeys->setVisible(false); });
+
+  RunStream* stream = m_controller->stream();
+  connect(stream, &RunStream::progressAvailable, this, [this](int point, int total, const QString& msg) {
     m_progress->setRange(0, std::max(total, 1));
     m_progress->setValue(point);
     m_status->setText(tr("Point %1 of %2: %3").arg(point).arg(total).arg(msg));
   });
-  connect(m_stream, &RunStream::pointAvailable, this, [this](const Point& p) {
-    QListWidgetItem* item = nullptr;
-    if (!p.experiment.empty()) {
-      // diagnose: every capture is of point 0; one row per experiment, as in its report.
-      Point row = p;
-      row.index = m_streamedPoints;
-      row.trial = 0;
-      row.label = p.experiment + (p.label.empty() ? "" : " [" + p.label + "]");
-      m_matrix->setPoint(row, m_streamedPoints++);
-      item = new QListWidgetItem(tr("%1: %2, %3 finding(s)")
-                                     .arg(qs(p.experiment), QString::fromLatin1(verdictName(p.verdict)))
-                                     .arg(p.findings.size()), m_pointStatus);
-    } else {
-      m_matrix->setPoint(p, m_streamedPoints++);
-      item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
-                                     .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
-                                     .arg(p.findings.size()), m_pointStatus);
-    }
-    item->setBackground(verdictColor(p.verdict));
-    item->setForeground(textColorOn(verdictColor(p.verdict)));
-  });
-  connect(m_stream, &RunStream::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
-    m_gotReport = true;
+  connect(stream, &RunStream::pointAvailable, this, &RunPanel::showPoint);
+  connect(m_controller, &RunController::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
     m_status->setText(tr("Done: verdict %1 over %2 point(s)").arg(QString::fromLatin1(verdictName(r->verdict))).arg(r->points.size()));
     emit reportAvailable(r);
   });
-  connect(m_stream, &RunStream::textAvailable, this, &RunPanel::appendLog);
-  connect(m_stream, &RunStream::streamFailed, this, [this](const QString& m) { appendLog(m); fail(m); });
-}
-
-RunPanel::~RunPanel() {
-  if (m_process) {
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->waitForFinished(2000);
-  }
+  connect(m_controller, &RunController::logAvailable, m_log, &QPlainTextEdit::appendPlainText);
+  connect(m_controller, &RunController::runStarted, this, &RunPanel::showStarted);
+  connect(m_controller, &RunController::runningChanged, this, &RunPanel::setRunning);
+  connect(m_controller, &RunController::runFailed, this, &RunPanel::showFailure);
+  connect(m_controller, &RunController::runCancelled, this, [this] {
+    m_cancelled = true;
+    m_status->setText(tr("%1 cancelled").arg(m_controller->verb()));
+  });
+  connect(m_controller, &RunController::runFinished, this, [this](int code) {
+    showFinished();
+    emit runFinished(code);
+  });
+  connect(m_controller, &RunController::remoteHostChanged, this, [this](const QString& host) {
+    if (m_remote->text().trimmed() != host) m_remote->setText(host);
+    emit remoteHostChanged(host);
+  });
 }
 
 void RunPanel::setConfigPath(const QString& path) {
-  m_configPath = path;
+  m_controller->setConfigPath(path);
   if (!isRunning()) setRunning(false);
-  m_status->setText(path.isEmpty() ? tr("Open a config to run it.") : tr("Config: %1").arg(path));
+  m_status->setText(idleText());
 }
 
-void RunPanel::setRemoteHost(const QString& host) {
-  m_remote->setText(host);
-  emit remoteHostChanged(remoteHost());
+QString RunPanel::idleText() const {
+  const QString path = m_controller->configPath();
+  return path.isEmpty() ? tr("Open a config to run it.") : tr("Config: %1").arg(path);
 }
-
-QString RunPanel::remoteHost() const { return m_remote->text().trimmed(); }
-
-QString RunPanel::runExecutable() {
-  const QString local = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tilescope-run"));
-  if (QFileInfo(local).isExecutable()) return local;
-  const QString onPath = QStandardPaths::findExecutable(QStringLiteral("tilescope-run"));
-  return onPath.isEmpty() ? QStringLiteral("tilescope-run") : onPath;
-}
-
-QStringList RunPanel::commandLine(const QString& verb) const {
-  const QStringList args{verb, m_configPath, QStringLiteral("--stream")};
-  if (remoteHost().isEmpty()) return QStringList{runExecutable()} + args;
-  // Remote: the config path must exist at the same path there (shared file
-  // system). The core builds the ssh command the CLI uses: the host checked,
-  // `--` before it, the arguments quoted for the remote shell.
-  if (!remoteHostProblem(remoteHost().toStdString()).empty()) return {};
-  std::vector<std::string> remoteArgs;
-  for (const QString& a : args) remoteArgs.push_back(a.toStdString());
-  QStringList cmd;
-  for (const std::string& a : sshCommand(remoteHost().toStdString(), remoteArgs)) cmd << QString::fromStdString(a);
-  return cmd;
-}
-
-bool RunPanel::isRunning() const { return m_process && m_process->state() != QProcess::NotRunning; }
 
 void RunPanel::setRunning(bool running) {
-  m_run->setEnabled(!running && !m_configPath.isEmpty());
-  m_sweep->setEnabled(!running && !m_configPath.isEmpty());
-  m_diagnose->setEnabled(!running && !m_configPath.isEmpty());
+  const bool canStart = !running && !m_controller->configPath().isEmpty();
+  m_run->setEnabled(canStart);
+  m_sweep->setEnabled(canStart);
+  m_diagnose->setEnabled(canStart);
   m_cancel->setEnabled(running);
   m_remote->setEnabled(!running);
 }
 
-void RunPanel::appendLog(const QString& text) { m_log->appendPlainText(text); }
-
-void RunPanel::start(const QString& verb) {
-  if (isRunning() || m_configPath.isEmpty()) return;
-  const QStringList cmd = commandLine(verb);
-  if (cmd.isEmpty()) {  // a remote host ssh would misread (an option, a shell word)
-    const QString msg = tr("remote host '%1': %2")
-                            .arg(remoteHost(), QString::fromStdString(remoteHostProblem(remoteHost().toStdString())));
-    m_status->setText(msg);
-    emit runFailed(msg);
-    return;
-  }
-  m_stream->reset();
+void RunPanel::showStarted(const QString& verb) {
   m_matrix->clear();
   m_pointStatus->clear();
   m_log->clear();
   m_streamedPoints = 0;
+  m_failed = m_cancelled = false;
   m_progress->setRange(0, 0);  // busy until the first progress event names the total
-  delete m_process;
-  m_process = new QProcess(this);
-  connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stream->feed(m_process->readAllStandardOutput()); });
-  connect(m_process, &QProcess::readyReadStandardError, this, [this] {
-    const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
-    appendLog(text);
-    m_stderrTail << text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    while (m_stderrTail.size() > 4) m_stderrTail.removeFirst();
-  });
-  connect(m_process, &QProcess::errorOccurred, this, [this, cmd](QProcess::ProcessError e) {
-    if (e != QProcess::FailedToStart) return;
-    setRunning(false);
-    fail(tr("could not start %1: %2").arg(cmd.front(), m_process->errorString()));
-  });
-  connect(m_process, &QProcess::finished, this, &RunPanel::finished);
-  m_verb = verb;
-  m_stderrTail.clear();
-  m_gotReport = m_cancelled = m_failed = false;
-  emit runStarted(verb);
-  appendLog(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
   m_status->setText(tr("Starting %1 …").arg(verb));
-  setRunning(true);
-  m_process->start(cmd.front(), cmd.mid(1));
+  emit runStarted(verb);
 }
 
-void RunPanel::finished(int code, QProcess::ExitStatus status) {
-  m_stream->feed(m_process->readAllStandardOutput());
-  m_stream->finish();
-  setRunning(false);
-  m_progress->setRange(0, 1);
-  if (m_cancelled) {
-    m_progress->setValue(0);
-    m_status->setText(tr("%1 cancelled").arg(m_verb));
-  } else if (status == QProcess::CrashExit) {
-    fail(tr("tilescope-run %1 crashed%2").arg(m_verb, m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last()));
-  } else if (const QString msg = failureMessage(m_verb, code, m_gotReport, m_stderrTail.join(QLatin1Char(' ')), !remoteHost().isEmpty());
-             !msg.isEmpty()) {
-    fail(msg);
+void RunPanel::showPoint(const Point& p) {
+  QListWidgetItem* item = nullptr;
+  if (!p.experiment.empty()) {
+    // diagnose: every capture is of point 0; one row per experiment, as in its report.
+    Point row = p;
+    row.index = m_streamedPoints;
+    row.trial = 0;
+    m_matrix->setPoint(row, m_streamedPoints++);
+    item = new QListWidgetItem(tr("%1: %2, %3 finding(s)")
+                                   .arg(qs(p.experiment), QString::fromLatin1(verdictName(p.verdict)))
+                                   .arg(p.findings.size()), m_pointStatus);
   } else {
-    m_progress->setValue(1);
+    m_matrix->setPoint(p, m_streamedPoints++);
+    item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
+                                   .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
+                                   .arg(p.findings.size()), m_pointStatus);
   }
-  emit runFinished(status == QProcess::CrashExit ? -1 : code);
+  item->setBackground(verdictColor(p.verdict));
+  item->setForeground(textColorOn(verdictColor(p.verdict)));
 }
 
-QString RunPanel::failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote) {
-  const QString tail = stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + stderrTail;
-  // 0 and 1 complete with a report (1: findings, shown as the verdict); anything else is a failure.
-  if ((code == kExitOk || code == kExitFindings) && gotReport) return {};
-  if (code == kExitOk || code == kExitFindings) return tr("%1 ended (exit %2) without a report%3").arg(verb).arg(code).arg(tail);
-  if (code == kExitUsage) return tr("%1: usage or configuration error (exit 2)%2").arg(verb, tail);
-  if (code == kExitNoGpu) return tr("%1: no GPU or CUDA on the machine it ran on (exit 3)%2").arg(verb, tail);
-  if (remote && code == 255) return tr("%1: ssh failed (exit 255)%2").arg(verb, tail);
-  if (code == 127) return tr("%1: tilescope-run not found%2 (exit 127)").arg(verb, remote ? tr(" on the remote host") : QString()) + tail;
-  return tr("%1 failed: %2%3").arg(verb, qs(exitStatusText(code)), tail);
-}
-
-void RunPanel::fail(const QString& message) {
+void RunPanel::showFailure(const QString& message) {
   m_failed = true;
   m_progress->setRange(0, 1);
-  m_progress->setValue(0);  // a failed run is not 100 % done
+  m_progress->setValue(0);
   m_status->setText(tr("\u2716 %1").arg(message));
   emit runFailed(message);
+}
+
+void RunPanel::showFinished() {
+  m_progress->setRange(0, 1);
+  m_progress->setValue(m_failed || m_cancelled ? 0 : 1);  // a failed or cancelled run is not 100 % done
 }
 
 QString RunPanel::statusText() const { return m_status->text(); }
 int RunPanel::progressValue() const { return m_progress->value(); }
 int RunPanel::progressMaximum() const { return m_progress->maximum(); }
-
-void RunPanel::cancel() {
-  if (!isRunning()) return;
-  m_cancelled = true;
-  appendLog(tr("cancelled"));
-  m_process->kill();
-}
 
 void RunPanel::onReportLoaded(const ReportPtr& report) {
   if (report) m_matrix->setReport(*report);
@@ -269,7 +207,7 @@ void RunPanel::onReportLoaded(const ReportPtr& report) {
   if (m_failed && !isRunning()) {
     m_failed = false;
     m_progress->setValue(0);
-    m_status->setText(m_configPath.isEmpty() ? tr("Open a config to run it.") : tr("Config: %1").arg(m_configPath));
+    m_status->setText(idleText());
   }
 }
 

@@ -49,11 +49,9 @@ QString boundText(const Point& p) {
 
 }  // namespace
 
-SpeedOfLightPanel::SpeedOfLightPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+SpeedOfLightPanel::SpeedOfLightPanel(Selection* selection, QWidget* parent) : PointPanel(selection, parent) {
   setObjectName(QStringLiteral("speedOfLightPanel"));
   setupLayout();
-  if (m_selection)
-    connect(m_selection, &Selection::selectionChanged, this, [this](const SelectionState& s) { onSelectionChanged(s); });
   rebuild();
 }
 
@@ -88,24 +86,6 @@ void SpeedOfLightPanel::setupLayout() {
   outer->setContentsMargins(0, 0, 0, 0);
   outer->addWidget(scroll);
   for (ChartPlot* plot : {m_sol, m_roofline}) connect(plot, &ChartPlot::paletteChanged, this, &SpeedOfLightPanel::rebuild);
-}
-
-void SpeedOfLightPanel::onReportLoaded(const ReportPtr& report) {
-  m_report = report;
-  m_point = m_selection ? m_selection->state().point : 0;
-  rebuild();
-}
-
-void SpeedOfLightPanel::onReportClosed() {
-  m_report.reset();
-  m_point = 0;
-  rebuild();
-}
-
-void SpeedOfLightPanel::onSelectionChanged(const SelectionState& state) {
-  if (state.point == m_point) return;
-  m_point = state.point;
-  rebuild();
 }
 
 QString SpeedOfLightPanel::summaryText() const { return m_summary->text(); }

@@ -4,9 +4,7 @@
 // PC sampling with their main stall reasons.
 #pragma once
 
-#include <QWidget>
-
-#include "reportview.h"
+#include "panels/pointpanel.h"
 
 class QLabel;
 class QTableWidget;
@@ -15,14 +13,10 @@ namespace tilescope::ui {
 
 class ChartPlot;
 
-class SpeedOfLightPanel : public QWidget, public ReportView {
+class SpeedOfLightPanel : public PointPanel {
   Q_OBJECT
  public:
   explicit SpeedOfLightPanel(Selection* selection, QWidget* parent = nullptr);
-
-  void onReportLoaded(const ReportPtr& report) override;
-  void onReportClosed() override;
-  void onSelectionChanged(const SelectionState& state) override;
 
   // For tests and the exporter's checks.
   ChartPlot* solPlot() const { return m_sol; }
@@ -30,17 +24,13 @@ class SpeedOfLightPanel : public QWidget, public ReportView {
   QTableWidget* metricsTable() const { return m_metrics; }
   QTableWidget* hotLinesTable() const { return m_lines; }
   QString summaryText() const;
-  int currentPoint() const { return m_point; }
 
  private:
   void setupLayout();
-  void rebuild();
+  void rebuild() override;
   void fillMetrics(const Point& p);
   void fillHotLines(const Point& p);
 
-  Selection* m_selection;
-  ReportPtr m_report;
-  int m_point = 0;
   QLabel* m_summary = nullptr;
   ChartPlot* m_sol = nullptr;
   ChartPlot* m_roofline = nullptr;

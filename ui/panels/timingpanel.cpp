@@ -1,5 +1,6 @@
 #include "panels/timingpanel.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -10,7 +11,7 @@
 
 namespace tilescope::ui {
 
-TimingPanel::TimingPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+TimingPanel::TimingPanel(Selection* selection, QWidget* parent) : PointPanel(selection, parent) {
   auto* layout = new QVBoxLayout(this);
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
@@ -28,34 +29,22 @@ TimingPanel::TimingPanel(Selection* selection, QWidget* parent) : QWidget(parent
   layout->addWidget(split, 1);
   for (ChartPlot* plot : {m_distribution, m_sweep})
     connect(plot, &ChartPlot::paletteChanged, this, &TimingPanel::rebuild);
+  m_sweep->installEventFilter(this);  // the x labels are laid out for the chart's width
   // Clicking a point in the sweep chart selects it for every panel.
   connect(m_sweep, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int dataIndex, QMouseEvent*) {
     if (!m_selection || !m_report) return;
     if (auto* g = m_sweep->graph(0); g && dataIndex >= 0 && dataIndex < g->dataCount())
       m_selection->setPoint(int(g->data()->at(dataIndex)->key));
   });
-  if (m_selection)
-    connect(m_selection, &Selection::selectionChanged, this,
-            [this](const SelectionState& s) { onSelectionChanged(s); });
   rebuild();
 }
 
-void TimingPanel::onReportLoaded(const ReportPtr& report) {
-  m_report = report;
-  m_point = m_selection ? m_selection->state().point : 0;
-  rebuild();
-}
-
-void TimingPanel::onReportClosed() {
-  m_report.reset();
-  m_point = 0;
-  rebuild();
-}
-
-void TimingPanel::onSelectionChanged(const SelectionState& state) {
-  if (state.point == m_point) return;
-  m_point = state.point;
-  rebuild();
+bool TimingPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_sweep && event->type() == QEvent::Resize) {
+    fitSweepTickLabels(m_sweep);
+    m_sweep->replot(QCustomPlot::rpQueuedReplot);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 QString TimingPanel::summaryText() const { return m_summary->text(); }

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
@@ -55,6 +56,8 @@ void TroubleshootPanel::buildUi() {
   m_status = new QLabel(this);
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // At most three lines (the whole sentence in the tooltip): a long walk must not raise the dock's minimum.
+  m_status->setMaximumHeight(m_status->fontMetrics().lineSpacing() * 3 + 4);
   m_resetButton = new QPushButton(tr("Reset answers"), this);
   m_resetButton->setToolTip(tr("Forget the answers you gave and walk again from the evidence"));
   m_backButton = new QPushButton(tr("Walk the report"), this);
@@ -132,10 +135,20 @@ void TroubleshootPanel::buildUi() {
   rLayout->addWidget(m_questionBox);
   rLayout->addWidget(tabs, 1);
   rLayout->addWidget(paste);
+  tabs->setMinimumHeight(120);
+  // The question, the classification and the paste's findings grow with what they
+  // show; in a scroll area they scroll instead of raising the dock's minimum height
+  // (which pushed the window past the screen and over the status bar).
+  auto* rightScroll = new QScrollArea(this);
+  rightScroll->setObjectName(QStringLiteral("troubleshootDetails"));
+  rightScroll->setWidgetResizable(true);
+  rightScroll->setFrameShape(QFrame::NoFrame);
+  rightScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  rightScroll->setWidget(right);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(m_treeView);
-  split->addWidget(right);
+  split->addWidget(rightScroll);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
 
@@ -323,6 +336,7 @@ void TroubleshootPanel::showWalk() {
     m_fixView->setHtml(tr("<p><i>No fix yet: the walk stopped at an open question. Answer it above.</i></p>"));
   rebuildAnswerButtons();
   m_status->setText(statusText());
+  m_status->setToolTip(m_status->text());
   m_classLabel->setText(classificationText());
   m_resetButton->setEnabled(!m_userAnswers.empty());
   m_backButton->setVisible(m_subject == Subject::log && m_report);

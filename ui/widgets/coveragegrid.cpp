@@ -56,6 +56,7 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
     m_tileH = m_rows;
     m_tileW = m_cols;
   }
+  if (rank == 1) wrapVector(m_cols, tile.size() == 2 ? m_tileW : 0);
   if (cov->measured && cov->map) readMap(*cov->map);
   for (const auto& c : p.correctness)
     if (c.tensor.empty() || c.tensor == m_tensor) readCorrectness(c);
@@ -67,8 +68,38 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
   readFootprint(p);
 }
 
+void CoverageGrid::wrapVector(std::int64_t length, std::int64_t tile) {
+  // About twice as wide as high (the view is wider than tall), a whole number of
+  // tiles per row so that every tile stays on one row; short vectors stay one row.
+  const std::int64_t unit = tile > 0 ? tile : 32;
+  std::int64_t w = static_cast<std::int64_t>(std::ceil(std::sqrt(2.0 * static_cast<double>(length))));
+  w = std::max<std::int64_t>(unit, ceilDiv(w, unit) * unit);
+  if (w >= length) return;
+  m_wrap = w;
+  m_length = length;
+  m_rows = ceilDiv(length, w);
+  m_cols = w;
+  m_tileH = tile > 0 ? 1 : m_rows;
+  m_tileW = tile > 0 ? tile : w;
+}
+
+bool CoverageGrid::contains(std::int64_t r, std::int64_t c) const {
+  if (r < 0 || c < 0 || r >= m_rows || c >= m_cols) return false;
+  return m_wrap == 0 || wrappedIndex(r, c) < m_length;
+}
+
+std::int64_t CoverageGrid::tileElementsInBounds(int tileRow, int tileCol) const {
+  const std::int64_t r0 = tileRow * m_tileH, c0 = tileCol * m_tileW;
+  const std::int64_t h = std::clamp<std::int64_t>(m_rows - r0, 0, m_tileH), w = std::clamp<std::int64_t>(m_cols - c0, 0, m_tileW);
+  if (m_wrap == 0 || h == 0 || w == 0) return h * w;
+  std::int64_t n = 0;  // a wrapped vector: rows of the tile, each cut at the vector's end
+  for (std::int64_t r = r0; r < r0 + h; ++r) n += std::clamp<std::int64_t>(m_length - wrappedIndex(r, c0), 0, w);
+  return n;
+}
+
 void CoverageGrid::readFootprint(const Point& p) {
-  const bool plain = m_shape.size() == 2 && m_view.rowDim == 0 && m_view.colDim == 1;
+  // The footprint layers draw the trace's cells as laid out on the device: not for a wrapped vector.
+  const bool plain = m_shape.size() == 2 && m_view.rowDim == 0 && m_view.colDim == 1 && m_wrap == 0;
   if (!plain || !p.trace.traced()) return;
   for (const TraceFootprint& fp : p.trace.footprints) {
     if (fp.tensor != m_tensor || fp.cellRows <= 0 || fp.cellCols <= 0 || fp.cellH < 1 || fp.cellW < 1) continue;
@@ -142,7 +173,10 @@ void CoverageGrid::readOob(const Point& p) {
     const std::string& tensor = !f.tensor.empty() ? f.tensor : f.location.output;
     if (!tensor.empty() && tensor != m_tensor) continue;
     ElementRange e = *f.location.elements;
-    if (m_shape[0] == 1 && e.first.size() == 1) {  // a vector: one row
+    if (m_wrap > 0) {  // a wrapped vector: index i is (i / W, i % W), past the end too
+      for (Index* idx : {&e.first, &e.last, &e.lo, &e.hi})
+        if (idx->size() == 1) *idx = Index{(*idx)[0] / m_wrap, (*idx)[0] % m_wrap};
+    } else if (m_shape[0] == 1 && e.first.size() == 1) {  // a vector: one row
       e.first.insert(e.first.begin(), 0);
       if (!e.last.empty()) e.last.insert(e.last.begin(), 0);
     }
@@ -203,6 +237,7 @@ std::vector<std::pair<int, int>> CoverageGrid::oobTiles(bool write) const {
 std::vector<std::int64_t> CoverageGrid::ctaOfTile(int tileRow, int tileCol) const {
   auto it = m_tileCtas.find({tileRow, tileCol});
   if (it != m_tileCtas.end()) return it->second;
+  if (m_wrap > 0) return {static_cast<std::int64_t>(tileRow) * tilesAcross() + tileCol, 0, 0};  // tile t of the vector
   return {tileCol, tileRow, 0};
 }
 
@@ -217,7 +252,7 @@ void CoverageGrid::readMap(const CellMap& map) {
   // Image resolution in view coordinates: the map's own for the plain 2-D view,
   // a sampling of at most 1024 cells per axis for sliced higher-rank views.
   const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1 &&
-                     m_shape.size() == 2;
+                     m_shape.size() == 2 && m_wrap == 0;
   if (plain) {
     m_viewCellH = static_cast<double>(m_cellH);
     m_viewCellW = static_cast<double>(m_cellW);
@@ -250,7 +285,8 @@ void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
       auto idx = indexOf(s.contains("index") ? s["index"] : s.value("element", json()));
       if (!idx) continue;
       std::pair<std::int64_t, std::int64_t> flat;
-      if (idx->size() == 2 && m_shape.size() == 2) flat = {(*idx)[0], (*idx)[1]};
+      if (idx->size() == 1 && m_wrap > 0) flat = {0, (*idx)[0]};
+      else if (idx->size() == 2 && m_shape.size() == 2) flat = {(*idx)[0], (*idx)[1]};
       else if (idx->size() == m_shape.size()) {
         std::int64_t row = 0;
         for (size_t d = 0; d + 1 < m_shape.size(); ++d) row = row * m_shape[d] + (*idx)[d];
@@ -264,6 +300,7 @@ void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
 
 std::pair<std::int64_t, std::int64_t> CoverageGrid::flatten(std::int64_t r, std::int64_t c) const {
   const size_t n = m_shape.size();
+  if (m_wrap > 0) return {0, wrappedIndex(r, c)};
   if (n == 2 && m_view.rowDim == 0) return {r, c};
   if (n == 2) return {c, r};
   std::vector<std::int64_t> idx = m_view.slice;
@@ -279,7 +316,7 @@ int CoverageGrid::tilesAcross() const { return static_cast<int>(ceilDiv(m_cols, 
 
 int CoverageGrid::stateAt(std::int64_t r, std::int64_t c) const {
   if (r < 0 || c < 0 || r >= m_rows || c >= m_cols) return kStateOob;
-  if (m_states.empty()) return kStateUnknown;
+  if (m_states.empty() || !contains(r, c)) return kStateUnknown;  // a wrapped vector's tail: masked, no data
   const auto [fr, fc] = flatten(r, c);
   const std::int64_t mr = fr / m_cellH, mc = fc / m_cellW;
   if (mr >= m_mapRows || mc >= m_mapCols) return kStateUnknown;
@@ -295,7 +332,9 @@ int CoverageGrid::mapCellState(int mr, int mc) const {
 int CoverageGrid::tileState(int tileRow, int tileCol) const {
   const std::int64_t r0 = tileRow * m_tileH, c0 = tileCol * m_tileW;
   if (r0 < 0 || c0 < 0 || r0 >= m_rows || c0 >= m_cols) return kStateOob;
-  const std::int64_t r1 = std::min(r0 + m_tileH, m_rows), c1 = std::min(c0 + m_tileW, m_cols);
+  const std::int64_t r1 = std::min(r0 + m_tileH, m_rows);
+  std::int64_t c1 = std::min(c0 + m_tileW, m_cols);
+  if (m_wrap > 0) c1 = std::min(c1, m_length - wrappedIndex(r0, 0));  // the vector's last tile ends early
   int worst = kStateUnknown;
   auto consider = [&](int s) {
     if (stateSeverity(s) > stateSeverity(worst)) worst = s;
@@ -333,6 +372,11 @@ std::optional<std::pair<double, double>> CoverageGrid::valuesAt(std::int64_t r, 
 
 std::vector<std::pair<int, int>> CoverageGrid::boundaryTiles() const {
   std::vector<std::pair<int, int>> out;
+  if (m_wrap > 0) {  // the tile holding the vector's last element, when it reaches past the end
+    if (m_tileH == 1 && m_length % m_tileW != 0)
+      out.emplace_back(static_cast<int>((m_length - 1) / m_wrap), static_cast<int>(((m_length - 1) % m_wrap) / m_tileW));
+    return out;
+  }
   const bool rowEdge = m_rows % m_tileH != 0, colEdge = m_cols % m_tileW != 0;
   const int down = tilesDown(), across = tilesAcross();
   for (int tr = 0; tr < down; ++tr)
@@ -343,6 +387,7 @@ std::vector<std::pair<int, int>> CoverageGrid::boundaryTiles() const {
 
 QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   if (!valid()) return {};
+  if (m_wrap > 0) return wrappedHoverText(r, c);
   if (r >= m_rows || c >= m_cols) {
     // Past the edge: the masked part of a declared tile, and what went there.
     const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
@@ -399,6 +444,23 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
     else if (lo == hi) lines << QStringLiteral("trace: %1 by %2").arg(what, name(lo));
     else lines << QStringLiteral("trace: %1 by more than one CTA: %2 … %3").arg(what, name(lo), name(hi));
   }
+  return lines.join(QLatin1Char('\n'));
+}
+
+QString CoverageGrid::wrappedHoverText(std::int64_t r, std::int64_t c) const {
+  const std::int64_t i = wrappedIndex(r, c);
+  const QString name = QString::fromStdString(m_tensor);
+  QStringList lines;
+  const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
+  const std::int64_t t = static_cast<std::int64_t>(tr) * tilesAcross() + tc, first = t * m_tileW;
+  if (!contains(r, c)) lines << QStringLiteral("element %1: past the end of %2[%3] (masked)").arg(i).arg(name).arg(m_length);
+  else lines << QStringLiteral("element %1[%2]").arg(name).arg(i);
+  lines << QStringLiteral("tile %1: elements %2..%3, CTA blockIdx (%1, 0, 0)").arg(t).arg(first).arg(std::min(first + m_tileW, m_length) - 1);
+  if (contains(r, c)) lines << QStringLiteral("state: %1").arg(stateName(stateAt(r, c)));
+  if (const OobRegion* o = oobAt(r, c))
+    lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)") : QStringLiteral("read out of bounds (oob_read)"));
+  if (auto err = errorAt(r, c)) lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf") : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
+  if (auto v = valuesAt(r, c)) lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
   return lines.join(QLatin1Char('\n'));
 }
 

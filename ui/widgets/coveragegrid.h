@@ -6,6 +6,10 @@
 // Rank > 2: the map is taken to be over the tensor flattened to
 // [prod(shape[0..n-2]), shape[n-1]]; the view shows two chosen dimensions at a
 // fixed index of every other dimension (the "slice").
+//
+// Rank 1: a long vector drawn as one row is a line a pixel high once fitted, so it
+// is wrapped into rows of wrapWidth() elements (a whole number of tiles): view
+// element (r, c) is index r·W + c; the last row's tail past the end is masked.
 #pragma once
 
 #include <QString>
@@ -49,6 +53,14 @@ class CoverageGrid {
   CoverageGrid(const Point& p, const std::string& tensor, const View& view = {});
 
   bool valid() const { return m_rows > 0 && m_cols > 0; }
+  /// Elements per row of a wrapped vector (0: not wrapped).
+  std::int64_t wrapWidth() const { return m_wrap; }
+  /// Whether view element (r, c) is an element of the tensor (false past its edge or end).
+  bool contains(std::int64_t r, std::int64_t c) const;
+  /// The index a view row starts at, for the row axis: r, or r·W for a wrapped vector.
+  std::int64_t rowStartIndex(std::int64_t r) const { return m_wrap > 0 ? r * m_wrap : r; }
+  /// How many elements of a declared tile lie in the tensor.
+  std::int64_t tileElementsInBounds(int tileRow, int tileCol) const;
   const std::string& tensor() const { return m_tensor; }
   const std::vector<std::int64_t>& shape() const { return m_shape; }
   const View& view() const { return m_view; }
@@ -118,6 +130,9 @@ class CoverageGrid {
   void readOob(const Point& p);
   void readCrossingTiles(const CoverageInfo& cov);
   void readFootprint(const Point& p);
+  void wrapVector(std::int64_t length, std::int64_t tile);
+  QString wrappedHoverText(std::int64_t r, std::int64_t c) const;
+  std::int64_t wrappedIndex(std::int64_t r, std::int64_t c) const { return r * m_wrap + c; }
   /// View element → the (row, col) of the flattened 2-D tensor the maps are over.
   std::pair<std::int64_t, std::int64_t> flatten(std::int64_t r, std::int64_t c) const;
 
@@ -125,6 +140,7 @@ class CoverageGrid {
   std::vector<std::int64_t> m_shape;
   View m_view;
   std::int64_t m_rows = 0, m_cols = 0, m_tileH = 1, m_tileW = 1;
+  std::int64_t m_wrap = 0, m_length = 0;  ///< a wrapped vector: elements per row, and in all
   // The state map over the flattened tensor.
   int m_mapRows = 0, m_mapCols = 0;
   std::int64_t m_cellH = 1, m_cellW = 1;

@@ -1,5 +1,6 @@
 #include "widgets/coveragewidget.h"
 
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -114,13 +115,19 @@ void CoverageWidget::zoomAt(QPointF pos, double factor) {
 }
 
 void CoverageWidget::fitAll() {
-  if (!m_grid || !m_grid->valid() || width() <= 0) return;
+  m_autoFit = true;  // a widget not laid out yet fits on its first resize
+  if (!m_grid || !m_grid->valid() || width() <= 0 || height() <= 0) {
+    m_fitted = false;
+    return;
+  }
   // The declared tiles reach past the tensor's edge: fit them, so a write into
-  // their masked part is on screen from the start.
+  // their masked part is on screen from the start. Centred in what the rulers leave.
+  const QMargins m = rulerMargins();
+  const double w = std::max(1, width() - m.left()), h = std::max(1, height() - m.top());
   const double rows = static_cast<double>(m_grid->extentRows()), cols = static_cast<double>(m_grid->extentCols());
-  const double s = std::min(width() / cols, height() / rows);
+  const double s = std::min(w / cols, h / rows);
   m_scale = std::clamp(s, 1e-6, kMaxScale);
-  m_origin = QPointF((cols - width() / m_scale) / 2, (rows - height() / m_scale) / 2);
+  m_origin = QPointF((cols - w / m_scale) / 2 - m.left() / m_scale, (rows - h / m_scale) / 2 - m.top() / m_scale);
   m_fitted = true;
   m_autoFit = true;
   update();
@@ -182,6 +189,65 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
+  drawRulers(p);
+}
+
+QMargins CoverageWidget::rulerMargins() const {
+  if (!m_grid || !m_grid->valid()) return {};
+  const QFontMetrics fm(font());
+  const qint64 widest = m_grid->rowStartIndex(std::max<std::int64_t>(0, m_grid->extentRows() - 1));
+  return QMargins(fm.horizontalAdvance(QString::number(widest)) + 10, fm.height() + 6, 0, 0);
+}
+
+namespace {
+/// The smallest 1, 2 or 5 × 10^k at or above x: rulers count in round steps.
+double niceStep(double x) {
+  const double p = std::pow(10.0, std::floor(std::log10(std::max(x, 1.0))));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= x) return m * p;
+  return 10 * p;
+}
+}  // namespace
+
+QVector<QPair<int, qint64>> CoverageWidget::axisTicks(Qt::Orientation o) const {
+  QVector<QPair<int, qint64>> out;
+  if (!m_grid || !m_grid->valid() || m_scale <= 0) return out;
+  const QFontMetrics fm(font());
+  const QMargins m = rulerMargins();
+  const bool cols = o == Qt::Horizontal;
+  const qint64 extent = cols ? m_grid->extentCols() : m_grid->extentRows();
+  // Labels a little wider (across) or taller (down) than the widest one apart.
+  const double minPx = cols ? fm.horizontalAdvance(QString::number(extent)) + 14 : fm.height() + 8;
+  const double step = niceStep(minPx / m_scale);
+  const double first = (cols ? m_origin.x() : m_origin.y()) + (cols ? m.left() : m.top()) / m_scale;
+  const double last = (cols ? m_origin.x() + width() / m_scale : m_origin.y() + height() / m_scale);
+  const double centre = m_scale >= kElementGridScale ? 0.5 : 0.0;  // large elements: the label at its middle
+  for (double i = std::max(0.0, std::ceil(first / step) * step); i < std::min<double>(last, static_cast<double>(extent)); i += step) {
+    const QPointF px = elementToWidget(cols ? QPointF(i + centre, 0) : QPointF(0, i + centre));
+    const auto index = static_cast<qint64>(i);
+    out.append({static_cast<int>(std::lround(cols ? px.x() : px.y())), cols ? index : m_grid->rowStartIndex(index)});
+  }
+  return out;
+}
+
+void CoverageWidget::drawRulers(QPainter& p) {
+  const QMargins m = rulerMargins();
+  const QColor bg = palette().color(QPalette::Window), fg = palette().color(QPalette::WindowText);
+  p.fillRect(QRect(0, 0, width(), m.top()), bg);
+  p.fillRect(QRect(0, 0, m.left(), height()), bg);
+  p.setPen(fg);
+  const QFontMetrics fm(font());
+  for (const auto& [x, index] : axisTicks(Qt::Horizontal)) {
+    if (x < m.left()) continue;
+    p.drawLine(x, m.top() - 4, x, m.top() - 1);
+    const QString text = QString::number(index);
+    p.drawText(QRect(x - 60, 0, 120, m.top() - 4), Qt::AlignHCenter | Qt::AlignBottom, text);
+  }
+  for (const auto& [y, index] : axisTicks(Qt::Vertical)) {
+    if (y < m.top()) continue;
+    p.drawLine(m.left() - 4, y, m.left() - 1, y);
+    p.drawText(QRect(0, y - fm.height() / 2, m.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, QString::number(index));
+  }
 }
 
 void CoverageWidget::drawHatches(QPainter& p, const QRect& cells, double cw, double ch) {
@@ -219,6 +285,16 @@ void CoverageWidget::drawOutside(QPainter& p) {
   const QBrush masked(palette().color(QPalette::Mid), Qt::BDiagPattern);
   if (far.x() > edge.x()) p.fillRect(QRectF(QPointF(edge.x(), o.y()), QPointF(far.x(), far.y())), masked);
   if (far.y() > edge.y()) p.fillRect(QRectF(QPointF(o.x(), edge.y()), QPointF(std::min(edge.x(), far.x()), far.y())), masked);
+  // A wrapped vector's last row past its end.
+  if (const std::int64_t w = m_grid->wrapWidth(); w > 0) {
+    const std::int64_t lastRow = m_grid->rows() - 1;
+    std::int64_t inLast = 0;
+    while (inLast < w && m_grid->contains(lastRow, inLast)) ++inLast;
+    if (inLast < w)
+      p.fillRect(QRectF(elementToWidget(QPointF(static_cast<double>(inLast), static_cast<double>(lastRow))),
+                        elementToWidget(QPointF(static_cast<double>(w), static_cast<double>(lastRow + 1)))),
+                 masked);
+  }
   for (const OobRegion& r : m_grid->oobRegions()) {
     const QRectF box(elementToWidget(QPointF(static_cast<double>(r.col0), static_cast<double>(r.row0))),
                      elementToWidget(QPointF(static_cast<double>(r.col1 + 1), static_cast<double>(r.row1 + 1))));

@@ -1,5 +1,6 @@
 // Draws a CoverageGrid: the tensor's measured state map at any zoom (wheel) and
-// pan (drag), declared tile boundaries, the selected tile, and a hover tooltip.
+// pan (drag), declared tile boundaries, the selected tile, a hover tooltip, and
+// rulers with the row and column indices along the top and left edges.
 // The declared tiles' part past the tensor's edge is drawn hatched, with the
 // out-of-bounds evidence (oob_write / oob_read findings) on it in vermillion.
 // Painting touches only the visible part: the state map is cached as a QImage of
@@ -8,6 +9,9 @@
 #pragma once
 
 #include <QImage>
+#include <QMargins>
+#include <QPair>
+#include <QVector>
 #include <QPointF>
 #include <QWidget>
 #include <memory>
@@ -42,8 +46,15 @@ class CoverageWidget : public QWidget {
   QPointF elementToWidget(QPointF elem) const;
   /// Zooms by `factor` keeping the element under `pos` fixed.
   void zoomAt(QPointF pos, double factor);
-  /// Fits the whole tensor into the widget.
+  /// Fits the whole tensor into the widget, clear of the rulers.
   void fitAll();
+  /// Whether the view shows the whole drawn extent at the fitted scale (no zoom or pan since).
+  bool isFitted() const { return m_fitted && m_autoFit; }
+  /// The indices the rulers label: (pixel along the axis, index). Rows of a wrapped
+  /// vector are labelled with the index they start at.
+  QVector<QPair<int, qint64>> axisTicks(Qt::Orientation orientation) const;
+  /// The room the rulers take at the left and the top.
+  QMargins rulerMargins() const;
   /// Centres and zooms onto a tile.
   void showTile(int tileRow, int tileCol);
   /// Pixels per element at which whole elements become visible (gridlines per element).
@@ -71,6 +82,7 @@ class CoverageWidget : public QWidget {
   void drawOutside(QPainter& p);
   void drawHatches(QPainter& p, const QRect& cells, double cw, double ch);
   void drawOobTiles(QPainter& p);
+  void drawRulers(QPainter& p);
 
   std::shared_ptr<const CoverageGrid> m_grid;
   QImage m_image;             ///< one pixel per map cell (view coordinates)

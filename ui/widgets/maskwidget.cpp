@@ -33,10 +33,7 @@ void MaskWidget::setEvidence(QList<OobEvidence> evidence) {
 
 qint64 MaskWidget::inBoundsCount() const {
   if (!m_grid || m_tileRow < 0) return 0;
-  const qint64 r0 = m_tileRow * m_grid->tileRows(), c0 = m_tileCol * m_grid->tileCols();
-  const qint64 h = std::clamp<qint64>(m_grid->rows() - r0, 0, m_grid->tileRows());
-  const qint64 w = std::clamp<qint64>(m_grid->cols() - c0, 0, m_grid->tileCols());
-  return h * w;
+  return m_grid->tileElementsInBounds(m_tileRow, m_tileCol);
 }
 
 qint64 MaskWidget::maskedCount() const {
@@ -81,7 +78,7 @@ void MaskWidget::paintEvent(QPaintEvent*) {
   for (qint64 r = 0; r < th; ++r) {
     for (qint64 c = 0; c < tw; ++c) {
       const QRectF cell(area.left() + c * s, area.top() + r * s, s, s);
-      const bool in = r0 + r < m_grid->rows() && c0 + c < m_grid->cols();
+      const bool in = m_grid->contains(r0 + r, c0 + c);
       if (in) {
         const int st = m_grid->stateAt(r0 + r, c0 + c);
         p.fillRect(cell, stateColor(st));
