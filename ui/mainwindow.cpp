@@ -263,6 +263,8 @@ void MainWindow::setupConnections() {
     updateStatus();
   });
   connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
+  // Run/Sweep/Diagnose and Cancel follow the run: enabled again when it ends.
+  connect(m_runPanel->controller(), &RunController::runningChanged, this, [this] { updateStatus(); });
   connect(m_findingsPanel, &FindingsPanel::sourceLineRequested, this, [this](const QString& file, int line) {
     if (!m_sourcePanel->showSourceLine(file, line)) return;
     if (auto* d = findChild<QDockWidget*>(QStringLiteral("sourceDock"))) d->raise();

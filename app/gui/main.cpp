@@ -81,11 +81,12 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
         reports << f;
   const auto size = [](const QString& panel) {
     // Wide enough for the tree and the charts; the bottom docks are short when docked.
+    // The Run dock near its first-run width (360 px): the sweep matrix must read there.
     static const QMap<QString, QSize> sizes{
         {QStringLiteral("troubleshoot"), {1200, 760}}, {QStringLiteral("findings"), {1200, 520}},
         {QStringLiteral("timing"), {1200, 640}},       {QStringLiteral("occupancy"), {1200, 640}},
         {QStringLiteral("mask"), {760, 720}},          {QStringLiteral("config"), {760, 720}},
-        {QStringLiteral("run"), {900, 640}},           {QStringLiteral("points"), {1000, 460}}};
+        {QStringLiteral("run"), {420, 640}},           {QStringLiteral("points"), {1000, 460}}};
     return sizes.value(panel, QSize(1000, 640));
   };
   window.resize(1600, 1000);

@@ -126,6 +126,7 @@ class TstLayout : public QObject {
       QVERIFY(label.startsWith(QString::fromStdString(r->points[static_cast<size_t>(i)].experiment)));
       QVERIFY(!label.startsWith(QLatin1Char('#')));
       QCOMPARE(matrix.headerData(i, Qt::Vertical).toString(), label);
+      QCOMPARE(points.index(i, PointsModel::IndexColumn).data().toString(), QString::number(i));  // not "0" for every capture
       seen.insert(label);
     }
     QCOMPARE(seen.size(), points.rowCount());  // no two captures read alike

@@ -184,7 +184,9 @@ void fitSweepTickLabels(QCustomPlot* plot) {
     return;
   }
   // Parallel labels at 45° keep perpendicular distance (keys apart)·sin 45°: at least a line and a gap.
-  plot->xAxis->setTickLabelRotation(45);
+  // Counter-clockwise: a label ends at its tick, so the last one is never cut at the right edge
+  // (QCustomPlot drops a label that would cross the widget's border).
+  plot->xAxis->setTickLabelRotation(-45);
   const double need = (fm.height() + 4) / qSin(qDegreesToRadians(45.0));
   ticker->setStride(qMax(1, qCeil(need / perPoint)));
 }

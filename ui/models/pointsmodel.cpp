@@ -54,7 +54,10 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (col) {
-    case IndexColumn: return p.trial > 0 ? QStringLiteral("%1.%2").arg(p.index).arg(p.trial) : QString::number(p.index);
+    // A diagnose's captures are all of sweep point 0: number them by their place in the report.
+    case IndexColumn:
+      if (!p.experiment.empty()) return QString::number(index.row());
+      return p.trial > 0 ? QStringLiteral("%1.%2").arg(p.index).arg(p.trial) : QString::number(p.index);
     case LabelColumn: return m_names.shortLabel(p);
     case VerdictColumn: return QString::fromLatin1(verdictName(p.verdict));
     case TimeColumn: return p.timing.measured ? formatNs(p.timing.kernelNs.median) : QStringLiteral("-");

@@ -10,13 +10,7 @@ namespace tilescope::ui {
 namespace {
 /// What names a row: the point without its measurements (the model must not hold coverage maps).
 Point nameOf(const Point& p) {
-  Point n;
-  n.index = p.index;
-  n.label = p.label;
-  n.experiment = p.experiment;
-  n.defines = p.defines;
-  n.params = p.params;
-  return n;
+  return Point{.index = p.index, .label = p.label, .defines = p.defines, .params = p.params, .experiment = p.experiment};
 }
 }  // namespace
 

@@ -59,7 +59,12 @@ QStringList RunController::commandLine(const QString& verb) const {
   return cmd;
 }
 
-bool RunController::isRunning() const { return m_process && m_process->state() != QProcess::NotRunning; }
+bool RunController::isRunning() const { return m_running; }
+
+void RunController::setRunning(bool running) {
+  m_running = running;
+  emit runningChanged(running);
+}
 
 void RunController::start(const QString& verb) {
   if (isRunning() || m_configPath.isEmpty()) return;
@@ -80,7 +85,7 @@ void RunController::start(const QString& verb) {
   });
   connect(m_process, &QProcess::errorOccurred, this, [this, cmd](QProcess::ProcessError e) {
     if (e != QProcess::FailedToStart) return;
-    emit runningChanged(false);
+    setRunning(false);
     emit runFailed(tr("could not start %1: %2").arg(cmd.front(), m_process->errorString()));
   });
   connect(m_process, &QProcess::finished, this, &RunController::finished);
@@ -89,14 +94,14 @@ void RunController::start(const QString& verb) {
   m_gotReport = m_cancelled = false;
   emit runStarted(verb);
   emit logAvailable(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
-  emit runningChanged(true);
+  setRunning(true);
   m_process->start(cmd.front(), cmd.mid(1));
 }
 
 void RunController::finished(int code, QProcess::ExitStatus status) {
   m_stream->feed(m_process->readAllStandardOutput());
   m_stream->finish();
-  emit runningChanged(false);
+  setRunning(false);
   if (m_cancelled) {
     emit runCancelled();
   } else if (status == QProcess::CrashExit) {

@@ -59,10 +59,12 @@ class RunController : public QObject {
 
  private:
   void finished(int code, QProcess::ExitStatus status);
+  void setRunning(bool running);
 
   QString m_configPath;
   QString m_remoteHost;
   QProcess* m_process = nullptr;
+  bool m_running = false;  ///< from start() until the process ended or failed to start
   RunStream* m_stream;
   QString m_verb;
   QStringList m_stderrTail;  ///< last lines of stderr, for the failure message
