@@ -8,11 +8,12 @@ jobs=$(nproc)
 # ccache (when installed) keys on paths relative to the checkout, so a fresh clone
 # reuses objects compiled in another one, and the server build reuses the dev build's.
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
-cmake --preset dev >/dev/null
-cmake --build --preset dev -j "$jobs"
-ctest --preset dev -j "$jobs" --timeout 600
+# The dev build with warnings as errors (the ci preset): a warning fails CI.
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs" --timeout 600
 # The server configuration: core + core/cuda + tilescope-run, no Qt.
-cmake --preset server >/dev/null
+cmake --preset server -DCMAKE_COMPILE_WARNING_AS_ERROR=ON >/dev/null  # the ci flags: ccache reuses its objects
 cmake --build --preset server -j "$jobs"
 ctest --preset server -j "$jobs" --timeout 600
 # The fuzz corpus (seeds and every reproducer) under ASan/UBSan: clang, core and

@@ -173,14 +173,13 @@ class TstMainWindow : public QObject {
     const QStringList cmd = w.runPanel()->commandLine(QStringLiteral("sweep"));
     QCOMPARE(cmd.mid(1), (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream")}));
     w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
-    // ssh options end before the host ("--"), so a host name can never be an option.
-    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("run")).mid(0, 6),
-             (QStringList{QStringLiteral("ssh"), QStringLiteral("-o"), QStringLiteral("BatchMode=yes"), QStringLiteral("--"),
-                          QStringLiteral("gpu01"), QStringLiteral("tilescope-run")}));
-    // ssh joins the arguments for the remote shell: each is quoted.
+    // A remote run is this machine's tilescope-run with --remote: it copies the
+    // config's files to the host and starts the workers there (the same path as
+    // the CLI's, tested against a real sshd in tests/cli/remote_sshd.sh).
     const QStringList remote = w.runPanel()->commandLine(QStringLiteral("diagnose"));
-    QCOMPARE(remote.mid(6), (QStringList{QStringLiteral("'diagnose'"), QLatin1Char('\'') + w.runPanel()->configPath() + QLatin1Char('\''),
-                                         QStringLiteral("'--stream'")}));
+    QCOMPARE(remote.mid(1), (QStringList{QStringLiteral("diagnose"), w.runPanel()->configPath(), QStringLiteral("--stream"),
+                                         QStringLiteral("--remote"), QStringLiteral("gpu01")}));
+    QCOMPARE(remote.front(), cmd.front());
     QVERIFY(w.statusTargetText().contains(QStringLiteral("gpu01")));
     // A hostile host (an ssh option that runs a local command) gives no command at all.
     w.runPanel()->setRemoteHost(QStringLiteral("-oProxyCommand=touch /tmp/tilescope-pwned"));

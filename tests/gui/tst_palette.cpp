@@ -81,7 +81,7 @@ class TstPalette : public QObject {
     Report r;
     Point p;
     p.verdict = Verdict::slow;
-    p.label = "x";
+    p.label.assign(1, 'x');  // not `= "x"`: GCC 12 warns (-Wrestrict, a false positive) on that assignment here
     r.points.push_back(p);
     ResultMatrixModel m;
     m.setReport(r);

@@ -46,17 +46,13 @@ QString RunController::runExecutable() {
 }
 
 QStringList RunController::commandLine(const QString& verb) const {
-  const QStringList args{verb, m_configPath, QStringLiteral("--stream")};
-  if (m_remoteHost.isEmpty()) return QStringList{runExecutable()} + args;
-  // Remote: the config path must exist at the same path there (shared file
-  // system). The core builds the ssh command the CLI uses: the host checked,
-  // `--` before it, the arguments quoted for the remote shell.
+  QStringList cmd{runExecutable(), verb, m_configPath, QStringLiteral("--stream")};
+  if (m_remoteHost.isEmpty()) return cmd;
+  // Remote: this machine's tilescope-run copies the config's files to the host
+  // and starts the workers there through ssh (`--remote`, docs/protocol.md).
+  // The host is checked here too: a hostile one gives no command at all.
   if (!remoteHostProblem(m_remoteHost.toStdString()).empty()) return {};
-  std::vector<std::string> remoteArgs;
-  for (const QString& a : args) remoteArgs.push_back(a.toStdString());
-  QStringList cmd;
-  for (const std::string& a : sshCommand(m_remoteHost.toStdString(), remoteArgs)) cmd << QString::fromStdString(a);
-  return cmd;
+  return cmd << QStringLiteral("--remote") << m_remoteHost;
 }
 
 bool RunController::isRunning() const { return m_running; }
