@@ -10,7 +10,13 @@ namespace tilescope::ui {
 namespace {
 /// What names a row: the point without its measurements (the model must not hold coverage maps).
 Point nameOf(const Point& p) {
-  return Point{.index = p.index, .label = p.label, .defines = p.defines, .params = p.params, .experiment = p.experiment};
+  Point n;
+  n.index = p.index;
+  n.label = p.label;
+  n.defines = p.defines;
+  n.params = p.params;
+  n.experiment = p.experiment;
+  return n;
 }
 }  // namespace
 
