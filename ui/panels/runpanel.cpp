@@ -39,7 +39,7 @@ void RunPanel::setupLayout() {
   m_diagnose->setToolTip(tr("tilescope-run diagnose CONFIG --stream (F6): run, then the experiments "
                             "that locate the bug, each in its own worker"));
   m_remote = new QLineEdit(this);
-  m_remote->setPlaceholderText(tr("local GPU (or [user@]host: its files are copied there over ssh)"));
+  m_remote->setPlaceholderText(tr("this machine's GPU, or [user@]host over ssh"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
