@@ -115,6 +115,7 @@ QString RunController::failureMessage(const QString& verb, int code, bool gotRep
   if ((code == kExitOk || code == kExitFindings) && gotReport) return {};
   if (code == kExitOk || code == kExitFindings) return tr("%1 ended (exit %2) without a report%3").arg(verb).arg(code).arg(tail);
   if (code == kExitUsage) return tr("%1: usage or configuration error (exit 2)%2").arg(verb, tail);
+  if (code == kExitNoGpu && remote) return tr("%1: no GPU on the remote host, or it cannot be reached (exit 3)%2").arg(verb, tail);
   if (code == kExitNoGpu) return tr("%1: no GPU or CUDA on the machine it ran on (exit 3)%2").arg(verb, tail);
   if (remote && code == 255) return tr("%1: ssh failed (exit 255)%2").arg(verb, tail);
   if (code == 127) return tr("%1: tilescope-run not found%2 (exit 127)").arg(verb, remote ? tr(" on the remote host") : QString()) + tail;
