@@ -109,9 +109,7 @@ std::vector<fs::path> remoteFiles(const Config& config, const fs::path& toolkitR
   if (config.reference.op == "kernel") set.addKernel(config.reference.kernel, "reference", toolkitRoot);
   for (const auto& t : config.tensors)
     for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}}) {
-      if (ref.rfind("npy:", 0) != 0) continue;
-      fs::path p(ref.substr(4));
-      set.add(p.is_relative() ? config.dir / p : p, "tensors." + t.name + "." + key);
+      if (ref.rfind("npy:", 0) == 0) set.add(npyRefPath(config, ref), "tensors." + t.name + "." + key);
     }
   return {set.files.begin(), set.files.end()};
 }
