@@ -12,7 +12,7 @@
 #include "tilescope/trust.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/compile.h"
-#include "tilescope/cuda/profiler.h"
+#include "tilescope/cuda/profiler_host.h"
 #endif
 
 namespace tilescope::cli {

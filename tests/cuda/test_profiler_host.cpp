@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "tilescope/counters.h"
-#include "tilescope/cuda/profiler.h"
+#include "tilescope/cuda/profiler_host.h"
 
 using namespace tilescope;
 

@@ -1,6 +1,7 @@
 // Hardware counters through CUPTI's Range Profiler and Profiler Host APIs
 // (CUDA 13): kernel replay, one auto range per kernel launch, metrics under
-// Nsight Compute's names. CUPTI types stay in profiler.cpp.
+// Nsight Compute's names. CUPTI types stay in profiler.cpp; CUstream makes this
+// header private to core/cuda (the metric-name checks are in profiler_host.h).
 #pragma once
 
 #include <cuda.h>
@@ -10,24 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "tilescope/cuda/profiler_host.h"
+
 namespace tilescope::cuda {
-
-/// The profiler's chip name for an architecture ("sm_90" -> "GH100"), for
-/// checking metric names without a GPU; "" when the table does not know it.
-std::string chipForArch(const std::string& arch);
-
-/// Checks metric names against `chip`'s metric list with the Profiler Host API
-/// (no GPU needed). Returns "" when every name is known, else one line naming
-/// the first unknown metric; *badIndex gets its index.
-std::string validateMetrics(const std::string& chip, const std::vector<std::string>& names, int* badIndex = nullptr);
-
-/// The base of a metric name: "dram__bytes_read" for "dram__bytes_read.sum".
-std::string baseName(const std::string& metric);
-
-/// The names whose base metric `chip` has, in order; the others go to *missing.
-/// Throws std::runtime_error when the chip is unknown.
-std::vector<std::string> metricsOnChip(const std::string& chip, const std::vector<std::string>& names,
-                                       std::vector<std::string>* missing = nullptr);
 
 struct RangeProfile {
   std::string error;     ///< "" on success, else one line (why counters are unavailable)
