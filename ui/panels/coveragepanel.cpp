@@ -15,7 +15,7 @@
 
 namespace tilescope::ui {
 
-CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel(selection, parent) {
   m_tensorBox = new QComboBox(this);
   m_rowDim = new QComboBox(this);
   m_colDim = new QComboBox(this);
@@ -80,9 +80,9 @@ void CoveragePanel::rebuildDimControls() {
   m_colDim->clear();
   qDeleteAll(m_sliceSpins);
   m_sliceSpins.clear();
-  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) return;
-  const Point& p = m_report->points[static_cast<size_t>(m_point)];
-  for (const auto& c : p.coverage) {
+  const Point* p = shownPoint();
+  if (!p) return;
+  for (const auto& c : p->coverage) {
     if (qs(c.tensor) != m_tensor) continue;
     const int n = static_cast<int>(c.shape.size());
     for (int d = 0; d < n; ++d) {
@@ -125,12 +125,13 @@ QString CoveragePanel::oobSummary(const CoverageGrid& g) {
 }
 
 void CoveragePanel::rebuild() {
-  if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) {
+  const Point* shown = shownPoint();
+  if (!shown) {
     m_widget->setGrid(nullptr);
     m_summary->setText(tr("No report"));
     return;
   }
-  const Point& p = m_report->points[static_cast<size_t>(m_point)];
+  const Point& p = *shown;
   CoverageGrid::View view;
   view.rowDim = m_rowDim->currentData().isValid() ? m_rowDim->currentData().toInt() : -1;
   view.colDim = m_colDim->currentData().isValid() ? m_colDim->currentData().toInt() : -1;
@@ -159,38 +160,30 @@ void CoveragePanel::rebuild() {
 }
 
 void CoveragePanel::onReportLoaded(const ReportPtr& report) {
-  m_report = report;
-  m_point = -1;
-  onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
+  PointPanel::onReportLoaded(report);
   // Another report starts whole, even when its tensor has the shape of the last one
   // (switching points keeps the view: the eye compares them).
   m_widget->fitAll();
 }
 
-void CoveragePanel::onReportClosed() {
-  m_report.reset();
-  m_point = -1;
+void CoveragePanel::showPoint(const SelectionState& state) {
+  // The point's tensors, keeping the one in focus where the new point has it.
+  m_updating = true;
+  const QString keep = state.tensor.isEmpty() ? m_tensor : state.tensor;
   m_tensorBox->clear();
+  if (const Point* p = shownPoint())
+    for (const auto& c : p->coverage) m_tensorBox->addItem(qs(c.tensor));
+  const int i = m_tensorBox->findText(keep);
+  m_tensorBox->setCurrentIndex(i >= 0 ? i : 0);
+  m_tensor = m_tensorBox->currentText();
+  rebuildDimControls();
+  m_updating = false;
   rebuild();
 }
 
-void CoveragePanel::onSelectionChanged(const SelectionState& state) {
-  if (state.point != m_point) {
-    m_point = state.point;
-    m_updating = true;
-    const QString keep = state.tensor.isEmpty() ? m_tensor : state.tensor;
-    m_tensorBox->clear();
-    if (m_report && m_point >= 0 && m_point < static_cast<int>(m_report->points.size()))
-      for (const auto& c : m_report->points[static_cast<size_t>(m_point)].coverage) m_tensorBox->addItem(qs(c.tensor));
-    const int i = m_tensorBox->findText(keep);
-    m_tensorBox->setCurrentIndex(i >= 0 ? i : 0);
-    m_tensor = m_tensorBox->currentText();
-    rebuildDimControls();
-    m_updating = false;
-    rebuild();
-  } else if (!state.tensor.isEmpty() && state.tensor != m_tensor && m_tensorBox->findText(state.tensor) >= 0) {
+void CoveragePanel::showWithinPoint(const SelectionState& state) {
+  if (!state.tensor.isEmpty() && state.tensor != m_tensor && m_tensorBox->findText(state.tensor) >= 0)
     m_tensorBox->setCurrentText(state.tensor);
-  }
   m_widget->setSelectedTile(state.tileRow, state.tileCol);
   // A newly selected finding brings its tile into view (a click in this view does not move it).
   if (state.finding >= 0 && state.finding != m_finding && state.tileRow >= 0) m_widget->showTile(state.tileRow, state.tileCol);

@@ -3,10 +3,9 @@
 // for rank > 2, and a legend. Clicking a tile selects it everywhere.
 #pragma once
 
-#include <QWidget>
 #include <memory>
 
-#include "reportview.h"
+#include "panels/pointpanel.h"
 
 class QComboBox;
 class QLabel;
@@ -18,7 +17,7 @@ namespace tilescope::ui {
 class CoverageGrid;
 class CoverageWidget;
 
-class CoveragePanel : public QWidget, public ReportView {
+class CoveragePanel : public PointPanel {
   Q_OBJECT
  public:
   explicit CoveragePanel(Selection* selection, QWidget* parent = nullptr);
@@ -31,16 +30,13 @@ class CoveragePanel : public QWidget, public ReportView {
   static QString oobSummary(const CoverageGrid& grid);
 
   void onReportLoaded(const ReportPtr& report) override;
-  void onReportClosed() override;
-  void onSelectionChanged(const SelectionState& state) override;
 
  private:
-  void rebuild();
+  void rebuild() override;
+  void showPoint(const SelectionState& state) override;
+  void showWithinPoint(const SelectionState& state) override;
   void rebuildDimControls();
 
-  Selection* m_selection;
-  ReportPtr m_report;
-  int m_point = -1;
   int m_finding = -1;
   QString m_tensor;
   QComboBox* m_tensorBox;

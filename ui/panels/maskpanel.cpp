@@ -15,8 +15,7 @@
 
 namespace tilescope::ui {
 
-
-MaskPanel::MaskPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+MaskPanel::MaskPanel(Selection* selection, QWidget* parent) : PointPanel(selection, parent) {
   m_mask = new MaskWidget(this);
   m_list = new QListWidget(this);
   m_list->setMaximumWidth(150);
@@ -44,16 +43,28 @@ MaskPanel::MaskPanel(Selection* selection, QWidget* parent) : QWidget(parent), m
 
 QString MaskPanel::infoText() const { return m_info->text(); }
 
-void MaskPanel::showPoint(int point, const QString& tensor) {
-  m_point = point;
-  m_tensor = tensor;
+void MaskPanel::showPoint(const SelectionState& state) {
+  m_tensor = state.tensor;
+  rebuild();
+}
+
+void MaskPanel::showWithinPoint(const SelectionState& state) {
+  if (!state.tensor.isEmpty() && state.tensor != m_tensor) {
+    m_tensor = state.tensor;
+    rebuild();
+  }
+  showTile(state.tileRow, state.tileCol);
+}
+
+void MaskPanel::rebuild() {
   m_list->clear();
-  if (!m_report || point < 0 || point >= static_cast<int>(m_report->points.size())) {
+  const Point* shown = shownPoint();
+  if (!shown) {
     m_mask->setGrid(nullptr);
     return;
   }
-  const Point& p = m_report->points[static_cast<size_t>(point)];
-  auto grid = std::make_shared<CoverageGrid>(p, tensor.toStdString());
+  const Point& p = *shown;
+  auto grid = std::make_shared<CoverageGrid>(p, m_tensor.toStdString());
   if (!grid->valid()) {
     m_mask->setGrid(nullptr);
     m_info->setText(tr("No tiling for this point"));
@@ -97,23 +108,6 @@ void MaskPanel::showTile(int tileRow, int tileCol) {
   const auto cta = m_mask->grid()->ctaOfTile(tileRow, tileCol);
   if (cta.size() == 3) text += tr(" · CTA blockIdx (%1, %2, %3)").arg(cta[0]).arg(cta[1]).arg(cta[2]);
   m_info->setText(text);
-}
-
-void MaskPanel::onReportLoaded(const ReportPtr& report) {
-  m_report = report;
-  m_point = -1;
-  onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
-}
-
-void MaskPanel::onReportClosed() {
-  m_report.reset();
-  showPoint(-1, {});
-  showTile(-1, -1);
-}
-
-void MaskPanel::onSelectionChanged(const SelectionState& state) {
-  if (state.point != m_point || (!state.tensor.isEmpty() && state.tensor != m_tensor)) showPoint(state.point, state.tensor);
-  showTile(state.tileRow, state.tileCol);
 }
 
 }  // namespace tilescope::ui

@@ -3,9 +3,7 @@
 // the list of boundary tiles.
 #pragma once
 
-#include <QWidget>
-
-#include "reportview.h"
+#include "panels/pointpanel.h"
 
 class QListWidget;
 class QLabel;
@@ -14,7 +12,7 @@ namespace tilescope::ui {
 
 class MaskWidget;
 
-class MaskPanel : public QWidget, public ReportView {
+class MaskPanel : public PointPanel {
   Q_OBJECT
  public:
   explicit MaskPanel(Selection* selection, QWidget* parent = nullptr);
@@ -23,17 +21,12 @@ class MaskPanel : public QWidget, public ReportView {
   QListWidget* boundaryList() const { return m_list; }
   QString infoText() const;
 
-  void onReportLoaded(const ReportPtr& report) override;
-  void onReportClosed() override;
-  void onSelectionChanged(const SelectionState& state) override;
-
  private:
-  void showPoint(int point, const QString& tensor);
+  void rebuild() override;
+  void showPoint(const SelectionState& state) override;
+  void showWithinPoint(const SelectionState& state) override;
   void showTile(int tileRow, int tileCol);
 
-  Selection* m_selection;
-  ReportPtr m_report;
-  int m_point = -1;
   QString m_tensor;
   MaskWidget* m_mask;
   QListWidget* m_list;
