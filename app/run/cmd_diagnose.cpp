@@ -54,12 +54,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
             << " follow-up experiment(s)\n";
   Report report = diagnose(cfg, opts);
 
-  if (report.noGpu) {
-    std::cerr << (report.points.front().status.remoteUnreachable ? "tilescope-run: error: "
-                                                                  : "tilescope-run: no GPU or CUDA driver available: ")
-              << report.points.front().status.workerError << '\n';
-    return kExitNoGpu;
-  }
+  if (report.noGpu) return noGpuExit(report.points.front().status);
   if (!report.findings.empty() && !report.findings.front().experiment.empty())
     std::cerr << "diagnosis (" << report.findings.front().experiment << "): " << report.findings.front().category
               << ": " << report.findings.front().message << '\n';

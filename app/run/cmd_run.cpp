@@ -143,13 +143,14 @@ int cmdRun(const RunArgs& a) {
 
   bool noGpu = !report.points.empty();
   for (const auto& p : report.points) noGpu = noGpu && p.status.noGpu;
-  if (noGpu) {
-    const PointStatus& first = report.points.front().status;
-    std::cerr << (first.remoteUnreachable ? "tilescope-run: error: " : "tilescope-run: no GPU or CUDA driver available: ")
-              << first.workerError << '\n';
-    return kExitNoGpu;
-  }
+  if (noGpu) return noGpuExit(report.points.front().status);
   return finishReport(report, a.output, a.stream);
+}
+
+int noGpuExit(const PointStatus& status) {
+  std::cerr << (status.remoteUnreachable ? "tilescope-run: error: " : "tilescope-run: no GPU or CUDA driver available: ")
+            << status.workerError << '\n';
+  return kExitNoGpu;
 }
 
 int finishReport(const Report& report, const std::string& output, bool stream) {

@@ -73,6 +73,11 @@ int cmdExport(const ExportArgs& a);
 /// event on stdout with --stream, the report file with -o; returns the exit status.
 int finishReport(const Report& report, const std::string& output, bool stream);
 
+/// The end of run, sweep and diagnose when no capture ran: says why on stderr
+/// (the remote host cannot be reached, with ssh's reason; or no GPU or driver
+/// here, with the worker's) and returns kExitNoGpu.
+int noGpuExit(const PointStatus& status);
+
 /// `classify [LOGFILE|-]`: a pasted error log -> category, detail, tree node.
 int cmdClassify(const std::string& input, bool json);
 

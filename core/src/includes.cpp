@@ -125,7 +125,8 @@ fs::path against(const fs::path& base, const std::string& value) {
   return p.is_absolute() ? p : (base / p).lexically_normal();
 }
 
-/// Calls f(value, isFile, &valueText) for each include path in `options`.
+/// Calls f(value, isFile, index) for each include path in `options`; f may
+/// rewrite the value in place. `index` is that of the option naming the path.
 template <class F>
 void forEachPathOption(std::vector<std::string>& options, F&& f) {
   for (std::size_t i = 0; i < options.size(); ++i) {
@@ -133,25 +134,29 @@ void forEachPathOption(std::vector<std::string>& options, F&& f) {
     for (const auto& [p, isFile] : kPathOptions) {
       const std::string eq = std::string(p) + "=";
       if (o == p && i + 1 < options.size()) {
-        f(options[i + 1], isFile);
+        f(options[i + 1], isFile, i);
         ++i;
         break;
       }
       if (startsWith(o, eq)) {
         std::string v = o.substr(eq.size());
-        f(v, isFile);
+        f(v, isFile, i);
         o = eq + v;
         break;
       }
       // Joined short forms: -Ifoo, -isystemfoo (not -include: "-includefoo" is not a form).
       if ((p == "-I" || p == "-isystem") && startsWith(o, p) && o.size() > p.size()) {
         std::string v = o.substr(p.size());
-        f(v, isFile);
+        f(v, isFile, i);
         o = std::string(p) + v;
         break;
       }
     }
   }
+}
+
+fs::path optionBase(const KernelSpec& k) {
+  return fs::absolute(k.baseDir.empty() ? k.sourcePath.parent_path() : k.baseDir);
 }
 
 }  // namespace
@@ -164,10 +169,20 @@ IncludeScan scanIncludes(const fs::path& source, const IncludeSearch& search) {
   return scan;
 }
 
+std::vector<IncludePathOption> includePathOptions(const KernelSpec& k) {
+  std::vector<std::string> options = k.options;
+  const fs::path base = optionBase(k);
+  std::vector<IncludePathOption> out;
+  forEachPathOption(options, [&](std::string& v, bool isFile, std::size_t i) {
+    out.push_back({i, v, against(base, v), isFile});
+  });
+  return out;
+}
+
 std::vector<std::string> absoluteIncludeOptions(const KernelSpec& k) {
   std::vector<std::string> options = k.options;
-  const fs::path base = fs::absolute(k.baseDir.empty() ? k.sourcePath.parent_path() : k.baseDir);
-  forEachPathOption(options, [&](std::string& v, bool) { v = against(base, v).string(); });
+  const fs::path base = optionBase(k);
+  forEachPathOption(options, [&](std::string& v, bool, std::size_t) { v = against(base, v).string(); });
   return options;
 }
 
@@ -175,10 +190,7 @@ IncludeSearch includeSearchFor(const KernelSpec& k, const fs::path& toolkitRoot)
   IncludeSearch s;
   s.dirs.push_back(fs::absolute(k.sourcePath).lexically_normal().parent_path());
   if (!toolkitRoot.empty()) s.dirs.push_back(toolkitRoot / "include");
-  std::vector<std::string> options = absoluteIncludeOptions(k);
-  forEachPathOption(options, [&](std::string& v, bool isFile) {
-    (isFile ? s.preIncludes : s.dirs).push_back(fs::path(v));
-  });
+  for (const IncludePathOption& o : includePathOptions(k)) (o.isFile ? s.preIncludes : s.dirs).push_back(o.path);
   return s;
 }
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "tilescope/includes.h"
+#include "tilescope/config_inputs.h"
 #include "tilescope/json_input.h"
 #include "tilescope/process.h"
 #include "tilescope/trust.h"
@@ -58,40 +58,17 @@ std::vector<std::string> sshCommand(const std::string& host, const std::vector<s
 
 namespace {
 
-// Collects files for remoteFiles: each must lie inside `root`, named by its JSON path when not.
-struct FileSet {
-  fs::path root;  // the config's folder, symbolic links resolved
-  std::set<fs::path> files;
-
-  void add(const fs::path& file, const std::string& jsonPath) {
-    std::error_code ec;
-    const fs::path real = fs::weakly_canonical(file, ec);
-    if (ec || !insideRoots(real, {root}))
-      throw RemoteError(jsonPath + ": " + (ec ? file : real).string() +
-                            " lies outside the config's folder (" + root.string() +
-                            "), which is what a remote run copies; use --remote-shared if the host sees the same paths",
-                        false);
-    if (fs::is_regular_file(real, ec)) files.insert(real.lexically_relative(root));
-  }
-
-  void addKernel(const KernelSpec& k, const std::string& base, const fs::path& toolkitRoot) {
-    add(k.sourcePath, base + ".source");
-    if (k.isPython()) {
-      // Modules the kernel may import from its own folder.
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(k.sourcePath.parent_path(), ec))
-        if (e.path().extension() == ".py" && insideRoots(e.path(), {root})) add(e.path(), base + ".source");
-      return;
-    }
-    std::error_code ec;
-    const fs::path toolkit = toolkitRoot.empty() ? fs::path() : fs::weakly_canonical(toolkitRoot, ec);
-    const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, toolkitRoot));
-    for (const fs::path& f : scan.files) {
-      if (!toolkit.empty() && insideRoots(f, {toolkit})) continue;  // the host has its own toolkit
-      add(f, base + ".source (#include " + f.filename().string() + ")");
-    }
-  }
-};
+/// remoteFiles' check of one file: inside `root` (else a RemoteError naming
+/// `jsonPath`); a regular file goes into `files` relative to `root`.
+void addInside(const fs::path& root, const fs::path& file, const std::string& jsonPath, std::set<fs::path>& files) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(file, ec);
+  if (ec || !insideRoots(real, {root}))
+    throw RemoteError(jsonPath + ": " + (ec ? file : real).string() + " lies outside the config's folder (" +
+                          root.string() + "), which is what a remote run copies; use --remote-shared if the host sees the same paths",
+                      false);
+  if (fs::is_regular_file(real, ec)) files.insert(real.lexically_relative(root));
+}
 
 // What remoteStageCommand's remote side prints: an absolute mktemp folder.
 const std::regex& stagedDirPattern() {
@@ -103,15 +80,30 @@ const std::regex& stagedDirPattern() {
 
 std::vector<fs::path> remoteFiles(const Config& config, const fs::path& toolkitRoot) {
   std::error_code ec;
-  FileSet set{fs::weakly_canonical(config.dir.empty() ? fs::current_path() : config.dir, ec), {}};
-  if (!config.path.empty()) set.add(config.path, "(the config file)");
-  set.addKernel(config.kernel, "kernel", toolkitRoot);
-  if (config.reference.op == "kernel") set.addKernel(config.reference.kernel, "reference", toolkitRoot);
-  for (const auto& t : config.tensors)
-    for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}}) {
-      if (ref.rfind("npy:", 0) == 0) set.add(npyRefPath(config, ref), "tensors." + t.name + "." + key);
+  const fs::path root = fs::weakly_canonical(config.dir.empty() ? fs::current_path() : config.dir, ec);
+  const fs::path toolkit = toolkitRoot.empty() ? fs::path() : fs::weakly_canonical(toolkitRoot, ec);
+  std::set<fs::path> files;
+  for (const ConfigInput& in : configInputs(config, toolkitRoot)) {
+    std::string jsonPath = in.jsonPath;
+    switch (in.kind) {
+      case ConfigInput::Kind::includeDir:       // its headers that are read are listed as includes
+      case ConfigInput::Kind::computedInclude:  // nothing to copy that is known
+        continue;
+      case ConfigInput::Kind::module:  // those beside the source that lie in the folder
+        if (!insideRoots(in.path, {root})) continue;
+        break;
+      case ConfigInput::Kind::include:
+        jsonPath += " (#include " + in.path.filename().string() + ")";
+        [[fallthrough]];
+      case ConfigInput::Kind::preInclude:
+        if (in.path.empty() || (!toolkit.empty() && insideRoots(in.path, {toolkit}))) continue;  // the host has its own toolkit
+        break;
+      default:
+        break;
     }
-  return {set.files.begin(), set.files.end()};
+    addInside(root, in.path, jsonPath, files);
+  }
+  return {files.begin(), files.end()};
 }
 
 std::vector<std::string> remoteStageCommand(const std::string& host, const fs::path& dir,

@@ -8,7 +8,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "tilescope/includes.h"
+#include "tilescope/config_inputs.h"
 #include "tilescope/json_input.h"
 
 namespace tilescope {
@@ -204,41 +204,19 @@ void checkPath(const fs::path& p, const std::string& jsonPath, const std::string
                                ", outside the config's folder" + (roots.empty() ? "" : " (" + roots.front().string() + ")")});
 }
 
-void includeIssues(const KernelSpec& k, const std::string& base, const fs::path& toolkitRoot,
-                   const std::vector<fs::path>& roots, std::vector<TrustIssue>& out) {
-  checkPath(k.sourcePath, base + ".source", k.source, roots, out);
-  const fs::path dir = k.baseDir;
-  auto resolve = [&](const std::string& v) { fs::path p(v); return p.is_absolute() ? p : (dir / p).lexically_normal(); };
-  for (std::size_t i = 0; i < k.options.size(); ++i) {
-    const std::string& o = k.options[i];
-    const std::string at = base + ".options[" + std::to_string(i) + "]";
-    const bool hasNext = i + 1 < k.options.size();
-    std::string value;
-    for (std::string_view p : {"-I", "-isystem"})
-      if (startsWith(o, p) && o.size() > p.size() && value.empty()) value = o.substr(p.size());
-    for (std::string_view p : {"--include-path", "--system-include", "--pre-include"})
-      if (startsWith(o, std::string(p) + "=")) value = o.substr(p.size() + 1);
-    for (std::string_view p : {"-I", "-isystem", "-include", "--include-path", "--system-include", "--pre-include"})
-      if (o == p && hasNext) value = k.options[++i];
-    if (!value.empty()) checkPath(resolve(value), at, value, roots, out);
-  }
-  // The #include lines themselves: a kernel may name any file ("/etc/passwd",
-  // "../../secret.h"), and the compiler would copy its first lines into the log.
-  if (!out.empty()) return;  // the source or a folder is outside already: said once
-  std::error_code ec;
-  const std::vector<fs::path> toolkit =
-      toolkitRoot.empty() ? std::vector<fs::path>{} : std::vector<fs::path>{fs::weakly_canonical(toolkitRoot, ec)};
-  const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, toolkitRoot));
-  for (const IncludeEdge& e : scan.edges) {
-    if (!toolkit.empty() && insideRoots(e.from, toolkit)) continue;  // the toolkit's own headers
-    const std::string site = e.from.filename().string() + ":" + std::to_string(e.line);
-    if (e.computed) {
-      out.push_back({base + ".source", "#include " + clipForMessage(e.spelled) + " (" + site +
-                                           ") names its file through a macro: TileScope cannot check where it points"});
-    } else if (!e.to.empty() && !insideRoots(e.to, roots)) {
-      out.push_back({base + ".source", "#include " + clipForMessage(e.spelled) + " (" + site + ") reads " +
-                                           fs::weakly_canonical(e.to, ec).string() + ", outside the config's folder"});
-    }
+/// An #include line of the config's kernels that reads outside `roots`, or that
+/// names its file through a macro (nobody can say where it points).
+void includeIssue(const ConfigInput& in, const std::vector<fs::path>& toolkit, const std::vector<fs::path>& roots,
+                  std::vector<TrustIssue>& out) {
+  if (!toolkit.empty() && insideRoots(in.from, toolkit)) return;  // the toolkit's own headers
+  const std::string site = in.from.filename().string() + ":" + std::to_string(in.line);
+  if (in.kind == ConfigInput::Kind::computedInclude) {
+    out.push_back({in.jsonPath, "#include " + clipForMessage(in.spelled) + " (" + site +
+                                    ") names its file through a macro: TileScope cannot check where it points"});
+  } else if (!in.path.empty() && !insideRoots(in.path, roots)) {
+    std::error_code ec;
+    out.push_back({in.jsonPath, "#include " + clipForMessage(in.spelled) + " (" + site + ") reads " +
+                                    fs::weakly_canonical(in.path, ec).string() + ", outside the config's folder"});
   }
 }
 
@@ -247,14 +225,23 @@ void includeIssues(const KernelSpec& k, const std::string& base, const fs::path&
 std::vector<TrustIssue> pathIssues(const Config& config, const fs::path& toolkitRoot) {
   std::vector<TrustIssue> out;
   const std::vector<fs::path> roots = trustedRoots(config, toolkitRoot);
-  includeIssues(config.kernel, "kernel", toolkitRoot, roots, out);
-  if (config.reference.op == "kernel") includeIssues(config.reference.kernel, "reference", toolkitRoot, roots, out);
-  for (const auto& t : config.tensors) {
-    for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}}) {
-      if (ref.rfind("npy:", 0) != 0) continue;
-      fs::path p(ref.substr(4));
-      if (p.is_relative()) p = (config.dir / p).lexically_normal();
-      checkPath(p, "tensors." + t.name + "." + key, ref.substr(4), roots, out);
+  std::error_code ec;
+  const std::vector<fs::path> toolkit =
+      toolkitRoot.empty() ? std::vector<fs::path>{} : std::vector<fs::path>{fs::weakly_canonical(toolkitRoot, ec)};
+  bool inIncludes = false, skipIncludes = false;
+  for (const ConfigInput& in : configInputs(config, toolkitRoot)) {
+    const bool include = in.kind == ConfigInput::Kind::include || in.kind == ConfigInput::Kind::computedInclude;
+    // The #include lines themselves: a kernel may name any file ("/etc/passwd",
+    // "../../secret.h"), and the compiler would copy its first lines into the log.
+    // Where a source or folder is outside already, that is said once: a kernel's
+    // #include lines are skipped when an issue precedes them.
+    if (include && !inIncludes) skipIncludes = !out.empty();
+    inIncludes = include;
+    if (include) {
+      if (!skipIncludes) includeIssue(in, toolkit, roots, out);
+    } else if (in.kind != ConfigInput::Kind::config && in.kind != ConfigInput::Kind::module) {
+      // Not the config (the file the user named) nor modules (read from the source's folder, which is checked).
+      checkPath(in.path, in.jsonPath, in.spelled, roots, out);
     }
   }
   return out;

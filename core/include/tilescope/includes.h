@@ -42,6 +42,18 @@ struct IncludeScan {
 /// up to 16 MiB each; unreadable ones end the walk there.
 IncludeScan scanIncludes(const std::filesystem::path& source, const IncludeSearch& search);
 
+/// An include path in a kernel's options: -I/-isystem folders and -include files,
+/// in each spelling the compile reads (-Ifoo, -I foo, --include-path=foo, ...).
+struct IncludePathOption {
+  std::size_t index = 0;        ///< of the option that names it (the flag where the value follows it)
+  std::string value;            ///< as written
+  std::filesystem::path path;   ///< against k.baseDir (the source's folder when none): what the compile reads
+  bool isFile = false;          ///< -include/--pre-include: a file read before the source; else a folder
+};
+
+/// The include paths of k.options, in option order.
+std::vector<IncludePathOption> includePathOptions(const KernelSpec& k);
+
 /// The include search a compile of `k` uses: the source's folder, the toolkit's
 /// include folder (`toolkitRoot`/include, when given), then the -I/-isystem
 /// folders of k.options (relative ones against k.baseDir), and -include files.
