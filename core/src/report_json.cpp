@@ -212,6 +212,7 @@ void statusFields(IO& x, S& s) {
   x("worker_exit", s.workerExit);
   x("worker_error", s.workerError, skipIfEmpty(s.workerError));
   x("stream_error", s.streamError, skipIfEmpty(s.streamError));
+  x("scheduler_error", s.schedulerError, skipIfEmpty(s.schedulerError));
   x("sticky_error", s.stickyError);
   x("error", s.captureError, skipIfEmpty(s.captureError));
   x("tiles_error", s.tilesError, skipIfEmpty(s.tilesError));

@@ -297,6 +297,14 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
   report.config = configToJson(config);
 
   std::vector<SweepPoint> points = expandSweep(config);
+  if (opts.shard) {  // a shard of the sweep (shard.h): its block of points, every trial
+    const auto [begin, end] = shardBounds(points.size(), *opts.shard);
+    points = std::vector<SweepPoint>(points.begin() + static_cast<std::ptrdiff_t>(begin),
+                                     points.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<int> indices;
+    for (const auto& sp : points) indices.push_back(sp.index);
+    report.extra["shard"] = shardJson(*opts.shard, indices);
+  }
   struct Job { std::size_t point; int trial; };
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < points.size(); ++i)

@@ -119,7 +119,8 @@ Point fullPoint() {
   p.experiment = "trial 2/5";
   p.wallSeconds = 2.5;
   p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}},
-              "stream event 'progress': message: expected a string, found an integer"};
+              "stream event 'progress': message: expected a string, found an integer",
+              "Slurm array task 2 (job 123_2) ended NODE_FAIL"};
   p.counters.collected = true;
   p.counters.chip = "GH100";
   p.counters.passes = 3;
@@ -195,6 +196,7 @@ TEST(Report, ControlFlagsAndExperimentInputsLiveUnderExtra) {
   EXPECT_EQ(p["extra"]["no_gpu"], true);
   EXPECT_EQ(p["extra"]["worker_exit"], 2);
   EXPECT_EQ(p["extra"]["sticky_error"], true);
+  EXPECT_EQ(p["extra"]["scheduler_error"], "Slurm array task 2 (job 123_2) ended NODE_FAIL");
   EXPECT_EQ(p["extra"]["output_digest"]["C"], "00ff");
   EXPECT_EQ(p["extra"]["align_shift"], 8);
   EXPECT_EQ(p["extra"]["device"]["name"], "H100");  // the open rest

@@ -221,6 +221,10 @@ struct PointStatus {
   std::string tilesError, guardError, referenceError, downloadError;  ///< *_error: a step that failed
   std::map<std::string, std::string> outputDigest;  ///< output_digest: FNV-1a 64 of each output's bytes
   std::string streamError;            ///< stream_error: the first line of the worker's stream that could not be read, and why
+  /// scheduler_error: the point was never captured because the batch job meant to
+  /// run it failed finally (`sweep --slurm`: the Slurm array task, its state and its
+  /// log file); the point's verdict is then a placeholder, as with no_gpu.
+  std::string schedulerError;
   bool operator==(const PointStatus&) const = default;
 };
 

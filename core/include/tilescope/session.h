@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "tilescope/config.h"
 #include "tilescope/report.h"
+#include "tilescope/shard.h"
 #include "tilescope/stream.h"
 
 namespace tilescope {
@@ -33,6 +35,9 @@ struct SessionOptions {
   /// The user allowed the config's own programs (--allow-commands): only then
   /// does a command baseline run.
   bool allowCommands = false;
+  /// `sweep --shard K/N`: only the points of this shard (shard.h) run; the report
+  /// says which in extra.shard.
+  std::optional<Shard> shard;
   /// Every event a worker streams that could be read, tagged with its point_index
   /// and trial (stream.h); lines that could not be read are not passed on.
   std::function<void(const StreamEvent& event)> onEvent;
