@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "commands.h"
 #include "tilescope/config.h"
@@ -86,7 +87,17 @@ int cmdRun(const RunArgs& a) {
   }
   if (a.verb == "run" && !cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
-  const std::size_t points = sweepPointCount(sessionConfig(cfg, a.verb));
+  std::size_t points = sweepPointCount(sessionConfig(cfg, a.verb));
+  std::optional<Shard> shard;
+  if (!a.shard.empty()) {
+    try {
+      shard = parseShard(a.shard);
+    } catch (const std::invalid_argument& e) {
+      return usageError(e.what());
+    }
+    const auto [begin, end] = shardBounds(points, *shard);
+    points = end - begin;
+  }
 
   SessionOptions opts;
   opts.configPath = std::filesystem::absolute(a.config).string();
@@ -104,6 +115,7 @@ int cmdRun(const RunArgs& a) {
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;
   opts.launchTimeoutS = a.launchTimeoutS;
+  opts.shard = shard;
   if (a.trace) {
     opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
     if (a.traceCells > 0) opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace-cells", std::to_string(a.traceCells)});
@@ -143,7 +155,13 @@ int cmdRun(const RunArgs& a) {
 
   bool noGpu = !report.points.empty();
   for (const auto& p : report.points) noGpu = noGpu && p.status.noGpu;
-  if (noGpu) return noGpuExit(report.points.front().status);
+  if (noGpu) {
+    // A shard's report is one part of a sweep that `sweep --slurm` gathers: it is
+    // written even here, so that the gatherer can tell "no GPU on that node" from
+    // "the task died".
+    if (shard && !a.output.empty()) saveReport(report, a.output);
+    return noGpuExit(report.points.front().status);
+  }
   return finishReport(report, a.output, a.stream);
 }
 

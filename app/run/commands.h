@@ -41,9 +41,23 @@ struct RunArgs {
   bool trace = false;          ///< trace each point first (docs/report.md, "trace")
   std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
   int traceCells = 0;          ///< footprint cells per tensor in the report (0: the default)
+  std::string shard;           ///< sweep --shard K/N: only that shard's points (shard.h)
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
+
+/// `sweep --slurm`: the sweep as a Slurm job array (cmd_slurm.cpp, README "On a cluster").
+struct SlurmArgs {
+  bool enabled = false;        ///< --slurm
+  std::string dir;             ///< --slurm-dir: a folder the nodes share ("": a new one beside the config)
+  std::string sbatchOptions;   ///< --sbatch "OPTIONS": passed to every sbatch
+  std::string exe;             ///< --slurm-exe: the tilescope-run the tasks run ("": this one)
+  int shards = 0;              ///< --shards: array tasks (0: one per point, at most 32)
+  int retries = 1;             ///< --slurm-retries: resubmissions of a failed task
+  double pollS = 5;            ///< --slurm-poll: seconds between squeue/sacct queries
+  bool dryRun = false;         ///< --dry-run: print the script and the sbatch command only
+};
+int cmdSlurm(const RunArgs& a, const SlurmArgs& s);
 
 struct WorkerArgs {
   std::string config;

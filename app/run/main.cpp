@@ -60,6 +60,19 @@ int main(int argc, char** argv) {
   auto* s = app.add_subcommand("sweep", "every sweep point (x trials), each isolated (needs a GPU)");
   addRunOptions(s, sweep);
   s->add_option("--jobs", sweep.jobs, "points at once, spread over the local GPUs")->check(CLI::Range(1, 64));
+  s->add_option("--shard", sweep.shard, "K/N: run only shard K (0-based) of N contiguous blocks of the points");
+  SlurmArgs slurm;
+  s->add_flag("--slurm", slurm.enabled, "submit the sweep to Slurm as a job array and gather the parts (README)");
+  s->add_option("--slurm-dir", slurm.dir, "with --slurm: a folder every node sees (default: a new one beside the config)");
+  s->add_option("--sbatch", slurm.sbatchOptions, "with --slurm: sbatch options, e.g. --sbatch=\"--gres=gpu:1 -p gpu\"");
+  s->add_option("--shards", slurm.shards, "with --slurm: array tasks (default: one per point, at most 32)")
+      ->check(CLI::Range(1, 10000));
+  s->add_option("--slurm-retries", slurm.retries, "with --slurm: resubmit a failed task up to R times (default 1)")
+      ->check(CLI::Range(0, 100));
+  s->add_option("--slurm-exe", slurm.exe, "with --slurm: the tilescope-run the tasks run (default: this one)");
+  s->add_option("--slurm-poll", slurm.pollS, "with --slurm: seconds between queries of squeue/sacct (default 5)")
+      ->check(CLI::Range(0.1, 600.0));
+  s->add_flag("--dry-run", slurm.dryRun, "with --slurm: print the batch script and the sbatch command, submit nothing");
 
   WorkerArgs worker;
   auto* w = app.add_subcommand("worker", "internal: capture one point and stream the result");
@@ -131,6 +144,9 @@ int main(int argc, char** argv) {
     }
     if (*s) {
       sweep.verb = "sweep";
+      if (slurm.enabled) return cmdSlurm(sweep, slurm);
+      if (!slurm.dir.empty() || !slurm.sbatchOptions.empty() || slurm.shards > 0 || slurm.dryRun || !slurm.exe.empty())
+        return usageError("--slurm-dir, --sbatch, --shards, --slurm-exe and --dry-run go with --slurm");
       return cmdRun(sweep);
     }
     if (*w) return cmdWorker(worker);
