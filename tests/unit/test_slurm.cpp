@@ -82,7 +82,7 @@ TEST(SlurmScript, ANameWithANewlineCannotBreakOutOfItsComment) {
     EXPECT_NE(next.rfind("#SBATCH", 0), 0u) << s;
   }
   const auto argv = sbatchCommand(j, {0});
-  EXPECT_EQ(argv[3], "--job-name=tilescope-x_rm_-rf___SBATCH_--wrap_evil");
+  EXPECT_EQ(argv[3], "--job-name=tilescope-x_rm_-rf____SBATCH_--wrap_evil");
 }
 
 TEST(SlurmScript, SbatchCommandNamesTheTasksLogsAndTheUsersOptions) {
