@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -279,6 +280,43 @@ class Follower {
   std::set<std::string> m_said;
 };
 
+/// SIGINT/SIGTERM: scancel every job submitted; no report.
+int cancelJobs(const std::vector<std::string>& jobs, int sig, const std::function<void(const std::string&)>& say) {
+  std::vector<std::string> cancel = {"scancel"};
+  cancel.insert(cancel.end(), jobs.begin(), jobs.end());
+  const ToolResult r = runTool(cancel);
+  std::string ids;
+  for (const auto& j : jobs) ids += " " + j;
+  say(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ": " +
+      (r.ok ? "cancelled job(s)" + ids : "scancel" + ids + " failed: " + r.err) + "; no report written");
+  return 128 + sig;
+}
+
+/// The merged report's summary, file and exit status.
+int finishSlurmReport(const RunArgs& a, const Report& report) {
+  std::set<std::string> lost;
+  bool noGpu = !report.points.empty();
+  for (const auto& p : report.points) {
+    if (!p.status.schedulerError.empty()) lost.insert(p.status.schedulerError);
+    noGpu = noGpu && p.status.noGpu;
+  }
+  if (noGpu) {
+    // As a sweep without a GPU (exit 3), but the report is written: it says
+    // which nodes ran which points.
+    if (a.stream) std::cout << toLine({ReportEvent{report}, {}}) << '\n' << std::flush;
+    if (!a.output.empty()) saveReport(report, a.output), std::cerr << "report written to " << a.output << '\n';
+    std::cerr << "tilescope-run: no GPU or CUDA driver on the Slurm nodes: " << report.points.front().status.workerError
+              << '\n';
+    return kExitNoGpu;
+  }
+  const int rc = finishReport(report, a.output, a.stream);
+  // Points the cluster did not capture make the sweep incomplete: exit 3, with
+  // the report written all the same.
+  for (const auto& why : lost) std::cerr << "tilescope-run: error: " << why << '\n';
+  if (!lost.empty()) return kExitNoGpu;
+  return rc;
+}
+
 /// The folder, the script, the submission, the following and the merge.
 int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std::size_t points, int trials,
                    const SlurmArgs& s) {
@@ -322,16 +360,7 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
     const auto wake = std::chrono::steady_clock::now() + std::chrono::duration<double>(s.pollS);
     while (!g_stopSignal && std::chrono::steady_clock::now() < wake)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (const int sig = g_stopSignal) {
-      std::vector<std::string> cancel = {"scancel"};
-      cancel.insert(cancel.end(), follower.jobs().begin(), follower.jobs().end());
-      const ToolResult r = runTool(cancel);
-      std::string ids;
-      for (const auto& j : follower.jobs()) ids += " " + j;
-      say(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ": " +
-          (r.ok ? "cancelled job(s)" + ids : "scancel" + ids + " failed: " + r.err) + "; no report written");
-      return 128 + sig;
-    }
+    if (const int sig = g_stopSignal) return cancelJobs(follower.jobs(), sig, say);
     follower.poll();
     const std::string now = follower.progress();
     if (now == last) continue;
@@ -344,27 +373,7 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
   report.extra["slurm"]["dir"] = job.dir;
   report.extra["slurm"]["script"] = slurmScriptPath(job);
   report.extra["slurm"]["jobs"] = follower.jobs();
-  std::set<std::string> lost;
-  bool noGpu = !report.points.empty();
-  for (const auto& p : report.points) {
-    if (!p.status.schedulerError.empty()) lost.insert(p.status.schedulerError);
-    noGpu = noGpu && p.status.noGpu;
-  }
-  if (noGpu) {
-    // As a sweep without a GPU (exit 3), but the report is written: it says
-    // which nodes ran which points.
-    if (a.stream) std::cout << toLine({ReportEvent{report}, {}}) << '\n' << std::flush;
-    if (!a.output.empty()) saveReport(report, a.output), std::cerr << "report written to " << a.output << '\n';
-    std::cerr << "tilescope-run: no GPU or CUDA driver on the Slurm nodes: " << report.points.front().status.workerError
-              << '\n';
-    return kExitNoGpu;
-  }
-  const int rc = finishReport(report, a.output, a.stream);
-  // Points the cluster did not capture make the sweep incomplete: exit 3, with
-  // the report written all the same.
-  for (const auto& why : lost) std::cerr << "tilescope-run: error: " << why << '\n';
-  if (!lost.empty()) return kExitNoGpu;
-  return rc;
+  return finishSlurmReport(a, report);
 }
 
 }  // namespace
