@@ -263,6 +263,7 @@ void MainWindow::setupConnections() {
     updateStatus();
   });
   connect(m_runPanel, &RunPanel::remoteHostChanged, this, [this] { updateStatus(); });
+  connect(m_runPanel, &RunPanel::slurmChanged, this, [this] { updateStatus(); });
   // Run/Sweep/Diagnose and Cancel follow the run: enabled again when it ends.
   connect(m_runPanel->controller(), &RunController::runningChanged, this, [this] { updateStatus(); });
   connect(m_findingsPanel, &FindingsPanel::sourceLineRequested, this, [this](const QString& file, int line) {
@@ -456,6 +457,9 @@ QString MainWindow::shortcutsText() const {
 
 QString MainWindow::statusTargetText() const {
   const QString host = m_runPanel->remoteHost();
+  if (m_runPanel->slurm())
+    return m_runPanel->sbatchOptions().isEmpty() ? tr("Sweeps go to: Slurm")
+                                                 : tr("Sweeps go to: Slurm (sbatch %1)").arg(m_runPanel->sbatchOptions());
   // "this machine", not "this machine's GPU": there may be none (Check needs none).
   return host.isEmpty() ? tr("Runs go to: this machine (tilescope-run)") : tr("Runs go to: %1 (ssh)").arg(host);
 }
@@ -477,9 +481,9 @@ void MainWindow::updateStatus() {
   m_deviceLabel->setText(statusDeviceText());
   const bool canRun = !m_runPanel->configPath().isEmpty() && !m_runPanel->isRunning();
   m_checkAction->setEnabled(!m_configPanel->configPath().isEmpty() || !m_configPanel->jsonText().isEmpty());
-  m_runAction->setEnabled(canRun);
+  m_runAction->setEnabled(canRun && !m_runPanel->slurm());  // Slurm takes sweeps only
   m_sweepAction->setEnabled(canRun);
-  m_diagnoseAction->setEnabled(canRun);
+  m_diagnoseAction->setEnabled(canRun && !m_runPanel->slurm());
   m_cancelAction->setEnabled(m_runPanel->isRunning());
   m_exportAction->setEnabled(m_report != nullptr);
 }
@@ -577,6 +581,8 @@ void MainWindow::restoreSettings() {
   restoreGeometry(s.value(QStringLiteral("mainwindow/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("mainwindow/state")).toByteArray());
   m_runPanel->setRemoteHost(s.value(QStringLiteral("run/remoteHost")).toString());
+  m_runPanel->setSbatchOptions(s.value(QStringLiteral("run/sbatchOptions")).toString());
+  m_runPanel->setSlurm(s.value(QStringLiteral("run/slurm"), false).toBool());
   m_theme = themeFromName(s.value(QStringLiteral("view/theme"), QStringLiteral("light")).toString());
   (m_theme == Theme::dark ? m_darkAction : m_lightAction)->setChecked(true);
   rebuildRecentMenu();
@@ -587,6 +593,8 @@ void MainWindow::saveSettings() const {
   s.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
   s.setValue(QStringLiteral("mainwindow/state"), saveState());
   s.setValue(QStringLiteral("run/remoteHost"), m_runPanel->remoteHost());
+  s.setValue(QStringLiteral("run/sbatchOptions"), m_runPanel->sbatchOptions());
+  s.setValue(QStringLiteral("run/slurm"), m_runPanel->slurm());
   s.setValue(QStringLiteral("view/theme"), themeName(m_theme));
 }
 

@@ -184,6 +184,21 @@ class TstMainWindow : public QObject {
     // A hostile host (an ssh option that runs a local command) gives no command at all.
     w.runPanel()->setRemoteHost(QStringLiteral("-oProxyCommand=touch /tmp/tilescope-pwned"));
     QVERIFY(w.runPanel()->commandLine(QStringLiteral("run")).isEmpty());
+    // Slurm: a sweep becomes `sweep --slurm` with the sbatch options, the remote host
+    // aside (tests/cli/slurm.sh runs the CLI against a real slurmctld); run and
+    // diagnose have no Slurm form.
+    w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
+    w.runPanel()->setSlurm(true);
+    w.runPanel()->setSbatchOptions(QStringLiteral(" --gres=gpu:1 --partition=gpu "));
+    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("sweep")).mid(1),
+             (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream"),
+                          QStringLiteral("--slurm"), QStringLiteral("--sbatch=--gres=gpu:1 --partition=gpu")}));
+    QVERIFY(w.runPanel()->commandLine(QStringLiteral("run")).isEmpty());
+    QVERIFY(w.runPanel()->commandLine(QStringLiteral("diagnose")).isEmpty());
+    QVERIFY2(w.statusTargetText().contains(QStringLiteral("Slurm (sbatch --gres=gpu:1")), qPrintable(w.statusTargetText()));
+    w.runPanel()->setSlurm(false);
+    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("sweep")).last(), QStringLiteral("gpu01"));
+    w.runPanel()->setRemoteHost(QString());
   }
 
   void badFileIsAnError() {

@@ -223,6 +223,35 @@ class TstRobustness : public QObject {
     QVERIFY(!w.runPanel()->statusText().contains(expected));
     QFile::remove(m_dir.filePath(QStringLiteral("tilescope-run")));
   }
+
+  void slurmSweepCancelsItsJob() {
+    // Cancel sends SIGTERM to a Slurm sweep, so that tilescope-run can scancel
+    // its jobs (tests/cli/slurm.sh checks that it does); the fake records its
+    // arguments and the signal.
+    const QString args = m_dir.filePath(QStringLiteral("slurm-args")), term = m_dir.filePath(QStringLiteral("slurm-term"));
+    writeScript(QStringLiteral("tilescope-run"),
+                QStringLiteral("trap 'echo TERM > %2; exit 143' TERM\necho \"$@\" > %1\n"
+                               "i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done")
+                    .arg(args, term));
+    MainWindow w;
+    QVERIFY(w.openFile(kConfig));
+    if (!RunPanel::runExecutable().startsWith(m_dir.path())) QSKIP("a real tilescope-run sits next to the test binary");
+    w.runPanel()->setSlurm(true);
+    w.runPanel()->setSbatchOptions(QStringLiteral("--gres=gpu:1"));
+    QSignalSpy cancelled(w.runPanel()->controller(), &RunController::runCancelled);
+    QSignalSpy finished(w.runPanel(), &RunPanel::runFinished);
+    w.runPanel()->startSweep();
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(args), 5000);
+    QFile a(args);
+    QVERIFY(a.open(QIODevice::ReadOnly));
+    QVERIFY2(a.readAll().contains("--stream --slurm --sbatch=--gres=gpu:1"), qPrintable(args));
+    w.runPanel()->cancel();
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(cancelled.count(), 1);
+    QVERIFY2(QFile::exists(term), "the Slurm sweep was not sent SIGTERM");
+    QVERIFY(w.runPanel()->statusText().contains(QStringLiteral("cancelled")));
+    QFile::remove(m_dir.filePath(QStringLiteral("tilescope-run")));
+  }
 };
 
 QTEST_MAIN(TstRobustness)

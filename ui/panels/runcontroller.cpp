@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QTimer>
 
 #include "models/qtconv.h"
 #include "panels/runstream.h"
@@ -38,6 +39,14 @@ void RunController::setRemoteHost(const QString& host) {
   emit remoteHostChanged(m_remoteHost);
 }
 
+void RunController::setSlurm(bool on) {
+  if (on == m_slurm) return;
+  m_slurm = on;
+  emit slurmChanged(on);
+}
+
+void RunController::setSbatchOptions(const QString& options) { m_sbatchOptions = options.trimmed(); }
+
 QString RunController::runExecutable() {
   const QString local = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tilescope-run"));
   if (QFileInfo(local).isExecutable()) return local;
@@ -47,6 +56,14 @@ QString RunController::runExecutable() {
 
 QStringList RunController::commandLine(const QString& verb) const {
   QStringList cmd{runExecutable(), verb, m_configPath, QStringLiteral("--stream")};
+  if (m_slurm) {
+    // A job array of this sweep's shards; tilescope-run follows it and merges
+    // the parts (tests/cli/slurm.sh runs it against a real slurmctld).
+    if (verb != QLatin1String("sweep")) return {};
+    cmd << QStringLiteral("--slurm");
+    if (!m_sbatchOptions.isEmpty()) cmd << QStringLiteral("--sbatch=") + m_sbatchOptions;
+    return cmd;
+  }
   if (m_remoteHost.isEmpty()) return cmd;
   // Remote: this machine's tilescope-run copies the config's files to the host
   // and starts the workers there through ssh (`--remote`, docs/protocol.md).
@@ -65,6 +82,10 @@ void RunController::setRunning(bool running) {
 void RunController::start(const QString& verb) {
   if (isRunning() || m_configPath.isEmpty()) return;
   const QStringList cmd = commandLine(verb);
+  if (cmd.isEmpty() && m_slurm) {
+    emit runFailed(tr("%1 does not go to Slurm: only sweeps do (untick Slurm to %1 here)").arg(verb));
+    return;
+  }
   if (cmd.isEmpty()) {  // a remote host ssh would misread (an option, a shell word)
     emit runFailed(tr("remote host '%1': %2").arg(m_remoteHost, qs(remoteHostProblem(m_remoteHost.toStdString()))));
     return;
@@ -102,6 +123,11 @@ void RunController::finished(int code, QProcess::ExitStatus status) {
     emit runCancelled();
   } else if (status == QProcess::CrashExit) {
     emit runFailed(tr("tilescope-run %1 crashed%2").arg(m_verb, m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last()));
+  } else if (m_slurm && code == kExitNoGpu) {
+    // The merged report (when there is one) has arrived: it says which points were not captured and why.
+    const QString tail = m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last();
+    emit runFailed(m_gotReport ? tr("sweep on Slurm: not every point was captured (exit 3)%1").arg(tail)
+                               : tr("sweep on Slurm: Slurm's tools not found here, or the job failed (exit 3)%1").arg(tail));
   } else if (const QString msg = failureMessage(m_verb, code, m_gotReport, m_stderrTail.join(QLatin1Char(' ')), !m_remoteHost.isEmpty());
              !msg.isEmpty()) {
     emit runFailed(msg);
@@ -126,7 +152,16 @@ void RunController::cancel() {
   if (!isRunning()) return;
   m_cancelled = true;
   emit logAvailable(tr("cancelled"));
-  m_process->kill();
+  if (!m_slurm) {
+    m_process->kill();
+    return;
+  }
+  // SIGTERM: tilescope-run cancels the jobs it submitted (scancel) before it
+  // exits; killed only if it has not after 15 s.
+  m_process->terminate();
+  QTimer::singleShot(15000, m_process, [p = m_process] {
+    if (p->state() != QProcess::NotRunning) p->kill();
+  });
 }
 
 }  // namespace tilescope::ui

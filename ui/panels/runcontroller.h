@@ -1,5 +1,5 @@
 // Owns a run of tilescope-run (hotspot's PerfRecord beside its RecordPage): the
-// command line (local, or `ssh HOST tilescope-run ...`), the QProcess, the stream
+// command line (local, `--remote HOST` or `--slurm`), the QProcess, the stream
 // reader, and what the run's end means. RunPanel only displays what it reports.
 #pragma once
 
@@ -25,6 +25,13 @@ class RunController : public QObject {
   /// "" = run locally; else runs go through `ssh HOST`.
   void setRemoteHost(const QString& host);
   QString remoteHost() const { return m_remoteHost; }
+  /// Sweeps go to Slurm (`sweep --slurm`, docs/cli.md) instead of this machine or
+  /// the remote host; run and diagnose have no Slurm form (no command line).
+  void setSlurm(bool on);
+  bool slurm() const { return m_slurm; }
+  /// Options for every sbatch of a Slurm sweep ("--gres=gpu:1 --partition=gpu").
+  void setSbatchOptions(const QString& options);
+  QString sbatchOptions() const { return m_sbatchOptions; }
   /// The tilescope-run to start: next to this executable, else on PATH.
   static QString runExecutable();
   /// Program and arguments of a run of `verb` ("run", "sweep" or "diagnose"). Over
@@ -56,6 +63,7 @@ class RunController : public QObject {
   void runFailed(const QString& message);
   void runningChanged(bool running);
   void remoteHostChanged(const QString& host);
+  void slurmChanged(bool on);
 
  private:
   void finished(int code, QProcess::ExitStatus status);
@@ -63,6 +71,8 @@ class RunController : public QObject {
 
   QString m_configPath;
   QString m_remoteHost;
+  bool m_slurm = false;
+  QString m_sbatchOptions;
   QProcess* m_process = nullptr;
   bool m_running = false;  ///< from start() until the process ended or failed to start
   RunStream* m_stream;

@@ -1,5 +1,6 @@
 #include "panels/runpanel.h"
 
+#include <QCheckBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,6 +41,11 @@ void RunPanel::setupLayout() {
                             "that locate the bug, each in its own worker"));
   m_remote = new QLineEdit(this);
   m_remote->setPlaceholderText(tr("this machine's GPU, or [user@]host over ssh"));
+  m_slurm = new QCheckBox(tr("Sweeps go to Slurm"), this);
+  m_slurm->setToolTip(tr("tilescope-run sweep CONFIG --slurm: one Slurm array task per shard of the points, "
+                         "run from a login node with a folder the nodes share (README, \"On a cluster\")"));
+  m_sbatch = new QLineEdit(this);
+  m_sbatch->setPlaceholderText(tr("sbatch options, e.g. --gres=gpu:1 --partition=gpu"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
@@ -68,6 +74,10 @@ void RunPanel::setupLayout() {
   buttons->addWidget(m_progress, 1);
   auto* form = new QFormLayout;
   form->addRow(tr("Remote host"), m_remote);
+  auto* slurm = new QHBoxLayout;
+  slurm->addWidget(m_slurm);
+  slurm->addWidget(m_sbatch, 1);
+  form->addRow(tr("Slurm"), slurm);
   auto* matrix = new QWidget(this);
   auto* matrixLayout = new QVBoxLayout(matrix);
   matrixLayout->setContentsMargins(0, 0, 0, 0);
@@ -93,6 +103,13 @@ void RunPanel::setupConnections() {
   connect(m_diagnose, &QPushButton::clicked, this, &RunPanel::startDiagnose);
   connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
   connect(m_remote, &QLineEdit::editingFinished, this, [this] { m_controller->setRemoteHost(m_remote->text()); });
+  connect(m_slurm, &QCheckBox::toggled, m_controller, &RunController::setSlurm);
+  connect(m_sbatch, &QLineEdit::editingFinished, this, [this] { setSbatchOptions(m_sbatch->text()); });
+  connect(m_controller, &RunController::slurmChanged, this, [this](bool on) {
+    if (m_slurm->isChecked() != on) m_slurm->setChecked(on);
+    setRunning(isRunning());
+    emit slurmChanged(on);
+  });
   connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& idx) {
     const int point = idx.data(ResultMatrixModel::PointIndexRole).toInt();
     if (idx.isValid() && point >= 0 && m_selection) m_selection->setPoint(point);
@@ -132,6 +149,12 @@ void RunPanel::setupConnections() {
   });
 }
 
+void RunPanel::setSbatchOptions(const QString& options) {
+  m_controller->setSbatchOptions(options);
+  if (m_sbatch->text() != m_controller->sbatchOptions()) m_sbatch->setText(m_controller->sbatchOptions());
+  emit slurmChanged(m_controller->slurm());
+}
+
 void RunPanel::setConfigPath(const QString& path) {
   m_controller->setConfigPath(path);
   if (!isRunning()) setRunning(false);
@@ -145,11 +168,15 @@ QString RunPanel::idleText() const {
 
 void RunPanel::setRunning(bool running) {
   const bool canStart = !running && !m_controller->configPath().isEmpty();
-  m_run->setEnabled(canStart);
+  // Slurm takes sweeps only; the remote host does not apply to them.
+  const bool slurm = m_controller->slurm();
+  m_run->setEnabled(canStart && !slurm);
   m_sweep->setEnabled(canStart);
-  m_diagnose->setEnabled(canStart);
+  m_diagnose->setEnabled(canStart && !slurm);
   m_cancel->setEnabled(running);
-  m_remote->setEnabled(!running);
+  m_remote->setEnabled(!running && !slurm);
+  m_slurm->setEnabled(!running);
+  m_sbatch->setEnabled(!running && slurm);
 }
 
 void RunPanel::showStarted(const QString& verb) {

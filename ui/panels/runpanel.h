@@ -10,6 +10,7 @@
 #include "panels/runcontroller.h"
 #include "reportview.h"
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -35,6 +36,10 @@ class RunPanel : public QWidget, public ReportView {
   QString configPath() const { return m_controller->configPath(); }
   void setRemoteHost(const QString& host) { m_controller->setRemoteHost(host); }
   QString remoteHost() const { return m_controller->remoteHost(); }
+  void setSlurm(bool on) { m_controller->setSlurm(on); }
+  bool slurm() const { return m_controller->slurm(); }
+  void setSbatchOptions(const QString& options);
+  QString sbatchOptions() const { return m_controller->sbatchOptions(); }
   static QString runExecutable() { return RunController::runExecutable(); }
   QStringList commandLine(const QString& verb) const { return m_controller->commandLine(verb); }
   bool isRunning() const { return m_controller->isRunning(); }
@@ -67,6 +72,7 @@ class RunPanel : public QWidget, public ReportView {
   void runFinished(int exitCode);
   void runFailed(const QString& message);
   void remoteHostChanged(const QString& host);
+  void slurmChanged(bool on);
 
  private:
   void setupLayout();
@@ -89,6 +95,8 @@ class RunPanel : public QWidget, public ReportView {
   QPushButton* m_diagnose;
   QPushButton* m_cancel;
   QLineEdit* m_remote;
+  QCheckBox* m_slurm;
+  QLineEdit* m_sbatch;
   QProgressBar* m_progress;
   QLabel* m_status;
   QLabel* m_matrixKeys;
