@@ -45,7 +45,8 @@ void RunPanel::setupLayout() {
   m_slurm->setToolTip(tr("tilescope-run sweep CONFIG --slurm: one Slurm array task per shard of the points, "
                          "run from a login node with a folder the nodes share (README, \"On a cluster\")"));
   m_sbatch = new QLineEdit(this);
-  m_sbatch->setPlaceholderText(tr("sbatch options, e.g. --gres=gpu:1 --partition=gpu"));
+  m_sbatch->setPlaceholderText(tr("sbatch options: --gres=gpu:1"));
+  m_sbatch->setToolTip(tr("Options for every sbatch of the sweep, e.g. --gres=gpu:1 --partition=gpu --time=30"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
