@@ -116,6 +116,8 @@ int cmdRun(const RunArgs& a) {
   opts.timeoutS = a.timeoutS;
   opts.launchTimeoutS = a.launchTimeoutS;
   opts.shard = shard;
+  // The tracer patches the context it starts with: a traced capture gets its own.
+  opts.warmWorkers = !a.freshWorkers && !a.trace;
   if (a.trace) {
     opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
     if (a.traceCells > 0) opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace-cells", std::to_string(a.traceCells)});

@@ -1,11 +1,13 @@
-// `worker`: the isolated child that touches the GPU. It captures one point and
-// streams tilescope.stream/1 events on stdout; the last one is the point. A
-// sticky CUDA error ends the process after the point is printed: the context
-// is unusable and the parent starts a fresh worker for the next point.
+// `worker`: the isolated child that touches the GPU. It captures one point (or,
+// with --serve, each point requested on stdin) and streams tilescope.stream/1
+// events on stdout; the last of a capture is its point. A sticky CUDA error ends
+// the process after the point is printed: the context is unusable and the parent
+// starts a fresh worker for the next point.
 #include <execinfo.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -85,13 +87,20 @@ class DeviceOutput {
     }
     g_streamFd = stream;
   }
-  /// The last kReadBytes the kernel printed so far.
+  /// A new capture starts: what was printed before is not its output.
+  void mark() {
+    if (g_streamFd == STDOUT_FILENO) return;
+    std::fflush(stdout);
+    struct stat st {};
+    mark_ = ::fstat(STDOUT_FILENO, &st) == 0 ? st.st_size : 0;
+  }
+  /// The last kReadBytes the kernel printed since mark().
   std::string read() const {
     if (g_streamFd == STDOUT_FILENO) return {};
     std::fflush(stdout);
     struct stat st {};
-    if (::fstat(STDOUT_FILENO, &st) != 0 || st.st_size <= 0) return {};
-    const off_t from = st.st_size > kReadBytes ? st.st_size - kReadBytes : 0;
+    if (::fstat(STDOUT_FILENO, &st) != 0 || st.st_size <= mark_) return {};
+    const off_t from = std::max(mark_, st.st_size > kReadBytes ? st.st_size - kReadBytes : off_t(0));
     std::string text(std::size_t(st.st_size - from), '\0');
     const ssize_t n = ::pread(STDOUT_FILENO, text.data(), text.size(), from);
     text.resize(n > 0 ? std::size_t(n) : 0);
@@ -101,47 +110,35 @@ class DeviceOutput {
  private:
   static constexpr off_t kReadBytes = 1 << 20;  // the default device printf FIFO is 1 MiB
   std::FILE* file_ = nullptr;
+  off_t mark_ = 0;
 };
 
 }  // namespace
 
-int cmdWorker(const WorkerArgs& a) {
-  reportCrashes();
-  Config cfg;
-  SweepPoint sp;
+#ifdef TILESCOPE_HAVE_CUDA
+namespace {
+
+/// One capture of a worker: point `request.point` of the config, trial
+/// `request.trial`, streamed as events, the last one its point. Returns the exit
+/// status a one-capture worker ends with; *dead: the context is unusable after it.
+int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const WorkerRequest& request,
+               const DeviceSpec& dev, DeviceOutput& deviceOutput, bool* dead) {
+  if (request.point >= static_cast<int>(points.size()))
+    return usageError("point " + std::to_string(request.point) + " out of range (" + std::to_string(points.size()) +
+                      " points)");
+  SweepPoint sp = points[static_cast<std::size_t>(request.point)];
   try {
-    cfg = loadConfig(a.config);
-    auto points = expandSweep(cfg);
-    if (a.point < 0 || a.point >= static_cast<int>(points.size()))
-      return usageError("point " + std::to_string(a.point) + " out of range (" + std::to_string(points.size()) +
-                        " points)");
-    sp = points[static_cast<std::size_t>(a.point)];
     for (const auto& kv : a.overrides) applySetOverride(sp.config, kv);
     if (a.inputScale != 1.0) scaleInputs(sp.config, a.inputScale);
     (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  // The parent checked consent already; a worker started by hand checks again.
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
-#ifndef TILESCOPE_HAVE_CUDA
-  std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
-  return kExitNoGpu;
-#else
-  const DeviceOutput deviceOutput;
-  // The Sanitizer API must be in place before the CUDA context exists.
-  if (a.trace) {
-    const std::string why = cuda::initTracer();
-    if (!why.empty()) std::cerr << "trace unavailable: " << why << "; the capture runs untraced\n";
-  }
-  DeviceSpec dev;
-  std::string why;
-  if (!cuda::queryLiveDevice(a.gpu, &dev, &why)) {
-    std::cerr << why << '\n';
-    return kExitNoGpu;
-  }
   if (std::string why = runMetricsError(sp.config, dev.arch); !why.empty()) return usageError(a.config + ": " + why);
-  emit(DeviceEvent{toDeviceInfo(dev)});
+  deviceOutput.mark();
+  GpuRecord gpu = cuda::describeGpu(a.gpu);
+  gpu.host = hostName();
+  emit(DeviceEvent{toDeviceInfo(dev), gpu});
   cuda::CaptureOptions opts;
   opts.device = a.gpu;
   opts.alignShiftBytes = a.alignShift;
@@ -158,7 +155,7 @@ int cmdWorker(const WorkerArgs& a) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ProgressEvent p;
     p.message = msg;
-    p.t = t;  // seconds since the worker started
+    p.t = t;  // seconds since the capture started
     emit(std::move(p));
   };
   // The launch phase arms and disarms the parent's launch watchdog (docs/protocol.md).
@@ -177,13 +174,67 @@ int cmdWorker(const WorkerArgs& a) {
     fillDefaultLocations(p, pointCfg);
     applyDeviceOutput(p, deviceOutput.read());  // after the defaults: a failed assert names its own line
     p.index = sp.index;
-    p.trial = a.trial;
+    p.trial = request.trial;
     p.label = sp.label();
+    p.gpu = gpu;
+    if (p.timing.measured && p.timing.smClockBeforeMHz > 0) p.gpu.smClockMHz = p.timing.smClockBeforeMHz;
     return p;
   };
   // Before the profiling pass: the parent keeps this one if the worker dies in it.
   opts.checkpoint = [&](const Point& sofar) { emit(PartialEvent{complete(sofar)}); };
-  emit(PointEvent{complete(cuda::capturePoint(sp.config, opts))});
+  const Point p = complete(cuda::capturePoint(sp.config, opts));
+  *dead = p.status.stickyError.value_or(false);
+  emit(PointEvent{p});
+  return kExitOk;
+}
+
+}  // namespace
+#endif
+
+int cmdWorker(const WorkerArgs& a) {
+  reportCrashes();
+  Config cfg;
+  std::vector<SweepPoint> points;
+  try {
+    cfg = loadConfig(a.config);
+    points = expandSweep(cfg);
+  } catch (const ConfigError& e) {
+    return usageError(configMessage(a.config, e));
+  }
+  if (!a.serve && (a.point < 0 || a.point >= static_cast<int>(points.size())))
+    return usageError("point " + std::to_string(a.point) + " out of range (" + std::to_string(points.size()) +
+                      " points)");
+  // The parent checked consent already; a worker started by hand checks again.
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+#ifndef TILESCOPE_HAVE_CUDA
+  std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
+  return kExitNoGpu;
+#else
+  DeviceOutput deviceOutput;
+  // The Sanitizer API must be in place before the CUDA context exists.
+  if (a.trace) {
+    const std::string why = cuda::initTracer();
+    if (!why.empty()) std::cerr << "trace unavailable: " << why << "; the capture runs untraced\n";
+  }
+  DeviceSpec dev;
+  std::string why;
+  if (!cuda::queryLiveDevice(a.gpu, &dev, &why)) {
+    std::cerr << why << '\n';
+    return kExitNoGpu;
+  }
+  bool dead = false;
+  if (!a.serve) return captureOne(a, points, {a.point, a.trial}, dev, deviceOutput, &dead);
+  // --serve: a request per line on stdin until it closes (docs/protocol.md). A
+  // capture that leaves the context dead ends the worker after its point.
+  for (std::string line; std::getline(std::cin, line);) {
+    WorkerRequest request;
+    try {
+      request = parseRequestLine(line);
+    } catch (const StreamError& e) {
+      return usageError(std::string("worker --serve: ") + e.what());
+    }
+    if (const int rc = captureOne(a, points, request, dev, deviceOutput, &dead); rc != kExitOk || dead) return rc;
+  }
   return kExitOk;
 #endif
 }

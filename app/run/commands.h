@@ -42,6 +42,7 @@ struct RunArgs {
   std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
   int traceCells = 0;          ///< footprint cells per tensor in the report (0: the default)
   std::string shard;           ///< sweep --shard K/N: only that shard's points (shard.h)
+  bool freshWorkers = false;   ///< a fresh worker process per capture (no warm workers)
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
@@ -62,6 +63,7 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s);
 struct WorkerArgs {
   std::string config;
   int point = 0, trial = 0, gpu = 0;
+  bool serve = false;                  ///< read capture requests on stdin (a warm worker, docs/protocol.md)
   int alignShift = 0, sentinelVariant = 0;
   double inputScale = 1.0;             ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;

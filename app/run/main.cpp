@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"full", "memory"}));
     s->add_option("--trace-cells", a.traceCells, "footprint map cells per tensor in the report (default 65536)")
         ->check(CLI::Range(1, 1 << 24));
+    s->add_flag("--fresh-workers", a.freshWorkers,
+                "a fresh worker process for every capture (by default a worker serves capture after capture "
+                "until one faults)");
     addConsent(s, a.consent);
   };
   auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
   w->add_option("--point", worker.point);
   w->add_option("--trial", worker.trial);
   w->add_option("--gpu", worker.gpu);
+  w->add_flag("--serve", worker.serve, "capture each request read on stdin, one per line (a warm worker)");
   w->add_option("--align-shift", worker.alignShift, "shift tensor base pointers by N bytes");
   w->add_option("--sentinel-variant", worker.sentinelVariant, "0 or 1: which poison pattern outputs start with");
   w->add_option("--input-scale", worker.inputScale, "multiply every generated float input by F")

@@ -86,6 +86,8 @@ json toValue(const Location& v);   ///< location_json.cpp
 json toValue(const Point& v);
 json toValue(const Report& v);
 json toValue(const DeviceInfo& v);
+json toValue(const GpuRecord& v);
+void fromValue(const json& j, GpuRecord& out, const std::string& path);
 void fromValue(const json& j, Point& out, const std::string& path);
 // The trace section keeps its own reader and writer (trace_json.cpp).
 json toValue(const TraceInfo& v);

@@ -265,6 +265,18 @@ void coverageFields(IO& io, S& p) {
   }
 }
 
+template <class IO, Is<GpuRecord> S>
+void fields(IO& io, S& g) {
+  io("ordinal", g.ordinal);
+  io("name", g.name);
+  io("uuid", g.uuid, skipIfEmpty(g.uuid));
+  io("pci_bus_id", g.pciBusId, skipIfEmpty(g.pciBusId));
+  io("host", g.host, skipIfEmpty(g.host));
+  io("sm_clock_mhz", g.smClockMHz, skipIf(g.smClockMHz <= 0));
+  io("sm_max_clock_mhz", g.smMaxClockMHz, skipIf(g.smMaxClockMHz <= 0));
+  io("mem_clock_mhz", g.memClockMHz, skipIf(g.memClockMHz <= 0));
+}
+
 template <class IO, Is<Point> S>
 void fields(IO& io, S& p) {
   io("index", p.index);
@@ -287,6 +299,7 @@ void fields(IO& io, S& p) {
   io("device_output", p.deviceOutput, skipIfEmpty(p.deviceOutput));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));
   io("trace", p.trace, skipIf(p.trace.status.empty()));
+  io("gpu", p.gpu, skipIf(p.gpu.empty()));
   io("wall_s", p.wallSeconds);
   io.object(
       "extra",
@@ -391,6 +404,8 @@ void fromValue(const json& j, CountersInfo& out, const std::string& path) {
 json toValue(const Point& v) { return write(v); }
 json toValue(const Report& v) { return write(v); }
 json toValue(const DeviceInfo& v) { return write(v); }
+json toValue(const GpuRecord& v) { return write(v); }
+void fromValue(const json& j, GpuRecord& out, const std::string& path) { readObject(j, out, path); }
 void fromValue(const json& j, Point& out, const std::string& path) { readObject(j, out, path); }
 void fromValue(const json& j, Report& out, const std::string& path) { readObject(j, out, path); }
 void fromValue(const json& j, DeviceInfo& out, const std::string& path) { readObject(j, out, path); }

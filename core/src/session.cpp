@@ -15,6 +15,7 @@
 
 #include "tilescope/baseline.h"
 #include "tilescope/device_output.h"
+#include "tilescope/format.h"
 #include "tilescope/json_input.h"
 #include "tilescope/process.h"
 #include "tilescope/remote.h"
@@ -57,78 +58,108 @@ Finding hangFinding(const ChildResult& r, double limit, const std::string& phase
   return f;
 }
 
-}  // namespace
-
-Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
-                     const SessionOptions& opts, DeviceInfo* deviceOut) {
-  std::vector<std::string> args = {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
-                                   std::to_string(trial), "--gpu", std::to_string(device)};
-  args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
+/// The command that starts a worker with `args` (quoted for ssh's remote shell).
+std::vector<std::string> workerArgv(const SessionOptions& opts, const std::vector<std::string>& args) {
   std::vector<std::string> argv = opts.workerCommand;
   for (const auto& a : args) argv.push_back(opts.workerThroughShell ? shellQuote(a) : a);
+  return argv;
+}
 
-  const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
-  // Each line is read once: the watchdog sees it first (runChild calls it before
-  // onLine), onLine reuses what it read. The last line of a worker that ended
-  // without a newline reaches onLine only.
-  std::string readLine;
-  std::optional<StreamEvent> readEvent;
-  std::string readError, readErrorEvent;
-  auto read = [&](const std::string& line) {
-    if (!readLine.empty() && line == readLine) return;
-    readLine = line;
-    readEvent.reset();
-    readError.clear();
-    readErrorEvent.clear();
-    try {
-      readEvent = parseStreamEvent(line);
-    } catch (const StreamError& e) {
-      readError = e.what();
-      readErrorEvent = e.event();
-    }
-  };
-  std::string lastPhase;
-  auto watchdog = [&](const std::string& line, std::string* name) -> double {
+/// Reads one worker's stream for one capture and turns whatever happened to the
+/// worker (a result, a crash, a hang) into its Point. Each line is read once: the
+/// watchdog sees it first (runChild calls it before onLine), onLine reuses what
+/// it read. The last line of a worker that ended without a newline reaches onLine only.
+class PointReader {
+ public:
+  PointReader(const SweepPoint& sp, int trial, const SessionOptions& opts, DeviceInfo* deviceOut)
+      : sp_(sp), trial_(trial), opts_(opts), deviceOut_(deviceOut), result_(pointShell(sp, trial)) {}
+
+  bool gotPoint() const { return gotPoint_; }
+  const Point& point() const { return result_; }
+  /// A line that could not be read and was meant as the result (a `point`, or no
+  /// event that can be named).
+  bool unreadableResult() const {
+    return !readError_.empty() && (readErrorEvent_ == "point" || readErrorEvent_.empty());
+  }
+
+  double watchdog(const std::string& line, std::string* name) {
     read(line);
-    const auto* e = readEvent ? std::get_if<PhaseEvent>(&readEvent->body) : nullptr;
+    const auto* e = readEvent_ ? std::get_if<PhaseEvent>(&readEvent_->body) : nullptr;
     if (!e) return 0;
-    lastPhase = phaseName(e->phase);
-    *name = lastPhase;
-    if (e->phase == Phase::launch) return opts.launchTimeoutS;
+    lastPhase_ = phaseName(e->phase);
+    *name = lastPhase_;
+    if (e->phase == Phase::launch) return opts_.launchTimeoutS;
     return -1;  // any other phase: the launch finished
-  };
+  }
 
-  Point result = pointShell(sp, trial);
-  bool gotPoint = false;
-  std::optional<Point> partial;  // the capture before the profiling pass
-  std::string lastProgress;
-  std::string streamError;       // the first line that could not be read
-  auto onLine = [&](const std::string& line) {
+  void onLine(const std::string& line) {
     read(line);
-    if (!readError.empty()) {
-      if (streamError.empty()) streamError = clipForMessage(readError, 2000);
-      if (readErrorEvent == "partial") partial.reset();  // a malformed checkpoint is no checkpoint
+    if (!readError_.empty()) {
+      if (streamError_.empty()) streamError_ = clipForMessage(readError_, 2000);
+      if (readErrorEvent_ == "partial") partial_.reset();  // a malformed checkpoint is no checkpoint
       return;
     }
-    if (!readEvent) return;  // not an event: a library's or a wrapper's text
-    StreamEvent& e = *readEvent;
+    if (!readEvent_) return;  // not an event: a library's or a wrapper's text
+    StreamEvent& e = *readEvent_;
     if (auto* p = std::get_if<PointEvent>(&e.body)) {
-      result = p->point;
-      gotPoint = true;
+      result_ = p->point;
+      gotPoint_ = true;
     } else if (auto* c = std::get_if<PartialEvent>(&e.body)) {
-      partial = c->point;
+      partial_ = c->point;
     } else if (auto* g = std::get_if<ProgressEvent>(&e.body)) {
-      lastProgress = g->message;
-    } else if (auto* d = std::get_if<DeviceEvent>(&e.body); d && deviceOut) {
-      *deviceOut = d->device;
+      lastProgress_ = g->message;
+    } else if (auto* d = std::get_if<DeviceEvent>(&e.body)) {
+      if (deviceOut_) *deviceOut_ = d->device;
+      result_.gpu = d->gpu;  // a capture that dies before its point still says where it ran
     }
-    if (opts.onEvent) {
-      e.tags.pointIndex = sp.index;
-      e.tags.trial = trial;
-      opts.onEvent(e);
+    if (opts_.onEvent) {
+      e.tags.pointIndex = sp_.index;
+      e.tags.trial = trial_;
+      opts_.onEvent(e);
     }
-  };
-  ChildResult r = runChild(argv, total, onLine, watchdog);
+  }
+
+  /// The point, given how the worker's part in it ended (`total`: its limit).
+  Point finish(const ChildResult& r, double total);
+
+ private:
+  void read(const std::string& line) {
+    if (!readLine_.empty() && line == readLine_) return;
+    readLine_ = line;
+    readEvent_.reset();
+    readError_.clear();
+    readErrorEvent_.clear();
+    try {
+      readEvent_ = parseStreamEvent(line);
+    } catch (const StreamError& e) {
+      readError_ = e.what();
+      readErrorEvent_ = e.event();
+    }
+  }
+
+  const SweepPoint& sp_;
+  int trial_;
+  const SessionOptions& opts_;
+  DeviceInfo* deviceOut_;
+  std::string readLine_;
+  std::optional<StreamEvent> readEvent_;
+  std::string readError_, readErrorEvent_;
+  std::string lastPhase_, lastProgress_;
+  Point result_;
+  bool gotPoint_ = false;
+  std::optional<Point> partial_;  // the capture before the profiling pass
+  std::string streamError_;       // the first line that could not be read
+};
+
+Point PointReader::finish(const ChildResult& r, double total) {
+  const SweepPoint& sp = sp_;
+  const int trial = trial_;
+  const SessionOptions& opts = opts_;
+  Point& result = result_;
+  const bool gotPoint = gotPoint_;
+  const std::string& lastPhase = lastPhase_;
+  const std::string& lastProgress = lastProgress_;
+  const std::string& streamError = streamError_;
   result.index = sp.index;
   result.trial = trial;
   result.label = sp.label();
@@ -142,11 +173,11 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
     result.status.workerError = r.startError;
     return result;
   }
-  if (!gotPoint && partial && (r.timedOut || r.signal != 0 || r.exitCode != kExitNoGpu)) {
+  if (!gotPoint && partial_ && (r.timedOut || r.signal != 0 || r.exitCode != kExitNoGpu)) {
     // The kernel ran, was checked and timed; the worker died in the profiling
     // pass (CUPTI's profilers over the kernel or the baseline's library calls).
     // That is the tool's failure, not the kernel's: keep the capture, say what died.
-    Point kept = std::move(*partial);
+    Point kept = std::move(*partial_);
     const std::string how = r.timedOut   ? "stopped by the watchdog after " + std::to_string(int(total)) + " s"
                             : r.signal != 0 ? "killed by " + signalDescription(r.signal)
                                             : "ended with status " + std::to_string(r.exitCode);
@@ -223,6 +254,78 @@ Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int 
   return result;
 }
 
+}  // namespace
+
+Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
+                     const SessionOptions& opts, DeviceInfo* deviceOut) {
+  std::vector<std::string> args = {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
+                                   std::to_string(trial), "--gpu", std::to_string(device)};
+  args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
+  const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
+  PointReader reader(sp, trial, opts, deviceOut);
+  ChildResult r = runChild(
+      workerArgv(opts, args), total, [&](const std::string& line) { reader.onLine(line); },
+      [&](const std::string& line, std::string* name) { return reader.watchdog(line, name); });
+  return reader.finish(r, total);
+}
+
+WarmWorker::WarmWorker() : child_(std::make_unique<ServedChild>()) {}
+WarmWorker::~WarmWorker() { retire(); }
+
+void WarmWorker::retire() {
+  if (child_->running()) (void)child_->finish(10);
+}
+
+Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial, int device,
+                          const SessionOptions& opts, DeviceInfo* deviceOut) {
+  const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
+  for (int attempt = 0;; ++attempt) {
+    if (!child_->running() || device != device_) {
+      retire();
+      std::vector<std::string> args = {"worker", opts.configPath, "--serve", "--gpu", std::to_string(device)};
+      args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
+      device_ = device;
+      served_ = 0;
+      ++started_;
+      if (std::string why = child_->start(workerArgv(opts, args)); !why.empty()) {
+        ChildResult r;
+        r.startError = why;
+        return PointReader(sp, trial, opts, deviceOut).finish(r, total);
+      }
+    }
+    PointReader reader(sp, trial, opts, deviceOut);
+    // The answer ends with its point, or with a line that should have been the
+    // point and cannot be read (the worker's state is unknown then: it is ended).
+    ChildResult r = child_->request(
+        toRequestLine({sp.index, trial}), total, [&](const std::string& line) { reader.onLine(line); },
+        [&](const std::string& line, std::string* name) { return reader.watchdog(line, name); },
+        [&](const std::string&) { return reader.gotPoint() || reader.unreadableResult(); });
+    // A worker that served earlier captures and had ended before this request
+    // ran none of it: a fresh one does. One that never served any died starting,
+    // which is this capture's outcome (no GPU, a config it cannot load).
+    if (r.unread && served_ > 0 && attempt == 0) continue;
+    ++served_;
+    if (child_->running() && (!reader.gotPoint() || needsFreshWorker(reader.point()))) {
+      // What it says on its way out (a failed assert's text) belongs to this capture.
+      const ChildResult end = child_->finish(10);
+      r.stderrText += end.stderrText;
+      if (!reader.gotPoint()) {
+        r.exitCode = end.exitCode;
+        r.signal = end.signal;
+      }
+    }
+    return reader.finish(r, total);
+  }
+}
+
+bool needsFreshWorker(const Point& p) {
+  if (p.status.stickyError.value_or(false) || p.verdict == Verdict::fault || p.verdict == Verdict::hang) return true;
+  // A write past a tensor may have landed in memory the next capture uses.
+  return std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& f) {
+    return f.category == "oob_write" || f.category == "illegal_address" || f.category == "uninitialized_read";
+  });
+}
+
 json runOutcome(const Point& p, bool withMaxErr, bool withDigest) {
   const Verdict v = p.verdict == Verdict::slow ? Verdict::ok : p.verdict;
   json s = {{"verdict", verdictName(v)}};
@@ -243,6 +346,78 @@ json runOutcome(const Point& p, bool withMaxErr, bool withDigest) {
   return s;
 }
 
+namespace {
+
+/// The GPUs trials of one point ran on, by UUID ("" when only one, or unknown).
+std::map<std::string, std::vector<const Point*>> byGpu(const std::vector<Point*>& pts) {
+  std::map<std::string, std::vector<const Point*>> groups;
+  for (const Point* p : pts)
+    if (!p->gpu.uuid.empty()) groups[p->gpu.uuid].push_back(p);
+  return groups;
+}
+
+/// Each trial's GPU when the trials ran on more than one: [{trial, uuid, name, ordinal, host}].
+json trialGpus(const std::vector<Point*>& pts) {
+  if (byGpu(pts).size() < 2) return json::array();
+  json out = json::array();
+  for (const Point* p : pts)
+    out.push_back({{"trial", p->trial}, {"uuid", p->gpu.uuid}, {"name", p->gpu.name}, {"ordinal", p->gpu.ordinal},
+                   {"host", p->gpu.host}});
+  return out;
+}
+
+}  // namespace
+
+std::optional<Finding> gpuVarianceFinding(const std::vector<Point*>& pts, int index) {
+  // Per GPU, the trials' kernel times: the fastest and slowest GPU differ when
+  // their ranges (p10..p90 over every trial on them) do not overlap, by at least 10 %.
+  struct Range { double lo = 1e300, hi = 0, median = 0; const Point* first = nullptr; };
+  std::map<std::string, Range> ranges;
+  for (const auto& [uuid, trials] : byGpu(pts)) {
+    Range r;
+    std::vector<double> medians;
+    for (const Point* p : trials) {
+      if (!p->timing.measured || p->timing.kernelNs.median <= 0) continue;
+      r.lo = std::min(r.lo, p->timing.kernelNs.p10);
+      r.hi = std::max(r.hi, p->timing.kernelNs.p90);
+      medians.push_back(p->timing.kernelNs.median);
+      if (!r.first) r.first = p;
+    }
+    if (medians.empty()) continue;
+    std::sort(medians.begin(), medians.end());
+    r.median = medians[medians.size() / 2];
+    ranges[uuid] = r;
+  }
+  if (ranges.size() < 2) return std::nullopt;
+  auto byMedian = [](const auto& a, const auto& b) { return a.second.median < b.second.median; };
+  const auto fast = std::min_element(ranges.begin(), ranges.end(), byMedian);
+  const auto slow = std::max_element(ranges.begin(), ranges.end(), byMedian);
+  const double ratio = slow->second.median / fast->second.median;
+  if (ratio < 1.10 || slow->second.lo <= fast->second.hi) return std::nullopt;
+  auto describe = [](const Range& r) {
+    const GpuRecord& g = r.first->gpu;
+    std::string s = formatDuration(r.median) + " on GPU " + std::to_string(g.ordinal);
+    if (!g.host.empty()) s += " of " + g.host;
+    s += " (" + g.uuid + (g.smClockMHz > 0 ? ", SM " + std::to_string(int(g.smClockMHz)) + " MHz" : "") + ")";
+    return s;
+  };
+  Finding f;
+  f.category = "gpu_variance";
+  f.severity = Severity::warning;
+  f.message = "the same point runs " + std::to_string(int(std::lround((ratio - 1) * 100))) + " % slower on one GPU: " +
+              describe(slow->second) + " against " + describe(fast->second) +
+              "; check clocks, power limits and other work on the slower GPU before comparing points run on different GPUs";
+  json gpus = json::array();
+  for (const auto& [uuid, r] : ranges)
+    gpus.push_back({{"uuid", uuid}, {"name", r.first->gpu.name}, {"ordinal", r.first->gpu.ordinal},
+                    {"host", r.first->gpu.host}, {"median_ns", r.median}, {"p10_ns", r.lo}, {"p90_ns", r.hi},
+                    {"sm_clock_mhz", r.first->gpu.smClockMHz}});
+  f.evidence = {{"ratio", ratio}, {"gpus", gpus}};
+  f.location.point = index;
+  f.treeNode = std::string(categoryInfo("gpu_variance").treeNode);
+  return f;
+}
+
 void summariseTrials(Report& report, int trials) {
   // Group points by sweep index.
   std::map<int, std::vector<Point*>> byIndex;
@@ -254,6 +429,8 @@ void summariseTrials(Report& report, int trials) {
     auto& row = matrix.verdicts.emplace_back();
     for (auto* p : pts) row.push_back(p->verdict);
     if (pts.size() < 2) continue;
+    if (auto f = gpuVarianceFinding(pts, index))
+      for (auto* p : pts) p->findings.push_back(*f);
     // Trials of one point must agree: a deterministic kernel on identical inputs
     // gives identical bits.
     bool differ = false;
@@ -270,6 +447,10 @@ void summariseTrials(Report& report, int trials) {
     f.message = "trials of " + (pts.front()->label.empty() ? std::string("the point") : pts.front()->label) +
                 " disagree on identical inputs: " + std::to_string(pts.size()) + " trials, outcomes " + seen.dump();
     f.evidence = {{"trials", seen}};
+    if (const json gpus = trialGpus(pts); !gpus.empty()) {
+      f.evidence["gpus"] = gpus;  // trial by trial: a difference that follows the GPU is not a race in the kernel
+      f.message += "; the trials ran on " + std::to_string(gpus.size()) + " GPUs: compare them by gpu.uuid";
+    }
     f.location.point = index;
     f.treeNode = "fault.race";
     for (auto* p : pts) {
@@ -315,12 +496,19 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
   std::mutex mu;
   DeviceInfo device;
   bool haveDevice = false;
+  int workers = 0;  // processes started
   auto workerLoop = [&](int slot) {
     int gpu = opts.devices.empty() ? 0 : opts.devices[static_cast<std::size_t>(slot) % opts.devices.size()];
+    WarmWorker warm;  // this slot's worker, while its points allow
+    int countedWarm = 0;
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
       DeviceInfo d;
-      Point p = runWorkerPoint(config, points[jobs[j].point], jobs[j].trial, gpu, opts, &d);
+      const SweepPoint& sp = points[jobs[j].point];
+      Point p = opts.warmWorkers ? warm.capture(config, sp, jobs[j].trial, gpu, opts, &d)
+                                 : runWorkerPoint(config, sp, jobs[j].trial, gpu, opts, &d);
       std::lock_guard<std::mutex> lock(mu);
+      workers += opts.warmWorkers ? warm.started() - countedWarm : 1;
+      countedWarm = warm.started();
       if (!haveDevice && !d.name.empty()) {
         device = d;
         haveDevice = true;
@@ -335,6 +523,7 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
 
   report.points = std::move(results);
   report.device = device;
+  report.extra["workers"] = {{"warm", opts.warmWorkers}, {"started", workers}};
   if (opts.allowCommands) applyCommandBaseline(report.points, config);
   summariseTrials(report, std::max(1, opts.trials));
   report.finalize();

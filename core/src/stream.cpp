@@ -55,6 +55,7 @@ void fields(IO& io, S& t) {
 template <class IO, Is<DeviceEvent> S>
 void fields(IO& io, S& e) {
   io("device", e.device);
+  io("gpu", e.gpu, skipIf(e.gpu.empty()));
 }
 
 template <class IO, Is<ProgressEvent> S>
@@ -229,6 +230,33 @@ std::string toLine(const StreamEvent& event) {
   j["schema"] = kStreamSchema;
   j["event"] = eventName(event.body);
   return dumpJson(j);
+}
+
+std::string toRequestLine(const WorkerRequest& request) {
+  return json{{"schema", kStreamSchema}, {"request", "capture"}, {"point", request.point}, {"trial", request.trial}}
+      .dump();
+}
+
+WorkerRequest parseRequestLine(std::string_view line) {
+  json j;
+  try {
+    j = parseJson(std::string(line), JsonLimits{});
+  } catch (const std::exception& e) {
+    throw StreamError("", "", std::string("a request is one JSON object: ") + e.what());
+  }
+  auto integer = [&](const char* key) {
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    if (it == j.end() || !it->is_number_integer() || *it < 0 || *it > 1'000'000'000)
+      throw StreamError("", key, "a request carries a non-negative integer '" + std::string(key) + "'");
+    return it->get<int>();
+  };
+  auto text = [&](const char* key) {
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (text("schema") != kStreamSchema || text("request") != "capture")
+    throw StreamError("", "request", std::string("not a capture request of ") + kStreamSchema);
+  return {integer("point"), integer("trial")};
 }
 
 }  // namespace tilescope

@@ -48,6 +48,8 @@ constexpr CategoryInfo kCategories[] = {
     {"latency_bound", Verdict::ok, 25, "perf", "neither memory nor compute is near its peak: stalls (latency) limit the kernel"},
     {"low_occupancy", Verdict::ok, 26, "perf.low_occupancy", "occupancy limited by a named resource"},
     {"slow_vs_baseline", Verdict::slow, 27, "perf.slow", "slower than the baseline beyond the configured factor"},
+    {"gpu_variance", Verdict::ok, 28, "perf",
+     "the same point's kernel time differs between the GPUs its trials ran on"},
 };
 
 // The rank is the row's position: checked here so that a row inserted in the

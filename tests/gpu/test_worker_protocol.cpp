@@ -111,5 +111,36 @@ TEST(WorkerProtocol, FaultAndHangLeaveEveryOtherPointMeasured) {
   EXPECT_EQ(r.report.value("verdict", ""), "fault");
 }
 
+TEST(WorkerProtocol, WarmWorkersGiveEveryPointTheVerdictFreshWorkersGive) {
+  // The same sweep (ok, fault, hang, ok) with a worker per capture and with warm
+  // workers: point by point the same verdict, findings, errors and output bytes;
+  // the warm sweep starts one worker, a fresh one after the fault and after the hang.
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  ToolRun warm = runTool("sweep --launch-timeout 5");
+  ToolRun fresh = runTool("sweep --launch-timeout 5 --fresh-workers");
+  ASSERT_TRUE(warm.report.is_object());
+  ASSERT_TRUE(fresh.report.is_object());
+  EXPECT_EQ(warm.report.at("extra").at("workers"), (json{{"warm", true}, {"started", 3}}));
+  EXPECT_EQ(fresh.report.at("extra").at("workers"), (json{{"warm", false}, {"started", 4}}));
+  const json& w = warm.report.at("points");
+  const json& f = fresh.report.at("points");
+  ASSERT_EQ(w.size(), 4u);
+  ASSERT_EQ(f.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(w[i].at("verdict"), f[i].at("verdict"));
+    EXPECT_EQ(categories(w[i]), categories(f[i]));
+    EXPECT_EQ(w[i].at("extra").value("output_digest", json()), f[i].at("extra").value("output_digest", json()));
+    EXPECT_EQ(w[i].value("correctness", json()).value("max_abs_err", -1.0),
+              f[i].value("correctness", json()).value("max_abs_err", -1.0));
+    // Where it ran: every point that reached the GPU names it.
+    ASSERT_TRUE(w[i].contains("gpu")) << w[i].dump().substr(0, 300);
+    EXPECT_EQ(w[i].at("gpu").value("uuid", "").rfind("GPU-", 0), 0u);
+    EXPECT_EQ(w[i].at("gpu").value("uuid", ""), f[i].at("gpu").value("uuid", ""));
+    EXPECT_FALSE(w[i].at("gpu").value("host", "").empty());
+    EXPECT_EQ(w[i].at("gpu").value("name", ""), warm.report.at("device").value("name", ""));
+  }
+}
+
 }  // namespace
 }  // namespace tilescope

@@ -111,6 +111,45 @@ class TstModels : public QObject {
     model.clear();
     QCOMPARE(model.rowCount(), 0);
   }
+
+  void pointsModelGroupsAndTintsByGpu() {
+    // Four captures over two GPUs of one host, the first without a GPU record (no worker reached one).
+    Report r = m_report;
+    r.points.resize(4);
+    for (int i = 1; i < 4; ++i) {
+      GpuRecord& g = r.points[static_cast<size_t>(i)].gpu;
+      g.ordinal = i % 2;
+      g.name = "NVIDIA H200";
+      g.uuid = i % 2 ? "GPU-bbbb" : "GPU-aaaa";
+      g.host = "node1";
+      g.smClockMHz = 1980;
+      g.smMaxClockMHz = 1980;
+    }
+    PointsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(std::make_shared<const Report>(r));
+    auto cell = [&](int row, int role) { return model.index(row, PointsModel::GpuColumn).data(role); };
+    QCOMPARE(model.headerData(PointsModel::GpuColumn, Qt::Horizontal).toString(), QStringLiteral("GPU"));
+    QCOMPARE(cell(0, Qt::DisplayRole).toString(), QStringLiteral("-"));
+    QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("GPU 1"));
+    QCOMPARE(cell(2, Qt::DisplayRole).toString(), QStringLiteral("GPU 0"));
+    // Sorting groups by GPU (ordinal order); each GPU has its own tint.
+    QCOMPARE(cell(2, PointsModel::SortRole).toInt(), 0);
+    QCOMPARE(cell(1, PointsModel::SortRole).toInt(), 1);
+    QCOMPARE(cell(3, PointsModel::SortRole).toInt(), 1);
+    QVERIFY(cell(1, Qt::BackgroundRole).value<QColor>() != cell(2, Qt::BackgroundRole).value<QColor>());
+    QCOMPARE(cell(1, Qt::BackgroundRole).value<QColor>(), cell(3, Qt::BackgroundRole).value<QColor>());
+    QVERIFY(!cell(0, Qt::BackgroundRole).isValid());
+    QVERIFY(cell(1, Qt::ToolTipRole).toString().contains(QStringLiteral("GPU-bbbb")));
+    // One GPU only: nothing to tell apart, no tint.
+    for (auto& p : r.points) p.gpu = r.points[1].gpu;
+    model.setReport(std::make_shared<const Report>(r));
+    QVERIFY(!cell(1, Qt::BackgroundRole).isValid());
+    // Several hosts: the host names the GPU.
+    r.points[2].gpu.host = "node2";
+    model.setReport(std::make_shared<const Report>(r));
+    QCOMPARE(cell(2, Qt::DisplayRole).toString(), QStringLiteral("node2:1"));
+  }
 };
 
 // The test class needs moc: tests/CMakeLists.txt must build GUI tests with AUTOMOC.

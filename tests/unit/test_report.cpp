@@ -118,6 +118,7 @@ Point fullPoint() {
   p.workerStderr = "warning\n";
   p.experiment = "trial 2/5";
   p.wallSeconds = 2.5;
+  p.gpu = {1, "NVIDIA H200", "GPU-5a1e0c2d-0000-1111-2222-333344445555", "0000:19:00.0", "node7", 1755, 1980, 3201};
   p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}},
               "stream event 'progress': message: expected a string, found an integer",
               "Slurm array task 2 (job 123_2) ended NODE_FAIL"};

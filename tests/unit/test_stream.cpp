@@ -190,7 +190,7 @@ TEST(Stream, EveryEventRoundTripsThroughToLine) {
   tags.total = 12;
   tags.experiment = "shape M=65";
   const std::vector<StreamEvent> events = {
-      {DeviceEvent{fixture.device}, {}},   {diag, tags},
+      {DeviceEvent{fixture.device, {}}, {}},   {diag, tags},
       {PhaseEvent{Phase::traced}, tags},   {PartialEvent{fixture.points[1]}, tags},
       {PointEvent{fixture.points[2]}, {}}, {ReportEvent{fixture}, {}},
   };

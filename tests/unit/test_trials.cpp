@@ -63,4 +63,59 @@ TEST(Trials, OutcomeWithoutADigestComparesTheErrorFigures) {
 }
 
 }  // namespace
+Point timedOn(int ordinal, double medianNs, double spread) {
+  Point p = trial(0, ordinal, Verdict::ok, "aa");
+  p.trial = ordinal;
+  p.gpu.ordinal = ordinal;
+  p.gpu.name = "NVIDIA H200";
+  p.gpu.uuid = "GPU-" + std::to_string(ordinal);
+  p.gpu.host = "node1";
+  p.timing.measured = true;
+  p.timing.kernelNs.median = medianNs;
+  p.timing.kernelNs.p10 = medianNs - spread;
+  p.timing.kernelNs.p90 = medianNs + spread;
+  return p;
+}
+
+TEST(Trials, APointSlowerOnOneGpuIsAGpuVarianceWarningNamingBoth) {
+  Report r;
+  r.points = {timedOn(0, 100'000, 1'000), timedOn(1, 130'000, 1'000)};
+  summariseTrials(r, 2);
+  for (const auto& p : r.points) {
+    ASSERT_EQ(p.findings.size(), 1u);
+    const Finding& f = p.findings.front();
+    EXPECT_EQ(f.category, "gpu_variance");
+    EXPECT_EQ(f.severity, Severity::warning);
+    EXPECT_NE(f.message.find("30 % slower"), std::string::npos) << f.message;
+    EXPECT_NE(f.message.find("GPU-1"), std::string::npos) << f.message;
+    EXPECT_NEAR(f.evidence.at("ratio").get<double>(), 1.3, 1e-9);
+    EXPECT_EQ(f.evidence.at("gpus").size(), 2u);
+    EXPECT_EQ(p.verdict, Verdict::ok) << "a warning: the kernel is not wrong";
+  }
+}
+
+TEST(Trials, GpusWithinNoiseOrOneGpuOnlyAreNoGpuVariance) {
+  for (const auto& pts : {std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(1, 105'000, 1'000)},  // 5 %
+                          std::vector<Point>{timedOn(0, 100'000, 20'000), timedOn(1, 130'000, 20'000)},  // ranges overlap
+                          std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(0, 130'000, 1'000)}}) {  // one GPU
+    Report r;
+    r.points = pts;
+    summariseTrials(r, 2);
+    for (const auto& p : r.points)
+      for (const auto& f : p.findings) EXPECT_NE(f.category, "gpu_variance") << f.message;
+  }
+}
+
+TEST(Trials, ARaceAcrossGpusNamesEachTrialsGpu) {
+  Report r;
+  r.points = {timedOn(0, 100'000, 1'000), timedOn(1, 100'000, 1'000)};
+  r.points[1].status.outputDigest = {{"C", "bb"}};
+  summariseTrials(r, 2);
+  ASSERT_TRUE(hasRace(r.points[0]));
+  const Finding& race = r.points[0].findings.back();
+  ASSERT_TRUE(race.evidence.contains("gpus"));
+  EXPECT_EQ(race.evidence.at("gpus").at(1).at("uuid"), "GPU-1");
+  EXPECT_NE(race.message.find("2 GPUs"), std::string::npos) << race.message;
+}
+
 }  // namespace tilescope

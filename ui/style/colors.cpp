@@ -100,6 +100,13 @@ BannerColors bannerColors(int kind) {
   return {bg[std::clamp(kind, 0, 3)], QColor(0x1a, 0x1a, 0x1a)};
 }
 
+QColor gpuTint(int i) {
+  // Tints of sky blue, orange, bluish green, reddish purple, yellow, blue.
+  static const QColor tints[] = {QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xe9, 0xc4), QColor(0xd4, 0xef, 0xe6),
+                                 QColor(0xf2, 0xdd, 0xe8), QColor(0xfc, 0xf7, 0xc8), QColor(0xcc, 0xe0, 0xf0)};
+  return tints[static_cast<std::size_t>(std::max(i, 0)) % std::size(tints)];
+}
+
 double contrastRatio(const QColor& a, const QColor& b) {
   auto lum = [](const QColor& c) {
     auto ch = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };

@@ -46,6 +46,9 @@ struct BannerColors {
   QColor background, text;
 };
 BannerColors bannerColors(int kind);
+/// The tint that marks the i-th GPU of a sweep (light Okabe–Ito tints, cycling;
+/// near-black text stays readable on each).
+QColor gpuTint(int i);
 /// WCAG 2 contrast ratio of two colours (1..21).
 double contrastRatio(const QColor& a, const QColor& b);
 

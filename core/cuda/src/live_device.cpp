@@ -2,6 +2,10 @@
 
 #include <cuda.h>
 
+#include <cstdio>
+
+#include "tilescope/cuda/nvml_clock.h"
+
 namespace tilescope::cuda {
 
 namespace {
@@ -76,6 +80,32 @@ bool queryLiveDevice(int ordinal, DeviceSpec* spec, std::string* error) {
   }
   *spec = base ? withLive(*base, live) : specFromLive(db, live);
   return true;
+}
+
+GpuRecord describeGpu(int ordinal) {
+  GpuRecord g;
+  g.ordinal = ordinal;
+  CUdevice dev;
+  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return g;
+  char text[256] = {};
+  if (cuDeviceGetName(text, sizeof text - 1, dev) == CUDA_SUCCESS) g.name = text;
+  if (CUuuid id; cuDeviceGetUuid(&id, dev) == CUDA_SUCCESS) {
+    // nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
+    g.uuid = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      char hex[3];
+      std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(id.bytes[i]));
+      g.uuid += hex;
+      if (i == 3 || i == 5 || i == 7 || i == 9) g.uuid += '-';
+    }
+  }
+  if (char bus[32] = {}; cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev) == CUDA_SUCCESS) g.pciBusId = bus;
+  if (const int khz = attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE); khz > 0) g.memClockMHz = khz / 1000.0;
+  if (const ClockSample c = sampleSmClock(dev); c.ok) {
+    g.smClockMHz = c.smMHz;
+    g.smMaxClockMHz = c.smMaxMHz;
+  }
+  return g;
 }
 
 }  // namespace tilescope::cuda

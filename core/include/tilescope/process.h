@@ -17,6 +17,7 @@ struct ChildResult {
   std::string timeoutPhase;  ///< which limit fired ("total" or the phase named by the watchdog callback)
   std::string stderrText;    ///< everything it wrote on stderr (capped at 1 MiB)
   double seconds = 0;
+  bool unread = false;       ///< ServedChild: it had ended before it could read the request
 };
 
 /// Called with each stdout line: returns > 0 to start a phase limit of that many
@@ -33,6 +34,37 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
                      const WatchdogFn& watchdog = {},
                      const std::function<void(const std::string&)>& onStderr = {},
                      const std::vector<std::string>& extraEnv = {});
+
+/// A child that serves requests one after another (a warm worker): each request
+/// is a line written to its stdin, its answer the stdout lines up to the one
+/// `done` accepts. Limits, watchdog and ChildResult are per request, as runChild's
+/// are per process: `timeoutS` counts from the request, and a child that dies or
+/// is killed during a request is reaped and the result says how. Closing its
+/// stdin (finish) is the end of the requests.
+class ServedChild {
+ public:
+  ServedChild() = default;
+  ~ServedChild();  ///< kills the child's group if it still runs
+  ServedChild(const ServedChild&) = delete;
+  ServedChild& operator=(const ServedChild&) = delete;
+
+  /// Starts argv as runChild does, with a pipe on its stdin. "" or why not.
+  std::string start(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv = {});
+  bool running() const { return pid_ > 0; }
+
+  /// Writes `line` and reads the answer. A child that had ended before it could
+  /// read the request is reaped: `unread`, with how it ended.
+  ChildResult request(const std::string& line, double timeoutS, const std::function<void(const std::string&)>& onLine,
+                      const WatchdogFn& watchdog, const std::function<bool(const std::string&)>& done);
+
+  /// Closes stdin and waits up to `graceS` for the child to exit (then kills it);
+  /// the result holds what it wrote on stderr meanwhile and how it ended.
+  ChildResult finish(double graceS);
+
+ private:
+  int pid_ = 0, in_ = -1, out_ = -1, err_ = -1;
+  std::string outBuf_, errBuf_;
+};
 
 /// "SIGSEGV (segmentation fault)" for a signal number.
 std::string signalDescription(int sig);

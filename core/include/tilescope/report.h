@@ -237,6 +237,20 @@ struct ExperimentInputs {
   bool operator==(const ExperimentInputs&) const = default;
 };
 
+/// The GPU a capture ran on, and where (sweeps over several GPUs or hosts tell
+/// them apart by uuid). JSON: the point's `gpu`, absent when nothing ran.
+struct GpuRecord {
+  int ordinal = -1;              ///< the worker's device ordinal (in its CUDA_VISIBLE_DEVICES)
+  std::string name, uuid;        ///< "NVIDIA H100 80GB HBM3", "GPU-8f3c…"
+  std::string pciBusId;          ///< "0000:19:00.0"
+  std::string host;              ///< the machine the worker ran on
+  double smClockMHz = 0;         ///< SM clock when the capture started (0: not read)
+  double smMaxClockMHz = 0;      ///< the SM's maximum clock
+  double memClockMHz = 0;        ///< the memory's peak clock
+  bool empty() const { return ordinal < 0 && name.empty(); }
+  bool operator==(const GpuRecord&) const = default;
+};
+
 /// One sweep point × trial.
 struct Point {
   int index = 0;                 ///< sweep point
@@ -259,6 +273,7 @@ struct Point {
   std::string deviceOutput;      ///< what the kernel printed (printf, failed asserts): the tail (device_output.h)
   std::string experiment;        ///< diagnose: which experiment this point is
   TraceInfo trace;               ///< `run --trace`: what the traced launch measured (status "" when not traced)
+  GpuRecord gpu;                 ///< where it ran
   double wallSeconds = 0;
   PointStatus status;
   ExperimentInputs inputs;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilescope/config.h"
+#include "tilescope/process.h"
 #include "tilescope/report.h"
 #include "tilescope/shard.h"
 #include "tilescope/stream.h"
@@ -28,6 +30,9 @@ struct SessionOptions {
   std::string remoteHost;
   int trials = 1;
   int jobs = 1;                            ///< workers at once
+  /// Each job slot keeps one worker (`worker --serve`) for point after point,
+  /// replaced after a point that needsFreshWorker; false: a fresh process per capture.
+  bool warmWorkers = true;
   std::vector<int> devices{0};             ///< GPU ordinals to spread jobs over
   double timeoutS = 0;                     ///< per worker; 0 = config.run.timeoutS or the default
   double launchTimeoutS = 20;              ///< from the first launch to its completion
@@ -51,6 +56,36 @@ double defaultWorkerTimeout(const Config& config);
 Point runWorkerPoint(const Config& config, const SweepPoint& point, int trial, int device,
                      const SessionOptions& opts, DeviceInfo* deviceOut = nullptr);
 
+/// A worker that serves capture after capture in one process (one CUDA context,
+/// its libraries loaded once): `tilescope-run worker CONFIG --serve` fed one
+/// request per capture (docs/protocol.md). A capture's Point is exactly what
+/// runWorkerPoint would give: a worker that dies, hangs or faults is described
+/// the same way, and the next capture gets a fresh worker.
+class WarmWorker {
+ public:
+  WarmWorker();
+  ~WarmWorker();  ///< ends the worker (closes its requests)
+  WarmWorker(const WarmWorker&) = delete;
+  WarmWorker& operator=(const WarmWorker&) = delete;
+
+  Point capture(const Config& config, const SweepPoint& point, int trial, int device, const SessionOptions& opts,
+                DeviceInfo* deviceOut = nullptr);
+  /// Ends the worker now; the next capture starts a fresh one.
+  void retire();
+  /// How many worker processes it has started.
+  int started() const { return started_; }
+
+ private:
+  std::unique_ptr<ServedChild> child_;
+  int device_ = -1;
+  int started_ = 0;
+  int served_ = 0;  ///< captures the current worker has answered
+};
+
+/// A point after which a warm worker is not reused: the context may be dead
+/// (sticky error, fault, hang) or memory outside the tensors may have been written.
+bool needsFreshWorker(const Point& p);
+
 /// What a session of `verb` captures of a config file: `run` one point, the sweep's
 /// first (the worker's point 0 of the file), whose config (the sweep's first values
 /// substituted, no sweep) the report carries; `sweep` (or a config without a sweep)
@@ -68,7 +103,14 @@ Report runSession(const Config& config, const std::string& verb, const SessionOp
 /// and the unwritten count.
 nlohmann::json runOutcome(const Point& p, bool withMaxErr = true, bool withDigest = true);
 
-/// Adds `race` findings to points whose trials disagree; fills report.matrix.
+/// Adds `race` findings to points whose trials disagree (with each trial's GPU
+/// when they ran on several) and `gpu_variance` where one point's kernel time
+/// differs between GPUs; fills report.matrix.
 void summariseTrials(Report& report, int trials);
+
+/// Trials of point `index` that ran on different GPUs (gpu.uuid) whose kernel
+/// times do not overlap (p10..p90) and whose medians differ by 10 % or more: a
+/// `gpu_variance` warning naming both GPUs. Otherwise nothing.
+std::optional<Finding> gpuVarianceFinding(const std::vector<Point*>& trials, int index);
 
 }  // namespace tilescope

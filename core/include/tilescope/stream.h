@@ -28,6 +28,7 @@ inline constexpr std::size_t kMaxStreamLineBytes = std::size_t{256} << 20;
 /// `device`: the live GPU, read through the driver and laid over the database.
 struct DeviceEvent {
   DeviceInfo device;
+  GpuRecord gpu;  ///< which GPU of which host the capture runs on (absent from older workers)
   bool operator==(const DeviceEvent&) const = default;
 };
 
@@ -127,5 +128,17 @@ std::optional<StreamEvent> parseStreamEvent(std::string_view line);
 /// replaced by U+FFFD. parseStreamEvent(toLine(e)) == e for every event whose
 /// numbers are not NaN (JSON writes NaN as null).
 std::string toLine(const StreamEvent& event);
+
+/// A warm worker's request (`worker --serve`, docs/protocol.md): one line on its
+/// stdin, {"schema":"tilescope.stream/1","request":"capture","point":I,"trial":T}.
+/// The worker answers with the events of that capture, the last one its `point`.
+struct WorkerRequest {
+  int point = 0;
+  int trial = 0;
+  bool operator==(const WorkerRequest&) const = default;
+};
+std::string toRequestLine(const WorkerRequest& request);
+/// Throws StreamError naming what is wrong with a line that is not a request.
+WorkerRequest parseRequestLine(std::string_view line);
 
 }  // namespace tilescope

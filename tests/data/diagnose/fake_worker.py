@@ -4,6 +4,12 @@
     fake_worker.py --scenario NAME worker CONFIG --point N --trial T --gpu G
                    [--align-shift B] [--sentinel-variant V] [--input-scale F] [--no-timing] [--no-counters]
                    [--set K=V]...
+    fake_worker.py --scenario NAME worker CONFIG --serve --gpu G ...
+
+With --serve it answers one capture request per stdin line ({"request":
+"capture","point":N,"trial":T}) like a warm worker, and ends when stdin closes
+or after a fault (a sticky error ends the real one). Every process it runs as
+appends a line to $FAKE_WORKER_LOG when that is set, so tests can count them.
 
 It prints tilescope.stream/1 events like the real worker (device, progress,
 phase launch/launched, point) and decides the point from the arguments the way
@@ -35,6 +41,9 @@ the zoo's planted bugs behave on a GPU:
              counters before the baseline is profiled
   assert     a device_assert fault, with CUDA's assert lines on stderr
   hang       announces the launch and never finishes
+  fault_at_1, crash_at_1, hang_at_1
+             point 1 faults with a sticky illegal address, dies of SIGSEGV or
+             hangs in its launch; every other point is ok
   bad_types, bad_verdict, bad_category, bad_utf8, truncated, deep, unknown_event
              a malformed result line (a point whose verdict is a number, an
              unknown verdict or finding category, invalid UTF-8 in the line,
@@ -61,7 +70,8 @@ def emit(event, **body):
 
 
 def parse(argv):
-    a = {"scenario": "clean", "shift": 0, "variant": 0, "scale": 1.0, "sets": {}, "trial": 0, "point": 0}
+    a = {"scenario": "clean", "shift": 0, "variant": 0, "scale": 1.0, "sets": {}, "trial": 0, "point": 0,
+         "serve": False}
     i = 0
     while i < len(argv):
         t = argv[i]
@@ -75,6 +85,8 @@ def parse(argv):
             a["trial"] = int(argv[i + 1]); i += 1
         elif t == "--gpu":
             i += 1
+        elif t == "--serve":
+            a["serve"] = True
         elif t == "--align-shift":
             a["shift"] = int(argv[i + 1]); i += 1
         elif t == "--sentinel-variant":
@@ -156,6 +168,8 @@ def decide(s, a, d, p):
             print(f"/k/gemm_tiled.cu:171: void gemm_tiled(int): block: [6,15,0], thread: [{t},0,0] "
                   "Assertion `r < M && c < N` failed.", file=sys.stderr)
         return "fault", [finding("device_assert", "the kernel faulted: CUDA_ERROR_ASSERT")], None
+    if s == "fault_at_1" and a["point"] == 1:
+        return "fault", [finding("illegal_address", "the kernel faulted: an illegal memory access", tensor="")], None
     if s == "crash":
         if a["shift"] == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -166,9 +180,27 @@ def decide(s, a, d, p):
 def main():
     a = parse(sys.argv[1:])
     s = a["scenario"]
+    if os.environ.get("FAKE_WORKER_LOG"):
+        with open(os.environ["FAKE_WORKER_LOG"], "a") as log:
+            log.write(f"{os.getpid()} {'serve' if a['serve'] else 'once'}\n")
     if s == "nogpu":
         print("no CUDA device: cuInit failed (CUDA_ERROR_NO_DEVICE)", file=sys.stderr)
         sys.exit(3)
+    if not a["serve"]:
+        capture(a)
+        return
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("request") != "capture":
+            sys.exit("fake_worker: not a request: " + line)
+        a["point"], a["trial"] = req["point"], req["trial"]
+        if capture(a) == "fault" or s in MALFORMED:
+            return
+
+
+def capture(a):
+    """Streams one capture's events; returns its verdict."""
+    s = a["scenario"]
     cfg = json.load(open(a["config"]))
     defines = dict(cfg["kernel"].get("defines", {}))
     params = dict(cfg.get("params", {}))
@@ -186,12 +218,16 @@ def main():
     emit("device", device={"name": "Fake GPU", "key": "h100", "cc": "9.0", "sm_count": 132})
     emit("progress", message=f"scenario {s}")
     emit("phase", phase="launch")
-    if s == "hang":
+    if s == "hang" or (s == "hang_at_1" and a["point"] == 1):
         time.sleep(60)
+    if s == "crash_at_1" and a["point"] == 1:
+        os.kill(os.getpid(), signal.SIGSEGV)
     emit("phase", phase="launched")
     verdict, findings, corr = decide(s, a, defines, params)
     point = {"index": a["point"], "trial": a["trial"], "label": "", "defines": defines, "params": params,
              "verdict": verdict, "findings": findings}
+    if verdict == "fault":
+        point["extra"] = {"sticky_error": True}
     if corr is not None:
         point["correctness"] = corr
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
@@ -199,7 +235,7 @@ def main():
                                    "written": params["M"] * params["N"], "unwritten": 0}}
     if s in MALFORMED:
         MALFORMED[s](point)
-        return
+        return verdict
     if s in ("profile_crash", "baseline_profile_crash"):
         emit("partial", point=point)
         if s == "baseline_profile_crash":
@@ -211,6 +247,7 @@ def main():
         emit("progress", message="profile the baseline: cublas")
         os.kill(os.getpid(), signal.SIGSEGV)
     emit("point", point=point)
+    return verdict
 
 
 

@@ -5,11 +5,16 @@
 #include <string>
 
 #include "tilescope/devices.h"
+#include "tilescope/report.h"
 
 namespace tilescope::cuda {
 
 /// Initialises the driver and reads device `ordinal`. Returns false with a
 /// readable reason (no driver, no device, ordinal out of range) in *error.
 bool queryLiveDevice(int ordinal, DeviceSpec* spec, std::string* error);
+
+/// Which GPU `ordinal` is (name, UUID, PCI bus id) and its clocks now: a point's
+/// `gpu` record but for the host. What cannot be read stays empty or 0.
+GpuRecord describeGpu(int ordinal);
 
 }  // namespace tilescope::cuda
