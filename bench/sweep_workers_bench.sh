@@ -54,7 +54,7 @@ for way in ways:
         r = results[(way, i)]
         same = [(a["verdict"], a.get("extra", {}).get("output_digest")) == (b["verdict"], b.get("extra", {}).get("output_digest"))
                 for a, b in zip(r0["points"], r["points"])]
-            counted = sum(1 for p in r["points"] if p.get("counters", {}).get("collected"))
+        counted = sum(1 for p in r["points"] if p.get("counters", {}).get("collected"))
         sampled = sum(1 for p in r["points"] if p.get("counters", {}).get("pc_sampling", {}).get("collected"))
         notes = {p.get("counters", {}).get("note", "") for p in r["points"]} - {""}
         print(f"  {way}{i} vs warm1: {sum(same)}/{len(same)} points with the same verdict and output digest; "

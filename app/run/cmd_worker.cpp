@@ -234,6 +234,12 @@ int cmdWorker(const WorkerArgs& a) {
       return usageError(std::string("worker --serve: ") + e.what());
     }
     if (const int rc = captureOne(a, points, request, dev, deviceOutput, &dead); rc != kExitOk || dead) return rc;
+    // A context that broke after its capture's point (a library's late error)
+    // must not take the next request: the parent gives it to a fresh worker.
+    if (std::string why = cuda::contextError(a.gpu); !why.empty()) {
+      std::cerr << "worker --serve: the CUDA context broke after a capture (" << why << "); ending\n";
+      return kExitWorkerStale;
+    }
   }
   return kExitOk;
 #endif

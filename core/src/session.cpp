@@ -303,7 +303,8 @@ Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial,
     // A worker that served earlier captures and had ended before this request
     // ran none of it: a fresh one does. One that never served any died starting,
     // which is this capture's outcome (no GPU, a config it cannot load).
-    if (r.unread && served_ > 0 && attempt == 0) continue;
+    if (attempt == 0 && served_ > 0 && (r.unread || (!reader.gotPoint() && r.exitCode == kExitWorkerStale)))
+      continue;
     ++served_;
     if (child_->running() && (!reader.gotPoint() || needsFreshWorker(reader.point()))) {
       // What it says on its way out (a failed assert's text) belongs to this capture.
@@ -320,6 +321,13 @@ Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial,
 
 bool needsFreshWorker(const Point& p) {
   if (p.status.stickyError.value_or(false) || p.verdict == Verdict::fault || p.verdict == Verdict::hang) return true;
+  // A profiling pass that failed may leave CUPTI's state behind it broken.
+  // (core/cuda/src/capture_counters.cpp words those failures so.)
+  auto startsWith = [](const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
+  if (startsWith(p.counters.note, "hardware counters unavailable") ||
+      startsWith(p.counters.pcSampling.note, "PC sampling unavailable") ||
+      startsWith(p.counters.baselineNote, "baseline counters unavailable"))
+    return true;
   // A write past a tensor may have landed in memory the next capture uses.
   return std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& f) {
     return f.category == "oob_write" || f.category == "illegal_address" || f.category == "uninitialized_read";

@@ -1,10 +1,17 @@
 // capturePoint: the in-process capture of one config point (see capture.h).
 #include "tilescope/cuda/capture.h"
 
-#include <algorithm>
-#include <cstdio>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
 
 #include "capture_detail.h"
 #include "capture_trace.h"
@@ -284,6 +291,39 @@ void timeKernel(const Config& cfg, CUfunction fn, const LaunchGeometry& g, Kerne
   if (lastError != CUDA_SUCCESS) p.timing.note += "; a timed launch failed: " + cuErrorText(lastError);
 }
 
+/// One profiling pass at a time per GPU on this host: CUPTI's profilers in two
+/// processes on one GPU (sweep --jobs on one GPU, parallel tests) make each
+/// other fail, and a warm worker must not go on from a failed pass. An
+/// advisory lock on a file named by the GPU's PCI bus id; without the file
+/// (no temporary folder) the pass runs unlocked.
+class ProfilerLock {
+ public:
+  ProfilerLock(CUdevice device, const std::function<void(const std::string&)>& progress) {
+    char bus[32] = {};
+    if (cuDeviceGetPCIBusId(bus, sizeof bus - 1, device) != CUDA_SUCCESS) return;
+    std::string name = bus;
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    std::error_code ec;
+    const auto path = std::filesystem::temp_directory_path(ec) / ("tilescope-profiler-" + name + ".lock");
+    if (ec) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd_ < 0) return;
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    progress("wait for the GPU's profiler (another capture on this GPU is profiling)");
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~ProfilerLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  ProfilerLock(const ProfilerLock&) = delete;
+  ProfilerLock& operator=(const ProfilerLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
@@ -405,6 +445,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
           opts.checkpoint(sofar);
         };
       if (checkpoint) checkpoint(p);
+      const ProfilerLock lock(s.limits.device, progress);
       profileCounters(s, fn, g, args, p, opts, checkpoint);
     }
   }

@@ -108,4 +108,15 @@ GpuRecord describeGpu(int ordinal) {
   return g;
 }
 
+std::string contextError(int ordinal) {
+  CUdevice dev;
+  CUcontext ctx = nullptr;
+  CUresult rc = cuDeviceGet(&dev, ordinal);
+  if (rc == CUDA_SUCCESS) rc = cuDevicePrimaryCtxRetain(&ctx, dev);
+  if (rc == CUDA_SUCCESS) rc = cuCtxSetCurrent(ctx);
+  if (rc == CUDA_SUCCESS) rc = cuCtxSynchronize();  // returns a sticky error the context holds
+  if (ctx) cuDevicePrimaryCtxRelease(dev);
+  return rc == CUDA_SUCCESS ? std::string() : errorText(rc);
+}
+
 }  // namespace tilescope::cuda

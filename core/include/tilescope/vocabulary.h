@@ -54,6 +54,10 @@ enum ExitStatus : int {
   kExitFindings = 1,  ///< completed with error findings (or another verdict than ok, such as slow)
   kExitUsage = 2,     ///< usage or configuration error: a clear message, nothing run
   kExitNoGpu = 3,     ///< no GPU/CUDA for a verb that needs one
+  /// A warm worker (`worker --serve`) whose CUDA context broke between captures
+  /// ends with this before answering: nothing of the request ran, a fresh worker
+  /// takes it (EX_TEMPFAIL).
+  kExitWorkerStale = 75,
 };
 /// "ok", "findings", "usage or configuration error", "no GPU" (or "exit status N").
 std::string exitStatusText(int status);

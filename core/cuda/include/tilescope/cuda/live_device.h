@@ -17,4 +17,8 @@ bool queryLiveDevice(int ordinal, DeviceSpec* spec, std::string* error);
 /// `gpu` record but for the host. What cannot be read stays empty or 0.
 GpuRecord describeGpu(int ordinal);
 
+/// Whether device `ordinal`'s primary context still works (a warm worker asks
+/// between captures): "" when it does, else the error that broke it.
+std::string contextError(int ordinal);
+
 }  // namespace tilescope::cuda
