@@ -108,6 +108,7 @@ json toJson(const CountersInfo& c) {
     for (const auto& k : c.baselineKernels) j["baseline_kernels"].push_back(toJson(k));
   }
   if (!c.baselineNote.empty()) j["baseline_note"] = c.baselineNote;
+  if (c.baselineReused) j["baseline_reused"] = true;
   if (c.pcSampling.collected || !c.pcSampling.note.empty()) j["pc_sampling"] = toJson(c.pcSampling);
   return j;
 }
@@ -129,6 +130,7 @@ CountersInfo countersFromJson(const json& j) {
   if (auto it = j.find("baseline_kernels"); it != j.end() && it->is_array())
     for (const auto& k : *it) c.baselineKernels.push_back(kernelFromJson(k));
   getIf(j, "baseline_note", c.baselineNote);
+  getIf(j, "baseline_reused", c.baselineReused);
   if (j.contains("pc_sampling")) c.pcSampling = pcSamplingFromJson(j["pc_sampling"]);
   return c;
 }

@@ -71,6 +71,9 @@ struct CountersInfo {
   std::optional<KernelCounters> baseline;  ///< the baseline call, its kernels combined (counters.h)
   std::vector<KernelCounters> baselineKernels;  ///< each kernel of one baseline call, in launch order
   std::string baselineNote;                ///< why the baseline has no counters
+  /// The baseline's counters come from an earlier capture of the same baseline
+  /// call (same config sections, tensor shapes, metrics, GPU) in this warm worker.
+  bool baselineReused = false;
   PcSamplingInfo pcSampling;
   bool operator==(const CountersInfo&) const = default;
 };
