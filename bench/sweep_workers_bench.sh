@@ -4,12 +4,23 @@
 # way, then prints per way: the sweep's wall time, and per point its wall time
 # beyond its timed repetitions (kernel and baseline: (n + 3 warm-ups) × mean),
 # and whether both ways agree point by point (verdict, output digest).
-# With JOBS > 1, also `--jobs JOBS` warm (spread over the local GPUs).
-# Usage: bench/sweep_workers_bench.sh BUILD_DIR OUT_DIR [REPS] [JOBS]
+# With JOBS > 1, also `--jobs JOBS` warm (spread over the local GPUs). With
+# NO_COUNTERS=1 the sweep runs without its profiling pass (run.counters false,
+# a copy of the config beside it).
+# Usage: [NO_COUNTERS=1] bench/sweep_workers_bench.sh BUILD_DIR OUT_DIR [REPS] [JOBS]
 set -uo pipefail
 bin=$1/app/tilescope-run; out=$2; reps=${3:-2}; jobs=${4:-1}
 mkdir -p "$out"
 cfg=kernels/gemm/gemm_tiled_sweep.tscfg.json
+if [ "${NO_COUNTERS:-0}" = 1 ]; then
+  python3 - "$cfg" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.setdefault("run", {})["counters"] = False
+json.dump(c, open(sys.argv[1].replace(".tscfg.json", "_nocounters.tscfg.json"), "w"), indent=2)
+PY
+  cfg=kernels/gemm/gemm_tiled_sweep_nocounters.tscfg.json
+fi
 "$bin" sweep "$cfg" -o "$out/prime.json" 2>/dev/null  # the compile cache holds every point afterwards
 ways="warm fresh"; [ "$jobs" -gt 1 ] && ways="$ways jobs$jobs"
 for i in $(seq 1 "$reps"); do
