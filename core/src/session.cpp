@@ -508,21 +508,22 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
   auto workerLoop = [&](int slot) {
     int gpu = opts.devices.empty() ? 0 : opts.devices[static_cast<std::size_t>(slot) % opts.devices.size()];
     WarmWorker warm;  // this slot's worker, while its points allow
-    int countedWarm = 0;
+    int fresh = 0;    // one-capture workers this slot started
     for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
       DeviceInfo d;
       const SweepPoint& sp = points[jobs[j].point];
       Point p = opts.warmWorkers ? warm.capture(config, sp, jobs[j].trial, gpu, opts, &d)
                                  : runWorkerPoint(config, sp, jobs[j].trial, gpu, opts, &d);
+      fresh += opts.warmWorkers ? 0 : 1;
       std::lock_guard<std::mutex> lock(mu);
-      workers += opts.warmWorkers ? warm.started() - countedWarm : 1;
-      countedWarm = warm.started();
       if (!haveDevice && !d.name.empty()) {
         device = d;
         haveDevice = true;
       }
       results[j] = std::move(p);
     }
+    std::lock_guard<std::mutex> lock(mu);
+    workers += warm.started() + fresh;
   };
   int nthreads = std::max(1, std::min<int>(opts.jobs, static_cast<int>(jobs.size())));
   std::vector<std::thread> threads;
