@@ -109,6 +109,7 @@ json toJson(const CountersInfo& c) {
   }
   if (!c.baselineNote.empty()) j["baseline_note"] = c.baselineNote;
   if (c.baselineReused) j["baseline_reused"] = true;
+  if (c.passFailed) j["pass_failed"] = true;
   if (c.pcSampling.collected || !c.pcSampling.note.empty()) j["pc_sampling"] = toJson(c.pcSampling);
   return j;
 }
@@ -131,6 +132,7 @@ CountersInfo countersFromJson(const json& j) {
     for (const auto& k : *it) c.baselineKernels.push_back(kernelFromJson(k));
   getIf(j, "baseline_note", c.baselineNote);
   getIf(j, "baseline_reused", c.baselineReused);
+  getIf(j, "pass_failed", c.passFailed);  // absent in reports from before it
   if (j.contains("pc_sampling")) c.pcSampling = pcSamplingFromJson(j["pc_sampling"]);
   return c;
 }

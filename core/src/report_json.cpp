@@ -294,7 +294,7 @@ void fields(IO& io, S& p) {
   correctnessFields(io, p);
   coverageFields(io, p);
   io("occupancy", p.occupancy);
-  io("counters", p.counters, skipIf(!p.counters.collected && p.counters.note.empty()));
+  io("counters", p.counters, skipIf(!p.counters.collected && p.counters.note.empty() && !p.counters.passFailed));
   io("worker_stderr", p.workerStderr, skipIfEmpty(p.workerStderr));
   io("device_output", p.deviceOutput, skipIfEmpty(p.deviceOutput));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));

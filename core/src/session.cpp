@@ -183,6 +183,7 @@ Point PointReader::finish(const ChildResult& r, double total) {
                                             : "ended with status " + std::to_string(r.exitCode);
     const std::string where = "the worker was " + how + " in the profiling pass" +
                               (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")");
+    kept.counters.passFailed = true;
     if (kept.counters.collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
       kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's counters and the PC samples are lost";
       kept.status.workerError = kept.counters.baselineNote;
@@ -322,12 +323,7 @@ Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial,
 bool needsFreshWorker(const Point& p) {
   if (p.status.stickyError.value_or(false) || p.verdict == Verdict::fault || p.verdict == Verdict::hang) return true;
   // A profiling pass that failed may leave CUPTI's state behind it broken.
-  // (core/cuda/src/capture_counters.cpp words those failures so.)
-  auto startsWith = [](const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; };
-  if (startsWith(p.counters.note, "hardware counters unavailable") ||
-      startsWith(p.counters.pcSampling.note, "PC sampling unavailable") ||
-      startsWith(p.counters.baselineNote, "baseline counters unavailable"))
-    return true;
+  if (p.counters.passFailed) return true;
   // A write past a tensor may have landed in memory the next capture uses.
   return std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& f) {
     return f.category == "oob_write" || f.category == "illegal_address" || f.category == "uninitialized_read";

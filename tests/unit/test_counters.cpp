@@ -239,6 +239,8 @@ TEST(Counters, JsonRoundTripOfAFullyPopulatedPoint) {
   c.baselineKernels = {{"sm90_xmma", 1, {{"gpu__time_duration.sum", 100}}}, {"splitk", 1, {{"gpu__time_duration.sum", 20}}}};
   c.baseline = combineKernels(c.baselineKernels, "cublas");
   c.baselineNote = "";
+  c.baselineReused = true;
+  c.passFailed = true;
   c.pcSampling.collected = true;
   c.pcSampling.periodLog2 = 10;
   c.pcSampling.totalSamples = 900;
@@ -253,6 +255,8 @@ TEST(Counters, JsonRoundTripOfAFullyPopulatedPoint) {
   ASSERT_TRUE(back.counters.baseline);
   EXPECT_EQ(back.counters.baseline->launches, 2);
   EXPECT_EQ(back.counters.pcSampling.lines.at(0).line, 42);
+  EXPECT_EQ(back.counters, c);
+  EXPECT_TRUE(j.at("counters").at("pass_failed").get<bool>());
   // A point without counters writes no `counters` key.
   EXPECT_FALSE(toJson(Point{}).contains("counters"));
 }

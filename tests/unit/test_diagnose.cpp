@@ -578,6 +578,8 @@ TEST(DiagnoseRun, CrashInTheProfilingPassKeepsTheCapture) {
   EXPECT_NE(p.counters.note.find("profile the baseline: cublas"), std::string::npos) << p.counters.note;
   EXPECT_EQ(p.status.workerExit, 128 + 11);
   EXPECT_FALSE(p.counters.collected);
+  EXPECT_TRUE(p.counters.passFailed);
+  EXPECT_TRUE(needsFreshWorker(p));
 
   // Crashing while the baseline is profiled keeps the kernel's counters.
   opts.workerCommand.back() = "baseline_profile_crash";
@@ -587,6 +589,7 @@ TEST(DiagnoseRun, CrashInTheProfilingPassKeepsTheCapture) {
   EXPECT_EQ(q.counters.kernel.metrics.at("gpu__time_duration.sum"), 1000.0);
   EXPECT_NE(q.counters.baselineNote.find("Segmentation fault"), std::string::npos) << q.counters.baselineNote;
   EXPECT_EQ(q.status.workerError, q.counters.baselineNote);
+  EXPECT_TRUE(q.counters.passFailed);
 
   DiagRun r = diagnoseWith("crash", "gemm_whole_tiles");  // the same signal outside the pass is the kernel's fault
   EXPECT_EQ(r.report.verdict, Verdict::fault);

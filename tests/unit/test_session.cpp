@@ -169,6 +169,38 @@ TEST(WarmWorkers, AFaultDeathOrHangInTheMiddleKeepsEveryVerdictAndReplacesTheWor
   }
 }
 
+TEST(WarmWorkers, AFailedProfilingPassReplacesTheWorkerAndKeepsThePoint) {
+  WorkerLog log;
+  const Report warm = runSession(sweepConfig(), "sweep", oneSlot("pass_fails_at_1", true));
+  EXPECT_EQ(log.count("serve"), 2) << "the points after the failed pass get a fresh worker";
+  ASSERT_EQ(warm.points.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(warm.points[i].verdict, Verdict::ok);
+    EXPECT_EQ(warm.points[i].counters.passFailed, i == 1);
+    EXPECT_TRUE(warm.points[i].counters.collected);
+  }
+}
+
+TEST(WarmWorkers, TheFlagNotTheWordsOfANoteSaysThePassFailed) {
+  Point p;
+  p.verdict = Verdict::ok;
+  EXPECT_FALSE(needsFreshWorker(p));
+  p.counters.note = "hardware counters unavailable: no permission";  // words alone decide nothing
+  p.counters.pcSampling.note = "PC sampling unavailable: CUPTI_ERROR_UNKNOWN";
+  p.counters.baselineNote = "baseline counters unavailable: CUPTI_ERROR_UNKNOWN";
+  EXPECT_FALSE(needsFreshWorker(p));
+  Point q;
+  q.verdict = Verdict::ok;
+  q.counters.passFailed = true;
+  EXPECT_TRUE(needsFreshWorker(q));
+  // The flag survives the stream and the report, and is absent (false) in old reports.
+  EXPECT_TRUE(pointFromJson(toJson(q)).counters.passFailed);
+  nlohmann::json old = toJson(q);
+  old["counters"].erase("pass_failed");
+  EXPECT_FALSE(pointFromJson(old).counters.passFailed);
+}
+
 TEST(WarmWorkers, WhatAWorkerSaysWrongIsReadAsAFreshWorkerReadsIt) {
   // Malformed answers, a crash in the profiling pass, a failed assert, no GPU.
   for (const std::string scenario : {"bad_types", "bad_verdict", "bad_category", "truncated", "deep", "unknown_event",

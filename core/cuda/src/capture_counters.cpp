@@ -5,7 +5,8 @@
 //      range per kernel it launches, combined
 //   3. PC sampling of the kernel, folded to source lines through the cubin's line table
 // Counters that cannot be read (no permission, another profiler, unsupported
-// GPU) leave one line in counters.note; the capture's verdict never depends on them.
+// GPU) leave one line in counters.note and set counters.pass_failed; the
+// capture's verdict never depends on them.
 #include <chrono>
 #include <thread>
 
@@ -96,6 +97,7 @@ void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, C
   c.baselineSeconds = r.seconds;
   if (!r.error.empty()) {
     c.baselineNote = "baseline counters unavailable: " + r.error;
+    c.passFailed = true;
     return;
   }
   const bool named = r.ranges.size() == s.baselineKernelNames.size();
@@ -151,6 +153,7 @@ void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, 
   if (run.error.empty() && launchError != CUDA_SUCCESS) run.error = "the sampled launch failed: " + cuErrorText(launchError);
   if (!run.error.empty()) {
     c.pcSampling.note = "PC sampling unavailable: " + run.error;
+    c.passFailed = true;
     return;
   }
   std::string lineError;
@@ -194,6 +197,7 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
              (!k.error.empty() ? k.error
               : launchError != CUDA_SUCCESS ? "the profiled launch failed: " + cuErrorText(launchError)
                                             : std::to_string(k.ranges.size()) + " ranges for one kernel launch");
+    c.passFailed = true;
     if (opts.progress) opts.progress(c.note);
     releaseRangeProfiler();
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

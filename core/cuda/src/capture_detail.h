@@ -97,8 +97,8 @@ void timeBaseline(CaptureState& s, Point& p);
 
 /// The profiling pass (after timing, so timings stay unperturbed): hardware
 /// counters of the kernel and of the baseline's kernels, and PC sampling of the
-/// kernel folded to source lines. Fills p.counters; on any failure one line in
-/// p.counters.note and the capture goes on.
+/// kernel folded to source lines. Fills p.counters; on any failure a note
+/// says what failed, p.counters.passFailed is set and the capture goes on.
 void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
                      const CaptureOptions& opts, const std::function<void(const Point&)>& checkpoint);
 

@@ -74,6 +74,11 @@ struct CountersInfo {
   /// The baseline's counters come from an earlier capture of the same baseline
   /// call (same config sections, tensor shapes, metrics, GPU) in this warm worker.
   bool baselineReused = false;
+  /// A part of the profiling pass failed (the kernel's or the baseline's
+  /// counters, PC sampling) or the worker died in it: CUPTI's state in that
+  /// process may be broken, so a warm worker is replaced (needsFreshWorker).
+  /// The notes say what failed, for people; this is what code tests.
+  bool passFailed = false;
   PcSamplingInfo pcSampling;
   bool operator==(const CountersInfo&) const = default;
 };

@@ -83,7 +83,8 @@ class WarmWorker {
 };
 
 /// A point after which a warm worker is not reused: the context may be dead
-/// (sticky error, fault, hang) or memory outside the tensors may have been written.
+/// (sticky error, fault, hang), memory outside the tensors may have been written,
+/// or the profiling pass failed (counters.pass_failed: CUPTI's state may be broken).
 bool needsFreshWorker(const Point& p);
 
 /// What a session of `verb` captures of a config file: `run` one point, the sweep's

@@ -44,6 +44,10 @@ the zoo's planted bugs behave on a GPU:
   fault_at_1, crash_at_1, hang_at_1
              point 1 faults with a sticky illegal address, dies of SIGSEGV or
              hangs in its launch; every other point is ok
+  pass_fails_at_1
+             point 1 is ok but its profiling pass failed (PC sampling:
+             counters.pass_failed, as the real capture reports it); every
+             other point is ok and profiled
   bad_types, bad_verdict, bad_category, bad_utf8, truncated, deep, unknown_event
              a malformed result line (a point whose verdict is a number, an
              unknown verdict or finding category, invalid UTF-8 in the line,
@@ -233,6 +237,13 @@ def capture(a):
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],
                                    "elements": params["M"] * params["N"], "measured": True,
                                    "written": params["M"] * params["N"], "unwritten": 0}}
+    if s == "pass_fails_at_1":
+        point["counters"] = {"collected": True, "chip": "GH100", "passes": 1, "metrics": ["gpu__time_duration.sum"],
+                             "kernel": {"name": "gemm", "launches": 1, "metrics": {"gpu__time_duration.sum": 1000.0}}}
+        if a["point"] == 1:
+            point["counters"]["pass_failed"] = True
+            point["counters"]["pc_sampling"] = {"collected": False,
+                                                "note": "PC sampling failed: CUPTI_ERROR_UNKNOWN (fake)"}
     if s in MALFORMED:
         MALFORMED[s](point)
         return verdict
