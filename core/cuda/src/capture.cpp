@@ -299,9 +299,8 @@ void timeKernel(const Config& cfg, CUfunction fn, const LaunchGeometry& g, Kerne
 class ProfilerLock {
  public:
   ProfilerLock(CUdevice device, const std::function<void(const std::string&)>& progress) {
-    char bus[32] = {};
-    if (cuDeviceGetPCIBusId(bus, sizeof bus - 1, device) != CUDA_SUCCESS) return;
-    std::string name = bus;
+    std::string name = pciBusId(device);
+    if (name.empty()) return;
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     std::error_code ec;

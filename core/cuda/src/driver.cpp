@@ -16,6 +16,12 @@ std::string cuErrorText(CUresult r) {
   return s;
 }
 
+std::string pciBusId(CUdevice device) {
+  char bus[64] = {};  // "dddddddd:bb:dd.f" at most; the last byte stays the terminator
+  if (cuDeviceGetPCIBusId(bus, sizeof bus - 1, device) != CUDA_SUCCESS) return {};
+  return bus;
+}
+
 bool isStickyError(CUresult r) {
   switch (r) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/nvml_clock.h"
 
 namespace tilescope::cuda {
@@ -99,7 +100,7 @@ GpuRecord describeGpu(int ordinal) {
       if (i == 3 || i == 5 || i == 7 || i == 9) g.uuid += '-';
     }
   }
-  if (char bus[32] = {}; cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev) == CUDA_SUCCESS) g.pciBusId = bus;
+  g.pciBusId = pciBusId(dev);
   if (const int khz = attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE); khz > 0) g.memClockMHz = khz / 1000.0;
   if (const ClockSample c = sampleSmClock(dev); c.ok) {
     g.smClockMHz = c.smMHz;

@@ -6,6 +6,8 @@
 
 #include <mutex>
 
+#include "tilescope/cuda/driver.h"
+
 namespace tilescope::cuda {
 namespace {
 
@@ -70,15 +72,15 @@ ClockSample sampleSmClock(CUdevice device) {
     s.error = n.error;
     return s;
   }
-  char bus[64] = {};
-  if (cuDeviceGetPCIBusId(bus, sizeof bus, device) != CUDA_SUCCESS) {
+  const std::string bus = pciBusId(device);
+  if (bus.empty()) {
     s.error = "cuDeviceGetPCIBusId failed: cannot find the device in NVML";
     return s;
   }
   nvmlDevice dev = nullptr;
   unsigned mhz = 0;
-  if (n.byPci(bus, &dev) != 0 || n.clock(dev, kNvmlClockSm, &mhz) != 0) {
-    s.error = std::string("NVML could not read the SM clock of ") + bus;
+  if (n.byPci(bus.c_str(), &dev) != 0 || n.clock(dev, kNvmlClockSm, &mhz) != 0) {
+    s.error = "NVML could not read the SM clock of " + bus;
     return s;
   }
   s.ok = true;

@@ -16,6 +16,10 @@ std::string cuErrorText(CUresult r);
 /// "CUDA_ERROR_ILLEGAL_ADDRESS" alone.
 std::string cuErrorName(CUresult r);
 
+/// The device's PCI bus id as the driver spells it ("0000:41:00.0"; NVML and
+/// nvidia-smi name GPUs by it), or "" when the driver cannot say.
+std::string pciBusId(CUdevice device);
+
 /// Errors after which the context is unusable (the worker must exit).
 bool isStickyError(CUresult r);
 
