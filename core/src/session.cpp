@@ -152,28 +152,20 @@ class PointReader {
 };
 
 Point PointReader::finish(const ChildResult& r, double total) {
-  const SweepPoint& sp = sp_;
-  const int trial = trial_;
-  const SessionOptions& opts = opts_;
-  Point& result = result_;
-  const bool gotPoint = gotPoint_;
-  const std::string& lastPhase = lastPhase_;
-  const std::string& lastProgress = lastProgress_;
-  const std::string& streamError = streamError_;
-  result.index = sp.index;
-  result.trial = trial;
-  result.label = sp.label();
-  result.workerStderr = r.stderrText;
-  result.wallSeconds = r.seconds;
-  result.status.streamError = streamError;
+  result_.index = sp_.index;
+  result_.trial = trial_;
+  result_.label = sp_.label();
+  result_.workerStderr = r.stderrText;
+  result_.wallSeconds = r.seconds;
+  result_.status.streamError = streamError_;
 
   if (!r.started) {
-    result.verdict = Verdict::launch_error;
-    result.launch.error = r.startError;
-    result.status.workerError = r.startError;
-    return result;
+    result_.verdict = Verdict::launch_error;
+    result_.launch.error = r.startError;
+    result_.status.workerError = r.startError;
+    return result_;
   }
-  if (!gotPoint && partial_ && (r.timedOut || r.signal != 0 || r.exitCode != kExitNoGpu)) {
+  if (!gotPoint_ && partial_ && (r.timedOut || r.signal != 0 || r.exitCode != kExitNoGpu)) {
     // The kernel ran, was checked and timed; the worker died in the profiling
     // pass (CUPTI's profilers over the kernel or the baseline's library calls).
     // That is the tool's failure, not the kernel's: keep the capture, say what died.
@@ -182,7 +174,7 @@ Point PointReader::finish(const ChildResult& r, double total) {
                             : r.signal != 0 ? "killed by " + signalDescription(r.signal)
                                             : "ended with status " + std::to_string(r.exitCode);
     const std::string where = "the worker was " + how + " in the profiling pass" +
-                              (lastProgress.empty() ? std::string() : " (at: " + lastProgress + ")");
+                              (lastProgress_.empty() ? std::string() : " (at: " + lastProgress_ + ")");
     kept.counters.passFailed = true;
     if (kept.counters.collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
       kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's counters and the PC samples are lost";
@@ -193,66 +185,67 @@ Point PointReader::finish(const ChildResult& r, double total) {
       kept.status.workerError = kept.counters.note;
     }
     kept.status.workerExit = r.signal != 0 ? 128 + r.signal : r.exitCode;  // as a shell reports it
-    result = std::move(kept);
-    result.workerStderr = r.stderrText;
-    result.wallSeconds = r.seconds;
-    result.status.streamError = streamError;
-    return result;
+    result_ = std::move(kept);
+    result_.workerStderr = r.stderrText;
+    result_.wallSeconds = r.seconds;
+    result_.status.streamError = streamError_;
+    return result_;
   }
   if (r.timedOut) {
-    double limit = r.timeoutPhase == "launch" ? opts.launchTimeoutS : total;
-    result.findings.push_back(hangFinding(r, limit, r.timeoutPhase));
-    result.verdict = worse(result.verdict, Verdict::hang);
-    return result;
+    double limit = r.timeoutPhase == "launch" ? opts_.launchTimeoutS : total;
+    result_.findings.push_back(hangFinding(r, limit, r.timeoutPhase));
+    result_.verdict = worse(result_.verdict, Verdict::hang);
+    return result_;
   }
-  if (!gotPoint && !opts.remoteHost.empty() && r.exitCode == kSshConnectionFailed) {
+  if (!gotPoint_ && !opts_.remoteHost.empty() && r.exitCode == kSshConnectionFailed) {
     // ssh itself failed (no route, unknown host, refused key): nothing ran there.
     // Like a machine without a GPU, no capture is possible: no_gpu stops the
     // session's callers, remote_unreachable says why.
     std::string why = r.stderrText.substr(0, 2000);
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-    result.status.noGpu = true;
-    result.status.remoteUnreachable = true;
-    result.status.workerExit = r.exitCode;
-    result.status.workerError = "cannot reach host '" + opts.remoteHost + "' over ssh" + (why.empty() ? "" : ": " + why);
-    return result;
+    result_.status.noGpu = true;
+    result_.status.remoteUnreachable = true;
+    result_.status.workerExit = r.exitCode;
+    result_.status.workerError =
+        "cannot reach host '" + opts_.remoteHost + "' over ssh" + (why.empty() ? "" : ": " + why);
+    return result_;
   }
-  if (r.signal != 0 && !gotPoint) {
+  if (r.signal != 0 && !gotPoint_) {
     Finding f;
     f.category = "illegal_address";
     f.severity = Severity::error;
     f.message = "the worker was killed by " + signalDescription(r.signal) +
-                (lastPhase.empty() ? "" : " during phase '" + lastPhase + "'");
-    f.evidence = {{"signal", r.signal}, {"phase", lastPhase}};
+                (lastPhase_.empty() ? "" : " during phase '" + lastPhase_ + "'");
+    f.evidence = {{"signal", r.signal}, {"phase", lastPhase_}};
     f.treeNode = "fault.illegal_address";
-    result.findings.push_back(f);
-    result.verdict = worse(result.verdict, Verdict::fault);
-    return result;
+    result_.findings.push_back(f);
+    result_.verdict = worse(result_.verdict, Verdict::fault);
+    return result_;
   }
-  if (gotPoint) locateDeviceAssert(result, r.stderrText);  // CUDA prints failed asserts on stderr
-  if (!gotPoint) {
+  if (gotPoint_) locateDeviceAssert(result_, r.stderrText);  // CUDA prints failed asserts on stderr
+  if (!gotPoint_) {
     // The worker ended without a result: a configuration problem it reported on
     // stderr (exit 2), no GPU (exit 3), an internal error, or a result line
     // that could not be read (a broken or mismatched worker).
-    std::string why = !streamError.empty()     ? "its result could not be read: " + streamError
+    std::string why = !streamError_.empty()  ? "its result could not be read: " + streamError_
                       : r.stderrText.empty() ? "no output"
                                              : r.stderrText.substr(0, 2000);
-    result.status.workerExit = r.exitCode;
-    result.status.workerError = why;
+    result_.status.workerExit = r.exitCode;
+    result_.status.workerError = why;
     if (r.exitCode == kExitNoGpu) {
-      result.status.noGpu = true;
+      result_.status.noGpu = true;
     } else {
       Finding f;
       f.category = "illegal_address";
       f.severity = Severity::error;
       f.message = "the worker exited with status " + std::to_string(r.exitCode) + " without a result: " + why;
-      f.evidence = {{"exit_code", r.exitCode}, {"phase", lastPhase}};
+      f.evidence = {{"exit_code", r.exitCode}, {"phase", lastPhase_}};
       f.treeNode = "fault.illegal_address";
-      result.findings.push_back(f);
-      result.verdict = worse(result.verdict, Verdict::fault);
+      result_.findings.push_back(f);
+      result_.verdict = worse(result_.verdict, Verdict::fault);
     }
   }
-  return result;
+  return result_;
 }
 
 }  // namespace
