@@ -4,7 +4,8 @@
 # memcheck-class checks, bank conflicts, hazards; `--trace-mode memory`: without
 # the hazards), and under `compute-sanitizer --tool memcheck` and `--tool
 # racecheck` (only the kernel under test instrumented). Prints a table; the
-# traced launch alone is the report's extra.trace_seconds.
+# traced launch alone is the report's extra.trace_seconds, and a second table
+# splits the full trace's time by phase (extra.trace_phases).
 # Usage: bench/trace_bench.sh BUILD_DIR OUT_DIR [LIMIT_S] [CONFIG...]
 set -uo pipefail
 bin=$(cd "$1" && pwd)/app/tilescope-run; out=$2; limit=${3:-240}; shift 3 2>/dev/null || shift $#
@@ -46,4 +47,19 @@ PY
   }
   printf '| %s | %s | %s | %s (%s) | %s (%s) | %s | %s |\n' "$name" "$entry" "$plain" "$full" "$(launch "$out/$name.full.jsonl")" \
     "$mem" "$(launch "$out/$name.memory.jsonl")" "$mc" "$rc"
+done
+
+# Where the full trace's time went (extra.trace_phases), per config.
+printf '\n| config | %s |\n| --- | --- | --- | --- | --- | --- | --- |\n' "setup s | buffer s | launch s | readback s | lines s | analysis s"
+for cfg in "${configs[@]}"; do
+  name=$(basename "$cfg" .tscfg.json)
+  python3 - "$out/$name.full.jsonl" "$name" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "point":
+        ph = e["point"].get("extra", {}).get("trace_phases", {})
+        keys = ["setup", "buffer", "launch", "readback", "lines", "analysis"]
+        print("| " + sys.argv[2] + " | " + " | ".join(f"{ph[k]:.3f}" if k in ph else "-" for k in keys) + " |")
+PY
 done

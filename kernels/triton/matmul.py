@@ -8,7 +8,10 @@ tiles that cross C's edges, so any M, N, K works.
 Planted bug (kernels/README.md): BUG_DOT_SHAPE loads B's tile as
 (BLOCK_N, BLOCK_K) and multiplies it without tl.trans, a compile error (seed
 000). The wrong-stride bug of matmul_bug_wrong_stride is in the config: the
-kernel is right, the caller passes B's two strides swapped.
+kernel is right, the caller passes B's two strides swapped. BUG_NO_K_MASK
+masks A's tile by rows only: the last K slice reads past each row's end (the
+next row's first elements, which B's masked zeros cancel) and, on the last
+row, past A's end. With num_stages > 1 the load is a cp.async.
 """
 import triton
 import triton.language as tl
@@ -18,7 +21,8 @@ import triton.language as tl
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                  GROUP_M: tl.constexpr, BUG_DOT_SHAPE: tl.constexpr = False):
+                  GROUP_M: tl.constexpr, BUG_DOT_SHAPE: tl.constexpr = False,
+                  BUG_NO_K_MASK: tl.constexpr = False):
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
@@ -42,7 +46,10 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         k_left = K - k * BLOCK_K
-        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        if BUG_NO_K_MASK:
+            a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)
+        else:
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
         if BUG_DOT_SHAPE:
             b = tl.load(b_ptrs, mask=(offs_n[:, None] < N) & (offs_k[None, :] < k_left), other=0.0)
         else:

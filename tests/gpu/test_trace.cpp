@@ -36,6 +36,7 @@ struct TraceCase {
   std::string category;               ///< the trace's finding ("" : a correct kernel)
   std::string oracle;                 ///< memcheck | racecheck | initcheck | ncu | ""
   std::vector<std::string> overrides; ///< --set NAME=VALUE (smaller shapes for the oracle's sake)
+  std::vector<std::string> spaces = {}; ///< access kinds some traced line must show (lines[].spaces)
 };
 
 void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.config; }
@@ -58,6 +59,8 @@ const std::vector<TraceCase> kCases = {
   // Triton kernels: the accesses map to the .py lines (Triton's line info)
   {"triton/add_bug_store_no_mask.tscfg.json",     "oob_write",          "memcheck",  {}},
   {"triton/row_sum_bug_load_no_mask.tscfg.json",  "oob_read",           "memcheck",  {}},
+  // a pipelined load (cp.async) past A's end
+  {"triton/matmul_bug_no_k_mask.tscfg.json",      "oob_read",           "memcheck",  {}, {"cp.async"}},
   // correct kernels: no error finding, no hazard
   {"trace/transpose.tscfg.json",                  "", "ncu", {}},
   {"trace/pack4.tscfg.json",                      "", "", {}},
@@ -68,7 +71,11 @@ const std::vector<TraceCase> kCases = {
   {"attention/flash_attn_fwd_tail.tscfg.json",    "", "", {}},
   {"softmax/softmax_row_f32.tscfg.json",          "", "", {}},
   {"gate/highway_gate.tscfg.json",                "", "", {}},
-  {"triton/matmul_f16.tscfg.json",                "", "", {}},
+  {"triton/matmul_f16.tscfg.json",                "", "", {}, {"cp.async"}},
+  // masked lanes of cp.async read nothing (zero-fill): no bad access
+  {"triton/matmul_tail.tscfg.json",               "", "", {}, {"cp.async"}},
+  // TileLang's sm_80 GEMM: cp.async into shared memory, ldmatrix out of it
+  {"tilelang/gemm_tilelang.tscfg.json",           "", "", {}, {"cp.async", "matrix"}},
 };
 // clang-format on
 
@@ -172,6 +179,13 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
       if (fp.value("exact", false) && fp.value("cells_written", 0) > 0) {
         EXPECT_EQ(fp.value("cells_multi_writer", -1), 0) << fp.value("tensor", "") << " of " << c.config;
       }
+  }
+  for (const std::string& space : c.spaces) {
+    std::uint64_t accesses = 0;
+    for (const auto& l : trace.value("lines", json::array()))
+      for (const auto& sp : l.value("spaces", json::array()))
+        if (sp == space) accesses += l.value("accesses", std::uint64_t(0));
+    EXPECT_GT(accesses, 0u) << "no traced line shows a " << space << " access";
   }
   const json* f = c.category.empty() ? nullptr : traceFinding(p, c.category);
   if (!c.category.empty()) {

@@ -100,6 +100,7 @@ const std::vector<ZooCase> kZoo = {
   {"triton/matmul_spill.tscfg.json",                  "check", {}, {"register_spill"}, ""},
   {"triton/matmul_bug_dot_shape.tscfg.json",          "run",   {"compile_error"}, {"compile_error"}, "triton_dot_shape"},
   {"triton/matmul_bug_wrong_stride.tscfg.json",       "run",   {"incorrect"}, {"mismatch"}, "transposed"},
+  {"triton/matmul_bug_no_k_mask.tscfg.json",          "run",   {"incorrect"}, {"nan_inf", "mismatch", "oob_read"}, ""},
   {"triton/row_sum.tscfg.json",                       "run",   kPasses, {}, ""},
   {"triton/row_sum_bug_load_no_mask.tscfg.json",      "run",   {"incorrect"}, {"mismatch", "nan_inf", "oob_read"}, ""},
   {"triton/row_sum_bug_dynamic_arange.tscfg.json",    "run",   {"compile_error"}, {"compile_error"}, "triton_arange_constexpr"},

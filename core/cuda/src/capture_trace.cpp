@@ -7,6 +7,7 @@
 #include "capture_trace.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "trace_engine.h"
 #include "trace_sanitizer.h"
@@ -59,11 +60,14 @@ bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions&
   TraceOptionsForAnalysis ao;
   ao.source = cfg.kernel.source;
   ao.reportCells = opts.trace.reportCells;
+  const auto t0 = std::chrono::steady_clock::now();
   *analysis = analyzeTrace(run.capture, run.lines, tileLookup(cfg, s), ao);
+  run.phases.emplace_back("analysis", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   p.trace = analysis->info;
   if (run.launchResult != CUDA_SUCCESS) p.trace.reason = "the traced launch returned " + run.capture.launchError;
   if (run.lines.empty()) p.trace.reason += (p.trace.reason.empty() ? "" : "; ") + run.linesNote;
   p.extra["trace_seconds"] = run.seconds;
+  for (const auto& [phase, seconds] : run.phases) p.extra["trace_phases"][phase] = seconds;
   progress("traced in " + std::to_string(run.seconds) + " s: " + std::to_string(analysis->info.faults.size()) +
            " bad instruction(s), " + std::to_string(analysis->info.hazards.size()) + " hazard pair(s)");
   if (analysis->wouldFault) return true;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define TS_TRACE_MAGIC 0x54534331u  // "TSC1"
-#define TS_TRACE_VERSION 1u
+#define TS_TRACE_VERSION 2u
 #define TS_MAX_TENSORS 16
 
 // TsHeader.options
@@ -44,6 +44,8 @@
 #define TS_PC_LOCAL 0x40u
 #define TS_PC_BARRIER 0x80u
 #define TS_PC_STOPPED 0x100u  // a warp was exited here (the access would have faulted)
+#define TS_PC_ASYNC 0x200u    // cp.async: a global read whose data lands in shared memory
+#define TS_PC_MATRIX 0x400u   // ldmatrix/stmatrix: 16-byte rows of 8x8 matrices in shared memory
 
 // TsRecord.flags: the Sanitizer API's access flags, plus
 #define TS_REC_SHARED 0x100u  // a shared-memory access (addr is the shared-window offset)
@@ -74,12 +76,18 @@ struct TsBox {
   uint32_t pad;
 };
 
+// Per-PC counters. The hot path adds as little as it can: one atomic per warp
+// execution (execs); the rest only where an access departs from the common
+// case, and the host derives the totals (trace_engine.cpp):
+//   threads    = 32 * execs - missingLanes   (access PCs)
+//   bytes      = threads * the PC's one access size
+//   ideal      = execs * phases(size) - idealShort   (shared PCs; phases: 1, 2 for 8 bytes, 4 for 16)
+//   wavefronts = ideal + extraWaves
 struct TsPc {
-  uint64_t execs;        // warp-level executions
-  uint64_t threads;      // thread-level accesses
-  uint64_t bytes;
-  uint64_t wavefronts;   // shared: wavefronts the accesses took
-  uint64_t ideal;        // shared: wavefronts without conflicts
+  uint64_t execs;          // warp-level executions
+  uint64_t missingLanes;   // inactive lanes of those executions
+  uint64_t extraWaves;     // shared: wavefronts beyond the conflict-free number
+  uint64_t idealShort;     // shared: phases without an active lane
   uint64_t firstFaultKey;   // min (block linear << 32 | thread linear) of a bad access
   uint64_t firstUninitKey;
   uint32_t faults, uninit, hazards, maxWays, flags, sizes;  // sizes: bit log2(size)
@@ -115,8 +123,11 @@ struct TsHeader {
   uint64_t ctaSlotOffset;     // u32 per CTA (maxCtas): its slot + 1, 0 unassigned
   uint64_t epochOffset;       // u32 per slot x blockThreads: barriers each thread passed
   uint64_t shadowOffset;      // 2 x u64 per slot x smemWords: last write, last read
-  // device-side counters
-  uint32_t recordCount, hazardOverflow, untrackedCtas, untrackedSlots;
-  uint64_t globalAccesses, sharedAccesses, localAccesses, outsidePcs, barriers, stoppedWarps;
   TsTensor tensors[TS_MAX_TENSORS];
+  // Device-side counters, on cache lines of their own: the fields above are
+  // read by every patched access and stay in L1 while these change. Accesses
+  // at PCs with a TsPc slot are counted there; these count the others.
+  alignas(128) uint32_t recordCount, hazardOverflow, untrackedCtas, untrackedSlots;
+  uint64_t outsideGlobal, outsideShared, outsideLocal, outsideBarriers;  // thread accesses / warp barriers
+  uint64_t outsidePcs, stoppedWarps;
 };

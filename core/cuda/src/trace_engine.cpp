@@ -80,9 +80,34 @@ void findFunctions(const CompiledKernel& ck, CUmodule module, const std::string&
 
 }  // namespace
 
+TracePc decodePc(const TsPc& p) {
+  TracePc tp;
+  tp.execs = p.execs;
+  tp.flags = p.flags, tp.sizes = p.sizes;
+  tp.faults = p.faults, tp.uninit = p.uninit, tp.hazards = p.hazards, tp.maxWays = p.maxWays;
+  if (p.firstFaultKey) tp.firstFaultKey = ~p.firstFaultKey;
+  if (p.firstUninitKey) tp.firstUninitKey = ~p.firstUninitKey;
+  if (!(p.flags & (TS_PC_GLOBAL | TS_PC_SHARED | TS_PC_LOCAL))) return tp;  // a barrier: executions only
+  // One instruction has one access size; the largest bit stands for it should a PC ever report two.
+  const std::uint32_t size = p.sizes ? 1u << (31 - __builtin_clz(p.sizes)) : 0u;
+  tp.threads = 32 * p.execs - std::min<std::uint64_t>(p.missingLanes, 32 * p.execs);
+  tp.bytes = tp.threads * size;
+  if ((p.flags & TS_PC_SHARED) && !(p.flags & TS_PC_ASYNC)) {
+    const std::uint64_t phases = size >= 8 ? size / 4 : 1;
+    tp.ideal = p.execs * phases - std::min<std::uint64_t>(p.idealShort, p.execs * phases);
+    tp.wavefronts = tp.ideal + p.extraWaves;
+  }
+  return tp;
+}
+
 TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeometry& g, KernelArgs& args,
                      const TraceOptions& o) {
   TraceRun run;
+  auto mark = [&run, t = std::chrono::steady_clock::now()](const char* phase) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    run.phases.emplace_back(phase, std::chrono::duration<double>(now - t).count());
+    t = now;
+  };
   SanitizerApi& api = SanitizerApi::instance();
   if (!api.init().empty()) {
     run.error = api.init();
@@ -111,7 +136,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
   }
   s.modules.push_back(tk);
   std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess, PatchPoint::localAccess,
-                                 PatchPoint::barrier};
+                                 PatchPoint::barrier, PatchPoint::memcpyAsync, PatchPoint::matrixAccess};
   if (o.hazards) points.insert(points.end(), {PatchPoint::blockEnter, PatchPoint::blockExit});
   for (PatchPoint p : points)
     if (auto e = api.patch(tk.module, p); !e.empty()) return fail(e);
@@ -127,6 +152,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
   for (const auto& f : c.functions) lo = std::min(lo, f.base), hi = std::max(hi, f.base + f.size);
   if (hi - lo > (std::uint64_t(64) << 20)) hi = lo + (std::uint64_t(64) << 20);  // PC slots for 64 MiB of code at most
 
+  mark("setup");
   CUfunction plain = s.modules.front().function;
   int staticSmem = 0;
   cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, plain);
@@ -233,6 +259,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
     if (r.bytes && cuMemsetD8(buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS) return fail("clearing the trace buffer");
   if (cuMemcpyHtoD(buf, &h, sizeof h) != CUDA_SUCCESS) return fail("uploading the trace header");
   if (auto e = api.setCallbackData(tk.function, buf); !e.empty()) return fail(e);
+  mark("buffer");
 
   const auto t0 = std::chrono::steady_clock::now();
   run.launchResult = launch(tk.function, g, args, nullptr);
@@ -243,22 +270,24 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
     s.dead = isStickyError(run.launchResult);
     if (s.dead) return fail("the traced launch faulted: " + c.launchError);
   }
+  mark("launch");
 
   // Copy back what the host reads (the shadow and the init bits stay behind).
   TsHeader back{};
   std::vector<TsPc> pcs(h.numPcs);
   if (!download(buf, 0, &back, sizeof back) || !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
     return fail("copying the trace back");
+  std::uint64_t accesses[3] = {back.outsideGlobal, back.outsideShared, back.outsideLocal};
+  std::uint64_t barriers = back.outsideBarriers;
   for (std::size_t i = 0; i < pcs.size(); ++i) {
     const TsPc& p = pcs[i];
     if (!p.execs && !p.faults && !p.uninit && !p.hazards) continue;
-    TracePc tp;
+    TracePc tp = decodePc(p);
     tp.pc = lo + i * 16;
-    tp.execs = p.execs, tp.threads = p.threads, tp.bytes = p.bytes, tp.wavefronts = p.wavefronts, tp.ideal = p.ideal;
-    if (p.firstFaultKey) tp.firstFaultKey = ~p.firstFaultKey;
-    if (p.firstUninitKey) tp.firstUninitKey = ~p.firstUninitKey;
-    tp.faults = p.faults, tp.uninit = p.uninit, tp.hazards = p.hazards, tp.maxWays = p.maxWays;
-    tp.flags = p.flags, tp.sizes = p.sizes;
+    if (p.flags & TS_PC_GLOBAL) accesses[0] += tp.threads;
+    else if (p.flags & TS_PC_SHARED) accesses[1] += tp.threads;
+    else if (p.flags & TS_PC_LOCAL) accesses[2] += tp.threads;
+    if (p.flags & TS_PC_BARRIER) barriers += p.execs;
     c.pcs.push_back(tp);
   }
   c.recordsSeen = back.recordCount;
@@ -311,12 +340,14 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
     }
   }
   c.hazardOverflow = back.hazardOverflow;
-  c.globalAccesses = back.globalAccesses, c.sharedAccesses = back.sharedAccesses, c.localAccesses = back.localAccesses;
-  c.barriers = back.barriers, c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
+  c.globalAccesses = accesses[0], c.sharedAccesses = accesses[1], c.localAccesses = accesses[2];
+  c.barriers = barriers, c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
   c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
 
+  mark("readback");
   if (ck.format == CompiledKernel::Format::cubin) run.lines = parseCubinLineTable(ck.image, &run.linesNote);
   else run.linesNote = "no line table: the module is not a cubin";
+  mark("lines");
   run.ok = true;
   return run;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "capture_detail.h"
+#include "trace_abi.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/tracer.h"
 #include "tilescope/trace.h"
@@ -18,7 +19,15 @@ struct TraceRun {
   LineTable lines;
   std::string linesNote;     ///< why there is no line information
   double seconds = 0;        ///< the traced launch alone (patching excluded)
+  /// Where the trace's time went, in order: setup (Sanitizer API, the patched
+  /// module), buffer (layout, allocation, clearing), launch, readback, lines.
+  std::vector<std::pair<std::string, double>> phases;
 };
+
+/// One PC slot as the device left it, with the totals the device does not
+/// keep (threads, bytes, wavefronts, ideal wavefronts: see TsPc) derived.
+/// The PC address itself is the caller's to set.
+TracePc decodePc(const TsPc& p);
 
 /// Traces one launch of `ck`'s entry over the capture's tensors with `args`.
 /// A sticky launch error sets s.dead.

@@ -12,6 +12,15 @@
 // word) by its lowest lane, found with __activemask/__match_any_sync: every
 // lane of the active mask is at the same patched instruction.
 //
+// The cost of a trace is the cost of these atomics: every warp of a kernel
+// hits the same PC slots and its CTA's boxes. So the hot path adds one
+// counter per warp execution and derives the rest on the host (TsPc), and
+// every monotone update (min, max, or) first reads the value and skips the
+// atomic when it would change nothing. The read may be stale, but only in
+// the safe direction: a minimum only falls and a set of bits only grows, so a
+// stale value that already makes the atomic useless proves the current one
+// does too.
+//
 // Tools patches may not use the `redux` instruction (__reduce_*_sync), so
 // group reductions are trees of shuffles over the lanes' ranks in their group.
 #include <sanitizer_patching.h>
@@ -76,20 +85,35 @@ __device__ __forceinline__ TsPc* pcSlot(TsHeader* h, uint64_t pc) {
 
 __device__ __forceinline__ uint32_t log2Size(uint32_t size) { return 31 - __clz(size | 1); }
 
-// Warp-aggregated per-PC counters: one lane adds the whole warp's figures.
-__device__ void countPc(TsHeader* h, TsPc* s, unsigned mask, uint32_t flags, uint32_t size, uint64_t* spaceCounter) {
+// Monotone updates that skip the atomic when a (possibly stale) read shows it
+// would change nothing; see the file comment.
+__device__ __forceinline__ void minTo(uint32_t* p, uint32_t v) {
+  if (*p > v) atomicMin(p, v);
+}
+__device__ __forceinline__ void maxTo(uint32_t* p, uint32_t v) {
+  if (*p < v) atomicMax(p, v);
+}
+__device__ __forceinline__ void setBits(uint32_t* p, uint32_t bits) {
+  if ((*p & bits) != bits) atomicOr(p, bits);
+}
+__device__ __forceinline__ void add64(uint64_t* p, uint64_t v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
+}
+
+// Warp-aggregated per-PC counters: one lane adds the whole warp's figures
+// (threads and bytes are derived on the host, see TsPc).
+__device__ void countPc(TsHeader* h, TsPc* s, unsigned mask, uint32_t flags, uint32_t size, uint64_t* outside) {
   if (!isLeader(mask)) return;
   const unsigned n = __popc(mask);
-  atomicAdd(reinterpret_cast<unsigned long long*>(spaceCounter), n);
   if (!s) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&h->outsidePcs), 1ull);
+    add64(outside, n);
+    add64(&h->outsidePcs, 1);
     return;
   }
-  atomicAdd(reinterpret_cast<unsigned long long*>(&s->execs), 1ull);
-  atomicAdd(reinterpret_cast<unsigned long long*>(&s->threads), (unsigned long long)n);
-  atomicAdd(reinterpret_cast<unsigned long long*>(&s->bytes), (unsigned long long)n * size);
-  atomicOr(&s->flags, flags);
-  atomicOr(&s->sizes, 1u << log2Size(size));
+  add64(&s->execs, 1);
+  if (n != 32) add64(&s->missingLanes, 32 - n);
+  setBits(&s->flags, flags);
+  setBits(&s->sizes, 1u << log2Size(size));
 }
 
 // Appends to the bounded record list: the first half of it takes any record,
@@ -152,10 +176,10 @@ __device__ void updateBox(TsHeader* h, const TsTensor& t, unsigned group, uint32
   const uint32_t b = blockLinear();
   if (!isLeader(group) || b >= h->maxCtas || t.boxesOffset == 0) return;
   TsBox* box = at<TsBox>(h, t.boxesOffset) + (uint64_t(b) * 2 + w);
-  atomicMin(&box->rowMin, rowMin);
-  atomicMin(&box->rowMax, ~rowMax);  // complemented: maxima are minima of ~x
-  atomicMin(&box->colMin, colMin);
-  atomicMin(&box->colMax, ~colMax);
+  minTo(&box->rowMin, rowMin);
+  minTo(&box->rowMax, ~rowMax);  // complemented: maxima are minima of ~x
+  minTo(&box->colMin, colMin);
+  minTo(&box->colMax, ~colMax);
   atomicSub(&box->count, unsigned(__popc(group)));  // starts at 0xFFFFFFFF: count = ~value
 }
 
@@ -175,8 +199,8 @@ __device__ void updateCells(TsHeader* h, const TsTensor& t, unsigned group, uint
   const unsigned same = __match_any_sync(group, c0 == c1 ? c0 : 0xFFFFFFFFu);
   if (c0 == c1) {
     if (isLeader(same)) {
-      atomicMin(&cells[uint64_t(c0) * 4 + w * 2], b);
-      atomicMin(&cells[uint64_t(c0) * 4 + w * 2 + 1], ~b);
+      minTo(&cells[uint64_t(c0) * 4 + w * 2], b);
+      minTo(&cells[uint64_t(c0) * 4 + w * 2 + 1], ~b);
     }
     return;
   }
@@ -185,8 +209,8 @@ __device__ void updateCells(TsHeader* h, const TsTensor& t, unsigned group, uint
     const uint32_t c = cellOf(t, e);
     if (c == last) continue;
     last = c;
-    atomicMin(&cells[uint64_t(c) * 4 + w * 2], b);
-    atomicMin(&cells[uint64_t(c) * 4 + w * 2 + 1], ~b);
+    minTo(&cells[uint64_t(c) * 4 + w * 2], b);
+    minTo(&cells[uint64_t(c) * 4 + w * 2 + 1], ~b);
   }
 }
 
@@ -198,7 +222,7 @@ __device__ bool initBits(const TsTensor& t, TsHeader* h, Span sp, bool write, ui
   for (uint32_t e = sp.e0; e <= sp.e1; ++e) {
     const uint32_t bit = 1u << (e & 31);
     if (write) {
-      atomicOr(&bits[e >> 5], bit);
+      setBits(&bits[e >> 5], bit);
       continue;
     }
     // Bytes of element e within the access: [(e - e0) * es - firstByte, ...)
@@ -296,50 +320,43 @@ __device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write,
 // accesses of up to 4 bytes, 16 for 8, 8 for 16); within a phase each bank
 // serves one distinct word (of the access's width, at least 4 bytes) per
 // wavefront, so a phase takes as many wavefronts as the most distinct words any
-// bank holds.
+// bank holds. The PC keeps only what departs from a full, conflict-free warp
+// (TsPc): most executions add nothing.
 __device__ void bankConflicts(TsPc* s, unsigned mask, uint32_t offset, uint32_t size) {
   const uint32_t unitShift = size >= 8 ? log2Size(size) : 2;
   const uint32_t banks = 128u >> unitShift;
+  const uint32_t phases = 32u / banks;
   const uint32_t phase = laneId() / banks;
   const uint32_t word = offset >> unitShift;
   const uint32_t bank = word & (banks - 1);
   const unsigned sameWord = __match_any_sync(mask, (word << 2) | phase);
   const unsigned sameBank = __match_any_sync(mask, (bank << 2) | phase);
+  const unsigned samePhase = __match_any_sync(mask, phase);
+  const bool phaseLeader = isLeader(samePhase);
+  const uint32_t ideal = __popc(__ballot_sync(mask, phaseLeader));
+  // Conflict-free when every lane shares its bank only with lanes of its word.
+  if (__all_sync(mask, sameWord == sameBank)) {
+    if (s && isLeader(mask) && ideal != phases) add64(&s->idealShort, phases - ideal);
+    return;
+  }
   const unsigned wordLeaders = __ballot_sync(mask, isLeader(sameWord));
   const uint32_t distinct = __popc(sameBank & wordLeaders);
-  const unsigned samePhase = __match_any_sync(mask, phase);
   // Leader-only results: the phase leader holds its phase's wavefronts.
   const uint32_t phaseWaves = Group(samePhase).max(distinct);
-  const bool phaseLeader = isLeader(samePhase);
   const Group warp(mask);
   const uint32_t waves = warp.sum(phaseLeader ? phaseWaves : 0u);
-  const uint32_t ideal = __popc(__ballot_sync(mask, phaseLeader));
   const uint32_t worst = warp.max(phaseLeader ? phaseWaves : 0u);
   if (!s || !isLeader(mask)) return;
-  atomicAdd(reinterpret_cast<unsigned long long*>(&s->wavefronts), (unsigned long long)waves);
-  atomicAdd(reinterpret_cast<unsigned long long*>(&s->ideal), (unsigned long long)ideal);
-  atomicMax(&s->maxWays, worst);
+  if (waves > ideal) add64(&s->extraWaves, waves - ideal);
+  if (ideal != phases) add64(&s->idealShort, phases - ideal);
+  maxTo(&s->maxWays, worst);
 }
 
-}  // namespace
-
-// --- the callbacks ------------------------------------------------------------
-
-extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* userdata, uint64_t pc, void* ptr,
-                                                                       uint32_t size, uint32_t flags,
-                                                                       const void* pData) {
-  TsHeader* h = static_cast<TsHeader*>(userdata);
-  const unsigned mask = __activemask();
-  if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
-  // A generic access that resolves to shared or local memory is not global.
-  if (__isShared(ptr) || __isLocal(ptr)) return SANITIZER_PATCH_SUCCESS;
-  const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
-  const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
-  const uint64_t a = reinterpret_cast<uint64_t>(ptr);
-  TsPc* s = pcSlot(h, pc);
-  countPc(h, s, mask, TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
-          size, &h->globalAccesses);
-
+// The checks and footprints of one global access by the lanes of `mask` (every
+// lane of it calls, with its own address). Returns true where the access must
+// not happen (it would fault and kill the context): the caller exits the warp.
+__device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, uint64_t a, uint32_t size,
+                             uint32_t flags, bool write, bool atomic, uint32_t usedBytes) {
   uint32_t ti = TS_NONE32;
   for (uint32_t i = 0; i < h->numTensors; ++i)
     if (a >= h->tensors[i].allocBegin && a < h->tensors[i].allocEnd) {
@@ -357,7 +374,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   const bool stop = kind == TS_K_MISALIGNED || kind == TS_K_WILD;
   if (kind) {
     reportBad(h, s, kind, ti, size, flags, pc, a);
-    if (stop && s) atomicOr(&s->flags, TS_PC_STOPPED);
+    if (stop && s) setBits(&s->flags, TS_PC_STOPPED);
   }
 
   // Footprints and initialisation of the in-bounds part (uniform control flow
@@ -383,16 +400,64 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   if (track && (h->options & TS_OPT_UNINIT) && (t->flags & TS_T_TRACK_INIT) && t->initOffset) {
     const uint32_t firstByte = uint32_t((a - t->base) % t->elemSize);
     if (!write || atomic) {
-      const uint32_t used = (!write && pData) ? *static_cast<const uint32_t*>(pData) : 0xFFFFFFFFu;
-      if (!initBits(*t, h, sp, false, used, firstByte)) reportBad(h, s, TS_K_UNINIT, ti, size, flags, pc, a);
+      if (!initBits(*t, h, sp, false, usedBytes, firstByte)) reportBad(h, s, TS_K_UNINIT, ti, size, flags, pc, a);
     }
     if (write) initBits(*t, h, sp, true, 0, firstByte);
   }
+  return stop;
+}
+
+// A shared-window access that would fault (misaligned, or past the block's
+// shared memory) is reported; the caller exits the warp.
+__device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, uint32_t size, uint32_t flags) {
+  const bool misaligned = size > 1 && (offset & (size - 1)) != 0;
+  const bool stop = misaligned || uint64_t(offset) + size > h->smemBytes;
   if (stop) {
-    const unsigned stopping = __activemask();
-    if (isLeader(stopping)) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
-    return SANITIZER_PATCH_ERROR;
+    reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED, pc,
+              offset);
+    if (s) setBits(&s->flags, TS_PC_STOPPED);
   }
+  return stop;
+}
+
+// Hazards of a shared access (or the shared side of cp.async): lanes of one
+// warp that touch the same word act as one access.
+__device__ void sharedHazards(TsHeader* h, unsigned mask, uint64_t pc, uint32_t offset, uint32_t size, bool write,
+                              bool stop) {
+  const int32_t slot = mySlot(h);
+  const unsigned same = __match_any_sync(mask, (slot < 0 || stop) ? 0xFFFFFFFFu : offset);
+  if (slot >= 0 && !stop && isLeader(same)) {
+    const uint32_t w0 = offset >> 2, w1 = (offset + size - 1) >> 2;
+    for (uint32_t w = w0; w <= w1 && w < h->smemWords; ++w) hazardWord(h, slot, w, write, pc);
+  }
+}
+
+__device__ SanitizerPatchResult stopWarp(TsHeader* h) {
+  const unsigned stopping = __activemask();
+  if (isLeader(stopping)) add64(&h->stoppedWarps, 1);
+  return SANITIZER_PATCH_ERROR;
+}
+
+}  // namespace
+
+// --- the callbacks ------------------------------------------------------------
+
+extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* userdata, uint64_t pc, void* ptr,
+                                                                       uint32_t size, uint32_t flags,
+                                                                       const void* pData) {
+  TsHeader* h = static_cast<TsHeader*>(userdata);
+  const unsigned mask = __activemask();
+  if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
+  // A generic access that resolves to shared or local memory is not global.
+  if (__isShared(ptr) || __isLocal(ptr)) return SANITIZER_PATCH_SUCCESS;
+  const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
+  TsPc* s = pcSlot(h, pc);
+  countPc(h, s, mask, TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
+          size, &h->outsideGlobal);
+  const uint32_t used = (!write && pData) ? *static_cast<const uint32_t*>(pData) : 0xFFFFFFFFu;
+  if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, flags, write, atomic, used))
+    return stopWarp(h);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -407,33 +472,60 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
   const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
   TsPc* s = pcSlot(h, pc);
   countPc(h, s, mask, TS_PC_SHARED | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
-          size, &h->sharedAccesses);
+          size, &h->outsideShared);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, offset, size);
   // A misaligned shared access faults like a global one; so does one past the
   // window. The lanes that stop still take part in the warp intrinsics below:
   // every lane of `mask` must reach them.
-  const bool misaligned = size > 1 && (offset & (size - 1)) != 0;
-  const bool stop = misaligned || uint64_t(offset) + size > h->smemBytes;
-  if (stop) {
-    reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED, pc,
-              offset);
-    if (s) atomicOr(&s->flags, TS_PC_STOPPED);
+  const bool stop = sharedFault(h, s, pc, offset, size, flags);
+  if ((h->options & TS_OPT_HAZARDS) && !atomic) sharedHazards(h, mask, pc, offset, size, write, stop);
+  return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
+}
+
+// cp.async: a global read of `size` bytes at `src` whose data the copy writes
+// to the shared window at `dst` later (by the pipeline wait). A lane whose
+// source size is 0 (the zero-fill of a masked load) reads nothing: src is null.
+// The shared side is checked for faults and hazards (as a write at the issue);
+// its bank conflicts are the asynchronous unit's business, not counted.
+extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* userdata, uint64_t pc, void* src,
+                                                                      uint32_t dst, uint32_t size) {
+  TsHeader* h = static_cast<TsHeader*>(userdata);
+  const unsigned mask = __activemask();
+  TsPc* s = pcSlot(h, pc);
+  countPc(h, s, mask, TS_PC_GLOBAL | TS_PC_READ | TS_PC_ASYNC, size, &h->outsideGlobal);
+  const bool reads = src != nullptr;
+  const unsigned readers = __ballot_sync(mask, reads);
+  bool stop = false;
+  if (readers) {
+    // Only the reading lanes take part in the global checks' warp intrinsics.
+    if (reads)
+      stop = globalAccess(h, s, readers, pc, reinterpret_cast<uint64_t>(src), size, SANITIZER_MEMORY_DEVICE_FLAG_READ,
+                          false, false, 0xFFFFFFFFu);
   }
-  if ((h->options & TS_OPT_HAZARDS) && !atomic) {
-    const int32_t slot = mySlot(h);
-    // Lanes of one warp that touch the same word act as one access.
-    const unsigned same = __match_any_sync(mask, (slot < 0 || stop) ? 0xFFFFFFFFu : offset);
-    if (slot >= 0 && !stop && isLeader(same)) {
-      const uint32_t w0 = offset >> 2, w1 = (offset + size - 1) >> 2;
-      for (uint32_t w = w0; w <= w1 && w < h->smemWords; ++w) hazardWord(h, slot, w, write, pc);
-    }
-  }
-  if (stop) {
-    const unsigned stopping = __activemask();
-    if (isLeader(stopping)) atomicAdd(reinterpret_cast<unsigned long long*>(&h->stoppedWarps), 1ull);
-    return SANITIZER_PATCH_ERROR;
-  }
-  return SANITIZER_PATCH_SUCCESS;
+  stop = sharedFault(h, s, pc, dst, size, SANITIZER_MEMORY_DEVICE_FLAG_WRITE) || stop;
+  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, dst, size, true, stop);
+  return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
+}
+
+// ldmatrix/stmatrix: each lane addresses one 16-byte row of the `count`
+// 8x8 matrices (lanes 0-7 the first matrix, 8-15 the second, ...); the other
+// lanes' addresses are unused. A 16-byte shared access of the addressing lanes.
+extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* userdata, uint64_t pc, uint32_t address,
+                                                                       uint32_t size, uint32_t flags, uint32_t count,
+                                                                       const void* pNewValue) {
+  (void)pNewValue;
+  TsHeader* h = static_cast<TsHeader*>(userdata);
+  const unsigned all = __activemask();
+  const bool addressing = laneId() < 8 * count;
+  const unsigned mask = __ballot_sync(all, addressing);
+  if (!addressing) return SANITIZER_PATCH_SUCCESS;
+  const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
+  TsPc* s = pcSlot(h, pc);
+  countPc(h, s, mask, TS_PC_SHARED | TS_PC_MATRIX | (write ? TS_PC_WRITE : TS_PC_READ), size, &h->outsideShared);
+  if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, address, size);
+  const bool stop = sharedFault(h, s, pc, address, size, flags);
+  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, address, size, write, stop);
+  return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* userdata, uint64_t pc, void* ptr,
@@ -443,7 +535,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* user
   TsHeader* h = static_cast<TsHeader*>(userdata);
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   countPc(h, pcSlot(h, pc), __activemask(), TS_PC_LOCAL | (write ? TS_PC_WRITE : TS_PC_READ), size,
-          &h->localAccesses);
+          &h->outsideLocal);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -453,10 +545,11 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata
   TsHeader* h = static_cast<TsHeader*>(userdata);
   const unsigned mask = __activemask();
   if (isLeader(mask)) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&h->barriers), 1ull);
     if (TsPc* s = pcSlot(h, pc)) {
-      atomicAdd(reinterpret_cast<unsigned long long*>(&s->execs), 1ull);
-      atomicOr(&s->flags, TS_PC_BARRIER);
+      add64(&s->execs, 1);
+      setBits(&s->flags, TS_PC_BARRIER);
+    } else {
+      add64(&h->outsideBarriers, 1);
     }
   }
   if (h->options & TS_OPT_HAZARDS) {

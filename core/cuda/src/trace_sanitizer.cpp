@@ -143,6 +143,8 @@ std::string SanitizerApi::patch(CUmodule module, PatchPoint point) {
     case PatchPoint::barrier: id = SANITIZER_INSTRUCTION_BARRIER, fn = "TsBarrier"; break;
     case PatchPoint::blockEnter: id = SANITIZER_INSTRUCTION_BLOCK_ENTER, fn = "TsBlockEnter"; break;
     case PatchPoint::blockExit: id = SANITIZER_INSTRUCTION_BLOCK_EXIT, fn = "TsBlockExit"; break;
+    case PatchPoint::memcpyAsync: id = SANITIZER_INSTRUCTION_MEMCPY_ASYNC, fn = "TsMemcpyAsync"; break;
+    case PatchPoint::matrixAccess: id = SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, fn = "TsMatrixAccess"; break;
   }
   return describe(m_fns, m_fns->patchInstructions(id, module, fn), std::string("sanitizerPatchInstructions(") + fn + ")");
 }

@@ -11,7 +11,8 @@
 namespace tilescope::cuda::detail {
 
 /// Instrumentation points, mapped onto Sanitizer_InstructionId in the .cpp.
-enum class PatchPoint { globalAccess, sharedAccess, localAccess, barrier, blockEnter, blockExit };
+enum class PatchPoint { globalAccess, sharedAccess, localAccess, barrier, blockEnter, blockExit, memcpyAsync,
+                        matrixAccess };
 
 class SanitizerApi {
  public:
