@@ -11,7 +11,7 @@ Planted bug (kernels/README.md): BUG_DOT_SHAPE loads B's tile as
 kernel is right, the caller passes B's two strides swapped. BUG_NO_K_MASK
 masks A's tile by rows only: the last K slice reads past each row's end (the
 next row's first elements, which B's masked zeros cancel) and, on the last
-row, past A's end. With num_stages > 1 the load is a cp.async.
+row, past A's end.
 """
 import triton
 import triton.language as tl

@@ -96,6 +96,7 @@ const std::vector<ZooCase> kZoo = {
   {"triton/matmul_f16.tscfg.json",                    "run",   kPasses, {}, ""},
   {"triton/matmul_4096.tscfg.json",                   "run",   kPasses, {}, ""},
   {"triton/matmul_tail.tscfg.json",                   "run",   kPasses, {}, ""},
+  {"triton/matmul_rows_tail.tscfg.json",              "run",   kPasses, {}, ""},
   {"triton/matmul_sweep.tscfg.json",                  "sweep", kPasses, {}, "", 8},
   {"triton/matmul_spill.tscfg.json",                  "check", {}, {"register_spill"}, ""},
   {"triton/matmul_bug_dot_shape.tscfg.json",          "run",   {"compile_error"}, {"compile_error"}, "triton_dot_shape"},

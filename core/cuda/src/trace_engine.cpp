@@ -259,6 +259,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
     if (r.bytes && cuMemsetD8(buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS) return fail("clearing the trace buffer");
   if (cuMemcpyHtoD(buf, &h, sizeof h) != CUDA_SUCCESS) return fail("uploading the trace header");
   if (auto e = api.setCallbackData(tk.function, buf); !e.empty()) return fail(e);
+  cuCtxSynchronize();  // the clearing memsets are asynchronous: their time is the buffer's, not the launch's
   mark("buffer");
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -314,22 +315,34 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
     for (int d = 0; d < 3; ++d) th.block[d] = x.block[d];
     c.hazards.push_back(th);
   }
+  // The maps and boxes: all copied first (the copies are the phase "readback"),
+  // then decoded ("decode"): both are measured, they grow with the tensors.
+  std::vector<std::vector<std::uint32_t>> rawCells(c.tensors.size());
+  std::vector<std::vector<TsBox>> rawBoxes(c.tensors.size());
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const TsTensor& tt = h.tensors[i];
-    TraceTensor& t = c.tensors[i];
     if (tt.cellsOffset) {
-      std::vector<std::uint32_t> cells(std::size_t(tt.cellRows) * tt.cellCols * 4);
-      download(buf, tt.cellsOffset, cells.data(), cells.size() * 4);
+      rawCells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
+      download(buf, tt.cellsOffset, rawCells[i].data(), rawCells[i].size() * 4);
+    }
+    if (tt.boxesOffset) {
+      rawBoxes[i].resize(std::size_t(h.maxCtas) * 2);
+      download(buf, tt.boxesOffset, rawBoxes[i].data(), rawBoxes[i].size() * sizeof(TsBox));
+    }
+  }
+  mark("readback");
+  for (std::size_t i = 0; i < c.tensors.size(); ++i) {
+    TraceTensor& t = c.tensors[i];
+    if (const std::vector<std::uint32_t>& cells = rawCells[i]; !cells.empty()) {
       const std::size_t n = cells.size() / 4;
       t.readMin.resize(n), t.readMax.resize(n), t.writeMin.resize(n), t.writeMax.resize(n);
       for (std::size_t k = 0; k < n; ++k) {
         t.readMin[k] = decodeMin(cells[k * 4]), t.readMax[k] = decodeMax(cells[k * 4 + 1], t.readMin[k]);
         t.writeMin[k] = decodeMin(cells[k * 4 + 2]), t.writeMax[k] = decodeMax(cells[k * 4 + 3], t.writeMin[k]);
       }
+      std::vector<std::uint32_t>().swap(rawCells[i]);
     }
-    if (tt.boxesOffset) {
-      std::vector<TsBox> boxes(std::size_t(h.maxCtas) * 2);
-      download(buf, tt.boxesOffset, boxes.data(), boxes.size() * sizeof(TsBox));
+    if (const std::vector<TsBox>& boxes = rawBoxes[i]; !boxes.empty()) {
       t.readBoxes.resize(h.maxCtas), t.writeBoxes.resize(h.maxCtas);
       for (std::size_t k = 0; k < boxes.size(); ++k) {
         const TsBox& b = boxes[k];
@@ -344,7 +357,7 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
   c.barriers = barriers, c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
   c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
 
-  mark("readback");
+  mark("decode");
   if (ck.format == CompiledKernel::Format::cubin) run.lines = parseCubinLineTable(ck.image, &run.linesNote);
   else run.linesNote = "no line table: the module is not a cubin";
   mark("lines");
