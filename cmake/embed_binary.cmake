@@ -1,6 +1,6 @@
 # cmake -DINPUT=file -DOUTPUT=file.cpp -DSYMBOL=name -P embed_binary.cmake
 # Writes a C++ source defining `extern "C" const unsigned char SYMBOL[]` and
-# `SYMBOL_size` with the bytes of INPUT (the tracer's patch fatbin).
+# `SYMBOL_size` with the bytes of INPUT (the tracer's fatbins).
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" n)
 math(EXPR bytes "${n} / 2")
