@@ -129,6 +129,16 @@ std::vector<TraceCtaBox> boxes(const std::vector<TraceTensor::Box>& in, std::siz
 
 }  // namespace
 
+std::pair<int, int> footprintFold(std::int64_t cellRows, std::int64_t cellCols, std::size_t cells) {
+  std::int64_t fh = 1, fw = 1;
+  const std::int64_t limit = std::int64_t(std::max<std::size_t>(cells, 1));
+  while (((cellRows + fh - 1) / fh) * ((cellCols + fw - 1) / fw) > limit) {
+    if ((cellCols + fw - 1) / fw >= (cellRows + fh - 1) / fh) fw *= 2;
+    else fh *= 2;
+  }
+  return {int(fh), int(fw)};
+}
+
 std::vector<TraceFootprint> footprints(const TraceCapture& c, std::size_t cells, std::size_t ctas) {
   std::vector<TraceFootprint> out;
   for (const TraceTensor& t : c.tensors) {
@@ -138,18 +148,21 @@ std::vector<TraceFootprint> footprints(const TraceCapture& c, std::size_t cells,
     fp.shape = t.shape;
     fp.pitch = t.pitch;
     fp.rows = t.rows;
-    // Device cells measured at element level count writers exactly; the report
-    // keeps at most `cells` cells, halving the finer axis until it fits.
-    for (std::size_t i = 0; i < t.writeMin.size(); ++i) {
-      if (t.writeMin[i] >= 0) ++fp.cellsWritten;
-      if (t.readMin[i] >= 0) ++fp.cellsRead;
-      if (t.writeMin[i] >= 0 && t.writeMin[i] != t.writeMax[i]) ++fp.cellsMultiWriter;
+    // Device cells measured at element level count writers exactly (the device
+    // counted them itself when it folded the map before the copy back); the
+    // report keeps at most `cells` cells.
+    if (t.deviceCounts) {
+      fp.cellsRead = t.deviceCounts->read;
+      fp.cellsWritten = t.deviceCounts->written;
+      fp.cellsMultiWriter = t.deviceCounts->multiWriter;
+    } else {
+      for (std::size_t i = 0; i < t.writeMin.size(); ++i) {
+        if (t.writeMin[i] >= 0) ++fp.cellsWritten;
+        if (t.readMin[i] >= 0) ++fp.cellsRead;
+        if (t.writeMin[i] >= 0 && t.writeMin[i] != t.writeMax[i]) ++fp.cellsMultiWriter;
+      }
     }
-    int fh = 1, fw = 1;
-    while (std::size_t(((t.cellRows + fh - 1) / fh) * ((t.cellCols + fw - 1) / fw)) > std::max<std::size_t>(cells, 1)) {
-      if ((t.cellCols + fw - 1) / fw >= (t.cellRows + fh - 1) / fh) fw *= 2;
-      else fh *= 2;
-    }
+    const auto [fh, fw] = footprintFold(t.cellRows, t.cellCols, cells);
     downsample(t, fh, fw, &fp);
     fp.cellH = t.cellH * fh;
     fp.cellW = t.cellW * fw;

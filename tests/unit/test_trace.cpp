@@ -334,6 +334,36 @@ TEST(TraceAnalysis, FootprintsCountWritersAndDownsample) {
   EXPECT_EQ(small.writeMax[0], 3) << "element 5's second writer shows in its cell's maximum";
 }
 
+TEST(TraceAnalysis, AMapTheDeviceFoldedGivesTheFootprintOfTheHostFold) {
+  Fixture fx;
+  TraceOptionsForAnalysis o;
+  o.reportCells = 4;
+  const TraceFootprint hostFold = analyzeTrace(fx.c, fx.lines, {}, o).info.footprints[0];
+  // What trace_reduce.cu leaves for C at the same size: each 2x2 block's lowest
+  // minimum and highest maximum, and the counts taken on the element map.
+  const auto [fh, fw] = footprintFold(4, 4, o.reportCells);
+  ASSERT_EQ(fh, 2);
+  ASSERT_EQ(fw, 2);
+  TraceTensor& C = fx.c.tensors[0];
+  std::vector<std::int64_t> wMin(4, -1), wMax(4, -1);
+  for (int i = 0; i < 16; ++i) {
+    const int b = (i / 4 / fh) * 2 + (i % 4) / fw;
+    if (wMin[b] < 0 || C.writeMin[i] < wMin[b]) wMin[b] = C.writeMin[i];
+    wMax[b] = std::max(wMax[b], C.writeMax[i]);
+  }
+  C.writeMin = wMin, C.writeMax = wMax;
+  C.readMin.assign(4, -1), C.readMax.assign(4, -1);
+  C.cellH = fh, C.cellW = fw, C.cellRows = 2, C.cellCols = 2;
+  C.deviceCounts = TraceTensor::MapCounts{0, 16, 1};
+  const TraceFootprint deviceFold = analyzeTrace(fx.c, fx.lines, {}, o).info.footprints[0];
+  EXPECT_EQ(deviceFold, hostFold);
+  EXPECT_EQ(deviceFold.cellsMultiWriter, 1) << "counted on the element map, not the folded one";
+  // The fold halves the finer axis first.
+  EXPECT_EQ(footprintFold(1, 1024, 64), std::make_pair(1, 16));
+  EXPECT_EQ(footprintFold(2048, 2048, 65536), std::make_pair(8, 8));
+  EXPECT_EQ(footprintFold(10, 10, 1000), std::make_pair(1, 1));
+}
+
 TEST(TraceInfoJson, RoundTripOfAFullSection) {
   Fixture fx;
   TracePc pc;

@@ -66,6 +66,7 @@ bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions&
   p.trace = analysis->info;
   if (run.launchResult != CUDA_SUCCESS) p.trace.reason = "the traced launch returned " + run.capture.launchError;
   if (run.lines.empty()) p.trace.reason += (p.trace.reason.empty() ? "" : "; ") + run.linesNote;
+  if (!run.note.empty()) p.trace.reason += (p.trace.reason.empty() ? "" : "; ") + run.note;
   p.extra["trace_seconds"] = run.seconds;
   for (const auto& [phase, seconds] : run.phases) p.extra["trace_phases"][phase] = seconds;
   progress("traced in " + std::to_string(run.seconds) + " s: " + std::to_string(analysis->info.faults.size()) +

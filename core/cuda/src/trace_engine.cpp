@@ -10,6 +10,11 @@
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/module.h"
 
+#ifdef TILESCOPE_HAVE_SANITIZER
+// The map reduction's fatbin, embedded by CMake (trace_reduce_blob.cpp) beside the patches.
+extern "C" const unsigned char tilescope_trace_reduce[];
+#endif
+
 namespace tilescope::cuda::detail {
 namespace {
 
@@ -62,6 +67,69 @@ std::int64_t decodeMax(std::uint32_t v, std::int64_t min) { return min < 0 ? -1 
 
 bool download(CUdeviceptr base, std::uint64_t offset, void* dst, std::uint64_t bytes) {
   return bytes == 0 || cuMemcpyDtoH(dst, base + offset, bytes) == CUDA_SUCCESS;
+}
+
+// The map reduction (trace_reduce.cu), loaded once per context.
+CUfunction reduceKernel(CUcontext ctx, std::string* error) {
+#ifndef TILESCOPE_HAVE_SANITIZER
+  (void)ctx;
+  *error = "built without the tracer";
+  return nullptr;
+#else
+  static CUcontext loadedIn = nullptr;
+  static CUfunction fn = nullptr;
+  if (loadedIn == ctx && fn) return fn;
+  CUmodule m = nullptr;
+  if (CUresult r = cuModuleLoadData(&m, tilescope_trace_reduce); r != CUDA_SUCCESS) {
+    *error = "loading the map reduction: " + cuErrorText(r);
+    return nullptr;
+  }
+  if (CUresult r = cuModuleGetFunction(&fn, m, "TsReduceCells"); r != CUDA_SUCCESS) {
+    *error = "the map reduction's kernel: " + cuErrorText(r);
+    return nullptr;
+  }
+  loadedIn = ctx;
+  return fn;
+#endif
+}
+
+// Folds tensor tt's map (at `cells` in the trace buffer) into blocks of fh x fw
+// cells on the device and copies back the folded map (4 words per block, as
+// the patches keep them) and the counts taken on the unfolded map.
+bool reduceMap(CUcontext ctx, CUdeviceptr cells, const TsTensor& tt, int fh, int fw, std::vector<std::uint32_t>* out,
+               TraceTensor::MapCounts* counts, std::string* error) {
+  CUfunction fn = reduceKernel(ctx, error);
+  if (!fn) return false;
+  const std::uint32_t outRows = (tt.cellRows + fh - 1) / fh, outCols = (tt.cellCols + fw - 1) / fw;
+  const std::size_t outBytes = std::size_t(outRows) * outCols * 16;
+  CUdeviceptr d = 0;
+  if (CUresult r = cuMemAlloc(&d, outBytes + 3 * 8); r != CUDA_SUCCESS) {
+    *error = "allocating the folded map: " + cuErrorText(r);
+    return false;
+  }
+  struct Free {
+    CUdeviceptr p;
+    ~Free() { cuMemFree(p); }
+  } freeD{d};
+  CUdeviceptr countsPtr = d + outBytes;
+  std::uint32_t rows = tt.cellRows, cols = tt.cellCols, h = std::uint32_t(fh), w = std::uint32_t(fw), oc = outCols;
+  void* params[] = {&cells, &rows, &cols, &h, &w, &oc, &d, &countsPtr};
+  const std::uint64_t n = std::uint64_t(rows) * cols;
+  CUresult r = cuMemsetD8(d, 0xFF, outBytes);
+  if (r == CUDA_SUCCESS) r = cuMemsetD8(countsPtr, 0, 3 * 8);
+  if (r == CUDA_SUCCESS)
+    r = cuLaunchKernel(fn, unsigned((n + 255) / 256), 1, 1, 256, 1, 1, 0, nullptr, params, nullptr);
+  if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+  out->resize(outBytes / 4);
+  unsigned long long c[3] = {0, 0, 0};
+  if (r == CUDA_SUCCESS) r = cuMemcpyDtoH(out->data(), d, outBytes);
+  if (r == CUDA_SUCCESS) r = cuMemcpyDtoH(c, countsPtr, sizeof c);
+  if (r != CUDA_SUCCESS) {
+    *error = "folding the map: " + cuErrorText(r);
+    return false;
+  }
+  *counts = {std::int64_t(c[0]), std::int64_t(c[1]), std::int64_t(c[2])};
+  return true;
 }
 
 // Functions of the traced module and where their code sits.
@@ -317,13 +385,26 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
   }
   // The maps and boxes: all copied first (the copies are the phase "readback"),
   // then decoded ("decode"): both are measured, they grow with the tensors.
+  // A map larger than the report keeps is folded to the report's size on the
+  // device first (trace_reduce.cu); should that fail, the whole map comes back.
   std::vector<std::vector<std::uint32_t>> rawCells(c.tensors.size());
   std::vector<std::vector<TsBox>> rawBoxes(c.tensors.size());
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const TsTensor& tt = h.tensors[i];
     if (tt.cellsOffset) {
-      rawCells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
-      download(buf, tt.cellsOffset, rawCells[i].data(), rawCells[i].size() * 4);
+      const auto [fh, fw] = footprintFold(tt.cellRows, tt.cellCols, o.reportCells);
+      TraceTensor::MapCounts counts;
+      std::string why;
+      TraceTensor& t = c.tensors[i];
+      if ((fh > 1 || fw > 1) && reduceMap(ctx, buf + tt.cellsOffset, tt, fh, fw, &rawCells[i], &counts, &why)) {
+        t.deviceCounts = counts;
+        t.cellH *= fh, t.cellW *= fw;
+        t.cellRows = (t.cellRows + fh - 1) / fh, t.cellCols = (t.cellCols + fw - 1) / fw;
+      } else {
+        if (!why.empty()) run.note += (run.note.empty() ? "" : "; ") + t.name + ": " + why + " (the whole map was copied)";
+        rawCells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
+        download(buf, tt.cellsOffset, rawCells[i].data(), rawCells[i].size() * 4);
+      }
     }
     if (tt.boxesOffset) {
       rawBoxes[i].resize(std::size_t(h.maxCtas) * 2);

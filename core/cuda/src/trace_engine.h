@@ -18,6 +18,7 @@ struct TraceRun {
   TraceCapture capture;
   LineTable lines;
   std::string linesNote;     ///< why there is no line information
+  std::string note;          ///< what went wrong without spoiling the trace (a map copied whole)
   double seconds = 0;        ///< the traced launch alone (patching excluded)
   /// Where the trace's time went, in order: setup (Sanitizer API, the patched
   /// module), buffer (layout, allocation, clearing), launch, readback, lines.

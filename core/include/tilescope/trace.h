@@ -52,6 +52,13 @@ struct TraceTensor {
   /// Per cell (cellRows x cellCols): lowest and highest CTA (linear) that read /
   /// wrote an element of it, -1 where none did.
   std::vector<std::int64_t> readMin, readMax, writeMin, writeMax;
+  /// Cells read, written and written by more than one CTA, counted by the device
+  /// on its own map before it folded the map to the report's size (cellH/cellW
+  /// then include the fold); absent: count them on this map.
+  struct MapCounts {
+    std::int64_t read = 0, written = 0, multiWriter = 0;
+  };
+  std::optional<MapCounts> deviceCounts;
   /// Per CTA (linear, up to maxCtas): bounding boxes of the elements it read
   /// and wrote (map coordinates), count 0 when it did not.
   struct Box {
@@ -106,6 +113,11 @@ void unpackKey(std::uint64_t key, const Dim3& grid, const Dim3& block, Dim3* blo
 /// Bank conflicts of one warp-wide shared access (the model the patch applies
 /// with warp intrinsics, docs/report.md): `offsets[lane]` for lanes set in
 /// `activeMask`, all of `size` bytes. Returns {wavefronts, ideal wavefronts}.
+/// The fold of a map of cellRows x cellCols cells into at most `cells` blocks
+/// (fh x fw cells each; the finer axis halves first): the report's footprints
+/// and the device's reduction before the copy back use the same one.
+std::pair<int, int> footprintFold(std::int64_t cellRows, std::int64_t cellCols, std::size_t cells);
+
 std::pair<int, int> sharedWavefronts(const std::array<std::uint32_t, 32>& offsets, std::uint32_t activeMask,
                                      std::uint32_t size);
 
