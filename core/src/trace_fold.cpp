@@ -11,6 +11,16 @@ namespace tilescope {
 
 using namespace trace_detail;
 
+std::pair<int, int> footprintFold(std::int64_t cellRows, std::int64_t cellCols, std::size_t cells) {
+  std::int64_t fh = 1, fw = 1;
+  const std::int64_t limit = std::int64_t(std::max<std::size_t>(cells, 1));
+  while (((cellRows + fh - 1) / fh) * ((cellCols + fw - 1) / fw) > limit) {
+    if ((cellCols + fw - 1) / fw >= (cellRows + fh - 1) / fh) fw *= 2;
+    else fh *= 2;
+  }
+  return {int(fh), int(fw)};
+}
+
 std::pair<int, int> sharedWavefronts(const std::array<std::uint32_t, 32>& offsets, std::uint32_t activeMask,
                                      std::uint32_t size) {
   // Phases of 128 bytes' worth of lanes; per phase, the bank holding the most
@@ -128,16 +138,6 @@ std::vector<TraceCtaBox> boxes(const std::vector<TraceTensor::Box>& in, std::siz
 }
 
 }  // namespace
-
-std::pair<int, int> footprintFold(std::int64_t cellRows, std::int64_t cellCols, std::size_t cells) {
-  std::int64_t fh = 1, fw = 1;
-  const std::int64_t limit = std::int64_t(std::max<std::size_t>(cells, 1));
-  while (((cellRows + fh - 1) / fh) * ((cellCols + fw - 1) / fw) > limit) {
-    if ((cellCols + fw - 1) / fw >= (cellRows + fh - 1) / fh) fw *= 2;
-    else fh *= 2;
-  }
-  return {int(fh), int(fw)};
-}
 
 std::vector<TraceFootprint> footprints(const TraceCapture& c, std::size_t cells, std::size_t ctas) {
   std::vector<TraceFootprint> out;
