@@ -32,6 +32,8 @@ const std::vector<MetricDef>& standardMetrics() {
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "Global store requests", "count", "memory", kSum},
       {"sm__sass_data_bytes_mem_global_op_ld.sum", "Global load bytes requested", "B", "memory", kSum},
       {"sm__sass_data_bytes_mem_global_op_st.sum", "Global store bytes requested", "B", "memory", kSum},
+      // cp.async (LDGSTS): its sectors count as global-load sectors, its bytes only here.
+      {"sm__sass_data_bytes_mem_global_op_ldgsts.sum", "cp.async bytes requested", "B", "memory", kSum},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "Shared load bank conflicts", "count", "shared", kSum},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "Shared store bank conflicts", "count", "shared", kSum},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "Shared load wavefronts", "count", "shared", kSum},
@@ -154,7 +156,12 @@ CounterFigures counterFigures(const KernelCounters& k) {
   f.globalStSectors = metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
   f.globalLdSectorsPerRequest = ratio(f.globalLdSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"));
   f.globalStSectorsPerRequest = ratio(f.globalStSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
-  f.globalLdEfficiency = ratio(metric(k, "sm__sass_data_bytes_mem_global_op_ld.sum"), f.globalLdSectors * 32);
+  // cp.async's sectors are global-load sectors (l1tex..._op_ld), its bytes are not in
+  // the load bytes: measured on an H100, a Triton matmul whose loads are all cp.async
+  // had 1,048,576 load sectors, 0 load bytes and 33.5 MB of ldgsts bytes.
+  f.globalLdEfficiency = ratio(sumKnown({metric(k, "sm__sass_data_bytes_mem_global_op_ld.sum"),
+                                         metric(k, "sm__sass_data_bytes_mem_global_op_ldgsts.sum")}),
+                               f.globalLdSectors * 32);
   f.globalStEfficiency = ratio(metric(k, "sm__sass_data_bytes_mem_global_op_st.sum"), f.globalStSectors * 32);
 
   auto flops = [&](const char* fma, const char* add, const char* mul) {

@@ -130,6 +130,21 @@ TEST(Counters, UncoalescedWhenThreadsUseFewOfTheFetchedSectors) {
   EXPECT_FALSE(findingOf(concludeCounters(pointWith(k)), "uncoalesced_access"));
 }
 
+// What an H100 counted for a Triton matmul whose loads are all cp.async (LDGSTS):
+// the copies' sectors are global-load sectors, their bytes only cp.async bytes.
+TEST(Counters, CpAsyncBytesCountAsUsedLoadBytes) {
+  KernelCounters k;
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 1048576;
+  k.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = 65536;
+  k.metrics["sm__sass_data_bytes_mem_global_op_ld.sum"] = 0;
+  k.metrics["sm__sass_data_bytes_mem_global_op_ldgsts.sum"] = 33554432;
+  EXPECT_DOUBLE_EQ(counterFigures(k).globalLdEfficiency, 1.0);
+  EXPECT_FALSE(findingOf(concludeCounters(pointWith(k)), "uncoalesced_access"));
+  // Copies that use an eighth of what they fetch are still uncoalesced.
+  k.metrics["sm__sass_data_bytes_mem_global_op_ldgsts.sum"] = 33554432 / 8;
+  EXPECT_TRUE(findingOf(concludeCounters(pointWith(k)), "uncoalesced_access"));
+}
+
 TEST(Counters, SpeedOfLightNamesTheBound) {
   EXPECT_TRUE(findingOf(concludeCounters(pointWith(sol(20, 85))), "memory_bound"));
   EXPECT_TRUE(findingOf(concludeCounters(pointWith(sol(75, 30))), "compute_bound"));

@@ -241,13 +241,18 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
   }
   if (total > lim.smemPerBlock) {
     CUresult r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(l.sharedBytes));
+    // Triton's and TileLang's launchers raise the limit themselves; CUDA C++ host code must.
+    const std::string launcher = ci.compiler.rfind("triton", 0) == 0     ? "Triton's"
+                                 : ci.compiler.rfind("tilelang", 0) == 0 ? "TileLang's"
+                                                                         : "";
     Finding info = launchFinding(
         "smem_exceeded",
         "the kernel uses " + std::to_string(total) + " bytes of shared memory per block, above the " +
             std::to_string(lim.smemPerBlock) +
-            "-byte default: TileScope raised CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; the kernel's own "
-            "host code must do the same (cudaFuncSetAttribute(kernel, "
-            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) or its launch fails",
+            "-byte default: TileScope raised CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES" +
+            (launcher.empty() ? "; the kernel's own host code must do the same (cudaFuncSetAttribute(kernel, "
+                                "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) or its launch fails"
+                              : ", as " + launcher + " own launcher does"),
         {{"smem_static", smemStatic}, {"smem_dynamic", l.sharedBytes}, {"limit_default", lim.smemPerBlock},
          {"opt_in_set", r == CUDA_SUCCESS}});
     info.severity = Severity::info;
