@@ -87,7 +87,8 @@ std::vector<TraceLine> foldLines(const TraceCapture& c, const LineTable& lines, 
     l.write = l.write || (p.flags & 0x2);
     l.atomic = l.atomic || (p.flags & 0x4);
     const std::pair<std::uint32_t, const char*> spaces[] = {
-        {0x10, "global"}, {0x20, "shared"}, {0x40, "local"}, {0x80, "barrier"}, {0x200, "cp.async"}, {0x400, "matrix"}};
+        {0x10, "global"}, {0x20, "shared"}, {0x40, "local"}, {0x80, "barrier"}, {0x200, "cp.async"}, {0x400, "matrix"},
+        {0x800, "bulk"}};
     for (const auto& [bit, name] : spaces)
       if ((p.flags & bit) && std::find(l.spaces.begin(), l.spaces.end(), name) == l.spaces.end())
         l.spaces.push_back(name);

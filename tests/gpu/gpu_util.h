@@ -28,6 +28,20 @@ inline bool gpuPresent() {
   return present;
 }
 
+/// Device 0's compute capability as major * 10 + minor (90 for an H100), or 0 without a GPU.
+inline int gpuComputeCapability() {
+  static const int cc = [] {
+    if (!gpuPresent()) return 0;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    using AttrFn = int (*)(int*, int, int);
+    auto attr = lib ? reinterpret_cast<AttrFn>(dlsym(lib, "cuDeviceGetAttribute")) : nullptr;
+    int major = 0, minor = 0;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR (75, 76) of device 0
+    if (!attr || attr(&major, 75, 0) != 0 || attr(&minor, 76, 0) != 0) return 0;
+    return major * 10 + minor;
+  }();
+  return cc;
+}
+
 using tilescope::shellQuote;  // one quoting rule, core's
 
 inline std::string readFile(const std::filesystem::path& p) {

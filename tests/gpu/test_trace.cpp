@@ -38,6 +38,7 @@ struct TraceCase {
   std::string oracle;                 ///< memcheck | racecheck | initcheck | ncu | ""
   std::vector<std::string> overrides; ///< --set NAME=VALUE (smaller shapes for the oracle's sake)
   std::vector<std::string> spaces = {}; ///< access kinds some traced line must show (lines[].spaces)
+  int minSm = 0;                      ///< the compute capability the kernel needs (90: Hopper's bulk copies)
 };
 
 void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.config; }
@@ -79,6 +80,9 @@ const std::vector<TraceCase> kCases = {
   {"triton/matmul_tail.tscfg.json",               "", "", {}},
   // TileLang's sm_80 GEMM: cp.async into shared memory, ldmatrix out of it
   {"tilelang/gemm_tilelang.tscfg.json",           "", "", {}, {"cp.async", "matrix"}},
+  // Hopper's bulk copy (cp.async.bulk) into shared memory, whole and past the input's end
+  {"trace/bulk_rowsum.tscfg.json",                "", "", {}, {"bulk"}, 90},
+  {"trace/bulk_rowsum_bug_no_tail.tscfg.json",    "oob_read",           "memcheck",  {}, {"bulk"}, 90},
 };
 // clang-format on
 
@@ -158,6 +162,8 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   // TileLang's generated CUDA includes TileLang's templates: without them it does not compile.
   if (c.config.rfind("tilelang/", 0) == 0 && tilescope::tilelangIncludeDirs().empty())
     GTEST_SKIP() << "TileLang's headers not found (pip install tilelang, or set TILESCOPE_TILELANG_HOME)";
+  if (gputest::gpuComputeCapability() < c.minSm)
+    GTEST_SKIP() << "needs compute capability " << c.minSm / 10 << "." << c.minSm % 10;
   const fs::path dir = outDir();
   const std::string name = caseName(c);
   std::string error;

@@ -37,6 +37,7 @@ struct ZooCase {
   Strings anyCategory;     ///< at least one finding of one of these (empty: no error findings)
   std::string detail;      ///< required `detail` of that finding, or ""
   int points = 0;          ///< expected number of report points (0: not checked)
+  int minSm = 0;           ///< the compute capability the kernel needs (90: Hopper's bulk copies)
 };
 
 // gtest prints a parameter with this (instead of its bytes) when a case fails.
@@ -92,6 +93,8 @@ const std::vector<ZooCase> kZoo = {
   {"trace/pack4_bug_offset.tscfg.json",           "run", {"fault"}, {"misaligned_access"}, ""},
   {"trace/rowsum.tscfg.json",                     "run", {"ok"}, {}, ""},
   {"trace/rowsum_bug_no_init.tscfg.json",         "run", {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
+  {"trace/bulk_rowsum.tscfg.json",                "run", {"ok"}, {}, "", 0, 90},
+  {"trace/bulk_rowsum_bug_no_tail.tscfg.json",    "run", {"ok"}, {}, "", 0, 90},
   // Triton (kernels/triton, docs/triton.md): compiled by the Triton helper in the worker
   {"triton/matmul_f16.tscfg.json",                    "run",   kPasses, {}, ""},
   {"triton/matmul_4096.tscfg.json",                   "run",   kPasses, {}, ""},
@@ -162,6 +165,8 @@ class ZooTest : public ::testing::TestWithParam<ZooCase> {};
 TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
   const ZooCase& c = GetParam();
   if (c.verb != "check" && !gpuPresent()) GTEST_SKIP() << "no CUDA GPU: `" << c.verb << "` needs one";
+  if (c.verb != "check" && gputest::gpuComputeCapability() < c.minSm)
+    GTEST_SKIP() << "needs compute capability " << c.minSm / 10 << "." << c.minSm % 10;
 
   const fs::path config = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / c.config;
   ASSERT_TRUE(fs::exists(config)) << config;

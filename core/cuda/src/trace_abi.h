@@ -46,6 +46,7 @@
 #define TS_PC_STOPPED 0x100u  // a warp was exited here (the access would have faulted)
 #define TS_PC_ASYNC 0x200u    // cp.async: a global read whose data lands in shared memory
 #define TS_PC_MATRIX 0x400u   // ldmatrix/stmatrix: 16-byte rows of 8x8 matrices in shared memory
+#define TS_PC_BULK 0x800u     // cp.async.bulk: a copy engine's global read or write of a whole range
 
 // TsRecord.flags: the Sanitizer API's access flags, plus
 #define TS_REC_SHARED 0x100u  // a shared-memory access (addr is the shared-window offset)
@@ -83,6 +84,7 @@ struct TsBox {
 //   bytes      = threads * the PC's one access size
 //   ideal      = execs * phases(size) - idealShort   (shared PCs; phases: 1, 2 for 8 bytes, 4 for 16)
 //   wavefronts = ideal + extraWaves
+//   bytes of a bulk copy (TS_PC_BULK) = bulkBytes
 struct TsPc {
   uint64_t execs;          // warp-level executions
   uint64_t missingLanes;   // inactive lanes of those executions
@@ -91,6 +93,7 @@ struct TsPc {
   uint64_t firstFaultKey;   // min (block linear << 32 | thread linear) of a bad access
   uint64_t firstUninitKey;
   uint32_t faults, uninit, hazards, maxWays, flags, sizes;  // sizes: bit log2(size)
+  uint64_t bulkBytes;      // bulk copies: their sizes vary, so their bytes are summed
 };
 
 struct TsRecord {

@@ -159,7 +159,7 @@ TracePc decodePc(const TsPc& p) {
   // One instruction has one access size; the largest bit stands for it should a PC ever report two.
   const std::uint32_t size = p.sizes ? 1u << (31 - __builtin_clz(p.sizes)) : 0u;
   tp.threads = 32 * p.execs - std::min<std::uint64_t>(p.missingLanes, 32 * p.execs);
-  tp.bytes = tp.threads * size;
+  tp.bytes = (p.flags & TS_PC_BULK) ? p.bulkBytes : tp.threads * size;
   if ((p.flags & TS_PC_SHARED) && !(p.flags & TS_PC_ASYNC)) {
     const std::uint64_t phases = size >= 8 ? size / 4 : 1;
     tp.ideal = p.execs * phases - std::min<std::uint64_t>(p.idealShort, p.execs * phases);
@@ -208,6 +208,10 @@ TraceRun traceLaunch(CaptureState& s, const CompiledKernel& ck, const LaunchGeom
   if (o.hazards) points.insert(points.end(), {PatchPoint::blockEnter, PatchPoint::blockExit});
   for (PatchPoint p : points)
     if (auto e = api.patch(tk.module, p); !e.empty()) return fail(e);
+  // Hopper's bulk copies: where the API cannot patch them, the rest is still traced.
+  for (PatchPoint p : {PatchPoint::bulkCopyGlobalToShared, PatchPoint::bulkCopySharedToGlobal})
+    if (auto e = api.patch(tk.module, p); !e.empty())
+      run.note += (run.note.empty() ? "" : "; ") + e + ": bulk copies not traced";
   if (auto e = api.patchModule(tk.module); !e.empty()) return fail(e);
 
   TraceCapture& c = run.capture;

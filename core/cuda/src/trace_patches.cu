@@ -204,13 +204,17 @@ __device__ void updateCells(TsHeader* h, const TsTensor& t, unsigned group, uint
     }
     return;
   }
-  uint32_t last = 0xFFFFFFFFu;
-  for (uint32_t e = sp.e0; e <= sp.e1; ++e) {
-    const uint32_t c = cellOf(t, e);
-    if (c == last) continue;
-    last = c;
+  // One element per cell and row: the next is at the next cell's column or the next row.
+  const uint32_t cellWidth = 1u << t.cellShiftW;
+  for (uint32_t e = sp.e0;;) {
+    uint32_t r, col;
+    rowCol(t, e, &r, &col);
+    const uint32_t c = (r >> t.cellShiftH) * t.cellCols + (col >> t.cellShiftW);
     minTo(&cells[uint64_t(c) * 4 + w * 2], b);
     minTo(&cells[uint64_t(c) * 4 + w * 2 + 1], ~b);
+    const uint32_t step = min(cellWidth - (col & (cellWidth - 1)), t.pitch - col);
+    if (sp.e1 - e < step) break;
+    e += step;
   }
 }
 
@@ -356,7 +360,7 @@ __device__ void bankConflicts(TsPc* s, unsigned mask, uint32_t offset, uint32_t 
 // lane of it calls, with its own address). Returns true where the access must
 // not happen (it would fault and kill the context): the caller exits the warp.
 __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, uint64_t a, uint32_t size,
-                             uint32_t flags, bool write, bool atomic, uint32_t usedBytes) {
+                             uint32_t align, uint32_t flags, bool write, bool atomic, uint32_t usedBytes) {
   uint32_t ti = TS_NONE32;
   for (uint32_t i = 0; i < h->numTensors; ++i)
     if (a >= h->tensors[i].allocBegin && a < h->tensors[i].allocEnd) {
@@ -366,14 +370,17 @@ __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, u
   const TsTensor* t = ti == TS_NONE32 ? nullptr : &h->tensors[ti];
   const bool inBounds = t && a >= t->base && a + size <= t->base + t->bytes;
   uint32_t kind = 0;
-  if (size > 1 && (a & (size - 1)) != 0) kind = TS_K_MISALIGNED;
+  if (align > 1 && (a & (align - 1)) != 0) kind = TS_K_MISALIGNED;
   else if (!t) kind = TS_K_WILD;
   else if (!inBounds) kind = write ? TS_K_OOB_WRITE : TS_K_OOB_READ;
   // Misaligned and wild accesses would fault and kill the context: the warp is
-  // exited instead. Past-the-end accesses land in the guard zones and complete.
-  const bool stop = kind == TS_K_MISALIGNED || kind == TS_K_WILD;
+  // exited instead; so is one that runs past the allocation (a bulk copy can).
+  // Past-the-end accesses land in the guard zones and complete.
+  const bool stop = kind == TS_K_MISALIGNED || kind == TS_K_WILD || (t && a + size > t->allocEnd);
   if (kind) {
-    reportBad(h, s, kind, ti, size, flags, pc, a);
+    // A bulk range that starts inside the tensor is reported at its first byte past the end.
+    const uint64_t end = t ? t->base + t->bytes : 0;
+    reportBad(h, s, kind, ti, size, flags, pc, size > 16 && t && a >= t->base && a < end ? end : a);
     if (stop && s) setBits(&s->flags, TS_PC_STOPPED);
   }
 
@@ -409,8 +416,9 @@ __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, u
 
 // A shared-window access that would fault (misaligned, or past the block's
 // shared memory) is reported; the caller exits the warp.
-__device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, uint32_t size, uint32_t flags) {
-  const bool misaligned = size > 1 && (offset & (size - 1)) != 0;
+__device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, uint32_t size, uint32_t align,
+                            uint32_t flags) {
+  const bool misaligned = align > 1 && (offset & (align - 1)) != 0;
   const bool stop = misaligned || uint64_t(offset) + size > h->smemBytes;
   if (stop) {
     reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED, pc,
@@ -456,7 +464,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   countPc(h, s, mask, TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
           size, &h->outsideGlobal);
   const uint32_t used = (!write && pData) ? *static_cast<const uint32_t*>(pData) : 0xFFFFFFFFu;
-  if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, flags, write, atomic, used))
+  if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, size, flags, write, atomic, used))
     return stopWarp(h);
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -477,7 +485,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
   // A misaligned shared access faults like a global one; so does one past the
   // window. The lanes that stop still take part in the warp intrinsics below:
   // every lane of `mask` must reach them.
-  const bool stop = sharedFault(h, s, pc, offset, size, flags);
+  const bool stop = sharedFault(h, s, pc, offset, size, size, flags);
   if ((h->options & TS_OPT_HAZARDS) && !atomic) sharedHazards(h, mask, pc, offset, size, write, stop);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
@@ -499,10 +507,10 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* user
   if (readers) {
     // Only the reading lanes take part in the global checks' warp intrinsics.
     if (reads)
-      stop = globalAccess(h, s, readers, pc, reinterpret_cast<uint64_t>(src), size, SANITIZER_MEMORY_DEVICE_FLAG_READ,
+      stop = globalAccess(h, s, readers, pc, reinterpret_cast<uint64_t>(src), size, size, SANITIZER_MEMORY_DEVICE_FLAG_READ,
                           false, false, 0xFFFFFFFFu);
   }
-  stop = sharedFault(h, s, pc, dst, size, SANITIZER_MEMORY_DEVICE_FLAG_WRITE) || stop;
+  stop = sharedFault(h, s, pc, dst, size, size, SANITIZER_MEMORY_DEVICE_FLAG_WRITE) || stop;
   if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, dst, size, true, stop);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
@@ -523,9 +531,51 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
   TsPc* s = pcSlot(h, pc);
   countPc(h, s, mask, TS_PC_SHARED | TS_PC_MATRIX | (write ? TS_PC_WRITE : TS_PC_READ), size, &h->outsideShared);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, address, size);
-  const bool stop = sharedFault(h, s, pc, address, size, flags);
+  const bool stop = sharedFault(h, s, pc, address, size, size, flags);
   if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, address, size, write, stop);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
+}
+
+// Hopper's bulk copies (cp.async.bulk): every active lane has the same operands,
+// and the copy engine moves `bytes` (a multiple of 16) between global memory and
+// the shared window. Traced as one global access of the whole range by the
+// lowest active lane (bounds, 16-byte alignment, footprint, initialisation; a
+// read for a copy into shared memory, a write for one out of it) and the shared
+// side's bounds. Not their hazards: a bulk copy's consumers wait on its
+// mbarrier, which the barrier epochs do not model. A multicast copy's shared
+// side is in other CTAs' windows too: only its global side is checked.
+static __device__ SanitizerPatchResult bulkCopy(TsHeader* h, uint64_t pc, uint64_t global, uint32_t shared, uint32_t bytes,
+                                                bool toShared, bool checkShared) {
+  const unsigned all = __activemask();
+  const unsigned first = unsigned(__ffs(all) - 1);
+  bool stop = false;
+  if (laneId() == first) {
+    const unsigned mask = 1u << first;
+    TsPc* s = pcSlot(h, pc);
+    countPc(h, s, mask, TS_PC_GLOBAL | TS_PC_BULK | (toShared ? TS_PC_READ : TS_PC_WRITE), bytes, &h->outsideGlobal);
+    if (s) add64(&s->bulkBytes, bytes);
+    stop = globalAccess(h, s, mask, pc, global, bytes, 16,
+                        toShared ? SANITIZER_MEMORY_DEVICE_FLAG_READ : SANITIZER_MEMORY_DEVICE_FLAG_WRITE, !toShared,
+                        false, 0xFFFFFFFFu);
+    if (checkShared) stop = sharedFault(h, s, pc, shared, bytes, 16, toShared ? SANITIZER_MEMORY_DEVICE_FLAG_WRITE
+                                                                               : SANITIZER_MEMORY_DEVICE_FLAG_READ) ||
+                            stop;
+  }
+  return __shfl_sync(all, stop, int(first)) ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult TsBulkCopyGlobalToShared(void* userdata, uint64_t pc,
+                                                                                 uint64_t src, uint32_t dst,
+                                                                                 uint32_t barrier, uint32_t data,
+                                                                                 uint32_t isMulticast) {
+  (void)barrier;
+  return bulkCopy(static_cast<TsHeader*>(userdata), pc, src, dst, (data & 0xFFFFu) * 16, true, !isMulticast);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult TsBulkCopySharedToGlobal(void* userdata, uint64_t pc,
+                                                                                 uint64_t dst, uint32_t src,
+                                                                                 uint32_t numBlocks) {
+  return bulkCopy(static_cast<TsHeader*>(userdata), pc, dst, src, numBlocks * 16, false, true);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* userdata, uint64_t pc, void* ptr,

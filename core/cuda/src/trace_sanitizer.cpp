@@ -145,6 +145,12 @@ std::string SanitizerApi::patch(CUmodule module, PatchPoint point) {
     case PatchPoint::blockExit: id = SANITIZER_INSTRUCTION_BLOCK_EXIT, fn = "TsBlockExit"; break;
     case PatchPoint::memcpyAsync: id = SANITIZER_INSTRUCTION_MEMCPY_ASYNC, fn = "TsMemcpyAsync"; break;
     case PatchPoint::matrixAccess: id = SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, fn = "TsMatrixAccess"; break;
+    case PatchPoint::bulkCopyGlobalToShared:
+      id = SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, fn = "TsBulkCopyGlobalToShared";
+      break;
+    case PatchPoint::bulkCopySharedToGlobal:
+      id = SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, fn = "TsBulkCopySharedToGlobal";
+      break;
   }
   return describe(m_fns, m_fns->patchInstructions(id, module, fn), std::string("sanitizerPatchInstructions(") + fn + ")");
 }

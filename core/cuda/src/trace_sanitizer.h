@@ -12,7 +12,7 @@ namespace tilescope::cuda::detail {
 
 /// Instrumentation points, mapped onto Sanitizer_InstructionId in the .cpp.
 enum class PatchPoint { globalAccess, sharedAccess, localAccess, barrier, blockEnter, blockExit, memcpyAsync,
-                        matrixAccess };
+                        matrixAccess, bulkCopyGlobalToShared, bulkCopySharedToGlobal };
 
 class SanitizerApi {
  public:
