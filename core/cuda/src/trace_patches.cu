@@ -370,9 +370,13 @@ __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, u
   const TsTensor* t = ti == TS_NONE32 ? nullptr : &h->tensors[ti];
   const bool inBounds = t && a >= t->base && a + size <= t->base + t->bytes;
   uint32_t kind = 0;
-  if (align > 1 && (a & (align - 1)) != 0) kind = TS_K_MISALIGNED;
-  else if (!t) kind = TS_K_WILD;
-  else if (!inBounds) kind = write ? TS_K_OOB_WRITE : TS_K_OOB_READ;
+  if (align > 1 && (a & (align - 1)) != 0) {
+    kind = TS_K_MISALIGNED;
+  } else if (!t) {
+    kind = TS_K_WILD;
+  } else if (!inBounds) {
+    kind = write ? TS_K_OOB_WRITE : TS_K_OOB_READ;
+  }
   // Misaligned and wild accesses would fault and kill the context: the warp is
   // exited instead; so is one that runs past the allocation (a bulk copy can).
   // Past-the-end accesses land in the guard zones and complete.
@@ -380,7 +384,7 @@ __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, u
   if (kind) {
     // A bulk range that starts inside the tensor is reported at its first byte past the end.
     const uint64_t end = t ? t->base + t->bytes : 0;
-    reportBad(h, s, kind, ti, size, flags, pc, size > 16 && t && a >= t->base && a < end ? end : a);
+    reportBad(h, s, kind, ti, size, flags, pc, (size > 16 && t && a >= t->base && a < end) ? end : a);
     if (stop && s) setBits(&s->flags, TS_PC_STOPPED);
   }
 
@@ -507,8 +511,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* user
   if (readers) {
     // Only the reading lanes take part in the global checks' warp intrinsics.
     if (reads)
-      stop = globalAccess(h, s, readers, pc, reinterpret_cast<uint64_t>(src), size, size, SANITIZER_MEMORY_DEVICE_FLAG_READ,
-                          false, false, 0xFFFFFFFFu);
+      stop = globalAccess(h, s, readers, pc, reinterpret_cast<uint64_t>(src), size, size,
+                          SANITIZER_MEMORY_DEVICE_FLAG_READ, false, false, 0xFFFFFFFFu);
   }
   stop = sharedFault(h, s, pc, dst, size, size, SANITIZER_MEMORY_DEVICE_FLAG_WRITE) || stop;
   if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, dst, size, true, stop);
@@ -544,29 +548,32 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
 // side's bounds. Not their hazards: a bulk copy's consumers wait on its
 // mbarrier, which the barrier epochs do not model. A multicast copy's shared
 // side is in other CTAs' windows too: only its global side is checked.
-static __device__ SanitizerPatchResult bulkCopy(TsHeader* h, uint64_t pc, uint64_t global, uint32_t shared, uint32_t bytes,
-                                                bool toShared, bool checkShared) {
+static __device__ SanitizerPatchResult bulkCopy(TsHeader* h, uint64_t pc, uint64_t global, uint32_t shared,
+                                                uint32_t bytes, bool toShared, bool checkShared) {
   const unsigned all = __activemask();
   const unsigned first = unsigned(__ffs(all) - 1);
   bool stop = false;
   if (laneId() == first) {
     const unsigned mask = 1u << first;
     TsPc* s = pcSlot(h, pc);
-    countPc(h, s, mask, TS_PC_GLOBAL | TS_PC_BULK | (toShared ? TS_PC_READ : TS_PC_WRITE), bytes, &h->outsideGlobal);
+    countPc(h, s, mask, TS_PC_GLOBAL | TS_PC_BULK | (toShared ? TS_PC_READ : TS_PC_WRITE), bytes,
+            &h->outsideGlobal);
     if (s) add64(&s->bulkBytes, bytes);
     stop = globalAccess(h, s, mask, pc, global, bytes, 16,
-                        toShared ? SANITIZER_MEMORY_DEVICE_FLAG_READ : SANITIZER_MEMORY_DEVICE_FLAG_WRITE, !toShared,
-                        false, 0xFFFFFFFFu);
-    if (checkShared) stop = sharedFault(h, s, pc, shared, bytes, 16, toShared ? SANITIZER_MEMORY_DEVICE_FLAG_WRITE
-                                                                               : SANITIZER_MEMORY_DEVICE_FLAG_READ) ||
-                            stop;
+                        toShared ? SANITIZER_MEMORY_DEVICE_FLAG_READ : SANITIZER_MEMORY_DEVICE_FLAG_WRITE,
+                        !toShared, false, 0xFFFFFFFFu);
+    if (checkShared)
+      stop = sharedFault(h, s, pc, shared, bytes, 16,
+                         toShared ? SANITIZER_MEMORY_DEVICE_FLAG_WRITE : SANITIZER_MEMORY_DEVICE_FLAG_READ) ||
+             stop;
   }
   return __shfl_sync(all, stop, int(first)) ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsBulkCopyGlobalToShared(void* userdata, uint64_t pc,
                                                                                  uint64_t src, uint32_t dst,
-                                                                                 uint32_t barrier, uint32_t data,
+                                                                                 uint32_t barrier,
+                                                                                 uint32_t data,
                                                                                  uint32_t isMulticast) {
   (void)barrier;
   return bulkCopy(static_cast<TsHeader*>(userdata), pc, src, dst, (data & 0xFFFFu) * 16, true, !isMulticast);
