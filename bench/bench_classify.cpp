@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/classify.h"
+#include "tilescope/logs/classify.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "tilescope/compare.h"
+#include "tilescope/analysis/compare.h"
 
 using namespace tilescope;
 

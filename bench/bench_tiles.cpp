@@ -2,7 +2,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "tilescope/tiles.h"
+#include "tilescope/analysis/tiles.h"
 
 using namespace tilescope;
 

@@ -1,6 +1,6 @@
-// Fuzzes the error-log classifier (tilescope/classify.h) with the default rules.
+// Fuzzes the error-log classifier (tilescope/logs/classify.h) with the default rules.
 #include "fuzz_common.h"
-#include "tilescope/classify.h"
+#include "tilescope/logs/classify.h"
 
 using namespace tilescope;
 

@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "fuzz_common.h"
-#include "tilescope/config.h"
-#include "tilescope/devices.h"
-#include "tilescope/locations.h"
-#include "tilescope/static_analysis.h"
+#include "tilescope/config/config.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/analysis/locations.h"
+#include "tilescope/analysis/static_analysis.h"
 
 using namespace tilescope;
 namespace fs = std::filesystem;

@@ -1,10 +1,10 @@
-// Fuzzes the expression evaluator (tilescope/expr.h). Input: the first line is
+// Fuzzes the expression evaluator (tilescope/base/expr.h). Input: the first line is
 // the expression; each further line "NAME=VALUE" adds a symbol.
 #include <charconv>
 #include <sstream>
 
 #include "fuzz_common.h"
-#include "tilescope/expr.h"
+#include "tilescope/base/expr.h"
 
 using namespace tilescope;
 

@@ -1,6 +1,6 @@
-// Fuzzes the .npy reader (tilescope/npy.h) on a file's bytes in memory.
+// Fuzzes the .npy reader (tilescope/base/npy.h) on a file's bytes in memory.
 #include "fuzz_common.h"
-#include "tilescope/npy.h"
+#include "tilescope/base/npy.h"
 
 using namespace tilescope;
 

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "fuzz_common.h"
-#include "tilescope/document.h"
-#include "tilescope/report.h"
-#include "tilescope/summary.h"
+#include "tilescope/export/document.h"
+#include "tilescope/model/report.h"
+#include "tilescope/export/summary.h"
 
 using namespace tilescope;
 

@@ -3,7 +3,7 @@
 // event, says the line is none, or throws StreamError with a message; an event
 // it returns writes back (toLine) as one line that reads again to the same text.
 #include "fuzz_common.h"
-#include "tilescope/stream.h"
+#include "tilescope/run/stream.h"
 
 using namespace tilescope;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shrinks a tilescope.report/1 for shipping (the bundled sample session): state
 maps are downsampled to at most MAX x MAX cells (a cell keeps the worst state of
-the cells it merges, codes as in core/include/tilescope/compare.h), error maps
+the cells it merges, codes as in core/internal/tilescope/analysis/compare.h), error maps
 keep the maximum, long tile lists are capped, worker stderr is trimmed. Numbers
 that are not maps are left exactly as measured.
 Usage: tools/shrink_report.py IN.json OUT.json [MAX=96]"""

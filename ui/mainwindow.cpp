@@ -30,9 +30,9 @@
 #include <QVBoxLayout>
 
 #include "widgets/pointstable.h"
-#include "tilescope/tree.h"
+#include "tilescope/diagnose/tree.h"
 #include "widgets/banner.h"
-#include "tilescope/resources.h"
+#include "tilescope/base/resources.h"
 #include "models/qtconv.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"

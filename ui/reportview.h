@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "selection.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -22,7 +22,7 @@
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
 #include "export/reportexporter.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace {
 

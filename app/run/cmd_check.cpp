@@ -3,13 +3,13 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/compile_error.h"
-#include "tilescope/config.h"
-#include "tilescope/devices.h"
-#include "tilescope/locations.h"
-#include "tilescope/static_analysis.h"
-#include "tilescope/summary.h"
-#include "tilescope/trust.h"
+#include "tilescope/diagnose/compile_error.h"
+#include "tilescope/config/config.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/analysis/locations.h"
+#include "tilescope/analysis/static_analysis.h"
+#include "tilescope/export/summary.h"
+#include "tilescope/config/trust.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/profiler_host.h"

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "tilescope/classify.h"
+#include "tilescope/logs/classify.h"
 
 namespace tilescope::cli {
 

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/devices.h"
-#include "tilescope/process.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/base/process.h"
 
 namespace tilescope::cli {
 

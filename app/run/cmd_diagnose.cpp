@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "commands.h"
-#include "tilescope/config.h"
-#include "tilescope/diagnose.h"
-#include "tilescope/process.h"
-#include "tilescope/stream.h"
-#include "tilescope/summary.h"
+#include "tilescope/config/config.h"
+#include "tilescope/diagnose/diagnose.h"
+#include "tilescope/base/process.h"
+#include "tilescope/run/stream.h"
+#include "tilescope/export/summary.h"
 
 namespace tilescope::cli {
 

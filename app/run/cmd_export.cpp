@@ -7,9 +7,9 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/document.h"
-#include "tilescope/process.h"
-#include "tilescope/tree.h"
+#include "tilescope/export/document.h"
+#include "tilescope/base/process.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace tilescope::cli {
 

@@ -7,9 +7,9 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/config.h"
-#include "tilescope/python.h"
-#include "tilescope/triton_init.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/python.h"
+#include "tilescope/config/triton_init.h"
 
 namespace tilescope::cli {
 

@@ -10,14 +10,14 @@
 #include <optional>
 
 #include "commands.h"
-#include "tilescope/config.h"
-#include "tilescope/format.h"
-#include "tilescope/json_input.h"
-#include "tilescope/process.h"
-#include "tilescope/remote.h"
-#include "tilescope/session.h"
-#include "tilescope/stream.h"
-#include "tilescope/summary.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/format.h"
+#include "tilescope/base/json_input.h"
+#include "tilescope/base/process.h"
+#include "tilescope/run/remote.h"
+#include "tilescope/run/session.h"
+#include "tilescope/run/stream.h"
+#include "tilescope/export/summary.h"
 
 namespace tilescope::cli {
 

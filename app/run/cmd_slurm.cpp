@@ -20,10 +20,10 @@
 #include <thread>
 
 #include "commands.h"
-#include "tilescope/config.h"
-#include "tilescope/process.h"
-#include "tilescope/slurm.h"
-#include "tilescope/stream.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/process.h"
+#include "tilescope/run/slurm.h"
+#include "tilescope/run/stream.h"
 
 namespace fs = std::filesystem;
 

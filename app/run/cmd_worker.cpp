@@ -15,14 +15,14 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/config.h"
-#include "tilescope/counters.h"
-#include "tilescope/device_output.h"
-#include "tilescope/devices.h"
-#include "tilescope/locations.h"
-#include "tilescope/session.h"
-#include "tilescope/static_analysis.h"
-#include "tilescope/stream.h"
+#include "tilescope/config/config.h"
+#include "tilescope/counters/counters.h"
+#include "tilescope/logs/device_output.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/analysis/locations.h"
+#include "tilescope/run/session.h"
+#include "tilescope/analysis/static_analysis.h"
+#include "tilescope/run/stream.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/live_device.h"

@@ -1,15 +1,15 @@
 // The verbs of tilescope-run (docs/report.md#exit-status). Each returns the
-// process exit status (ExitStatus, tilescope/vocabulary.h).
+// process exit status (ExitStatus, tilescope/model/vocabulary.h).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "tilescope/config.h"
-#include "tilescope/remote.h"
-#include "tilescope/report.h"
-#include "tilescope/session.h"
+#include "tilescope/config/config.h"
+#include "tilescope/run/remote.h"
+#include "tilescope/model/report.h"
+#include "tilescope/run/session.h"
 
 namespace tilescope::cli {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope::cli;
 using tilescope::kExitOk;

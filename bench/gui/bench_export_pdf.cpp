@@ -10,8 +10,8 @@
 
 #include "export/exportfigures.h"
 #include "export/reportexporter.h"
-#include "tilescope/document.h"
-#include "tilescope/resources.h"
+#include "tilescope/export/document.h"
+#include "tilescope/base/resources.h"
 
 using namespace tilescope;
 

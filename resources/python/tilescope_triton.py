@@ -13,7 +13,7 @@ TileScope runs it as a child process with a time limit (docs/triton.md):
   tilescope_triton.py tilelang REQUEST.json OUTDIR
       TileLang: writes OUTDIR/kernel.cu (TileLang's CUDA) and OUTDIR/result.json
 
-The request (written by core/cuda/src/compile_triton.cpp):
+The request (written by core/cuda/src/compile/compile_triton.cpp):
   {"source": "/abs/k.py", "entry": "add_kernel", "arch": 90,
    "args": [{"kind": "pointer", "dtype": "fp16", "aligned": true},
             {"kind": "int", "value": 1000}, {"kind": "float", "type": "fp32"}],

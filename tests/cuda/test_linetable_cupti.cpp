@@ -9,7 +9,7 @@
 
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/pc_sampling.h"
-#include "tilescope/trace_lines.h"
+#include "tilescope/trace/trace_lines.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

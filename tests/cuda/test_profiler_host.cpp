@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "tilescope/counters.h"
+#include "tilescope/counters/counters.h"
 #include "tilescope/cuda/profiler_host.h"
 
 using namespace tilescope;

@@ -6,8 +6,8 @@
 
 #include <array>
 
-#include "tilescope/trace.h"
-#include "trace_engine.h"
+#include "tilescope/trace/trace.h"
+#include "trace/trace_engine.h"
 
 using tilescope::cuda::detail::decodePc;
 

@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "capture_detail.h"
-#include "tilescope/compile_error.h"
+#include "capture/capture_detail.h"
+#include "tilescope/diagnose/compile_error.h"
 #include "tilescope/cuda/compile.h"
-#include "tilescope/python.h"
-#include "tilescope/trace_lines.h"
+#include "tilescope/base/python.h"
+#include "tilescope/trace/trace_lines.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

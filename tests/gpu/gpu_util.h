@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "tilescope/format.h"
+#include "tilescope/base/format.h"
 
 namespace tilescope::gputest {
 

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 #include "tilescope/cuda/capture.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

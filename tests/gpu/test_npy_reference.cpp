@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_util.h"
-#include "tilescope/npy.h"
+#include "tilescope/base/npy.h"
 
 namespace tilescope {
 namespace {

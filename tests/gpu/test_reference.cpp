@@ -7,7 +7,7 @@
 
 #include "cuda_context.h"
 #include "tilescope/cuda/reference.h"
-#include "tilescope/tensor.h"
+#include "tilescope/config/tensor.h"
 
 namespace tilescope::cuda {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "gpu_util.h"
 #include "sanitizer_oracle.h"
-#include "tilescope/python.h"
+#include "tilescope/base/python.h"
 
 namespace tilescope {
 namespace {

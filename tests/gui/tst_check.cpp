@@ -8,7 +8,7 @@
 #include <QtTest>
 
 #include "mainwindow.h"
-#include "panels/configcheck.h"
+#include "controllers/configcheck.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"

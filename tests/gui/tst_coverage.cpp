@@ -2,7 +2,7 @@
 #include <QtTest>
 
 #include "style/colors.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 #include "widgets/coveragegrid.h"
 #include "widgets/coveragewidget.h"
 

@@ -11,8 +11,8 @@
 #include "export/documentwriters.h"
 #include "export/exportfigures.h"
 #include "export/reportexporter.h"
-#include "tilescope/format.h"
-#include "tilescope/report.h"
+#include "tilescope/base/format.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

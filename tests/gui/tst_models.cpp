@@ -7,8 +7,8 @@
 #include "models/pointsmodel.h"
 #include "models/resultmatrixmodel.h"
 #include "style/colors.h"
-#include "tilescope/format.h"
-#include "tilescope/report.h"
+#include "tilescope/base/format.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

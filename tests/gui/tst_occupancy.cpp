@@ -5,7 +5,7 @@
 #include "charts/chartplot.h"
 #include "charts/devicecomparison.h"
 #include "panels/occupancypanel.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

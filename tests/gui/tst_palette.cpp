@@ -8,7 +8,7 @@
 
 #include "models/resultmatrixmodel.h"
 #include "style/colors.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

@@ -10,8 +10,8 @@
 #include "panels/findingspanel.h"
 #include "panels/logpanel.h"
 #include "panels/runpanel.h"
-#include "panels/runstream.h"
-#include "tilescope/report.h"
+#include "controllers/runstream.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

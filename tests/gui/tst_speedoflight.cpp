@@ -8,7 +8,7 @@
 #include "export/reportexporter.h"
 #include "export/exportfigures.h"
 #include "panels/speedoflightpanel.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

@@ -4,7 +4,7 @@
 #include "charts/chartplot.h"
 #include "charts/unitticker.h"
 #include "panels/timingpanel.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;

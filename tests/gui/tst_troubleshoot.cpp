@@ -14,8 +14,8 @@
 
 #include "mainwindow.h"
 #include "panels/troubleshootpanel.h"
-#include "tilescope/classify.h"
-#include "tilescope/tree.h"
+#include "tilescope/logs/classify.h"
+#include "tilescope/diagnose/tree.h"
 #include "widgets/treeoutline.h"
 
 using namespace tilescope;

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "tilescope/baseline.h"
+#include "tilescope/run/baseline.h"
 
 namespace tilescope {
 namespace {

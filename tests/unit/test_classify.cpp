@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/classify.h"
-#include "tilescope/tree.h"
+#include "tilescope/logs/classify.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

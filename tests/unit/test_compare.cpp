@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilescope/compare.h"
+#include "tilescope/analysis/compare.h"
 
 using namespace tilescope;
 using nlohmann::json;

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <set>
 
-#include "tilescope/config.h"
-#include "tilescope/expr.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/expr.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config.h"
-#include "tilescope/json_input.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/json_input.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tilescope/config_inputs.h"
+#include "tilescope/config/config_inputs.h"
 
 namespace tilescope {
 namespace {

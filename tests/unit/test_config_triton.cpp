@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "tilescope/config.h"
-#include "tilescope/diagnose.h"
+#include "tilescope/config/config.h"
+#include "tilescope/diagnose/diagnose.h"
 
 namespace {
 

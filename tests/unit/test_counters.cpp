@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "tilescope/counters.h"
-#include "tilescope/tree.h"
+#include "tilescope/counters/counters.h"
+#include "tilescope/diagnose/tree.h"
 
 using namespace tilescope;
 

@@ -2,8 +2,8 @@
 // __assertfail prints, read back into a located device_assert finding.
 #include <gtest/gtest.h>
 
-#include "tilescope/device_output.h"
-#include "tilescope/report.h"
+#include "tilescope/logs/device_output.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope {
 namespace {

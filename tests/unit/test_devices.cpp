@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "tilescope/devices.h"
-#include "tilescope/resources.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/base/resources.h"
 
 using namespace tilescope;
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <mutex>
 
-#include "tilescope/diagnose.h"
-#include "tilescope/session.h"
+#include "tilescope/diagnose/diagnose.h"
+#include "tilescope/run/session.h"
 
 namespace tilescope {
 namespace {

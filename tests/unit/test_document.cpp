@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <regex>
 
-#include "tilescope/document.h"
-#include "tilescope/format.h"
-#include "tilescope/resources.h"
-#include "tilescope/tree.h"
+#include "tilescope/export/document.h"
+#include "tilescope/base/format.h"
+#include "tilescope/base/resources.h"
+#include "tilescope/diagnose/tree.h"
 
 using namespace tilescope;
 

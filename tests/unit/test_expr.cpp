@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "tilescope/expr.h"
+#include "tilescope/base/expr.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "tilescope/format.h"
-#include "tilescope/summary.h"
+#include "tilescope/base/format.h"
+#include "tilescope/export/summary.h"
 
 using namespace tilescope;
 

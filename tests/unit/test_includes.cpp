@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tilescope/includes.h"
+#include "tilescope/config/includes.h"
 
 namespace tilescope {
 namespace {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "tilescope/config.h"
-#include "tilescope/json_input.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/json_input.h"
 
 namespace tilescope {
 namespace {

@@ -1,4 +1,4 @@
-// Reading logs safely (tilescope/logtext.h): directories, binary data, /dev/zero,
+// Reading logs safely (tilescope/logs/logtext.h): directories, binary data, /dev/zero,
 // invalid UTF-8, huge files and lines, and the prefixes CI systems add to lines.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tilescope/logtext.h"
+#include "tilescope/logs/logtext.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

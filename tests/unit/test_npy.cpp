@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tilescope/config.h"
-#include "tilescope/npy.h"
+#include "tilescope/config/config.h"
+#include "tilescope/base/npy.h"
 
 namespace {
 

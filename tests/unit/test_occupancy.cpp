@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "tilescope/devices.h"
-#include "tilescope/occupancy.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/analysis/occupancy.h"
 
 using namespace tilescope;
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilescope/remote.h"
+#include "tilescope/run/remote.h"
 
 namespace tilescope {
 namespace {

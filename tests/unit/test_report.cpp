@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -1,4 +1,4 @@
-// Sanitizer reports → structured findings (tilescope/sanitizer.h), on real output: the
+// Sanitizer reports → structured findings (tilescope/logs/sanitizer.h), on real output: the
 // rec_* fixtures recorded on an H100 (scripts/record-sanitizer-fixtures.sh) and reports
 // pasted in public issues (tests/data/classify, URLs in expected.json).
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tilescope/sanitizer.h"
+#include "tilescope/logs/sanitizer.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "tilescope/session.h"
+#include "tilescope/run/session.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "tilescope/slurm.h"
+#include "tilescope/run/slurm.h"
 
 namespace tilescope {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tilescope/static_analysis.h"
+#include "tilescope/analysis/static_analysis.h"
 
 using namespace tilescope;
 

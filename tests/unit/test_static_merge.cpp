@@ -2,7 +2,7 @@
 // measurement wins where both speak; static findings fill in what was not measured.
 #include <gtest/gtest.h>
 
-#include "tilescope/static_analysis.h"
+#include "tilescope/analysis/static_analysis.h"
 
 namespace {
 

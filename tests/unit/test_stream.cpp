@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "tilescope/session.h"
-#include "tilescope/stream.h"
+#include "tilescope/run/session.h"
+#include "tilescope/run/stream.h"
 
 namespace fs = std::filesystem;
 using namespace tilescope;

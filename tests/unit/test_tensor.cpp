@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilescope/tensor.h"
+#include "tilescope/config/tensor.h"
 
 using namespace tilescope;
 

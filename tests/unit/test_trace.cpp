@@ -1,11 +1,11 @@
-// The tracer's pure core (tilescope/trace.h, trace_lines.h) on hand-built data
+// The tracer's pure core (tilescope/trace/trace.h, trace_lines.h) on hand-built data
 // and on a cubin whose line table binutils' readelf decoded independently.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "tilescope/diagnose.h"
-#include "tilescope/trace.h"
+#include "tilescope/diagnose/diagnose.h"
+#include "tilescope/trace/trace.h"
 
 using namespace tilescope;
 

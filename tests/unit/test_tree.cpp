@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "tilescope/tree.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -2,7 +2,7 @@
 // runOutcome, the comparison diagnose's trials use too.
 #include <gtest/gtest.h>
 
-#include "tilescope/session.h"
+#include "tilescope/run/session.h"
 
 namespace tilescope {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "tilescope/config.h"
-#include "tilescope/triton_init.h"
+#include "tilescope/config/config.h"
+#include "tilescope/config/triton_init.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tilescope/trust.h"
+#include "tilescope/config/trust.h"
 
 namespace tilescope {
 namespace {

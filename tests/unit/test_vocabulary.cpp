@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "tilescope/classify.h"
-#include "tilescope/report.h"
-#include "tilescope/tree.h"
+#include "tilescope/logs/classify.h"
+#include "tilescope/model/report.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -5,7 +5,7 @@
 #include <QString>
 #include <QVector>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 class QCustomPlot;
 

@@ -7,9 +7,9 @@
 #include <QString>
 #include <QVector>
 
-#include "tilescope/counters.h"
-#include "tilescope/devices.h"
-#include "tilescope/report.h"
+#include "tilescope/counters/counters.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/model/report.h"
 
 class QCustomPlot;
 

@@ -7,7 +7,7 @@
 #include "charts/qcp.h"
 #include "charts/unitticker.h"
 #include "models/pointlabels.h"
-#include "tilescope/document.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 

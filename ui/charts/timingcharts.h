@@ -6,8 +6,8 @@
 
 #include "charts/qcp.h"
 
-#include "tilescope/document.h"  // pointLabel: how points are named everywhere
-#include "tilescope/report.h"
+#include "tilescope/export/document.h"  // pointLabel: how points are named everywhere
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -1,14 +1,14 @@
 // Axis tickers with units (hotspot's frequencypage style): ticks are chosen as round
 // numbers *in the displayed unit*, so a byte axis reads 16 KiB, 32 KiB rather than
 // 16.4 KB, and a duration axis 2 µs, 4 µs. The ladders and the formatters are core's
-// (tilescope/format.h): a chart's label and the table beside it read the same.
+// (tilescope/base/format.h): a chart's label and the table beside it read the same.
 #pragma once
 
 #include <QString>
 #include <vector>
 
 #include "charts/qcp.h"
-#include "tilescope/format.h"
+#include "tilescope/base/format.h"
 
 namespace tilescope::ui {
 

@@ -4,7 +4,7 @@
 
 #include <QImage>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

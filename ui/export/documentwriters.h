@@ -1,4 +1,4 @@
-// Writers of core's export document (tilescope/document.h) with the GUI's figures:
+// Writers of core's export document (tilescope/export/document.h) with the GUI's figures:
 // HTML (figures as data URIs), PDF (the same HTML laid out by QTextDocument) and
 // Markdown (figures as PNG files beside it).
 #pragma once
@@ -10,7 +10,7 @@
 #include <QTextDocument>
 
 #include "export/exportfigures.h"
-#include "tilescope/document.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 

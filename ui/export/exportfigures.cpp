@@ -8,7 +8,7 @@
 #include "charts/rooflinecharts.h"
 #include "charts/timingcharts.h"
 #include "export/coverageimage.h"
-#include "tilescope/document.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 

@@ -6,7 +6,7 @@
 #include <QString>
 #include <QVector>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

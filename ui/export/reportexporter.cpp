@@ -4,7 +4,7 @@
 
 #include "export/documentwriters.h"
 #include "export/exportfigures.h"
-#include "tilescope/tree.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace tilescope::ui {
 

@@ -1,14 +1,14 @@
 // Report export (HTML, PDF, Markdown) for the GUI's File > Export and for
 // `tilescope --export REPORT OUT` (and so `tilescope-run export --format pdf`).
-// The document is core's (tilescope/document.h), the same the CLI renders; the GUI
+// The document is core's (tilescope/export/document.h), the same the CLI renders; the GUI
 // adds its figures. Needs a QApplication for the charts (QCustomPlot is a QWidget);
 // it runs under QT_QPA_PLATFORM=offscreen without a display.
 #pragma once
 
 #include <QString>
 
-#include "tilescope/document.h"
-#include "tilescope/report.h"
+#include "tilescope/export/document.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

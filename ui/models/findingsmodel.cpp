@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "models/qtconv.h"
-#include "tilescope/document.h"
+#include "tilescope/export/document.h"
 #include "style/colors.h"
 
 namespace tilescope::ui {

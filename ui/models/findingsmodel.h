@@ -6,7 +6,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -10,7 +10,7 @@
 
 #include "models/pointlabels.h"
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

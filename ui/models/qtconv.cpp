@@ -1,7 +1,7 @@
 #include "models/qtconv.h"
 
-#include "tilescope/format.h"
-#include "tilescope/report.h"
+#include "tilescope/base/format.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

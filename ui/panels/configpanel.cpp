@@ -14,9 +14,9 @@
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
-#include "panels/configcheck.h"
-#include "tilescope/config.h"
-#include "tilescope/report.h"
+#include "controllers/configcheck.h"
+#include "tilescope/config/config.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -16,7 +16,7 @@
 
 #include "models/qtconv.h"
 #include "models/resultmatrixmodel.h"
-#include "panels/runstream.h"
+#include "controllers/runstream.h"
 #include "style/colors.h"
 
 namespace tilescope::ui {

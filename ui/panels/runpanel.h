@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "panels/runcontroller.h"
+#include "controllers/runcontroller.h"
 #include "reportview.h"
 
 class QCheckBox;

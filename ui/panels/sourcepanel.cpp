@@ -7,7 +7,7 @@
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
-#include "tilescope/resources.h"
+#include "tilescope/base/resources.h"
 
 namespace tilescope::ui {
 

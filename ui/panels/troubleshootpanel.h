@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "reportview.h"
-#include "tilescope/classify.h"
-#include "tilescope/tree.h"
+#include "tilescope/logs/classify.h"
+#include "tilescope/diagnose/tree.h"
 
 class QGroupBox;
 class QLabel;

@@ -6,7 +6,7 @@
 #include <QIcon>
 #include <QString>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

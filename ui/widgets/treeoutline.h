@@ -8,7 +8,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "tilescope/tree.h"
+#include "tilescope/diagnose/tree.h"
 
 class QTreeWidget;
 class QTreeWidgetItem;

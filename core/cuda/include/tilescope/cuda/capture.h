@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 #include "tilescope/cuda/tracer.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

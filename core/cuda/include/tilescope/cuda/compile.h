@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "tilescope/config.h"
-#include "tilescope/report.h"
+#include "tilescope/config/config.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

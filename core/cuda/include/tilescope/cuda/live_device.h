@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tilescope/devices.h"
-#include "tilescope/report.h"
+#include "tilescope/model/devices.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

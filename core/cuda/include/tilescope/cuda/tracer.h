@@ -2,7 +2,7 @@
 // Compute Sanitizer API (libsanitizer-public.so, loaded at run time), its
 // global, shared and local accesses, barriers and block entry/exit checked and
 // aggregated on the device, the aggregates copied back as a TraceCapture
-// (core's tilescope/trace.h draws the conclusions). Sanitizer types stay in
+// (core's tilescope/trace/trace.h draws the conclusions). Sanitizer types stay in
 // trace_sanitizer.cpp.
 #pragma once
 

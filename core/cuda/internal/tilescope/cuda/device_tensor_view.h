@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope::cuda {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tilescope/cuda/compile.h"
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/counters.h"
+#include "tilescope/counters/counters.h"
 
 namespace tilescope::cuda {
 

@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 #include "tilescope/cuda/device_tensor_view.h"
 
 namespace tilescope::cuda {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config.h"
+#include "tilescope/config/config.h"
 #include "tilescope/cuda/device_tensor_view.h"
-#include "tilescope/report.h"
-#include "tilescope/tensor.h"
+#include "tilescope/model/report.h"
+#include "tilescope/config/tensor.h"
 
 namespace tilescope {
 class TileCoverage;

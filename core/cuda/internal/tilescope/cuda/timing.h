@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/report.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cuda {
 

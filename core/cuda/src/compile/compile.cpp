@@ -1,0 +1,315 @@
+// compileKernel: NVRTC / nvcc / ptxas / prebuilt images, cached, with resource usage.
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "compile/compile_detail.h"
+#include "tilescope/cuda/compile.h"
+#include "tilescope/config/includes.h"
+#include "tilescope/base/python.h"
+
+namespace tilescope::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lowerExt(const fs::path& p) {
+  std::string e = p.extension().string();
+  for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+std::vector<std::string> defineFlags(const std::vector<std::pair<std::string, DefineValue>>& defines) {
+  std::vector<std::string> flags;
+  for (const auto& [name, value] : defines) flags.push_back("-D" + name + "=" + value.flagText());
+  return flags;
+}
+
+// An entry that is not a plain identifier ("gemm<64>", "ns::k") is resolved by
+// NVRTC itself through a name expression.
+bool needsNameExpression(const std::string& entry) {
+  return entry.find_first_of("<:(") != std::string::npos;
+}
+
+/// Whether a .cu source includes TileLang's headers (TileLang's generated CUDA).
+bool usesTileLangHeaders(const fs::path& source) {
+  return detail::readText(source).find("tl_templates/") != std::string::npos;
+}
+
+int smNumber(const std::string& arch) {
+  auto pos = arch.find_first_of("0123456789");
+  return pos == std::string::npos ? 0 : std::atoi(arch.c_str() + pos);
+}
+
+/// The prerequisites of a Makefile rule as nvcc -MD writes it ("out: a.cu b.h \\").
+std::vector<std::string> parseMakeDeps(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool afterColon = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
+      ++i;
+      continue;
+    }
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == ' ') {
+      cur += ' ';
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!cur.empty() && afterColon) out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    if (c == ':' && !afterColon && (i + 1 >= text.size() || text[i + 1] == ' ' || text[i + 1] == '\n')) {
+      afterColon = true;
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty() && afterColon) out.push_back(cur);
+  return out;
+}
+
+struct Build {
+  bool ok = false;
+  std::vector<char> image;
+  std::string log;
+  std::string lowered;
+};
+
+/// The log with the source's full path shortened to its file name, as NVRTC
+/// would print it for a program named by its file name alone.
+std::string shortenSourcePath(std::string log, const std::string& full, const std::string& name) {
+  if (full.empty()) return log;
+  for (std::size_t at = 0; (at = log.find(full, at)) != std::string::npos; at += name.size()) log.replace(at, full.size(), name);
+  return log;
+}
+
+Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, const std::string& source) {
+  Build b;
+  nvrtcProgram prog = nullptr;
+  // The program is named by its absolute path: NVRTC then looks for "quoted"
+  // includes next to the source, as the include scan does, and not in whatever
+  // folder TileScope happens to run in.
+  const std::string full = fs::absolute(k.sourcePath).lexically_normal().string();
+  if (nvrtcCreateProgram(&prog, source.c_str(), full.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+    b.log = "error: nvrtcCreateProgram failed for " + k.sourcePath.string();
+    return b;
+  }
+  bool nameExpr = needsNameExpression(k.entry);
+  if (nameExpr) nvrtcAddNameExpression(prog, k.entry.c_str());
+  std::vector<const char*> argv;
+  for (const auto& f : flags) argv.push_back(f.c_str());
+  nvrtcResult rc = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  std::size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  b.log.resize(logSize);
+  if (logSize) nvrtcGetProgramLog(prog, b.log.data());
+  while (!b.log.empty() && b.log.back() == '\0') b.log.pop_back();
+  b.log = shortenSourcePath(b.log, full, k.sourcePath.filename().string());
+  if (rc == NVRTC_SUCCESS) {
+    std::size_t size = 0;
+    nvrtcGetCUBINSize(prog, &size);
+    b.image.resize(size);
+    if (size) nvrtcGetCUBIN(prog, b.image.data());
+    if (size == 0) b.log += "\nerror: NVRTC produced no cubin (is -arch a real sm_XX architecture?)";
+    const char* lowered = nullptr;
+    if (nameExpr && nvrtcGetLoweredName(prog, k.entry.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+      b.lowered = lowered;
+    b.ok = size > 0;
+  } else if (b.log.empty()) {
+    b.log = std::string("error: ") + nvrtcGetErrorString(rc);
+  }
+  nvrtcDestroyProgram(&prog);
+  return b;
+}
+
+/// Runs nvcc or ptxas into a private temporary folder. With `deps`, nvcc also
+/// writes the headers it read (-MD -MF), returned in *deps.
+Build buildTool(const std::vector<std::string>& argvHead, const std::string& input, std::vector<std::string>* deps) {
+  Build b;
+  detail::TempDir tmp;
+  if (tmp.path.empty()) {
+    b.log = "error: could not create a private temporary folder";
+    return b;
+  }
+  auto outPath = (tmp.path / "kernel.cubin").string();
+  auto depPath = (tmp.path / "kernel.d").string();
+  std::vector<std::string> argv = argvHead;
+  if (deps) argv.insert(argv.end(), {"-MD", "-MF", depPath});
+  argv.insert(argv.end(), {"-o", outPath, input});
+  int rc = detail::runProcess(argv, &b.log);
+  b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
+  if (rc == -1) b.log = "error: " + b.log;
+  if (deps && b.ok) *deps = parseMakeDeps(detail::readText(depPath));
+  return b;
+}
+
+// Fills resource usage from the ptxas log (spills) and the cubin (authoritative
+// for registers, shared memory and stack).
+void fillResources(const CompiledKernel& ck, const std::string& symbol, int sm, CompileInfo* info) {
+  parsePtxasResources(info->log, symbol, info);
+  if (ck.format == CompiledKernel::Format::ptx) return;
+  CubinInfo ci = inspectCubin(ck.image, sm);
+  if (!ci.valid) return;
+  if (const CubinKernelInfo* ki = ci.find(symbol)) {
+    if (ki->regs >= 0) info->regs = ki->regs;
+    if (ki->smemStatic >= 0) info->smemStatic = ki->smemStatic;
+    if (ki->frameBytes >= 0) info->localBytes = ki->frameBytes;
+    if (ki->maxThreads > 0) info->maxThreadsPerBlock = ki->maxThreads;
+  }
+}
+
+void finishEntry(const KernelSpec& k, int sm, CompiledKernel* ck, CompileInfo* info) {
+  if (ck->format == CompiledKernel::Format::ptx) {
+    std::string text(ck->image.begin(), ck->image.end());
+    bool found = text.find(".entry " + k.entry) != std::string::npos;
+    ck->loweredName = found ? k.entry : "";
+    if (!found) {
+      info->ok = false;
+      info->log += "\nerror: entry '" + k.entry + "' has no .entry directive in " + k.sourcePath.string();
+    }
+    return;
+  }
+  CubinInfo ci = inspectCubin(ck->image, sm);
+  if (!ci.valid) {
+    // A compressed fatbin cannot be read here; the driver resolves the entry at load.
+    if (ck->loweredName.empty()) ck->loweredName = k.entry;
+    info->log += "\nnote: resource usage unavailable without a GPU (" + ci.error + ")";
+    return;
+  }
+  for (const auto& kern : ci.kernels) ck->kernels.push_back(kern.name);
+  if (ck->loweredName.empty()) ck->loweredName = matchEntry(k.entry, ck->kernels);
+  if (ck->loweredName.empty()) {
+    std::string list;
+    for (const auto& n : ck->kernels) list += (list.empty() ? "" : ", ") + n;
+    info->ok = false;
+    info->log += "\nerror: entry '" + k.entry + "' not found in " + k.sourcePath.filename().string() +
+                 "; the module defines: " + (list.empty() ? "no kernels" : list);
+  }
+}
+
+}  // namespace
+
+CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                          const std::string& arch, CompiledKernel* out) {
+  auto t0 = std::chrono::steady_clock::now();
+  CompileInfo info;
+  info.attempted = true;
+  info.arch = arch;
+  CompiledKernel ck;
+  ck.entry = k.entry;
+  const int sm = smNumber(arch);
+  const std::string ext = lowerExt(k.sourcePath);
+  const std::string root = cudaToolkitRoot();
+  const std::string cudaInclude = root + "/include";
+  // Absolute: a config named without a folder ("k.tscfg.json") has a source path
+  // without one, and "-I" + "" would swallow the next flag.
+  const std::string srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
+  // TileLang's generated CUDA includes its own headers (docs/triton.md, TileLang).
+  std::vector<std::string> extraIncludes;
+  const bool tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
+  if (tilelang)
+    for (const auto& d : tilelangIncludeDirs()) extraIncludes.push_back("-I" + d);
+
+  if (!fs::is_regular_file(k.sourcePath)) {
+    info.compiler = k.compiler;
+    info.log = "error: kernel source not found: " + k.sourcePath.string();
+  } else if (ext == ".cubin" || ext == ".fatbin") {
+    info.compiler = "prebuilt";
+    ck.format = ext == ".cubin" ? CompiledKernel::Format::cubin : CompiledKernel::Format::fatbin;
+    info.ok = detail::readFile(k.sourcePath, &ck.image) && !ck.image.empty();
+    if (!info.ok) info.log = "error: cannot read " + k.sourcePath.string();
+    if (info.ok && ck.format == CompiledKernel::Format::cubin) {
+      CubinInfo ci = inspectCubin(ck.image, sm);
+      // A cubin runs only on its own major architecture, at an equal or newer minor.
+      if (ci.valid && (ci.smVersion / 10 != sm / 10 || ci.smVersion % 10 > sm % 10))
+        info.log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " + arch +
+                    ": the driver will refuse to load it\n";
+    }
+  } else {
+    // .cu through NVRTC or nvcc; .ptx through ptxas (or the driver's JIT at load).
+    const bool ptx = ext == ".ptx";
+    const bool nvcc = !ptx && k.compiler == "nvcc";
+    info.compiler = ptx ? "ptxas" : (nvcc ? "nvcc" : "nvrtc");
+    int vmaj = 0, vmin = 0;
+    nvrtcVersion(&vmaj, &vmin);
+    // Relative include paths resolve against the config's folder, not the working directory.
+    const std::vector<std::string> options = absoluteIncludeOptions(k);
+    std::vector<std::string> keyParts{info.compiler, std::to_string(vmaj) + "." + std::to_string(vmin), arch,
+                                      k.entry};
+    auto dflags = defineFlags(defines);
+    keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
+    keyParts.insert(keyParts.end(), options.begin(), options.end());
+    keyParts.insert(keyParts.end(), extraIncludes.begin(), extraIncludes.end());
+    const std::string key = detail::cacheBaseKey(keyParts, k.sourcePath);
+    // What the compile read, for the cache manifest; "cacheable" is false when
+    // it cannot be known (an #include through a macro, a scan cut short).
+    std::vector<std::string> deps;
+    bool cacheable = true;
+    Build b;
+    if (detail::cacheLoad(key, &b.image, &b.log)) {
+      b.ok = true;
+      info.cached = true;  // the lowered name is not stored: finishEntry recovers it from the image
+    } else if (ptx) {
+      std::string ptxas = detail::toolkitTool("ptxas");
+      if (ptxas.empty()) {
+        // No ptxas: hand the PTX text to the driver, which JIT-compiles it at load.
+        b.ok = detail::readFile(k.sourcePath, &b.image);
+        b.image.push_back('\0');
+        b.log = "note: ptxas not found under " + root + "/bin: the driver JIT-compiles the PTX at load";
+        ck.format = CompiledKernel::Format::ptx;
+      } else {
+        std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
+        argv.insert(argv.end(), options.begin(), options.end());
+        b = buildTool(argv, k.sourcePath.string(), nullptr);
+        deps.push_back(fs::absolute(k.sourcePath).lexically_normal().string());
+      }
+    } else if (nvcc) {
+      std::string nvccPath = detail::toolkitTool("nvcc");
+      std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath, "-cubin", "-arch=" + arch,
+                                    "-Xptxas", "-v", "-I" + srcDir};
+      argv.insert(argv.end(), extraIncludes.begin(), extraIncludes.end());
+      argv.insert(argv.end(), dflags.begin(), dflags.end());
+      argv.insert(argv.end(), options.begin(), options.end());
+      b = buildTool(argv, k.sourcePath.string(), &deps);  // nvcc names every header it read
+      cacheable = !deps.empty();
+    } else {
+      std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};
+      flags.insert(flags.end(), extraIncludes.begin(), extraIncludes.end());
+      flags.insert(flags.end(), dflags.begin(), dflags.end());
+      flags.insert(flags.end(), options.begin(), options.end());
+      b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
+      ck.loweredName = b.lowered;
+      // NVRTC reports no dependencies: the include scan finds every header it can read.
+      const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, root));
+      for (const auto& f : scan.files) deps.push_back(f.string());
+      for (const auto& e : scan.edges) cacheable = cacheable && !e.computed;
+      cacheable = cacheable && !scan.truncated;
+    }
+    if (b.ok && !info.cached && cacheable && ck.format == CompiledKernel::Format::cubin)
+      detail::cacheStore(key, deps, b.image, b.log);
+    info.ok = b.ok;
+    info.log = b.log;
+    ck.image = std::move(b.image);
+    if (!b.ok && info.log.find("error") == std::string::npos) info.log += "\nerror: compilation failed";
+    if (!b.ok && tilelang && extraIncludes.empty())
+      info.log += "\nnote: " + k.source + " is TileLang's generated CUDA and includes TileLang's headers "
+                  "(tl_templates/...), found in none of $TILESCOPE_TILELANG_HOME, the tilelang package of " +
+                  pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
+  }
+
+  if (info.ok) {
+    finishEntry(k, sm, &ck, &info);
+    fillResources(ck, ck.loweredName.empty() ? k.entry : ck.loweredName, sm, &info);
+  }
+  info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (out) *out = std::move(ck);
+  return info;
+}
+
+}  // namespace tilescope::cuda

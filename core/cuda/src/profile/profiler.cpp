@@ -1,0 +1,464 @@
+// profileRanges: the Range Profiler in kernel-replay, auto-range mode.
+//   host:   Profiler Host object for the chip -> config image (metric list) -> passes
+//   target: enable on the context -> counter data image -> set config -> start,
+//           launch, synchronise, stop -> decode -> evaluate every range on the host.
+// Kernel replay lets CUPTI run each kernel as many passes as the metric list
+// needs, saving and restoring device memory around the replays, so one call of
+// the workload suffices.
+#include "tilescope/cuda/profiler.h"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "tilescope/cuda/cupti_errors.h"
+
+namespace tilescope::cuda {
+namespace {
+
+/// A CUPTI parameter block: zeroed, with its structSize set.
+template <class T>
+T sized(std::size_t size) {
+  T p{};
+  p.structSize = size;
+  return p;
+}
+
+/// A failed CUPTI call: what was called and why, in one line.
+struct CuptiFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(CUptiResult r, const char* what) {
+  if (r != CUPTI_SUCCESS) throw CuptiFailure(std::string(what) + ": " + detail::cuptiWhy(r));
+}
+
+void checkCu(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  cuGetErrorName(r, &name);
+  throw CuptiFailure(std::string(what) + " failed: " + (name ? name : "?"));
+}
+
+/// A Profiler Host object for one chip, deinitialised on every path.
+class HostObject {
+ public:
+  HostObject(const std::string& chip, const std::vector<std::uint8_t>* availability) {
+    auto p = sized<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = chip.c_str();
+    p.pCounterAvailabilityImage = availability && !availability->empty() ? availability->data() : nullptr;
+    check(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize");
+    m_host = p.pHostObject;
+  }
+  ~HostObject() {
+    auto p = sized<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    p.pHostObject = m_host;
+    cuptiProfilerHostDeinitialize(&p);
+  }
+  HostObject(const HostObject&) = delete;
+  HostObject& operator=(const HostObject&) = delete;
+  CUpti_Profiler_Host_Object* get() const { return m_host; }
+
+  /// Adds one metric; false (and the CUPTI result) when the chip does not know it.
+  CUptiResult add(const std::string& metric) {
+    const char* name = metric.c_str();
+    auto p = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    p.pHostObject = m_host;
+    p.ppMetricNames = &name;
+    p.numMetrics = 1;
+    return cuptiProfilerHostConfigAddMetrics(&p);
+  }
+
+  /// Every base metric name of the chip (counters, ratios, throughputs).
+  std::set<std::string> baseMetrics() {
+    std::set<std::string> out;
+    for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+      auto p = sized<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+      p.pHostObject = m_host;
+      p.metricType = t;
+      check(cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
+      for (std::size_t i = 0; i < p.numMetrics; ++i) out.insert(p.ppMetricNames[i]);
+    }
+    return out;
+  }
+
+  std::vector<std::uint8_t> configImage() {
+    auto s = sized<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    s.pHostObject = m_host;
+    check(cuptiProfilerHostGetConfigImageSize(&s), "cuptiProfilerHostGetConfigImageSize");
+    std::vector<std::uint8_t> image(s.configImageSize);
+    auto g = sized<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    g.pHostObject = m_host;
+    g.configImageSize = image.size();
+    g.pConfigImage = image.data();
+    check(cuptiProfilerHostGetConfigImage(&g), "cuptiProfilerHostGetConfigImage");
+    return image;
+  }
+
+ private:
+  CUpti_Profiler_Host_Object* m_host = nullptr;
+};
+
+int passesOf(std::vector<std::uint8_t>& config) {
+  auto p = sized<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  p.configImageSize = config.size();
+  p.pConfigImage = config.data();
+  check(cuptiProfilerHostGetNumOfPasses(&p), "cuptiProfilerHostGetNumOfPasses");
+  return static_cast<int>(p.numOfPasses);
+}
+
+/// The range profiler on a context, disabled (and its stream destroyed) on every path.
+class RangeProfilerSession {
+ public:
+  explicit RangeProfilerSession(CUcontext ctx) {
+    auto p = sized<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    p.ctx = ctx;
+    check(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    m_object = p.pRangeProfilerObject;
+  }
+  ~RangeProfilerSession() {
+    if (m_started) {
+      auto s = sized<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+      s.pRangeProfilerObject = m_object;
+      cuptiRangeProfilerStop(&s);
+    }
+    auto p = sized<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = m_object;
+    cuptiRangeProfilerDisable(&p);
+  }
+  RangeProfilerSession(const RangeProfilerSession&) = delete;
+  RangeProfilerSession& operator=(const RangeProfilerSession&) = delete;
+
+  std::vector<std::uint8_t> counterDataImage(std::vector<const char*>& names, int maxRanges) {
+    auto s = sized<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    s.pRangeProfilerObject = m_object;
+    s.pMetricNames = names.data();
+    s.numMetrics = names.size();
+    s.maxNumOfRanges = std::size_t(maxRanges);
+    s.maxNumRangeTreeNodes = std::uint32_t(maxRanges);
+    check(cuptiRangeProfilerGetCounterDataSize(&s), "cuptiRangeProfilerGetCounterDataSize");
+    std::vector<std::uint8_t> image(s.counterDataSize);
+    auto i = sized<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    i.pRangeProfilerObject = m_object;
+    i.counterDataSize = image.size();
+    i.pCounterData = image.data();
+    check(cuptiRangeProfilerCounterDataImageInitialize(&i), "cuptiRangeProfilerCounterDataImageInitialize");
+    return image;
+  }
+
+  void setConfig(std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& data, int maxRanges) {
+    auto p = sized<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = m_object;
+    p.configSize = config.size();
+    p.pConfig = config.data();
+    p.counterDataImageSize = data.size();
+    p.pCounterDataImage = data.data();
+    p.range = CUPTI_AutoRange;
+    p.replayMode = CUPTI_KernelReplay;
+    p.maxRangesPerPass = std::size_t(maxRanges);
+    p.numNestingLevels = 1;
+    p.minNestingLevel = 1;
+    p.passIndex = 0;
+    p.targetNestingLevel = 1;
+    check(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig");
+  }
+
+  void start() {
+    auto p = sized<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = m_object;
+    check(cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
+    m_started = true;
+  }
+
+  /// Stops and decodes; returns the ranges dropped for lack of room.
+  std::size_t stopAndDecode() {
+    auto s = sized<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    s.pRangeProfilerObject = m_object;
+    m_started = false;
+    check(cuptiRangeProfilerStop(&s), "cuptiRangeProfilerStop");
+    if (!s.isAllPassSubmitted)
+      throw CuptiFailure("kernel replay did not submit every pass of the metric list");
+    auto d = sized<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    d.pRangeProfilerObject = m_object;
+    check(cuptiRangeProfilerDecodeData(&d), "cuptiRangeProfilerDecodeData");
+    return d.numOfRangeDropped;
+  }
+
+ private:
+  CUpti_RangeProfiler_Object* m_object = nullptr;
+  bool m_started = false;
+};
+
+struct Stream {
+  CUstream s = nullptr;
+  Stream() { checkCu(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); }
+  ~Stream() {
+    if (s) cuStreamDestroy(s);
+  }
+};
+
+void initializeOnce() {
+  static CUptiResult result = [] {
+    auto p = sized<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    return cuptiProfilerInitialize(&p);
+  }();
+  check(result, "cuptiProfilerInitialize");
+}
+
+/// The current context (device 0's primary context when none is current) and its device.
+CUcontext currentContext(CUdevice* dev) {
+  checkCu(cuInit(0), "cuInit");
+  CUcontext ctx = nullptr;
+  checkCu(cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (!ctx) {
+    checkCu(cuDeviceGet(dev, 0), "cuDeviceGet");
+    checkCu(cuDevicePrimaryCtxRetain(&ctx, *dev), "cuDevicePrimaryCtxRetain");
+    checkCu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  }
+  checkCu(cuCtxGetDevice(dev), "cuCtxGetDevice");
+  return ctx;
+}
+
+void checkSupported(CUdevice dev) {
+  auto p = sized<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  p.cuDevice = dev;
+  p.api = CUPTI_PROFILER_RANGE_PROFILING;
+  check(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
+  std::string why;
+  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "its architecture";
+  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "vGPU without profiling enabled";
+  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
+  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "a crypto-mining processor";
+  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
+  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
+  else why = "an unsupported configuration";
+  throw CuptiFailure("this GPU does not support CUPTI range profiling (" + why + ")");
+}
+
+std::string chipOf(CUdevice dev) {
+  auto p = sized<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  p.deviceIndex = std::size_t(dev);
+  check(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
+  return p.pChipName ? p.pChipName : "";
+}
+
+std::vector<std::uint8_t> counterAvailability(CUcontext ctx) {
+  auto p = sized<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  p.ctx = ctx;
+  check(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
+  p.pCounterAvailabilityImage = image.data();
+  check(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+  return image;
+}
+
+std::map<std::string, double> evaluate(HostObject& host, std::vector<std::uint8_t>& data, std::size_t range,
+                                       std::vector<const char*>& names) {
+  std::vector<double> values(names.size(), 0.0);
+  auto p = sized<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  p.pHostObject = host.get();
+  p.pCounterDataImage = data.data();
+  p.counterDataImageSize = data.size();
+  p.rangeIndex = range;
+  p.ppMetricNames = names.data();
+  p.numMetrics = names.size();
+  p.pMetricValues = values.data();
+  check(cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues");
+  std::map<std::string, double> out;
+  for (std::size_t i = 0; i < names.size(); ++i) out[names[i]] = values[i];
+  return out;
+}
+
+std::string baseOf(const std::string& metric) { return metric.substr(0, metric.find('.')); }
+
+/// The host object and config image of one metric list on one chip. Building
+/// them costs more than a short kernel's replays (CUPTI resolves every metric
+/// into counters), so a process builds them once and reuses them for the
+/// kernel, the baseline and every later capture with the same list.
+struct Prepared {
+  std::string chip;
+  std::vector<std::string> requested, metrics, missing;
+  std::unique_ptr<HostObject> host;
+  std::vector<std::uint8_t> config;
+  int passes = 0;
+};
+
+Prepared& prepare(const std::string& chip, CUcontext ctx, const std::vector<std::string>& requested) {
+  // Never destroyed: tearing CUPTI objects down in static destructors at exit races CUPTI's own teardown.
+  static Prepared& cache = *new Prepared;
+  if (cache.host && cache.chip == chip && cache.requested == requested) return cache;
+  Prepared p;
+  p.chip = chip;
+  p.requested = requested;
+  std::vector<std::uint8_t> availability = counterAvailability(ctx);
+  p.host = std::make_unique<HostObject>(chip, &availability);
+  const std::set<std::string> bases = p.host->baseMetrics();
+  for (const std::string& m : requested) (bases.count(baseOf(m)) ? p.metrics : p.missing).push_back(m);
+  std::vector<const char*> names;
+  for (const std::string& m : p.metrics) names.push_back(m.c_str());
+  auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = p.host->get();
+  add.ppMetricNames = names.data();
+  add.numMetrics = names.size();
+  check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (run.metrics are checked first: a standard metric?)");
+  p.config = p.host->configImage();
+  p.passes = passesOf(p.config);
+  cache = std::move(p);
+  return cache;
+}
+
+}  // namespace
+
+std::string baseName(const std::string& metric) { return baseOf(metric); }
+
+std::vector<std::string> metricsOnChip(const std::string& chip, const std::vector<std::string>& names,
+                                       std::vector<std::string>* missing) {
+  std::vector<std::string> out;
+  HostObject host(chip, nullptr);
+  const std::set<std::string> bases = host.baseMetrics();
+  for (const std::string& m : names) {
+    if (bases.count(baseOf(m))) out.push_back(m);
+    else if (missing) missing->push_back(m);
+  }
+  return out;
+}
+
+std::string chipForArch(const std::string& arch) {
+  static const std::map<std::string, std::string> chips = {
+      {"sm_70", "GV100"}, {"sm_72", "GV11B"}, {"sm_75", "TU102"}, {"sm_80", "GA100"}, {"sm_86", "GA102"},
+      {"sm_87", "GA10B"}, {"sm_89", "AD102"}, {"sm_90", "GH100"}, {"sm_100", "GB100"}, {"sm_120", "GB202"}};
+  auto it = chips.find(arch);
+  return it == chips.end() ? std::string() : it->second;
+}
+
+std::string validateMetrics(const std::string& chip, const std::vector<std::string>& names, int* badIndex) {
+  try {
+    {
+      // One batch first (fast); only a failing list is checked name by name.
+      HostObject batch(chip, nullptr);
+      const std::set<std::string> bases = batch.baseMetrics();
+      std::vector<const char*> all;
+      bool basesKnown = true;
+      for (const std::string& m : names) {
+        all.push_back(m.c_str());
+        basesKnown = basesKnown && bases.count(baseOf(m)) > 0;
+      }
+      auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+      add.pHostObject = batch.get();
+      add.ppMetricNames = all.data();
+      add.numMetrics = all.size();
+      if (basesKnown && cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS) return {};
+    }
+    HostObject host(chip, nullptr);
+    const std::set<std::string> bases = host.baseMetrics();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      // A failed add leaves the host object unusable, so the base name is looked
+      // up first; the add then checks the rollup and submetric.
+      if (bases.count(baseOf(names[i])) && host.add(names[i]) == CUPTI_SUCCESS) continue;
+      if (badIndex) *badIndex = static_cast<int>(i);
+      return "unknown metric '" + names[i] + "' for the " + chip +
+             " chip (names as `ncu --query-metrics` lists them, with a rollup such as .sum or .avg.pct_of_peak_sustained_elapsed)";
+    }
+  } catch (const std::exception& e) {
+    return std::string("cannot check metric names for chip '") + chip + "': " + e.what();
+  }
+  return {};
+}
+
+namespace {
+
+/// The range profiler stays enabled on its context between profiles (enabling
+/// it is a large part of a profile's fixed cost) until releaseRangeProfiler().
+struct Enabled {
+  CUcontext ctx = nullptr;
+  std::unique_ptr<RangeProfilerSession> session;
+};
+Enabled& enabled() {
+  static Enabled& e = *new Enabled;  // never destroyed (see prepare)
+  return e;
+}
+
+/// Phase times on stderr when TILESCOPE_PROFILER_TRACE is set (bench/counters_vs_ncu.py).
+struct Trace {
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  bool on = std::getenv("TILESCOPE_PROFILER_TRACE") != nullptr;
+  void operator()(const char* phase) {
+    const auto now = std::chrono::steady_clock::now();
+    if (on) std::fprintf(stderr, "profiler: %-12s %8.1f ms\n", phase, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  }
+};
+
+}  // namespace
+
+void releaseRangeProfiler() {
+  enabled().session.reset();
+  enabled().ctx = nullptr;
+}
+
+RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
+                           int maxRanges) {
+  RangeProfile out;
+  const auto t0 = std::chrono::steady_clock::now();
+  Trace trace;
+  try {
+    CUdevice dev = 0;
+    CUcontext ctx = currentContext(&dev);
+    initializeOnce();
+    checkSupported(dev);
+    out.chip = chipOf(dev);
+    Prepared& prep = prepare(out.chip, ctx, metrics);
+    HostObject& host = *prep.host;
+    std::vector<const char*> names;
+    for (const std::string& m : prep.metrics) names.push_back(m.c_str());
+    std::vector<std::uint8_t> config = prep.config;
+    out.passes = prep.passes;
+    out.missing = prep.missing;
+    trace("prepare");
+
+    Enabled& e = enabled();
+    if (e.session && e.ctx != ctx) releaseRangeProfiler();
+    if (!e.session) {
+      e.session = std::make_unique<RangeProfilerSession>(ctx);
+      e.ctx = ctx;
+    }
+    trace("enable");
+    std::vector<std::uint8_t> data = e.session->counterDataImage(names, maxRanges);
+    e.session->setConfig(config, data, maxRanges);
+    trace("set config");
+    Stream stream;
+    e.session->start();
+    call(stream.s);
+    checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+    const std::size_t dropped = e.session->stopAndDecode();
+    trace("replay");
+    if (dropped > 0) throw CuptiFailure(std::to_string(dropped) + " kernel ranges were dropped (more than " +
+                                        std::to_string(maxRanges) + " launches)");
+
+    auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = data.data();
+    info.counterDataImageSize = data.size();
+    check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+    for (std::size_t r = 0; r < info.numTotalRanges; ++r) out.ranges.push_back(evaluate(host, data, r, names));
+    trace("evaluate");
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    out.ranges.clear();
+    releaseRangeProfiler();  // a failed profile leaves nothing enabled behind
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace tilescope::cuda

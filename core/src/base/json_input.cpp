@@ -1,0 +1,189 @@
+// Limited JSON reading: a SAX pass checks depth, member counts and duplicate
+// keys while tracking the JSON path, so a limit names where it was hit; only a
+// text that passes is built into a document.
+#include "tilescope/base/json_input.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+namespace tilescope {
+
+JsonInputError::JsonInputError(std::string w, std::string p, bool s)
+    : std::runtime_error((w.empty() ? std::string() : w + ": ") + p), where(std::move(w)), problem(std::move(p)),
+      syntax(s) {}
+
+std::string clipForMessage(const std::string& s, std::size_t maxBytes) {
+  if (s.size() <= maxBytes) return s;
+  std::size_t cut = maxBytes;
+  // Back up to the first byte of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "…";
+}
+
+std::string jsonPathChild(const std::string& path, const std::string& key) {
+  const std::string k = clipForMessage(key, 64);
+  // A key that is empty or holds the path's own punctuation is quoted: `[""]`,
+  // `tensors["a.b"]` (an empty key once read as "the top level").
+  if (k.empty() || k.find_first_of(".[]\" ") != std::string::npos) return path + "[" + nlohmann::json(k).dump() + "]";
+  return path.empty() ? k : path + "." + k;
+}
+
+namespace {
+
+std::string lineCol(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+/// nlohmann's what(): "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...".
+std::string parseProblem(const std::string& what) {
+  std::string s = what;
+  if (auto close = s.find("] "); s.rfind("[json.exception.", 0) == 0 && close != std::string::npos) s = s.substr(close + 2);
+  if (s.rfind("parse error", 0) == 0)
+    if (auto colon = s.find(": "); colon != std::string::npos) s = s.substr(colon + 2);
+  return clipForMessage(s, 200);
+}
+
+class LimitChecker {
+ public:
+  using Json = nlohmann::json;
+  LimitChecker(const std::string& text, const JsonLimits& limits) : m_text(text), m_limits(limits) {}
+
+  bool null() { return value(); }
+  bool boolean(bool) { return value(); }
+  bool number_integer(Json::number_integer_t) { return value(); }
+  bool number_unsigned(Json::number_unsigned_t) { return value(); }
+  bool number_float(Json::number_float_t, const Json::string_t&) { return value(); }
+  bool string(Json::string_t&) { return value(); }
+  bool binary(Json::binary_t&) { return value(); }
+  bool start_object(std::size_t) { return open(false); }
+  bool start_array(std::size_t) { return open(true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(Json::string_t& k) {
+    Frame& f = m_frames.back();
+    f.key = k;
+    if (++f.count > m_limits.maxMembers)
+      return fail(path(), "object has more than " + std::to_string(m_limits.maxMembers) + " members");
+    if (m_limits.rejectDuplicateKeys && !f.keys.insert(k).second)
+      return fail(path(), "duplicate key '" + clipForMessage(k, 64) + "'");
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+    // A number too large for a double (1e400) is a value problem: name its path.
+    if (ex.id == 406) return fail(nextPath(), parseProblem(ex.what()));
+    m_error = JsonInputError(lineCol(m_text, position), "invalid JSON: " + parseProblem(ex.what()), true);
+    return false;
+  }
+
+  const std::optional<JsonInputError>& error() const { return m_error; }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t count = 0;  // elements or members so far
+    std::string key;        // the current member's key
+    std::unordered_set<std::string> keys;
+  };
+
+  bool value() {
+    if (!m_frames.empty() && m_frames.back().array) ++m_frames.back().count;
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    if (static_cast<int>(m_frames.size()) >= m_limits.maxDepth)
+      return fail(path(), "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+    m_frames.push_back(Frame{array, 0, {}, {}});
+    return true;
+  }
+  bool close() {
+    m_frames.pop_back();
+    return true;
+  }
+  bool fail(const std::string& where, const std::string& problem) {
+    m_error = JsonInputError(where, problem, false);
+    return false;
+  }
+  /// The path of the value being read (array indices already advanced).
+  std::string path(bool next = false) const {
+    std::string p;
+    for (std::size_t i = 0; i < m_frames.size(); ++i) {
+      const Frame& f = m_frames[i];
+      const bool last = i + 1 == m_frames.size();
+      if (f.array)
+        p += "[" + std::to_string(next && last ? f.count : f.count - 1) + "]";
+      else
+        p = jsonPathChild(p, f.key);
+    }
+    return p;
+  }
+  std::string nextPath() const { return path(true); }
+
+  const std::string& m_text;
+  const JsonLimits& m_limits;
+  std::vector<Frame> m_frames;
+  std::optional<JsonInputError> m_error;
+};
+
+void checkLimits(const std::string& text, const JsonLimits& limits) {
+  if (text.size() > limits.maxBytes)
+    throw JsonInputError("", std::to_string(text.size()) + " bytes, over the limit of " +
+                                 std::to_string(limits.maxBytes) + " bytes", false);
+  LimitChecker checker(text, limits);
+  nlohmann::json::sax_parse(text, &checker);
+  if (checker.error()) throw *checker.error();
+}
+
+template <class J>
+J parseChecked(const std::string& text, const JsonLimits& limits) {
+  checkLimits(text, limits);
+  try {
+    return J::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // the SAX pass accepted it: should not happen
+    throw JsonInputError("", "invalid JSON: " + parseProblem(e.what()), true);
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json parseJsonOrdered(const std::string& text, const JsonLimits& limits) {
+  return parseChecked<nlohmann::ordered_json>(text, limits);
+}
+
+nlohmann::json parseJson(const std::string& text, const JsonLimits& limits) {
+  return parseChecked<nlohmann::json>(text, limits);
+}
+
+std::string readInputFile(const std::filesystem::path& file, std::size_t maxBytes) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) throw JsonInputError("", "cannot open (no such file)", false);
+  if (S_ISDIR(st.st_mode)) throw JsonInputError("", "is a directory, not a file", false);
+  if (!S_ISREG(st.st_mode)) throw JsonInputError("", "is not a regular file (a device, FIFO or socket)", false);
+  if (static_cast<std::uint64_t>(st.st_size) > maxBytes)
+    throw JsonInputError("", std::to_string(st.st_size) + " bytes, over the limit of " + std::to_string(maxBytes) +
+                                 " bytes", false);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw JsonInputError("", "cannot open (permission denied?)", false);
+  // Read at most maxBytes + 1: the file may have grown since stat().
+  std::string text(maxBytes + 1 < std::size_t(st.st_size) + 1 ? maxBytes + 1 : std::size_t(st.st_size) + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > maxBytes)
+    throw JsonInputError("", "more than " + std::to_string(maxBytes) + " bytes, over the limit", false);
+  return text;
+}
+
+}  // namespace tilescope

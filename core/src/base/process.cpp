@@ -1,0 +1,343 @@
+// posix_spawn + poll: a child's stdout is read line by line while a watchdog
+// clock runs; the child leads its own process group so a kill reaches anything
+// it started too.
+#include "tilescope/base/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+extern char** environ;
+
+namespace tilescope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kMaxStderr = 1 << 20;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void drainLines(std::string& buf, const std::function<void(const std::string&)>& fn) {
+  std::size_t pos;
+  while ((pos = buf.find('\n')) != std::string::npos) {
+    std::string line = buf.substr(0, pos);
+    buf.erase(0, pos + 1);
+    if (fn) fn(line);
+  }
+}
+
+}  // namespace
+
+std::string signalDescription(int sig) {
+  const char* name = sigabbrev_np(sig);
+  const char* what = strsignal(sig);
+  std::string s = name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+  if (what) s += std::string(" (") + what + ")";
+  return s;
+}
+
+std::string selfExecutable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+namespace {
+
+/// A started child: its pid (leading its own process group) and the read ends of
+/// its stdout and stderr pipes.
+struct Child {
+  pid_t pid = 0;
+  int out = -1, err = -1;
+  Clock::time_point start;
+};
+
+/// The child's environment: ours plus `extraEnv` (later entries win in getenv).
+std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+  return env;
+}
+
+/// posix_spawn(p) of argv in a new process group with stdout and stderr on pipes
+/// (and stdin, when stdinWrite is given: its write end goes there).
+/// Returns "" or why it could not start.
+std::string spawnChild(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv, Child& c,
+                       int* stdinWrite) {
+  int out[2], err[2], in[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || (stdinWrite && pipe2(in, O_CLOEXEC) != 0))
+    return std::string("pipe: ") + std::strerror(errno);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (stdinWrite) posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> envStore = childEnvironment(extraEnv);
+  std::vector<char*> envp;
+  for (auto& e : envStore) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  c.start = Clock::now();
+  int rc = argv[0].find('/') == std::string::npos
+               ? posix_spawnp(&c.pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data())
+               : posix_spawn(&c.pid, argv[0].c_str(), &fa, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(out[1]);
+  close(err[1]);
+  if (stdinWrite) close(in[0]);
+  if (rc != 0) {
+    close(out[0]);
+    close(err[0]);
+    if (stdinWrite) close(in[1]);
+    return argv[0] + ": " + std::strerror(rc);
+  }
+  if (stdinWrite) *stdinWrite = in[1];
+  c.out = out[0];
+  c.err = err[0];
+  return {};
+}
+
+/// The total limit and the current phase's, as the watchdog callback sets them.
+struct Limits {
+  double totalS = 0;     // from the start, 0 = none
+  double phaseS = 0;     // from phaseStart, 0 = none
+  Clock::time_point start, phaseStart;
+  std::string phase;
+
+  /// Seconds until the first limit passes (1e9 without limits).
+  double left() const {
+    double left = 1e9;
+    if (totalS > 0) left = std::min(left, totalS - since(start));
+    if (phaseS > 0) left = std::min(left, phaseS - since(phaseStart));
+    return left;
+  }
+  std::string firedPhase() const { return phaseS > 0 && phaseS - since(phaseStart) <= 0 ? phase : "total"; }
+  void onLine(const WatchdogFn& watchdog, const std::string& line) {
+    if (!watchdog) return;
+    std::string name;
+    const double lim = watchdog(line, &name);
+    if (lim > 0) {
+      phaseS = lim;
+      phaseStart = Clock::now();
+      phase = name;
+    } else if (lim < 0) {
+      phaseS = 0;  // the phase ended: back to the total limit only
+    }
+  }
+};
+
+/// What pumpChild reads from: a started child's pipes, the text read but not yet
+/// split into lines, and which pipes are still open.
+struct Stream {
+  pid_t pid = 0;
+  int out = -1, err = -1;
+  std::string outBuf, errBuf;
+  bool outOpen = true, errOpen = true;
+};
+
+/// Reads the child's stdout (line by line: the watchdog first, then onLine) and
+/// stderr until both close, `done` accepts a stdout line (true is returned; the
+/// child runs on), or a limit counted from `start` passes (the whole group is killed).
+bool pumpChild(Stream& s, Clock::time_point start, double timeoutS,
+               const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+               const std::function<void(const std::string&)>& onStderr,
+               const std::function<bool(const std::string&)>& done, ChildResult& r) {
+  Limits limits{timeoutS, 0, start, start, {}};
+  char chunk[65536];
+  // Lines are handled one at a time so that nothing after the accepted one is consumed.
+  auto takeLines = [&]() {
+    std::size_t pos;
+    while ((pos = s.outBuf.find('\n')) != std::string::npos) {
+      const std::string line = s.outBuf.substr(0, pos);
+      s.outBuf.erase(0, pos + 1);
+      limits.onLine(watchdog, line);
+      if (onLine) onLine(line);
+      if (done && done(line)) return true;
+    }
+    return false;
+  };
+  if (takeLines()) return true;
+  while (s.outOpen || s.errOpen) {
+    const double left = limits.left();
+    if (left <= 0) {
+      r.timedOut = true;
+      r.timeoutPhase = limits.firedPhase();
+      kill(-s.pid, SIGKILL);
+      break;
+    }
+    pollfd fds[2] = {{s.outOpen ? s.out : -1, POLLIN, 0}, {s.errOpen ? s.err : -1, POLLIN, 0}};
+    int ms = static_cast<int>(std::min(left * 1000.0 + 1, 1000.0));
+    int n = poll(fds, 2, ms);
+    if (n < 0 && errno != EINTR) break;
+    // stderr first: what the child wrote before its answer belongs to this request.
+    for (int i : {1, 0}) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds[i].fd, chunk, sizeof chunk);
+      if (got <= 0) {
+        (i == 0 ? s.outOpen : s.errOpen) = false;
+        continue;
+      }
+      if (i == 0) {
+        s.outBuf.append(chunk, static_cast<std::size_t>(got));
+        if (takeLines()) return true;
+      } else {
+        if (r.stderrText.size() < kMaxStderr) r.stderrText.append(chunk, static_cast<std::size_t>(got));
+        s.errBuf.append(chunk, static_cast<std::size_t>(got));
+        drainLines(s.errBuf, onStderr);
+      }
+    }
+  }
+  if (!s.outBuf.empty() && onLine && !r.timedOut) onLine(s.outBuf);
+  s.outBuf.clear();
+  return false;
+}
+
+/// Closes the pipes, waits for the child and kills what it left in its group.
+void reapChild(Stream& s, ChildResult& r) {
+  close(s.out);
+  close(s.err);
+  s.out = s.err = -1;
+  int status = 0;
+  while (waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) r.exitCode = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  // Anything the child left in its group (it led the group) goes too.
+  kill(-s.pid, SIGKILL);
+}
+
+/// write() that neither raises SIGPIPE nor dies of it when the reader is gone.
+bool writeAll(int fd, const std::string& text) {
+  sigset_t pipe, old;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  bool ok = true;
+  for (std::size_t doneBytes = 0; ok && doneBytes < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + doneBytes, text.size() - doneBytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    else doneBytes += std::size_t(n);
+  }
+  if (!ok) {  // consume the SIGPIPE this thread raised before unblocking it
+    const timespec zero{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &zero) > 0) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return ok;
+}
+
+}  // namespace
+
+ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
+                     const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+                     const std::function<void(const std::string&)>& onStderr,
+                     const std::vector<std::string>& extraEnv) {
+  ChildResult r;
+  if (argv.empty()) {
+    r.startError = "no program given";
+    return r;
+  }
+  Child child;
+  r.startError = spawnChild(argv, extraEnv, child, nullptr);
+  if (!r.startError.empty()) return r;
+  r.started = true;
+  Stream s;
+  s.pid = child.pid;
+  s.out = child.out;
+  s.err = child.err;
+  pumpChild(s, child.start, timeoutS, onLine, watchdog, onStderr, {}, r);
+  reapChild(s, r);
+  r.seconds = since(child.start);
+  return r;
+}
+
+ServedChild::~ServedChild() {
+  if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);
+  (void)finish(0);
+}
+
+std::string ServedChild::start(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv) {
+  if (argv.empty()) return "no program given";
+  Child child;
+  int in = -1;
+  if (std::string why = spawnChild(argv, extraEnv, child, &in); !why.empty()) return why;
+  pid_ = child.pid;
+  in_ = in;
+  out_ = child.out;
+  err_ = child.err;
+  outBuf_.clear();
+  errBuf_.clear();
+  return {};
+}
+
+ChildResult ServedChild::request(const std::string& line, double timeoutS,
+                                 const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+                                 const std::function<bool(const std::string&)>& done) {
+  ChildResult r;
+  if (pid_ <= 0) {
+    r.startError = "the worker is not running";
+    return r;
+  }
+  const auto start = Clock::now();
+  if (!writeAll(in_, line + "\n")) {
+    r = finish(2);
+    r.unread = true;
+    return r;
+  }
+  r.started = true;
+  Stream s{pid_, out_, err_, std::move(outBuf_), std::move(errBuf_)};
+  const bool answered = pumpChild(s, start, timeoutS, onLine, watchdog, {}, done, r);
+  outBuf_ = std::move(s.outBuf);
+  errBuf_ = std::move(s.errBuf);
+  if (!answered) {  // it died or was killed: reap it
+    close(in_);
+    in_ = -1;
+    reapChild(s, r);
+    out_ = err_ = -1;
+    pid_ = 0;
+  }
+  r.seconds = since(start);
+  return r;
+}
+
+ChildResult ServedChild::finish(double graceS) {
+  ChildResult r;
+  if (pid_ <= 0) return r;
+  r.started = true;
+  const auto start = Clock::now();
+  if (in_ >= 0) close(in_);
+  in_ = -1;
+  Stream s{pid_, out_, err_, std::move(outBuf_), std::move(errBuf_)};
+  // Whatever it still says is read (and dropped) until it exits or the grace passes.
+  pumpChild(s, start, graceS > 0 ? graceS : 0.001, {}, {}, {}, {}, r);
+  reapChild(s, r);
+  out_ = err_ = -1;
+  pid_ = 0;
+  r.seconds = since(start);
+  return r;
+}
+
+}  // namespace tilescope

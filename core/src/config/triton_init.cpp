@@ -1,0 +1,257 @@
+// initTritonConfig: a starting config from a Triton kernel's signature.
+#include "tilescope/config/triton_init.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+namespace tilescope {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool isFloatScalar(const TritonParamInfo& p) {
+  if (p.annotation.rfind("fp", 0) == 0 || p.annotation.rfind("bf", 0) == 0) return true;
+  static const std::regex floaty(R"((^|_)(eps|epsilon|scale|alpha|beta|temperature|momentum|lr|p|dropout)(_|$))",
+                                 std::regex::icase);
+  return std::regex_search(p.name, floaty);
+}
+
+const char* dtypeForAnnotation(const std::string& a) {
+  static const std::pair<const char*, const char*> kMap[] = {{"*fp16", "f16"}, {"*bf16", "bf16"}, {"*fp32", "f32"},
+                                                             {"*fp64", "f64"}, {"*i32", "i32"},   {"*i64", "i64"},
+                                                             {"*u8", "u8"},    {"*i8", "i8"}};
+  std::string t = a.rfind("*k", 0) == 0 ? "*" + a.substr(2) : a;
+  for (const auto& [ann, dt] : kMap)
+    if (t == ann) return dt;
+  return "f32";
+}
+
+/// Where a stride parameter belongs: tensor index and dimension name ("stride_am" → a, "m";
+/// "x_row_stride" → x, "row"); tensor -1 when no tensor name fits.
+std::pair<int, std::string> strideOwner(const std::string& stride, const std::vector<std::string>& tensors) {
+  std::string rest = lower(stride);
+  if (rest.rfind("stride_", 0) == 0) rest = rest.substr(7);
+  else if (rest.size() > 7 && rest.compare(rest.size() - 7, 7, "_stride") == 0) rest = rest.substr(0, rest.size() - 7);
+  else return {-1, ""};
+  int best = -1;
+  std::size_t bestLen = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string t = lower(tensors[i]);
+    if (rest.rfind(t, 0) == 0 && t.size() > bestLen) best = int(i), bestLen = t.size();
+  }
+  if (best < 0) return {-1, ""};
+  std::string dim = rest.substr(bestLen);
+  if (!dim.empty() && dim[0] == '_') dim = dim.substr(1);
+  return {best, dim};
+}
+
+nlohmann::json guessConstexpr(const std::string& name, int blockCount) {
+  const std::string n = upper(name);
+  if (n.find("BLOCK") != std::string::npos) return blockCount == 1 ? 1024 : 64;
+  if (n.find("GROUP") != std::string::npos) return 8;
+  if (n.find("HEAD") != std::string::npos || n == "D") return 64;
+  if (n.rfind("BUG", 0) == 0 || n.rfind("IS_", 0) == 0 || n.rfind("USE_", 0) == 0 || n.rfind("HAS_", 0) == 0 ||
+      n.rfind("EVEN", 0) == 0)
+    return false;
+  return 16;
+}
+
+}  // namespace
+
+std::string tensorNameForPointer(const std::string& param) {
+  static const std::regex suffix(R"((_ptrs?|Ptrs?|_p)$)");
+  std::string t = std::regex_replace(param, suffix, "");
+  return t.empty() ? param : t;
+}
+
+TritonSignatureInfo tritonSignatureFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("the Triton helper's answer is not a JSON object");
+  if (!j.value("ok", false)) {
+    std::string where = j.value("line", 0) > 0 ? j.value("file", std::string()) + ":" + std::to_string(j.value("line", 0)) + ": " : "";
+    throw std::runtime_error(where + j.value("message", std::string("the Triton helper failed")));
+  }
+  TritonSignatureInfo s;
+  s.name = j.value("name", std::string());
+  s.file = j.value("file", std::string());
+  s.defLine = j.value("def_line", 0);
+  for (const auto& p : j.value("params", nlohmann::json::array())) {
+    TritonParamInfo q;
+    q.name = p.value("name", std::string());
+    q.isConstexpr = p.value("constexpr", false);
+    q.kind = p.value("kind", std::string(q.isConstexpr ? "" : "scalar"));
+    q.stored = p.value("stored", false);
+    q.annotation = p.value("annotation", std::string());
+    if (p.contains("default")) q.defaultValue = p["default"];
+    s.params.push_back(std::move(q));
+  }
+  for (const auto& a : j.value("program_id_axes", nlohmann::json::array())) s.programIdAxes.push_back(a.get<int>());
+  s.autotuneConfigs = j.value("autotune_configs", nlohmann::json::array());
+  return s;
+}
+
+ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source) {
+  const nlohmann::json tuned = sig.autotuneConfigs.is_array() && !sig.autotuneConfigs.empty()
+                                   ? sig.autotuneConfigs[0] : nlohmann::json::object();
+  // Names, in signature order.
+  std::vector<const TritonParamInfo*> pointers, sizes, strides, floats, constexprs;
+  int blockCount = 0;
+  for (const auto& p : sig.params) {
+    if (p.isConstexpr) {
+      constexprs.push_back(&p);
+      blockCount += upper(p.name).find("BLOCK") != std::string::npos;
+    } else if (p.kind == "pointer") {
+      pointers.push_back(&p);
+    } else if (isFloatScalar(p)) {
+      floats.push_back(&p);
+    } else if (lower(p.name).find("stride") != std::string::npos) {
+      strides.push_back(&p);
+    } else {
+      sizes.push_back(&p);
+    }
+  }
+  std::vector<std::string> tensorNames;
+  std::set<std::string> taken;
+  for (const auto& p : sig.params) taken.insert(p.name);
+  for (const auto* p : pointers) {
+    std::string t = tensorNameForPointer(p->name);
+    if (t != p->name && taken.count(t)) t += "_t";
+    taken.insert(t);
+    tensorNames.push_back(t);
+  }
+
+  ojson params = ojson::object();
+  for (const auto* p : sizes) params[p->name] = 1024;
+  auto sizeFor = [&](const std::string& dim) -> std::string {
+    const std::string d = lower(dim);
+    for (const auto* p : sizes) {
+      const std::string n = lower(p->name);
+      if (n == d || n == "n_" + d || n == d + "s" || n == "n_" + d + "s") return p->name;
+    }
+    std::string fresh = upper(dim.empty() ? "N" : dim);
+    if (!params.contains(fresh)) params[fresh] = 1024;
+    return fresh;
+  };
+
+  // Each tensor's shape from the strides that name it; 1-D over the first size otherwise.
+  std::vector<std::vector<std::string>> dims(pointers.size());
+  std::map<std::string, std::pair<int, int>> strideSlot;  // stride param -> (tensor, dim index)
+  bool rowPrograms = false;
+  for (const auto* s : strides) {
+    auto [t, dim] = strideOwner(s->name, tensorNames);
+    if (t < 0) continue;
+    if (dim.empty() || dim == "row" || dim == "rows") {
+      rowPrograms = true;  // one row stride: a 2-D tensor walked row by row
+      dims[std::size_t(t)] = {sizeFor("rows"), sizes.empty() ? sizeFor("N") : sizes.back()->name};
+      strideSlot[s->name] = {t, 0};
+      continue;
+    }
+    strideSlot[s->name] = {t, int(dims[std::size_t(t)].size())};
+    dims[std::size_t(t)].push_back(sizeFor(dim));
+  }
+  ojson tensors = ojson::object();
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    if (dims[i].empty()) dims[i] = {sizes.empty() ? sizeFor("N") : sizes.front()->name};
+    ojson t{{"dtype", dtypeForAnnotation(pointers[i]->annotation)}, {"shape", dims[i]}};
+    if (pointers[i]->stored)
+      t["output"] = true;
+    else
+      t["init"] = "randn", t["seed"] = int(i + 1);
+    tensors[tensorNames[i]] = t;
+  }
+
+  ojson args = ojson::array();
+  for (const auto& p : sig.params) {
+    if (p.isConstexpr) continue;
+    if (p.kind == "pointer") {
+      auto it = std::find(pointers.begin(), pointers.end(), &p);
+      args.push_back(tensorNames[std::size_t(it - pointers.begin())]);
+    } else if (std::find(floats.begin(), floats.end(), &p) != floats.end()) {
+      args.push_back(std::string(lower(p.name).find("eps") != std::string::npos ? "1e-5" : "1") + ":f32");
+    } else if (auto it = strideSlot.find(p.name); it != strideSlot.end()) {
+      // Row-major: the stride of a dimension is the product of the ones after it.
+      const auto& d = dims[std::size_t(it->second.first)];
+      std::string e;
+      for (std::size_t k = std::size_t(it->second.second) + 1; k < d.size(); ++k) e += (e.empty() ? "" : " * ") + d[k];
+      args.push_back(e.empty() ? ojson(1) : ojson(e));
+    } else if (std::find(strides.begin(), strides.end(), &p) != strides.end()) {
+      params[p.name] = 1;  // a stride no tensor name explains: fill it in
+      args.push_back(p.name);
+    } else {
+      args.push_back(p.name);
+    }
+  }
+
+  ojson constexprValues = ojson::object();
+  for (const auto* p : constexprs) {
+    nlohmann::json v = p->defaultValue;
+    if (tuned.contains("kwargs") && tuned["kwargs"].contains(p->name)) v = tuned["kwargs"][p->name];
+    if (v.is_null()) v = guessConstexpr(p->name, blockCount);
+    constexprValues[p->name] = v;
+  }
+
+  // The grid: rows for a row-per-program kernel, else ceil_div(size, BLOCK_size) for each
+  // BLOCK whose size is a dimension of an output (BLOCK_K of a matmul tiles the reduction).
+  std::set<std::string> outputDims;
+  for (std::size_t i = 0; i < pointers.size(); ++i)
+    if (pointers[i]->stored) outputDims.insert(dims[i].begin(), dims[i].end());
+  std::vector<std::string> factors;
+  for (const auto* p : constexprs) {
+    const std::string n = upper(p->name);
+    if (n.find("BLOCK") == std::string::npos || !constexprValues[p->name].is_number_integer()) continue;
+    std::string dim = std::regex_replace(n, std::regex(R"(^BLOCK(_SIZE)?_?)"), "");
+    for (const auto* s : sizes)
+      if (!dim.empty() && lower(s->name) == lower(dim) && (outputDims.empty() || outputDims.count(s->name)))
+        factors.push_back("ceil_div(" + s->name + ", " + p->name + ")");
+  }
+  if (factors.empty() && blockCount == 1 && !sizes.empty())
+    for (const auto* p : constexprs)
+      if (upper(p->name).find("BLOCK") != std::string::npos)
+        factors.push_back("ceil_div(" + sizes.front()->name + ", " + p->name + ")");
+  ojson grid = ojson::array();
+  if (rowPrograms) {
+    grid.push_back(sizeFor("rows"));
+  } else if (sig.programIdAxes.size() >= 2 && factors.size() >= 2) {
+    for (const auto& f : factors) grid.push_back(f);
+  } else if (!factors.empty()) {
+    std::string g;
+    for (const auto& f : factors) g += (g.empty() ? "" : " * ") + f;
+    grid.push_back(g);
+  } else {
+    grid.push_back(1);
+  }
+
+  ojson kernel{{"language", "triton"}, {"source", source}, {"entry", sig.name}};
+  if (!constexprValues.empty()) kernel["constexprs"] = constexprValues;
+  kernel["num_warps"] = tuned.value("num_warps", 4);
+  kernel["num_stages"] = tuned.value("num_stages", 3);
+  ojson doc{{"schema", "tilescope.config/1"},
+            {"name", sig.name},
+            {"description", "Started by tilescope-run init-triton from " + source + "::" + sig.name +
+                                ": check the tensor shapes and dtypes, the sizes in params, the grid and the "
+                                "constexprs, then add tiles, a reference and a baseline (docs/config.md)."},
+            {"kernel", kernel}};
+  if (!params.empty()) doc["params"] = params;
+  doc["tensors"] = tensors;
+  doc["args"] = args;
+  doc["launch"] = {{"grid", grid}};
+  doc["reference"] = {{"op", "none"}};
+  doc["baseline"] = "none";
+  return doc;
+}
+
+}  // namespace tilescope

@@ -1,0 +1,248 @@
+// diagnose's orchestration: the baseline worker run, then group after group of
+// experiment runs (each its own worker), each group concluded as its runs come
+// in and stopped as soon as its answer is settled; the whole stops at the first
+// conclusive error finding or at opts.maxCaptures worker runs. The tree is
+// walked over the evidence after the baseline and after every group: the groups
+// it asks for join the plan, and the final walk becomes report.tree_path.
+#include <algorithm>
+#include <set>
+
+#include "tilescope/diagnose/diagnose.h"
+#include "tilescope/diagnose/tree.h"
+
+namespace tilescope {
+
+using nlohmann::json;
+
+namespace {
+
+struct Diagnosis {
+  const Config& config;
+  const SweepPoint& point;
+  const DiagnoseOptions& opts;
+  Report report;
+  std::vector<Finding> conclusions;
+  json log = json::array();
+  int captures = 0;
+  bool haveTree = false;
+  Tree tree;
+
+  /// diagnose's own progress; `experiment`: the one about to run.
+  void emit(ProgressEvent p, const std::string& experiment = "") const {
+    if (!opts.session.onEvent) return;
+    p.stage = "diagnose";
+    StreamEvent e{std::move(p), {}};
+    e.tags.experiment = experiment;
+    opts.session.onEvent(e);
+  }
+  void emit(const std::string& message) const {
+    ProgressEvent p;
+    p.message = message;
+    emit(std::move(p));
+  }
+  /// A capture starts: capture N of at most opts.maxCaptures.
+  void emitCapture(const Experiment& e, const std::string& group) const {
+    ProgressEvent p;
+    p.message = "experiment " + e.name + ": " + e.why;
+    p.group = group;
+    p.capture = captures + 1;
+    p.maxCaptures = opts.maxCaptures;
+    emit(std::move(p), e.name);
+  }
+
+  Point run(const Experiment& e) {
+    SessionOptions so = opts.session;
+    auto args = e.workerArgs();
+    so.extraWorkerArgs.insert(so.extraWorkerArgs.end(), args.begin(), args.end());
+    so.onEvent = [&](const StreamEvent& ev) {
+      if (!opts.session.onEvent) return;
+      StreamEvent tagged = ev;
+      tagged.tags.experiment = e.name;
+      opts.session.onEvent(tagged);
+    };
+    const int gpu = opts.session.devices.empty() ? 0 : opts.session.devices.front();
+    DeviceInfo dev;
+    Point p = runWorkerPoint(config, point, e.trial, gpu, so, &dev);
+    ++captures;
+    if (report.device.name.empty() && !dev.name.empty()) report.device = dev;
+    p.experiment = e.name;
+    // A worker that died before printing its point: record what it was asked to run.
+    for (const auto& [k, v] : e.overrides) {
+      if (p.params.contains(k) || p.defines.contains(k)) continue;
+      p.inputs.overrides[k] = v;
+    }
+    p.inputs.alignShift = e.alignShift;
+    p.inputs.sentinelVariant = e.sentinelVariant;
+    p.inputs.inputScale = e.inputScale;
+    log.push_back({{"group", experimentKindName(e.kind)},
+                   {"experiment", e.name},
+                   {"why", e.why},
+                   {"args", args},
+                   {"verdict", verdictName(p.verdict)},
+                   {"wall_s", p.wallSeconds}});
+    return p;
+  }
+
+  /// The report as it stands: points so far, conclusions first.
+  void refreshFindings() {
+    const Point& base = report.points.front();
+    report.findings = orderFindings(conclusions, base.findings);
+    report.verdict = worse(base.verdict, verdictForFindings(conclusions));
+  }
+
+  std::vector<std::string> treeRequests() {
+    if (!haveTree) return {};
+    refreshFindings();
+    try {
+      return experimentsRequested(walkTree(tree, toJson(report)));
+    } catch (const std::exception& e) {
+      report.extra["diagnose"]["tree_error"] = e.what();
+      haveTree = false;
+      return {};
+    }
+  }
+
+  bool conclusive() const {
+    return std::any_of(conclusions.begin(), conclusions.end(),
+                       [](const Finding& f) { return f.severity == Severity::error; });
+  }
+
+  /// Runs one group until its conclusion is settled; returns false when the
+  /// capture limit cut it short.
+  bool runGroup(const std::vector<Experiment>& group) {
+    const ExperimentKind kind = group.front().kind;
+    const Point base = report.points.front();
+    std::vector<ExperimentRun> runs;
+    Conclusion c;
+    bool cut = false;
+    for (const auto& e : group) {
+      if (captures >= opts.maxCaptures) {
+        cut = true;
+        break;
+      }
+      emitCapture(e, experimentKindName(kind));
+      Point p = run(e);
+      report.points.push_back(p);
+      runs.push_back({e, p});
+      c = conclude(kind, base, point.config, runs);
+      if (c.settled) break;
+    }
+    if (!runs.empty()) {
+      json entry = {{"group", experimentKindName(kind)}, {"runs", runs.size()}, {"settled", c.settled},
+                    {"summary", c.summary}, {"findings", json::array()}};
+      for (const auto& f : c.findings) entry["findings"].push_back(f.category);
+      report.extra["diagnose"]["conclusions"].push_back(entry);
+      ProgressEvent settled;
+      settled.message = std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary);
+      settled.group = experimentKindName(kind);
+      for (const auto& f : c.findings) settled.findings.push_back(f.category);
+      emit(settled);
+      conclusions.insert(conclusions.end(), c.findings.begin(), c.findings.end());
+    }
+    return !cut;
+  }
+};
+
+Experiment baselineExperiment() {
+  Experiment e;
+  e.kind = ExperimentKind::baseline;
+  e.name = "baseline";
+  e.why = "the capture `run` makes";
+  e.timing = true;
+  return e;
+}
+
+}  // namespace
+
+Report diagnose(const Config& config, const DiagnoseOptions& opts) {
+  std::vector<SweepPoint> points = expandSweep(config);
+  Diagnosis d{config, points.front(), opts, {}, {}, json::array(), 0, false, {}};
+  Report& report = d.report;
+  report.verb = "diagnose";
+  report.toolVersion = toolVersion();
+  report.createdAt = nowIso8601();
+  report.host = hostName();
+  report.config = configToJson(d.point.config);
+  report.extra["diagnose"] = {{"conclusions", json::array()}, {"max_captures", opts.maxCaptures}};
+  if (opts.useTree) {
+    try {
+      d.tree = loadDefaultTree();
+      d.haveTree = true;
+    } catch (const std::exception& e) {
+      report.extra["diagnose"]["tree_error"] = e.what();
+    }
+  }
+
+  d.emit("baseline capture of " + (d.point.label().empty() ? config.name : d.point.label()));
+  report.points.push_back(d.run(baselineExperiment()));
+  const Point& base = report.points.front();
+  if (base.status.noGpu) {
+    report.verdict = base.verdict;
+    report.noGpu = true;
+    report.extra["diagnose"]["experiments"] = d.log;
+    return report;
+  }
+
+  // The trace locates what the baseline shows; its findings join the
+  // conclusions only at the end, so they neither stop the experiments nor take
+  // the first place from the experiment that proves the bug.
+  std::vector<Finding> traced;
+  bool traceRan = false;
+  auto runTrace = [&] {
+    if (!opts.trace || traceRan || d.captures >= opts.maxCaptures) return;
+    const auto why = traceCalledFor(report.points.front(), d.conclusions);
+    if (!why) return;
+    traceRan = true;
+    Experiment e;
+    e.kind = ExperimentKind::trace;
+    e.name = "trace";
+    e.why = *why;
+    e.trace = true;
+    d.emitCapture(e, "trace");
+    Point p = d.run(e);
+    traced = traceConclusions(p);
+    json entry = {{"group", "trace"}, {"runs", 1}, {"settled", true}, {"findings", json::array()},
+                  {"summary", p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
+                                               : "trace " + p.trace.status + ": " + p.trace.reason}};
+    for (const auto& f : traced) entry["findings"].push_back(f.category);
+    report.extra["diagnose"]["conclusions"].push_back(entry);
+    report.points.push_back(std::move(p));
+  };
+  runTrace();
+
+  std::set<ExperimentKind> done;
+  std::string stopped = "every planned experiment ran";
+  for (;;) {
+    if (d.conclusive()) {
+      stopped = "conclusive: " + d.conclusions.front().category;
+      break;
+    }
+    auto groups = planExperiments(report.points.front(), d.point.config, opts, d.treeRequests());
+    auto next = std::find_if(groups.begin(), groups.end(),
+                             [&](const auto& g) { return !done.count(g.front().kind); });
+    if (next == groups.end()) break;
+    done.insert(next->front().kind);
+    if (!d.runGroup(*next)) {
+      stopped = "capture limit (" + std::to_string(opts.maxCaptures) + ") reached";
+      break;
+    }
+  }
+
+  runTrace();  // a race the trials proved
+  d.conclusions.insert(d.conclusions.end(), traced.begin(), traced.end());
+  d.refreshFindings();
+  report.extra["diagnose"]["experiments"] = d.log;
+  report.extra["diagnose"]["captures"] = d.captures;
+  report.extra["diagnose"]["stopped"] = stopped;
+  if (d.haveTree) {
+    try {
+      applyWalk(report, walkTree(d.tree, toJson(report)));
+    } catch (const std::exception& e) {
+      report.extra["diagnose"]["tree_error"] = e.what();
+    }
+  }
+  d.emit("diagnose finished after " + std::to_string(d.captures) + " capture(s): " + stopped);
+  return report;
+}
+
+}  // namespace tilescope

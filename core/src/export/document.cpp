@@ -1,0 +1,318 @@
+// buildDocument: the report's summary, configuration, findings, troubleshooting
+// path and diagnose experiments (the per-point tables are in document_points.cpp).
+#include "tilescope/export/document.h"
+
+#include <algorithm>
+#include <map>
+
+#include "document_detail.h"
+#include "tilescope/base/format.h"
+#include "tilescope/model/location.h"
+#include "tilescope/diagnose/tree.h"
+
+namespace tilescope {
+
+using namespace doc_detail;
+
+const DocSection* Document::section(const std::string& id) const {
+  for (const DocSection& s : sections)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+std::string pointLabel(const Point& p) {
+  std::string s = !p.label.empty() ? p.label : !p.experiment.empty() ? p.experiment : "#" + std::to_string(p.index);
+  if (p.trial > 0) s += " t" + std::to_string(p.trial);
+  return s;
+}
+
+int focusPoint(const Report& r) {
+  for (std::size_t i = 0; i < r.points.size(); ++i)
+    if (r.points[i].verdict == r.verdict) return static_cast<int>(i);
+  return r.points.empty() ? -1 : 0;
+}
+
+namespace doc_detail {
+
+std::string jsonText(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number()) return formatNumber(j.get<double>());
+  if (j.is_boolean()) return j.get<bool>() ? "yes" : "no";
+  if (j.is_object()) {
+    std::string out;
+    for (const auto& [k, v] : j.items()) out += (out.empty() ? "" : ", ") + k + "=" + jsonText(v);
+    return out;
+  }
+  std::string out;  // an array
+  for (const auto& v : j) out += (out.empty() ? "" : ", ") + jsonText(v);
+  return "[" + out + "]";
+}
+
+std::string configText(const nlohmann::json& config, const char* a, const char* b) {
+  if (!config.is_object() || !config.contains(a)) return "";
+  const nlohmann::json& v = config[a];
+  if (!b) return jsonText(v);
+  return v.is_object() && v.contains(b) ? jsonText(v[b]) : "";
+}
+
+}  // namespace doc_detail
+
+namespace {
+
+void flatten(const nlohmann::json& j, const std::string& key, std::vector<std::pair<std::string, std::string>>* rows) {
+  auto endsWith = [&](const char* suffix) {
+    const std::string s = suffix;
+    return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
+  };
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, key.empty() ? k : key + "." + k, rows);
+    return;
+  }
+  const bool scalars = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+  if (j.is_array() && !scalars) {
+    std::size_t i = 0;
+    for (const auto& v : j) flatten(v, key + "[" + std::to_string(i++) + "]", rows);
+    return;
+  }
+  std::string value;
+  if (j.is_number() && endsWith("_ns")) value = formatDuration(j.get<double>());
+  else if (j.is_number() && endsWith("_bytes")) value = formatBytes(j.get<double>());
+  else if (scalars) {
+    std::size_t n = 0;
+    for (const auto& v : j) {
+      if (n == 16) {
+        value += ", … (" + std::to_string(j.size() - 16) + " more)";
+        break;
+      }
+      value += (n++ ? ", " : "") + jsonText(v);
+    }
+  } else value = jsonText(j);
+  rows->emplace_back(key.empty() ? "value" : key, value);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> evidenceRows(const nlohmann::json& evidence, std::size_t maxRows) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (evidence.is_null() || (evidence.is_object() && evidence.empty()) || (evidence.is_array() && evidence.empty()))
+    return rows;
+  flatten(evidence, "", &rows);
+  if (rows.size() > maxRows) {
+    const std::size_t left = rows.size() - maxRows;
+    rows.resize(maxRows);
+    rows.emplace_back("…", std::to_string(left) + " more values in the report's JSON");
+  }
+  return rows;
+}
+
+namespace {
+
+DocTable keyValueTable(const std::vector<std::pair<std::string, std::string>>& rows, std::string caption = "") {
+  DocTable t{std::move(caption), {"Key", "Value"}, {}};
+  for (const auto& [k, v] : rows) t.rows.push_back({k, v});
+  return t;
+}
+
+const TreeNode* leafOf(const Report& r, const Tree* tree) {
+  if (!tree || r.treePath.empty()) return nullptr;
+  const TreeNode* n = tree->find(r.treePath.back());
+  return n && n->isLeaf() ? n : nullptr;
+}
+
+DocBanner banner(const Report& r, const Tree* tree) {
+  DocBanner b;
+  b.verdict = r.verdict;
+  for (const Finding& f : r.findings)
+    if (f.severity == Severity::error) {
+      b.headline = f.message;
+      break;
+    }
+  if (b.headline.empty() && !r.findings.empty()) b.headline = r.findings.front().message;
+  if (b.headline.empty())
+    b.headline = std::to_string(r.points.size()) + (r.points.size() == 1 ? " point" : " points") + ", no findings";
+  if (const TreeNode* leaf = leafOf(r, tree)) b.fix = leaf->title + ": " + leaf->fix;
+  else if (!r.treePath.empty()) b.fix = "see the troubleshooting node " + r.treePath.back();
+  return b;
+}
+
+DocSection summary(const Report& r, const DocumentOptions& o) {
+  DocSection s{"summary", "Summary", {}, false};
+  std::string device = r.device.name;
+  if (!r.device.cc.empty())
+    device += " (cc " + r.device.cc + ", " + std::to_string(r.device.smCount) + " SMs, " +
+              (r.device.live ? "measured" : "from the device database") + ")";
+  std::map<std::string, std::size_t> verdicts;
+  for (const Point& p : r.points) ++verdicts[verdictName(p.verdict)];
+  std::string counts;
+  for (const auto& [v, n] : verdicts) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + v;
+  DocTable t{"", {"Field", "Value"}, {}};
+  t.rows = {{"Verdict", verdictName(r.verdict)},
+            {"Verb", r.verb},
+            {"Device", device},
+            {"Points", std::to_string(r.points.size()) + (counts.empty() ? "" : " (" + counts + ")")},
+            {"Findings", std::to_string(r.findings.size())},
+            {"Created", r.createdAt + (r.host.empty() ? "" : " on " + r.host)},
+            {"Tool version", r.toolVersion}};
+  s.blocks.push_back(t);
+  if (!o.note.empty()) s.blocks.push_back(DocParagraph{o.note, true});
+  return s;
+}
+
+DocSection configuration(const Report& r) {
+  DocSection s{"configuration", "Configuration", {}, false};
+  const nlohmann::json& c = r.config;
+  DocTable t{"", {"Field", "Value"}, {}};
+  const std::pair<const char*, std::string> rows[] = {
+      {"Name", configText(c, "name")},
+      {"Description", configText(c, "description")},
+      {"Kernel entry", configText(c, "kernel", "entry")},
+      {"Kernel source", configText(c, "kernel", "source").empty()
+                            ? ""
+                            : configText(c, "kernel", "source") + " (relative to the config's folder)"},
+      {"Compiler", configText(c, "kernel", "compiler")},
+      {"Defines", configText(c, "kernel", "defines")},
+      {"Params", configText(c, "params")},
+      {"Grid", configText(c, "launch", "grid")},
+      {"Block", configText(c, "launch", "block")},
+      {"Shared bytes", configText(c, "launch", "shared_bytes")},
+      {"Reference", configText(c, "reference")},
+      {"Baseline", configText(c, "baseline")},
+      {"Sweep", configText(c, "sweep")},
+  };
+  for (const auto& [k, v] : rows)
+    if (!v.empty()) t.rows.push_back({k, v});
+  if (t.rows.empty()) {
+    s.blocks.push_back(DocParagraph{"The report carries no config.", true});
+    return s;
+  }
+  s.blocks.push_back(t);
+  s.blocks.push_back(DocSubheading{"The resolved config"});
+  s.blocks.push_back(DocCode{"json", dumpJson(c, 2)});
+  return s;
+}
+
+std::string findingName(const Finding& f) {
+  return f.category + (f.detail.empty() ? "" : " (" + f.detail + ")");
+}
+
+DocSection findings(const Report& r, const DocumentOptions& o) {
+  DocSection s{"findings", "Findings", {}, false};
+  if (r.findings.empty()) {
+    s.blocks.push_back(DocParagraph{"No findings."});
+    return s;
+  }
+  const std::size_t shown = std::min(r.findings.size(), o.maxFindings);
+  DocTable t{"", {"#", "Severity", "Category", "Message", "Location", "Tensor"}, {}};
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Finding& f = r.findings[i];
+    t.rows.push_back({std::to_string(i + 1), severityName(f.severity), findingName(f), f.message,
+                      locationText(f.location), f.tensor});
+  }
+  s.blocks.push_back(t);
+  if (shown < r.findings.size()) {
+    std::map<std::string, std::size_t> rest;
+    for (std::size_t i = shown; i < r.findings.size(); ++i) ++rest[r.findings[i].category];
+    std::string counts;
+    for (const auto& [c, n] : rest) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + c;
+    s.blocks.push_back(DocParagraph{"The first " + std::to_string(shown) + " of " + std::to_string(r.findings.size()) +
+                                        " findings are listed; the others: " + counts + ".",
+                                    true});
+  }
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Finding& f = r.findings[i];
+    const auto rows = evidenceRows(f.evidence, o.maxEvidenceRows);
+    if (rows.empty() && f.treeNode.empty() && f.experiment.empty()) continue;
+    s.blocks.push_back(DocSubheading{std::to_string(i + 1) + ". " + severityName(f.severity) + " " + findingName(f)});
+    std::vector<std::pair<std::string, std::string>> facts;
+    if (!f.experiment.empty()) facts.emplace_back("experiment", f.experiment);
+    if (!f.treeNode.empty()) facts.emplace_back("troubleshooting node", f.treeNode);
+    facts.insert(facts.end(), rows.begin(), rows.end());
+    s.blocks.push_back(keyValueTable(facts, "Evidence"));
+  }
+  return s;
+}
+
+DocSection troubleshooting(const Report& r, const Tree* tree, const DocumentOptions& o) {
+  DocSection s{"troubleshooting", "Troubleshooting path", {}, false};
+  std::string path;
+  for (const std::string& n : r.treePath) {
+    const TreeNode* node = tree ? tree->find(n) : nullptr;
+    path += (path.empty() ? "" : " → ") + (node && !node->title.empty() ? node->title + " (" + n + ")" : n);
+  }
+  s.blocks.push_back(DocParagraph{"Path: " + path});
+  if (!r.treeSteps.empty()) {
+    DocTable t{"", {"Step", "Node", "Question", "Answer", "How"}, {}};
+    for (std::size_t i = 0; i < r.treeSteps.size(); ++i) {
+      const TreeStep& st = r.treeSteps[i];
+      t.rows.push_back({std::to_string(i + 1), st.node, st.question, st.answer,
+                        st.automatic ? "from the evidence" : "answered by a person"});
+    }
+    s.blocks.push_back(t);
+    for (std::size_t i = 0; i < r.treeSteps.size(); ++i) {
+      const auto rows = evidenceRows(r.treeSteps[i].evidence, o.maxEvidenceRows);
+      if (!rows.empty()) s.blocks.push_back(keyValueTable(rows, "Evidence of step " + std::to_string(i + 1)));
+    }
+  }
+  if (const TreeNode* leaf = leafOf(r, tree)) {
+    s.blocks.push_back(DocSubheading{"Fix: " + leaf->title});
+    if (!leaf->explanation.empty()) s.blocks.push_back(DocParagraph{leaf->explanation});
+    s.blocks.push_back(DocParagraph{leaf->fix});
+    for (const TreeExample& e : leaf->examples) {
+      if (!e.before.empty()) s.blocks.push_back(DocCode{e.language, "// before\n" + e.before});
+      if (!e.after.empty()) s.blocks.push_back(DocCode{e.language, "// after\n" + e.after});
+    }
+  } else if (!tree) {
+    s.blocks.push_back(DocParagraph{"The troubleshooting tree was not available: node titles and the fix text are left out.", true});
+  } else {
+    s.blocks.push_back(DocParagraph{"The walk stopped before a fix: answer its open question in the GUI's Troubleshooting panel.", true});
+  }
+  return s;
+}
+
+/// diagnose's experiments (extra.diagnose): what each one asked and what it found.
+DocSection diagnoseExperiments(const Report& r) {
+  DocSection s{"diagnose", "Diagnose experiments", {}, false};
+  const nlohmann::json* d = r.extra.contains("diagnose") ? &r.extra["diagnose"] : nullptr;
+  if (!d || !d->is_object()) return s;
+  if (d->contains("experiments") && (*d)["experiments"].is_array()) {
+    DocTable t{"", {"Experiment", "Group", "Why", "Verdict", "Wall time"}, {}};
+    for (const auto& e : (*d)["experiments"]) {
+      if (!e.is_object()) continue;
+      const double wall = e.value("wall_s", 0.0);
+      t.rows.push_back({jsonText(e.value("experiment", nlohmann::json())), jsonText(e.value("group", nlohmann::json())),
+                        jsonText(e.value("why", nlohmann::json())), jsonText(e.value("verdict", nlohmann::json())),
+                        wall > 0 ? formatDuration(wall * 1e9) : "–"});
+    }
+    if (!t.rows.empty()) s.blocks.push_back(t);
+  }
+  if (d->contains("conclusions") && (*d)["conclusions"].is_array()) {
+    DocTable t{"Conclusions", {"Group", "Runs", "Settled", "Summary"}, {}};
+    for (const auto& c : (*d)["conclusions"])
+      if (c.is_object())
+        t.rows.push_back({jsonText(c.value("group", nlohmann::json())), jsonText(c.value("runs", nlohmann::json())),
+                          jsonText(c.value("settled", nlohmann::json())), jsonText(c.value("summary", nlohmann::json()))});
+    if (!t.rows.empty()) s.blocks.push_back(t);
+  }
+  if (d->contains("stopped")) s.blocks.push_back(DocParagraph{"Stopped: " + jsonText((*d)["stopped"])});
+  return s;
+}
+
+}  // namespace
+
+Document buildDocument(const Report& r, const DocumentOptions& o) {
+  Document doc;
+  const std::string name = configText(r.config, "name");
+  doc.title = "TileScope report: " + (name.empty() ? r.verb : name);
+  doc.banner = banner(r, o.tree);
+  doc.sections.push_back(summary(r, o));
+  doc.sections.push_back(configuration(r));
+  doc.sections.push_back(findings(r, o));
+  if (!r.treePath.empty() || !r.treeSteps.empty()) doc.sections.push_back(troubleshooting(r, o.tree, o));
+  if (DocSection d = diagnoseExperiments(r); !d.blocks.empty()) doc.sections.push_back(std::move(d));
+  for (DocSection& s : pointSections(r, o))
+    if (!s.blocks.empty()) doc.sections.push_back(std::move(s));
+  return doc;
+}
+
+}  // namespace tilescope

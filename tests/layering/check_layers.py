@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""The layering test (ctest -R layering): reads every #include of core/, core/cuda/,
+ui/ and app/ and fails on an edge the tables below do not allow. One line per layer;
+a layer may always include itself. docs/architecture.md explains the layers.
+
+Usage: check_layers.py [SOURCE_DIR] [--edges]   (--edges: print the edges in use)"""
+import os
+import re
+import sys
+from collections import defaultdict
+
+# core: layer -> the layers below it that it may include.
+CORE = {
+    "base":     [],
+    "config":   ["base"],
+    "model":    ["base"],
+    "analysis": ["base", "config", "model"],
+    "logs":     ["base", "model"],
+    "trace":    ["base", "config", "model"],
+    "counters": ["base", "model", "trace"],
+    "run":      ["base", "config", "model", "analysis", "logs", "trace", "counters"],
+    "diagnose": ["base", "config", "model", "analysis", "logs", "trace", "counters", "run"],
+    "export":   ["base", "config", "model", "analysis", "logs", "trace", "counters", "run", "diagnose"],
+}
+# core/cuda/src: folder -> the folders it may include (and every core header).
+CUDA = {
+    "compile":   [],
+    "driver":    ["compile"],
+    "timing":    ["driver"],
+    "profile":   ["driver", "timing"],
+    "reference": ["driver"],
+    "trace":     ["compile", "driver"],
+    "capture":   ["compile", "driver", "timing", "profile", "reference", "trace"],
+}
+# core/cuda's own headers (include/ and internal/tilescope/cuda/) by folder.
+CUDA_HEADERS = {
+    "compile": "compile", "driver": "driver", "module": "driver", "nvml_clock": "driver",
+    "tensors": "driver", "device_tensor_view": "driver", "live_device": "driver", "launch": "driver",
+    "cupti_collector": "timing", "cupti_errors": "timing", "timing": "timing",
+    "pc_sampling": "profile", "profiler": "profile", "profiler_host": "profile",
+    "reference": "reference", "tracer": "trace", "capture": "capture",
+}
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+CUDA_SYSTEM = re.compile(r"^<(cuda|cupti|nvrtc|nvml|cublas|cudnn|sanitizer)[a-z_]*\.h$|^<cudnn_frontend")
+QT = re.compile(r"^<Q[A-Za-z]+")
+
+
+def sources(root, top):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in files:
+            if f.endswith((".h", ".cpp", ".cu", ".hpp")):
+                yield os.path.relpath(os.path.join(d, f), root)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), "..", ".."))
+    show = "--edges" in sys.argv
+    errors, edges = [], defaultdict(int)
+
+    core_headers = {}  # "tilescope/<layer>/x.h" -> (layer, public?)
+    for side in ("include", "internal"):
+        base = os.path.join(root, "core", side, "tilescope")
+        for layer in sorted(os.listdir(base)):
+            if layer == "cuda":
+                continue
+            if layer not in CORE:
+                errors.append(f"core/{side}/tilescope/{layer}/: a folder the layer table does not list")
+                continue
+            for f in os.listdir(os.path.join(base, layer)):
+                core_headers[f"tilescope/{layer}/{f}"] = (layer, side == "include")
+
+    def includes(path):
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as fh:
+            # <cuda.h> is the toolkit's; "tilescope/..." and <tilescope/...> are ours.
+            return [("<" if b == "<" and not inc.startswith("tilescope/") else "") + inc
+                    for b, inc in INCLUDE_RE.findall(fh.read())]
+
+    def core_layer_of(path):
+        parts = path.split("/")
+        return parts[3] if parts[1] in ("include", "internal") else parts[2]
+
+    # core
+    for path in sources(root, "core"):
+        if path.startswith("core/cuda/"):
+            continue
+        layer = core_layer_of(path)
+        if layer not in CORE:
+            errors.append(f"{path}: in a folder the layer table does not list ({layer})")
+            continue
+        public = path.startswith("core/include/")
+        for inc in includes(path):
+            if inc.startswith("tilescope/cuda/") or CUDA_SYSTEM.match(inc) or QT.match(inc):
+                errors.append(f"{path}: includes {inc}: core is free of CUDA and Qt")
+            elif inc.startswith("tilescope/"):
+                if inc not in core_headers:
+                    errors.append(f"{path}: includes {inc}, which is not a header of core")
+                    continue
+                target, target_public = core_headers[inc]
+                if public and not target_public:
+                    errors.append(f"{path}: a public header includes the engine-only {inc}")
+                if target != layer:
+                    edges[(f"core/{layer}", f"core/{target}")] += 1
+                    if target not in CORE[layer]:
+                        errors.append(f"{path}: {layer} includes {inc} ({target}), which the table does not allow")
+
+    # core/cuda
+    for path in sources(root, "core/cuda"):
+        parts = path.split("/")
+        if parts[2] == "src":
+            folder = parts[3]
+        else:
+            stem = os.path.splitext(parts[-1])[0]
+            folder = CUDA_HEADERS.get(stem)
+            if folder is None:
+                errors.append(f"{path}: a core/cuda header the folder table does not list")
+                continue
+        if folder not in CUDA:
+            errors.append(f"{path}: in a folder the table does not list ({folder})")
+            continue
+        for inc in includes(path):
+            target = None
+            if inc.startswith("tilescope/cuda/"):
+                target = CUDA_HEADERS.get(os.path.splitext(inc.split("/")[-1])[0])
+                if target is None:
+                    errors.append(f"{path}: includes {inc}, which the folder table does not list")
+                    continue
+            elif "/" in inc and inc.split("/")[0] in CUDA:
+                target = inc.split("/")[0]
+            elif QT.match(inc):
+                errors.append(f"{path}: includes {inc}: core/cuda is free of Qt")
+            if target and target != folder:
+                edges[(f"cuda/{folder}", f"cuda/{target}")] += 1
+                if target not in CUDA[folder]:
+                    errors.append(f"{path}: {folder} includes {inc} ({target}), which the table does not allow")
+
+    # ui/ and app/: core's public headers only; the GUI never includes CUDA.
+    for top in ("ui", "app"):
+        for path in sources(root, top):
+            models = path.startswith(("ui/models/", "ui/style/colors."))
+            for inc in includes(path):
+                if inc in core_headers and not core_headers[inc][1]:
+                    errors.append(f"{path}: includes the engine-only {inc}")
+                if top == "ui" or path.startswith("app/gui/"):
+                    if inc.startswith("tilescope/cuda/") or CUDA_SYSTEM.match(inc):
+                        errors.append(f"{path}: includes {inc}: the GUI never links CUDA")
+                if models and not inc.startswith(("<", "tilescope/", "models/", "style/colors.h")):
+                    errors.append(f"{path}: ui/models includes {inc}: models depend on core and Qt Core/Gui only")
+                if inc in core_headers:
+                    edges[(top, f"core/{core_headers[inc][0]}")] += 1
+                elif inc.startswith("tilescope/cuda/"):
+                    edges[(top, "cuda")] += 1
+
+    if show:
+        for (a, b), n in sorted(edges.items()):
+            print(f"{a} -> {b}: {n}")
+    allowed = sum(len(v) for v in CORE.values()) + sum(len(v) for v in CUDA.values())
+    used = sum(1 for (a, b) in edges if not a.startswith(("ui", "app")))
+    print(f"layering: {len(core_headers)} core headers, {allowed} allowed layer edges, {used} in use, "
+          f"{len(errors)} violations")
+    for e in errors:
+        print("  " + e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
