@@ -41,8 +41,8 @@ std::string pct(int a, int n) {
 }
 
 void printRow(const std::string& name, const Row& r) {
-  std::cout << "| " << name << " | " << r.n << " | " << r.right << " (" << pct(r.right, r.n) << ") | " << r.node << " | "
-            << r.unknown << " | " << r.wrong << " |\n";
+  std::cout << "| " << name << " | " << r.n << " | " << r.right << " (" << pct(r.right, r.n) << ") | "
+            << r.node << " | " << r.unknown << " | " << r.wrong << " |\n";
 }
 
 double seconds(const Classifier& c, const std::string& text, Classification* out) {
@@ -60,7 +60,8 @@ void timing(const Classifier& c) {
     char b[64];
     std::snprintf(b, sizeof b, "%.3f", s);
     std::cout << "| " << name << " | " << text.size() / 1024 << " KiB | " << r.lines << " | " << b << " | "
-              << (r.known() ? r.category + " (line " + std::to_string(r.evidence.empty() ? 0 : r.evidence.front().number) + ")"
+              << (r.known() ? r.category + " (line " +
+                                  std::to_string(r.evidence.empty() ? 0 : r.evidence.front().number) + ")"
                             : std::string("unknown"))
               << " |\n";
   };
@@ -68,25 +69,30 @@ void timing(const Classifier& c) {
   for (int i = 0; i < 10000; ++i)
     pytest += "2025-02-26T07:40:" + std::to_string(10 + i % 50) + ".1234567Z tests/test_ops.py::test_case_" +
               std::to_string(i) + " PASSED [" + std::to_string(i / 100) + "%]\n";
-  pytest.insert(pytest.size() / 2,
-                "2025-02-26T07:41:00.0000000Z E       triton.runtime.errors.OutOfResources: out of resource: shared "
-                "memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n");
+  pytest.insert(
+      pytest.size() / 2,
+      "2025-02-26T07:41:00.0000000Z E       triton.runtime.errors.OutOfResources: out of resource: shared "
+      "memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.\n");
   row("10,000-line pytest log, error in the middle", pytest);
   std::string ranks;
   for (int i = 0; i < 10000; ++i)
     ranks += "[rank" + std::to_string(i % 8) + "]:[I ProcessGroupNCCL.cpp:1100] step " + std::to_string(i) +
              " loss 0.4312 lr 1e-4\n";
-  ranks += "[rank7]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation "
-           "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE) ran for 600060 milliseconds before timing out.\n";
+  ranks +=
+      "[rank7]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective "
+      "operation "
+      "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE) ran for 600060 milliseconds before timing out.\n";
   row("10,000-line rank-prefixed log, NCCL timeout at the end", ranks);
   std::string million;
   for (int i = 0; i < 1000000; ++i)
-    million += "RuntimeError: CUDA error " + std::to_string(i) + " something failed at step " + std::to_string(i) + "\n";
+    million += "RuntimeError: CUDA error " + std::to_string(i) + " something failed at step " +
+               std::to_string(i) + "\n";
   row("1,000,000 error-like lines", million);
   std::string distinct;
   for (int i = 0; distinct.size() < (std::size_t(50) << 20); ++i)
     distinct += "worker " + std::string(1, char('a' + i % 26)) + std::string(1, char('a' + (i / 26) % 26)) +
-                std::string(1, char('a' + (i / 676) % 26)) + " reported error in shard " + std::to_string(i) + "\n";
+                std::string(1, char('a' + (i / 676) % 26)) + " reported error in shard " + std::to_string(i) +
+                "\n";
   distinct += "RuntimeError: CUDA error: an illegal memory access was encountered\n";
   row("50 MB log, distinct lines, error at the end", distinct);
   row("one 1 MB line", std::string(1 << 20, 'x') + " illegal memory access\n");
@@ -101,10 +107,14 @@ int main(int argc, char** argv) {
   bool failures = false, doTiming = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--split" && i + 1 < argc) split = argv[++i];
-    else if (a == "--failures") failures = true;
-    else if (a == "--no-timing") doTiming = false;
-    else dir = a;
+    if (a == "--split" && i + 1 < argc)
+      split = argv[++i];
+    else if (a == "--failures")
+      failures = true;
+    else if (a == "--no-timing")
+      doTiming = false;
+    else
+      dir = a;
   }
   const fs::path rules = dir / "../../../resources/classifier.json";
   Classifier c;
@@ -132,8 +142,9 @@ int main(int argc, char** argv) {
       x->wrong += got.known() && !right;
     }
     if (failures && (!right || got.treeNode != wantNode))
-      fails << "- " << file << ": expected " << wantCategory << " / " << wantNode << ", got " << (got.known() ? got.category + " / " + got.treeNode : "unknown")
-            << " (" << got.confidence << ", " << (got.candidates.empty() ? "" : got.candidates.front().rule) << ")\n";
+      fails << "- " << file << ": expected " << wantCategory << " / " << wantNode << ", got "
+            << (got.known() ? got.category + " / " + got.treeNode : "unknown") << " (" << got.confidence
+            << ", " << (got.candidates.empty() ? "" : got.candidates.front().rule) << ")\n";
   }
   std::cout << "Classifier corpus, split `" << split << "` (threshold " << c.threshold << ")\n\n"
             << "| family | logs | right category | right node | unknown | confidently wrong |\n"

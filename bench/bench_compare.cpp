@@ -2,9 +2,9 @@
 // per tensor), the sizes a large GEMM produces: both must stay well under a second
 // or two so that a capture's evidence does not dominate its run time.
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "tilescope/analysis/compare.h"
 
@@ -45,12 +45,13 @@ void bench(std::int64_t n) {
   const CompareResult cmp = compareOutputs(out, ref, 1e-3, 1e-3, {128, 128}, &scan);
   const double tCmp = seconds(t1);
   const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  std::printf("%6lld^2 f32: scan %.3f s, compare %.3f s, total %.3f s wall, %.3f s CPU (%.2f GB/s of out+ref per pass, by CPU time); "
-              "unwritten %lld, mismatches %lld, findings %zu+%zu\n",
-              static_cast<long long>(n), tScan, tCmp, tScan + tCmp, cpu,
-              2.0 * static_cast<double>(n * n) * 4 / (cpu / 2) / 1e9,
-              static_cast<long long>(scan.coverage.unwritten), static_cast<long long>(cmp.info.mismatches),
-              scan.findings.size(), cmp.findings.size());
+  std::printf(
+      "%6lld^2 f32: scan %.3f s, compare %.3f s, total %.3f s wall, %.3f s CPU (%.2f GB/s of out+ref per "
+      "pass, by CPU time); "
+      "unwritten %lld, mismatches %lld, findings %zu+%zu\n",
+      static_cast<long long>(n), tScan, tCmp, tScan + tCmp, cpu,
+      2.0 * static_cast<double>(n * n) * 4 / (cpu / 2) / 1e9, static_cast<long long>(scan.coverage.unwritten),
+      static_cast<long long>(cmp.info.mismatches), scan.findings.size(), cmp.findings.size());
 }
 
 }  // namespace

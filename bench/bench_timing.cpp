@@ -81,9 +81,12 @@ void overhead() {
     c.drain();
     c.stop();
   }
-  std::printf("(a) 64^3 f16 GEMM, %d back-to-back calls, best of 5 rounds (events around the loop):\n", loops);
-  std::printf("    CUPTI off: %.0f ns/call   CUPTI on (+external ids): %.0f ns/call   overhead %.0f ns/call (%.1f%%)\n",
-              off, on, on - off, 100 * (on - off) / off);
+  std::printf("(a) 64^3 f16 GEMM, %d back-to-back calls, best of 5 rounds (events around the loop):\n",
+              loops);
+  std::printf(
+      "    CUPTI off: %.0f ns/call   CUPTI on (+external ids): %.0f ns/call   overhead %.0f ns/call "
+      "(%.1f%%)\n",
+      off, on, on - off, 100 * (on - off) / off);
   TimingOptions o;
   TimingResult r = timeCalls(call, o);
   std::printf("    timeCalls 64^3: kernel median %.0f ns (p10 %.0f, p90 %.0f, n %d), event median %.0f ns\n",
@@ -105,13 +108,14 @@ void fidelity() {
       std::printf("(b) timing failed: %s\n", r.error.c_str());
       return;
     }
-    std::printf("(b) cuBLAS 4096^3 f16 GEMM, L2 flush %s: CUPTI median %.0f ns (p10 %.0f, p90 %.0f, min %.0f, "
-                "n %d, cv %.4f), %.1f TFLOP/s; event median %.0f ns; %d kernel(s)/call, regs %d; "
-                "SM clock %.0f -> %.0f MHz%s\n    note: %s\n",
-                flush ? "on" : "off", t.kernelNs.median, t.kernelNs.p10, t.kernelNs.p90, t.kernelNs.min, t.kernelNs.n,
-                t.cv, 2.0 * n * n * n / t.kernelNs.median / 1e3, t.eventNs.median, r.kernelsPerCall, t.regs,
-                t.smClockBeforeMHz, t.smClockAfterMHz, t.throttled ? " (throttled)" : "",
-                t.note.empty() ? "-" : t.note.c_str());
+    std::printf(
+        "(b) cuBLAS 4096^3 f16 GEMM, L2 flush %s: CUPTI median %.0f ns (p10 %.0f, p90 %.0f, min %.0f, "
+        "n %d, cv %.4f), %.1f TFLOP/s; event median %.0f ns; %d kernel(s)/call, regs %d; "
+        "SM clock %.0f -> %.0f MHz%s\n    note: %s\n",
+        flush ? "on" : "off", t.kernelNs.median, t.kernelNs.p10, t.kernelNs.p90, t.kernelNs.min, t.kernelNs.n,
+        t.cv, 2.0 * n * n * n / t.kernelNs.median / 1e3, t.eventNs.median, r.kernelsPerCall, t.regs,
+        t.smClockBeforeMHz, t.smClockAfterMHz, t.throttled ? " (throttled)" : "",
+        t.note.empty() ? "-" : t.note.c_str());
   }
 }
 

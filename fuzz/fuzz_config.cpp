@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "fuzz_common.h"
-#include "tilescope/config/config.h"
-#include "tilescope/model/devices.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
+#include "tilescope/config/config.h"
+#include "tilescope/model/devices.h"
 
 using namespace tilescope;
 namespace fs = std::filesystem;
@@ -43,7 +43,8 @@ void makeScratch() {
     if (e.is_regular_file() && e.path().extension() == ".npy") files.push_back(e.path());
   for (const char* group : {"zoo", "gemm", "gate", "softmax", "attention", "static"}) {
     fs::create_directories(root / group);
-    for (const auto& f : files) fs::copy_file(f, root / group / f.filename(), fs::copy_options::skip_existing);
+    for (const auto& f : files)
+      fs::copy_file(f, root / group / f.filename(), fs::copy_options::skip_existing);
   }
   g_dir = root / "zoo";
 }

@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const std::int64_t v = evalInt(expression, symbols);
-    if (v >= (std::int64_t{1} << 53) || v <= -(std::int64_t{1} << 53)) fuzz::violated("evalInt returned " + std::to_string(v));
+    if (v >= (std::int64_t{1} << 53) || v <= -(std::int64_t{1} << 53))
+      fuzz::violated("evalInt returned " + std::to_string(v));
   } catch (const ExprError& e) {
     if (e.problem.empty()) fuzz::violated("ExprError without a problem");
   }

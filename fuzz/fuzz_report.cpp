@@ -8,8 +8,8 @@
 
 #include "fuzz_common.h"
 #include "tilescope/export/document.h"
-#include "tilescope/model/report.h"
 #include "tilescope/export/summary.h"
+#include "tilescope/model/report.h"
 
 using namespace tilescope;
 

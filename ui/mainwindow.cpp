@@ -5,7 +5,6 @@
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDir>
-#include <QUrl>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -15,37 +14,38 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QLineEdit>
 #include <QMimeData>
 #include <QProcess>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <QUrl>
 #include <fstream>
 #include <stdexcept>
 
 #include <QVBoxLayout>
 
-#include "widgets/pointstable.h"
-#include "tilescope/diagnose/tree.h"
-#include "widgets/banner.h"
-#include "tilescope/base/resources.h"
+#include "export/reportexporter.h"
 #include "models/qtconv.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/findingspanel.h"
 #include "panels/logpanel.h"
 #include "panels/maskpanel.h"
-#include "panels/runpanel.h"
-#include "panels/speedoflightpanel.h"
-#include "panels/sourcepanel.h"
-#include "panels/troubleshootpanel.h"
 #include "panels/occupancypanel.h"
+#include "panels/runpanel.h"
+#include "panels/sourcepanel.h"
+#include "panels/speedoflightpanel.h"
 #include "panels/timingpanel.h"
-#include "export/reportexporter.h"
+#include "panels/troubleshootpanel.h"
+#include "tilescope/base/resources.h"
+#include "tilescope/diagnose/tree.h"
+#include "widgets/banner.h"
+#include "widgets/pointstable.h"
 
 namespace tilescope::ui {
 
@@ -106,7 +106,8 @@ void MainWindow::setupActions() {
   open->setShortcut(QKeySequence::Open);
   // A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
   file->addAction(tr("New from &Triton Kernel…"), this, [this] {
-    const QString py = QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
+    const QString py =
+        QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
     if (py.isEmpty()) return;
     bool ok = false;
     const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
@@ -116,30 +117,35 @@ void MainWindow::setupActions() {
     const QFileInfo info(py);
     const QString out = QFileDialog::getSaveFileName(
         this, tr("Save config"),
-        info.dir().filePath(info.completeBaseName() + (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
+        info.dir().filePath(info.completeBaseName() +
+                            (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
                             QStringLiteral(".tscfg.json")),
         tr("Configs (*.tscfg.json)"));
     if (out.isEmpty()) return;
     QProcess proc;
     QApplication::setOverrideCursor(Qt::WaitCursor);
-    proc.start(RunPanel::runExecutable(), {QStringLiteral("init-triton"),
-                                           kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
-                                           QStringLiteral("-o"), out, QStringLiteral("--force")});
+    proc.start(RunPanel::runExecutable(),
+               {QStringLiteral("init-triton"), kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
+                QStringLiteral("-o"), out, QStringLiteral("--force")});
     const bool done = proc.waitForFinished(180000);
     QApplication::restoreOverrideCursor();
     if (!done || proc.exitCode() != 0)
-      QMessageBox::warning(this, tr("New from Triton kernel"), QString::fromLocal8Bit(proc.readAllStandardError()));
+      QMessageBox::warning(this, tr("New from Triton kernel"),
+                           QString::fromLocal8Bit(proc.readAllStandardError()));
     else if (!openFile(out))
       QMessageBox::warning(this, tr("Open"), m_lastError);
   });
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
-    samples->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);  // failures: message banner
+    samples->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })
+        ->setToolTip(f);  // failures: message banner
   samples->setEnabled(!samples->isEmpty());
   QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(), tr("Configs (*.tscfg.json)"));
-    if (!path.isEmpty() && !m_configPanel->save(path)) statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(),
+                                                      tr("Configs (*.tscfg.json)"));
+    if (!path.isEmpty() && !m_configPanel->save(path))
+      statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
   });
   saveCfg->setShortcut(QKeySequence::Save);
   m_exportAction = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
@@ -153,22 +159,25 @@ void MainWindow::setupActions() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   m_checkAction = run->addAction(tr("Chec&k (no GPU)"), this, &MainWindow::checkConfig);
   m_checkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-  m_checkAction->setToolTip(tr("Validate the config and show its declared tiles, masks, shared-memory budget and occupancy "
-                               "for the device chosen in the Config panel; needs no GPU"));
+  m_checkAction->setToolTip(
+      tr("Validate the config and show its declared tiles, masks, shared-memory budget and occupancy "
+         "for the device chosen in the Config panel; needs no GPU"));
   m_runAction = run->addAction(tr("&Run"), m_runPanel, &RunPanel::startRun);
   m_runAction->setShortcut(QKeySequence(Qt::Key_F5));
   m_sweepAction = run->addAction(tr("&Sweep"), m_runPanel, &RunPanel::startSweep);
   m_sweepAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   m_diagnoseAction = run->addAction(tr("&Diagnose"), m_runPanel, &RunPanel::startDiagnose);
   m_diagnoseAction->setShortcut(QKeySequence(Qt::Key_F6));
-  m_diagnoseAction->setToolTip(tr("Run, then the experiments that locate the bug; the troubleshooting tree is walked over them"));
+  m_diagnoseAction->setToolTip(
+      tr("Run, then the experiments that locate the bug; the troubleshooting tree is walked over them"));
   m_cancelAction = run->addAction(tr("&Cancel"), m_runPanel, &RunPanel::cancel);
   m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
   run->addSeparator();
   run->addAction(tr("Remote &Host…"), this, [this] {
     bool ok = false;
-    const QString host = QInputDialog::getText(this, tr("Remote host"), tr("Run on (ssh host, empty = this machine):"), QLineEdit::Normal,
-                                               m_runPanel->remoteHost(), &ok);
+    const QString host =
+        QInputDialog::getText(this, tr("Remote host"), tr("Run on (ssh host, empty = this machine):"),
+                              QLineEdit::Normal, m_runPanel->remoteHost(), &ok);
     if (ok) m_runPanel->setRemoteHost(host);
   });
   run->addSeparator();
@@ -189,18 +198,24 @@ void MainWindow::setupActions() {
   m_viewMenu->addSeparator();
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&Keyboard Shortcuts"), this, [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText()); });
+  help->addAction(tr("&Keyboard Shortcuts"), this,
+                  [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText()); });
   help->addAction(tr("&Documentation"), this, [this] {
-    const QString readme = QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../README.md"));
-    if (QFileInfo::exists(readme)) QDesktopServices::openUrl(QUrl::fromLocalFile(QDir::cleanPath(readme)));
-    else QMessageBox::information(this, tr("Documentation"), tr("README.md and docs/ of the TileScope sources describe every verb, "
-                                                                 "config key and report field."));
+    const QString readme =
+        QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../README.md"));
+    if (QFileInfo::exists(readme))
+      QDesktopServices::openUrl(QUrl::fromLocalFile(QDir::cleanPath(readme)));
+    else
+      QMessageBox::information(this, tr("Documentation"),
+                               tr("README.md and docs/ of the TileScope sources describe every verb, "
+                                  "config key and report field."));
   });
   help->addAction(tr("&About TileScope"), this, [this] {
-    QMessageBox::about(this, tr("About TileScope"),
-                       tr("<b>TileScope %1</b><p>A workbench for debugging GPU kernels: tiles, masks, out-of-bounds "
-                          "accesses, occupancy and timings, from reports recorded anywhere.</p>")
-                           .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
+    QMessageBox::about(
+        this, tr("About TileScope"),
+        tr("<b>TileScope %1</b><p>A workbench for debugging GPU kernels: tiles, masks, out-of-bounds "
+           "accesses, occupancy and timings, from reports recorded anywhere.</p>")
+            .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
   });
 
   QToolBar* tb = addToolBar(tr("Main"));
@@ -219,7 +234,8 @@ void MainWindow::setupActions() {
   statusBar()->addPermanentWidget(m_deviceLabel);
 }
 
-QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const QString& objectName, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const QString& objectName,
+                                      Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(objectName);  // saveState() keys the layout by object name
   dock->setWidget(panel);
@@ -230,19 +246,28 @@ QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, cons
 
 void MainWindow::setupDocks() {
   QDockWidget* run = addPanelDock(m_runPanel, tr("Run"), QStringLiteral("runDock"), Qt::LeftDockWidgetArea);
-  QDockWidget* cfg = addPanelDock(m_configPanel, tr("Config"), QStringLiteral("configDock"), Qt::LeftDockWidgetArea);
-  QDockWidget* pts = addPanelDock(m_pointsView, tr("Points"), QStringLiteral("pointsDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* cfg =
+      addPanelDock(m_configPanel, tr("Config"), QStringLiteral("configDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* pts =
+      addPanelDock(m_pointsView, tr("Points"), QStringLiteral("pointsDock"), Qt::LeftDockWidgetArea);
   tabifyDockWidget(run, cfg);
   tabifyDockWidget(cfg, pts);
   run->raise();
-  QDockWidget* findings = addPanelDock(m_findingsPanel, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
-  QDockWidget* mask = addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
-  tabifyDockWidget(mask, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea));
+  QDockWidget* findings =
+      addPanelDock(m_findingsPanel, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
+  QDockWidget* mask =
+      addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
+  tabifyDockWidget(
+      mask, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea));
   mask->raise();
-  tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"), Qt::BottomDockWidgetArea));
-  tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"), Qt::BottomDockWidgetArea));
-  tabifyDockWidget(findings, addPanelDock(m_speedOfLightPanel, tr("Speed of Light"), QStringLiteral("speedOfLightDock"), Qt::BottomDockWidgetArea));
-  tabifyDockWidget(findings, addPanelDock(m_troubleshootPanel, tr("Troubleshooting"), QStringLiteral("troubleshootDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"),
+                                          Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"),
+                                          Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_speedOfLightPanel, tr("Speed of Light"),
+                                          QStringLiteral("speedOfLightDock"), Qt::BottomDockWidgetArea));
+  tabifyDockWidget(findings, addPanelDock(m_troubleshootPanel, tr("Troubleshooting"),
+                                          QStringLiteral("troubleshootDock"), Qt::BottomDockWidgetArea));
   findings->raise();
   // First-run proportions (a saved layout replaces them): the coverage view gets the room.
   resizeDocks({run}, {360}, Qt::Horizontal);
@@ -255,7 +280,8 @@ void MainWindow::setupConnections() {
     for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(s);
     updateStatus();
   });
-  connect(m_runPanel, &RunPanel::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) { setReport(r); });
+  connect(m_runPanel, &RunPanel::reportAvailable, this,
+          [this](const std::shared_ptr<const Report>& r) { setReport(r); });
   connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { showError(m); });
   connect(m_runPanel, &RunPanel::runStarted, this, [this] {
     m_messageBanner->clearMessage();
@@ -290,25 +316,31 @@ bool MainWindow::openReport(const QString& path) {
   try {
     const QFileInfo info(path);
     if (!info.exists()) throw std::runtime_error(path.toStdString() + ": no such file");
-    if (info.isDir()) throw std::runtime_error(path.toStdString() + ": is a directory, not a report or config");
+    if (info.isDir())
+      throw std::runtime_error(path.toStdString() + ": is a directory, not a report or config");
     if (!info.isFile()) throw std::runtime_error(path.toStdString() + ": not a regular file");
     if (info.size() > kMaxOpenBytes)
-      throw std::runtime_error(path.toStdString() + ": " + std::to_string(info.size() >> 20) + " MiB is larger than the " +
-                               std::to_string(kMaxOpenBytes >> 20) + " MiB a report may have");
+      throw std::runtime_error(path.toStdString() + ": " + std::to_string(info.size() >> 20) +
+                               " MiB is larger than the " + std::to_string(kMaxOpenBytes >> 20) +
+                               " MiB a report may have");
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) throw std::runtime_error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
+    if (!f.open(QIODevice::ReadOnly))
+      throw std::runtime_error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
     const QByteArray bytes = f.readAll();
     nlohmann::json doc;
     try {
       doc = parseJson(bytes.toStdString());  // depth-limited: a hostile file cannot exhaust the stack
     } catch (const std::exception& e) {
-      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (invalid JSON: " + e.what() + ")");
+      throw std::runtime_error(path.toStdString() +
+                               ": not a TileScope report or config (invalid JSON: " + e.what() + ")");
     }
     if (!doc.is_object())
-      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (the document is " + std::string(doc.type_name()) +
-                               ", not an object)");
+      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (the document is " +
+                               std::string(doc.type_name()) + ", not an object)");
     const auto schema = doc.find("schema");
-    if (schema != doc.end() && schema->is_string() && schema->get<std::string>().rfind("tilescope.config/", 0) == 0) return openConfig(path);
+    if (schema != doc.end() && schema->is_string() &&
+        schema->get<std::string>().rfind("tilescope.config/", 0) == 0)
+      return openConfig(path);
     std::shared_ptr<const Report> report;
     try {
       report = std::make_shared<const Report>(reportFromJson(doc));
@@ -337,7 +369,7 @@ bool MainWindow::checkConfig() {
   }
   m_showNextCheck = true;
   m_configPanel->setJsonText(m_configPanel->jsonText());  // validates and checks now, without the debounce
-  if (m_showNextCheck) {  // the config does not evaluate: say why
+  if (m_showNextCheck) {                                  // the config does not evaluate: say why
     m_showNextCheck = false;
     showError(tr("Check: %1").arg(m_configPanel->validationError()));
     if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
@@ -350,12 +382,15 @@ bool MainWindow::openConfig(const QString& path) {
   m_showNextCheck = true;  // opening a config checks it and shows the result
   if (!m_configPanel->openConfig(path)) {
     m_showNextCheck = false;
-    showError(m_configPanel->loadError().isEmpty() ? tr("%1: cannot open config").arg(path) : m_configPanel->loadError());
+    showError(m_configPanel->loadError().isEmpty() ? tr("%1: cannot open config").arg(path)
+                                                   : m_configPanel->loadError());
     return false;
   }
   m_messageBanner->clearMessage();
   if (!m_configPanel->validationError().isEmpty())
-    m_messageBanner->showMessage(Banner::Kind::warning, tr("%1: %2").arg(QFileInfo(path).fileName(), m_configPanel->validationError()).toHtmlEscaped());
+    m_messageBanner->showMessage(
+        Banner::Kind::warning,
+        tr("%1: %2").arg(QFileInfo(path).fileName(), m_configPanel->validationError()).toHtmlEscaped());
   m_showNextCheck = false;
   m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
   m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
@@ -388,7 +423,8 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   for (ReportView* v : std::as_const(m_views)) v->onSelectionChanged(m_selection->state());
   if (m_report && m_report->verb == "check" && path.isEmpty())
     setWindowTitle(tr("%1 (check) — TileScope").arg(QFileInfo(m_configPanel->configPath()).fileName()));
-  else setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
+  else
+    setWindowTitle(path.isEmpty() ? tr("TileScope") : tr("%1 — TileScope").arg(QFileInfo(path).fileName()));
   updateVerdictBanner();
   updateStatus();
 }
@@ -398,15 +434,21 @@ QString MainWindow::verdictText(const Report& r) {
   // at the end of the troubleshooting walk.
   const Finding* first = nullptr;
   for (const Finding& f : r.findings)
-    if (f.severity == Severity::error) { first = &f; break; }
+    if (f.severity == Severity::error) {
+      first = &f;
+      break;
+    }
   if (!first)
     for (const Point& p : r.points)
       for (const Finding& f : p.findings)
         if (!first && f.severity == Severity::error) first = &f;
   QString text = tr("<b>Verdict: %1</b>").arg(QString::fromLatin1(verdictName(r.verdict)));
   if (r.verb == "check")
-    text = tr("<b>Checked without a GPU</b> on %1 (%2 point(s): declared tiles, masks, shared memory, occupancy) · ")
-               .arg(qs(r.device.name).toHtmlEscaped()).arg(r.points.size()) + text;
+    text = tr("<b>Checked without a GPU</b> on %1 (%2 point(s): declared tiles, masks, shared memory, "
+              "occupancy) · ")
+               .arg(qs(r.device.name).toHtmlEscaped())
+               .arg(r.points.size()) +
+           text;
   if (first) {
     QString msg = qs(first->message);
     if (msg.size() > 300) msg = msg.left(300) + QStringLiteral("…");
@@ -416,11 +458,16 @@ QString MainWindow::verdictText(const Report& r) {
   }
   if (!r.treePath.empty()) {
     static const std::shared_ptr<const Tree> tree = [] {
-      try { return std::make_shared<const Tree>(loadDefaultTree()); } catch (const std::exception&) { return std::shared_ptr<const Tree>(); }
+      try {
+        return std::make_shared<const Tree>(loadDefaultTree());
+      } catch (const std::exception&) {
+        return std::shared_ptr<const Tree>();
+      }
     }();
     const TreeNode* leaf = tree ? tree->find(r.treePath.back()) : nullptr;
     if (leaf && leaf->isLeaf() && !leaf->fix.empty())
-      text += tr("<br><b>Fix</b> (%1): %2").arg(qs(leaf->title).toHtmlEscaped(), qs(leaf->fix).toHtmlEscaped());
+      text +=
+          tr("<br><b>Fix</b> (%1): %2").arg(qs(leaf->title).toHtmlEscaped(), qs(leaf->fix).toHtmlEscaped());
   }
   return text;
 }
@@ -431,7 +478,9 @@ void MainWindow::updateVerdictBanner() {
     return;
   }
   const Verdict v = m_report->verdict;
-  const Banner::Kind kind = v == Verdict::ok ? Banner::Kind::ok : v == Verdict::slow ? Banner::Kind::warning : Banner::Kind::error;
+  const Banner::Kind kind = v == Verdict::ok     ? Banner::Kind::ok
+                            : v == Verdict::slow ? Banner::Kind::warning
+                                                 : Banner::Kind::error;
   m_verdictBanner->showMessage(kind, verdictText(*m_report));
 }
 
@@ -451,17 +500,20 @@ QString MainWindow::shortcutsText() const {
   for (QAction* menu : menuBar()->actions())
     for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{})
       if (!a->shortcut().isEmpty())
-        lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText), a->text().remove(QLatin1Char('&')));
+        lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText),
+                                              a->text().remove(QLatin1Char('&')));
   return lines.join(QLatin1Char('\n'));
 }
 
 QString MainWindow::statusTargetText() const {
   const QString host = m_runPanel->remoteHost();
   if (m_runPanel->slurm())
-    return m_runPanel->sbatchOptions().isEmpty() ? tr("Sweeps go to: Slurm")
-                                                 : tr("Sweeps go to: Slurm (sbatch %1)").arg(m_runPanel->sbatchOptions());
+    return m_runPanel->sbatchOptions().isEmpty()
+               ? tr("Sweeps go to: Slurm")
+               : tr("Sweeps go to: Slurm (sbatch %1)").arg(m_runPanel->sbatchOptions());
   // "this machine", not "this machine's GPU": there may be none (Check needs none).
-  return host.isEmpty() ? tr("Runs go to: this machine (tilescope-run)") : tr("Runs go to: %1 (ssh)").arg(host);
+  return host.isEmpty() ? tr("Runs go to: this machine (tilescope-run)")
+                        : tr("Runs go to: %1 (ssh)").arg(host);
 }
 
 QString MainWindow::statusDeviceText() const {
@@ -495,8 +547,9 @@ void MainWindow::stepPoint(int delta) {
 }
 
 void MainWindow::openDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open report or config"), QString(),
-                                                    tr("TileScope files (*.json);;Configs (*.tscfg.json);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open report or config"), QString(),
+                                   tr("TileScope files (*.json);;Configs (*.tscfg.json);;All files (*)"));
   if (!path.isEmpty()) openFile(path);  // a failure shows in the message banner
 }
 
@@ -512,7 +565,8 @@ QString MainWindow::withExportExtension(const QString& path, const QString& filt
   // A name typed without an extension takes the chosen filter's ("HTML (*.html)" → .html).
   if (!QFileInfo(path).suffix().isEmpty()) return path;
   const int star = static_cast<int>(filter.indexOf(QLatin1String("*.")));
-  const QString ext = star >= 0 ? filter.mid(star + 1).section(QLatin1Char(')'), 0, 0) : QStringLiteral(".html");
+  const QString ext =
+      star >= 0 ? filter.mid(star + 1).section(QLatin1Char(')'), 0, 0) : QStringLiteral(".html");
   return path + ext;
 }
 
@@ -524,8 +578,10 @@ void MainWindow::exportReport() {
   if (path.isEmpty()) return;
   path = withExportExtension(path, filter);
   QString error;
-  if (!tilescope::ui::exportReport(*m_report, path, &error)) showError(tr("Export to %1 failed: %2").arg(path, error));
-  else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+  if (!tilescope::ui::exportReport(*m_report, path, &error))
+    showError(tr("Export to %1 failed: %2").arg(path, error));
+  else
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
 }
 
 void MainWindow::setTheme(Theme theme) {
@@ -542,15 +598,17 @@ QString MainWindow::sampleSessionPath() {
     const QString path = QDir(dir).filePath(QString::fromLatin1(name));
     if (QFileInfo::exists(path)) return path;
   }
-  const QString fixture =
-      QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR)).filePath(QStringLiteral("../tests/data/reports/gemm_sweep.json"));
+  const QString fixture = QDir(QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR))
+                              .filePath(QStringLiteral("../tests/data/reports/gemm_sweep.json"));
   return QFileInfo::exists(fixture) ? QDir::cleanPath(fixture) : QString();
 }
 
 QStringList MainWindow::samplePaths() {
-  const QDir dir(QDir(QString::fromStdString(tilescope::resourceDir().string())).filePath(QStringLiteral("sample")));
+  const QDir dir(
+      QDir(QString::fromStdString(tilescope::resourceDir().string())).filePath(QStringLiteral("sample")));
   QStringList out;
-  for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) out << dir.filePath(name);
+  for (const QString& name : dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    out << dir.filePath(name);
   return out;
 }
 

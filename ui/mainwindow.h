@@ -105,7 +105,8 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void stepPoint(int delta);
   void updateVerdictBanner();
-  QDockWidget* addPanelDock(QWidget* panel, const QString& title, const QString& objectName, Qt::DockWidgetArea area);
+  QDockWidget* addPanelDock(QWidget* panel, const QString& title, const QString& objectName,
+                            Qt::DockWidgetArea area);
 
   Selection* m_selection;
   ReportPtr m_report;

@@ -8,11 +8,11 @@
 namespace tilescope::ui {
 
 struct SelectionState {
-  int point = 0;          ///< index into Report::points
-  QString tensor;         ///< output tensor in focus ("" = the first)
-  int tileRow = -1, tileCol = -1;   ///< selected declared tile (-1: none)
+  int point = 0;                      ///< index into Report::points
+  QString tensor;                     ///< output tensor in focus ("" = the first)
+  int tileRow = -1, tileCol = -1;     ///< selected declared tile (-1: none)
   qint64 elemRow = -1, elemCol = -1;  ///< selected element (-1: none)
-  int finding = -1;       ///< row of the Findings table: report-level findings, then the point's (-1: none)
+  int finding = -1;  ///< row of the Findings table: report-level findings, then the point's (-1: none)
   bool operator==(const SelectionState&) const = default;
 };
 
@@ -26,8 +26,18 @@ class Selection : public QObject {
     m_state = s;
     emit selectionChanged(m_state);
   }
-  void setPoint(int point) { auto s = m_state; s.point = point; s.finding = -1; setState(s); }
-  void setTile(int row, int col) { auto s = m_state; s.tileRow = row; s.tileCol = col; setState(s); }
+  void setPoint(int point) {
+    auto s = m_state;
+    s.point = point;
+    s.finding = -1;
+    setState(s);
+  }
+  void setTile(int row, int col) {
+    auto s = m_state;
+    s.tileRow = row;
+    s.tileCol = col;
+    setState(s);
+  }
 
  signals:
   void selectionChanged(const tilescope::ui::SelectionState& state);

@@ -18,10 +18,10 @@
 #include <cstring>
 #include <memory>
 
+#include "export/reportexporter.h"
 #include "mainwindow.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
-#include "export/reportexporter.h"
 #include "tilescope/model/report.h"
 
 namespace {
@@ -62,8 +62,10 @@ void showWorstPoint(tilescope::ui::MainWindow& window) {
   if (!window.report()) return;
   settle(100);
   QListWidget* tiles = window.maskPanel()->boundaryList();
-  if (tiles->count() > 0) tiles->setCurrentRow(0);
-  else window.selection()->setTile(0, 0);
+  if (tiles->count() > 0)
+    tiles->setCurrentRow(0);
+  else
+    window.selection()->setTile(0, 0);
 }
 
 // One PNG per panel and report: the central coverage view as laid out, each dock
@@ -101,11 +103,14 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
     settle();
     // A config opens as its check (no GPU): "check-<config>".
     QString stem = QFileInfo(report).completeBaseName();
-    if (window.report() && window.report()->verb == "check") stem = QStringLiteral("check-") + QFileInfo(report).fileName().section(QLatin1Char('.'), 0, 0);
+    if (window.report() && window.report()->verb == "check")
+      stem = QStringLiteral("check-") + QFileInfo(report).fileName().section(QLatin1Char('.'), 0, 0);
     auto save = [&](const QPixmap& pm, const QString& panel) {
       const QString path = QDir(dir).filePath(stem + QLatin1Char('-') + panel + QStringLiteral(".png"));
-      if (pm.save(path, "PNG")) ++saved;
-      else err << "tilescope: --screenshots: cannot write " << path << "\n";
+      if (pm.save(path, "PNG"))
+        ++saved;
+      else
+        err << "tilescope: --screenshots: cannot write " << path << "\n";
     };
     save(window.centralWidget()->grab(), QStringLiteral("coverage"));
     // A traced report: the measured-writes layer too (who wrote each cell).
@@ -136,18 +141,24 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
 int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("TileScope"));
   QCoreApplication::setApplicationName(QStringLiteral("tilescope"));
-  QCoreApplication::setApplicationVersion(QString::fromStdString(tilescope::toolVersion()));  // CMake's PROJECT_VERSION
+  QCoreApplication::setApplicationVersion(
+      QString::fromStdString(tilescope::toolVersion()));  // CMake's PROJECT_VERSION
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("TileScope: a workbench for debugging GPU kernels"));
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption exportOpt(QStringLiteral("export"), QStringLiteral("Render REPORT to OUT (.pdf, .html or .md) without a display."));
+  QCommandLineOption exportOpt(
+      QStringLiteral("export"),
+      QStringLiteral("Render REPORT to OUT (.pdf, .html or .md) without a display."));
   parser.addOption(exportOpt);
-  QCommandLineOption shotsOpt(QStringLiteral("screenshots"), QStringLiteral("Save a PNG of every panel to DIR and exit."),
+  QCommandLineOption shotsOpt(QStringLiteral("screenshots"),
+                              QStringLiteral("Save a PNG of every panel to DIR and exit."),
                               QStringLiteral("DIR"));
   shotsOpt.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOption(shotsOpt);
-  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A report (.json) or a config (.tscfg.json)."), QStringLiteral("[FILE]"));
+  parser.addPositionalArgument(QStringLiteral("FILE"),
+                               QStringLiteral("A report (.json) or a config (.tscfg.json)."),
+                               QStringLiteral("[FILE]"));
 
   if (hasExportFlag(argc, argv)) {
     // No display needed: the offscreen platform paints charts and PDFs. A
@@ -172,7 +183,8 @@ int main(int argc, char** argv) {
   const QString file = args.isEmpty() ? tilescope::ui::MainWindow::sampleSessionPath() : args.front();
   // A file that does not open (missing, a directory, not JSON, a wrong value) is
   // shown in the window's message banner: the window opens either way.
-  if (!file.isEmpty() && !window.openFile(file)) QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";
+  if (!file.isEmpty() && !window.openFile(file))
+    QTextStream(stderr) << "tilescope: " << window.lastError() << "\n";
   window.show();
   return app.exec();
 }

@@ -3,13 +3,13 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/diagnose/compile_error.h"
-#include "tilescope/config/config.h"
-#include "tilescope/model/devices.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
-#include "tilescope/export/summary.h"
+#include "tilescope/config/config.h"
 #include "tilescope/config/trust.h"
+#include "tilescope/diagnose/compile_error.h"
+#include "tilescope/export/summary.h"
+#include "tilescope/model/devices.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/profiler_host.h"
@@ -80,7 +80,8 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
   if (cfg.kernel.isPython()) {
     auto e = cuda::firstCompileError(ci.log);
     auto [line, column] = compileErrorPosition(ci.log);
-    return pythonCompileErrorFinding(cfg, ci, line, column, e ? e->second : ci.log.substr(0, ci.log.find('\n')));
+    return pythonCompileErrorFinding(cfg, ci, line, column,
+                                     e ? e->second : ci.log.substr(0, ci.log.find('\n')));
   }
 #endif
   Finding f;
@@ -176,17 +177,19 @@ int cmdCheck(const CheckArgs& a) {
   report.host = hostName();
   report.device = toDeviceInfo(*dev);
   report.config = configToJson(cfg);
-  if (std::string why = runMetricsError(cfg, dev->arch); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = runMetricsError(cfg, dev->arch); !why.empty())
+    return usageError(a.config + ": " + why);
   std::vector<SweepPoint> points = expandSweep(cfg);
   for (const auto& sp : points) {
     try {
       (void)resolvePoint(sp.config);
-      std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on " << dev->name
-                << " (" << dev->arch << ")\n";
+      std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on "
+                << dev->name << " (" << dev->arch << ")\n";
       report.points.push_back(checkPoint(sp, *dev, !a.noCompile, a.compileTimeoutS));
     } catch (const ConfigError& e) {
       // Includes what only the analysis finds (a tiling too large to map).
-      return usageError(configMessage(a.config, e) + (points.size() > 1 ? " (sweep point " + sp.label() + ")" : ""));
+      return usageError(configMessage(a.config, e) +
+                        (points.size() > 1 ? " (sweep point " + sp.label() + ")" : ""));
     }
   }
   report.finalize();

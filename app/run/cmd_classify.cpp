@@ -39,15 +39,23 @@ nlohmann::json evidenceJson(const EvidenceLine& e) {
 nlohmann::json toJson(const Classification& c, const LogText& log, double threshold) {
   nlohmann::json cands = nlohmann::json::array(), ev = nlohmann::json::array();
   for (const Candidate& k : c.candidates)
-    cands.push_back({{"category", k.category}, {"detail", k.detail}, {"tree_node", k.treeNode}, {"source", k.source},
-                     {"rule", k.rule}, {"confidence", k.confidence}, {"line", evidenceJson(k.line)}});
+    cands.push_back({{"category", k.category},
+                     {"detail", k.detail},
+                     {"tree_node", k.treeNode},
+                     {"source", k.source},
+                     {"rule", k.rule},
+                     {"confidence", k.confidence},
+                     {"line", evidenceJson(k.line)}});
   for (const EvidenceLine& e : c.evidence) ev.push_back(evidenceJson(e));
   nlohmann::json j = {{"classified", c.known()}, {"category", c.category}, {"detail", c.detail},
-                      {"tree_node", c.treeNode}, {"matched", c.matched},  {"confidence", c.confidence},
-                      {"threshold", threshold},  {"source", c.source},    {"rule", c.rule},
+                      {"tree_node", c.treeNode}, {"matched", c.matched},   {"confidence", c.confidence},
+                      {"threshold", threshold},  {"source", c.source},     {"rule", c.rule},
                       {"candidates", cands},     {"evidence", ev}};
-  j["log"] = {{"bytes", log.originalBytes},    {"lines", c.lines},         {"lines_not_examined", c.linesSkipped},
-              {"bytes_not_examined", log.gapBytes}, {"invalid_utf8_replaced", c.replacedBytes},
+  j["log"] = {{"bytes", log.originalBytes},
+              {"lines", c.lines},
+              {"lines_not_examined", c.linesSkipped},
+              {"bytes_not_examined", log.gapBytes},
+              {"invalid_utf8_replaced", c.replacedBytes},
               {"stream_cut", log.streamCut}};
   if (!c.sanitizer.findings.empty() || !c.sanitizer.tool.empty() || !c.sanitizer.xmlError.empty())
     j["sanitizer"] = tilescope::toJson(c.sanitizer);
@@ -73,12 +81,13 @@ void printText(const Classification& c, const LogText& log, double threshold) {
     std::cout << (c.known() ? "\nalso considered:\n" : "\nnearest candidates:\n");
     for (std::size_t i = alternatives; i < c.candidates.size(); ++i) {
       const Candidate& k = c.candidates[i];
-      std::cout << "  " << number(k.confidence) << "  " << k.category << " / " << k.detail << " -> " << k.treeNode
-                << "  (rule " << k.rule << ", line " << k.line.number << ")\n";
+      std::cout << "  " << number(k.confidence) << "  " << k.category << " / " << k.detail << " -> "
+                << k.treeNode << "  (rule " << k.rule << ", line " << k.line.number << ")\n";
     }
   }
   if (!c.sanitizer.findings.empty()) {
-    std::cout << "\n" << (c.sanitizer.legacy ? "cuda-memcheck" : "compute-sanitizer " + c.sanitizer.tool)
+    std::cout << "\n"
+              << (c.sanitizer.legacy ? "cuda-memcheck" : "compute-sanitizer " + c.sanitizer.tool)
               << (c.sanitizer.xml ? " (XML)" : "") << ": " << c.sanitizer.findings.size() << " finding"
               << (c.sanitizer.findings.size() == 1 ? "" : "s");
     if (c.sanitizer.errorSummary >= 0) std::cout << ", ERROR SUMMARY " << c.sanitizer.errorSummary;
@@ -124,7 +133,9 @@ int cmdClassify(const std::string& input, bool json) {
   }
   const Classification c = classifier->classify(log);
   if (json)
-    std::cout << toJson(c, log, classifier->threshold).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    std::cout
+        << toJson(c, log, classifier->threshold).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << '\n';
   else
     printText(c, log, classifier->threshold);
   return c.known() ? kExitOk : kExitFindings;

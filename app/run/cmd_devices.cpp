@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/model/devices.h"
 #include "tilescope/base/process.h"
+#include "tilescope/model/devices.h"
 
 namespace tilescope::cli {
 
@@ -15,7 +15,9 @@ int cmdDevices(bool json) {
   // nvidia-smi query keeps this verb dependency-free and works without our build.
   std::vector<std::string> local;
   ChildResult r = runChild({"nvidia-smi", "--query-gpu=index,name,compute_cap", "--format=csv,noheader"}, 10,
-                           [&](const std::string& line) { if (!line.empty()) local.push_back(line); });
+                           [&](const std::string& line) {
+                             if (!line.empty()) local.push_back(line);
+                           });
   if (json) {
     nlohmann::json j = {{"devices", nlohmann::json::array()}, {"local_gpus", local}};
     for (const auto& d : db.all()) j["devices"].push_back(toJson(d));
@@ -26,10 +28,10 @@ int cmdDevices(bool json) {
             << std::right << std::setw(5) << "SMs" << std::setw(12) << "smem/blk" << std::setw(12) << "opt-in"
             << std::setw(10) << "L2 MiB" << std::setw(10) << "DRAM GB/s" << '\n';
   for (const auto& d : db.all()) {
-    std::cout << std::left << std::setw(9) << d.key << std::setw(30) << d.name.substr(0, 29) << std::setw(7) << d.arch
-              << std::right << std::setw(5) << d.smCount << std::setw(12) << d.smemPerBlock << std::setw(12)
-              << d.smemPerBlockOptin << std::setw(10) << d.l2Bytes / (1024 * 1024) << std::setw(10)
-              << static_cast<long>(d.dramGBs) << '\n';
+    std::cout << std::left << std::setw(9) << d.key << std::setw(30) << d.name.substr(0, 29) << std::setw(7)
+              << d.arch << std::right << std::setw(5) << d.smCount << std::setw(12) << d.smemPerBlock
+              << std::setw(12) << d.smemPerBlockOptin << std::setw(10) << d.l2Bytes / (1024 * 1024)
+              << std::setw(10) << static_cast<long>(d.dramGBs) << '\n';
   }
   std::cout << "\nlocal GPUs: " << (local.empty() ? "none found (nvidia-smi)" : "") << '\n';
   for (const auto& l : local) std::cout << "  " << l << '\n';

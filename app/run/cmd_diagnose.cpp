@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "commands.h"
+#include "tilescope/base/process.h"
 #include "tilescope/config/config.h"
 #include "tilescope/diagnose/diagnose.h"
-#include "tilescope/base/process.h"
-#include "tilescope/run/stream.h"
 #include "tilescope/export/summary.h"
+#include "tilescope/run/stream.h"
 
 namespace tilescope::cli {
 
@@ -23,7 +23,8 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
   if (!cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
 
@@ -44,8 +45,10 @@ int cmdDiagnose(const DiagnoseArgs& a) {
     if (a.stream) std::cout << toLine(e) << '\n' << std::flush;
     const std::string& exp = e.tags.experiment;
     if (const auto* pr = std::get_if<ProgressEvent>(&e.body)) {
-      if (pr->stage == "diagnose") std::cerr << "diagnose: " << pr->message << '\n';
-      else std::cerr << "  [" << exp << "] " << pr->message << '\n';
+      if (pr->stage == "diagnose")
+        std::cerr << "diagnose: " << pr->message << '\n';
+      else
+        std::cerr << "  [" << exp << "] " << pr->message << '\n';
     } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
       std::cerr << "  [" << exp << "] verdict " << verdictName(pe->point.verdict) << '\n';
     }
@@ -56,8 +59,8 @@ int cmdDiagnose(const DiagnoseArgs& a) {
 
   if (report.noGpu) return noGpuExit(report.points.front().status);
   if (!report.findings.empty() && !report.findings.front().experiment.empty())
-    std::cerr << "diagnosis (" << report.findings.front().experiment << "): " << report.findings.front().category
-              << ": " << report.findings.front().message << '\n';
+    std::cerr << "diagnosis (" << report.findings.front().experiment
+              << "): " << report.findings.front().category << ": " << report.findings.front().message << '\n';
   return finishReport(report, a.output, a.stream);
 }
 

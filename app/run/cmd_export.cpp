@@ -7,9 +7,9 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/export/document.h"
 #include "tilescope/base/process.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::cli {
 
@@ -28,19 +28,22 @@ std::string guiBeside() {
 
 int exportPdf(const ExportArgs& a) {
   if (a.output.empty()) return usageError("--format pdf writes a file: give it with -o OUT.pdf");
-  if (fs::path(a.output).extension() != ".pdf") return usageError(a.output + ": a PDF's file name must end in .pdf");
+  if (fs::path(a.output).extension() != ".pdf")
+    return usageError(a.output + ": a PDF's file name must end in .pdf");
   const std::string gui = guiBeside();
   if (gui.empty())
-    return usageError("--format pdf needs the GUI binary 'tilescope' (built with Qt 6) beside tilescope-run; this is "
-                      "the server build without it. Export HTML here (--format html) and print it, or run "
-                      "'tilescope --export " + a.report + " " + a.output + "' where the GUI is installed.");
+    return usageError(
+        "--format pdf needs the GUI binary 'tilescope' (built with Qt 6) beside tilescope-run; this is "
+        "the server build without it. Export HTML here (--format html) and print it, or run "
+        "'tilescope --export " +
+        a.report + " " + a.output + "' where the GUI is installed.");
   // The exporter draws its charts with widgets: offscreen when there is no display.
   std::vector<std::string> env;
   if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("QT_QPA_PLATFORM"))
     env.push_back("QT_QPA_PLATFORM=offscreen");
-  const ChildResult r = runChild({gui, "--export", a.report, a.output}, 600, [](const std::string& line) {
-    std::cout << line << '\n';
-  }, {}, [](const std::string& line) { std::cerr << line << '\n'; }, env);
+  const ChildResult r = runChild(
+      {gui, "--export", a.report, a.output}, 600, [](const std::string& line) { std::cout << line << '\n'; },
+      {}, [](const std::string& line) { std::cerr << line << '\n'; }, env);
   if (!r.started) return usageError(gui + ": " + r.startError);
   if (r.exitCode != 0) return usageError("the PDF export (" + gui + " --export) failed");
   return kExitOk;
@@ -70,10 +73,12 @@ int cmdExport(const ExportArgs& a) {
       tree = loadDefaultTree();
       opt.tree = &tree;
     } catch (const std::exception& e) {
-      std::cerr << "warning: " << e.what() << ": the export names the troubleshooting nodes without their fix\n";
+      std::cerr << "warning: " << e.what()
+                << ": the export names the troubleshooting nodes without their fix\n";
     }
-    opt.note = "Figures (coverage grid, timing and occupancy charts) are drawn by the GUI's exporter: "
-               "tilescope --export REPORT OUT.html (or tilescope-run export --format pdf).";
+    opt.note =
+        "Figures (coverage grid, timing and occupancy charts) are drawn by the GUI's exporter: "
+        "tilescope --export REPORT OUT.html (or tilescope-run export --format pdf).";
     const Document doc = buildDocument(r, opt);
     text = a.format == "html" ? renderHtml(doc) : renderMarkdown(doc);
   }

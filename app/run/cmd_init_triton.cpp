@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "tilescope/config/config.h"
 #include "tilescope/base/python.h"
+#include "tilescope/config/config.h"
 #include "tilescope/config/triton_init.h"
 
 namespace tilescope::cli {
@@ -24,18 +24,21 @@ int cmdInitTriton(const InitTritonArgs& a) {
   std::error_code ec;
   if (fs::is_directory(file, ec)) return usageError(file + ": is a directory (expected FILE.py::KERNEL)");
   if (!fs::is_regular_file(file, ec)) return usageError(file + ": no such file (expected FILE.py::KERNEL)");
-  if (fs::path(file).extension() != ".py") return usageError(file + ": not a .py file (expected FILE.py::KERNEL)");
-  const fs::path out = a.output.empty() ? fs::path(fs::path(file).replace_extension("").string() + "_" +
-                                                   (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json")
-                                        : fs::path(a.output);
+  if (fs::path(file).extension() != ".py")
+    return usageError(file + ": not a .py file (expected FILE.py::KERNEL)");
+  const fs::path out = a.output.empty()
+                           ? fs::path(fs::path(file).replace_extension("").string() + "_" +
+                                      (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json")
+                           : fs::path(a.output);
   if (fs::exists(out, ec) && !a.force) return usageError(out.string() + " exists (use --force to overwrite)");
 
-  PythonResult r = runPython({tritonHelperScript().string(), "signature", fs::absolute(file).string(), kernel},
-                             pythonCompileTimeout());
+  PythonResult r =
+      runPython({tritonHelperScript().string(), "signature", fs::absolute(file).string(), kernel},
+                pythonCompileTimeout());
   nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
   if (!answer.is_object())
-    return usageError("reading the kernel's signature with " + pythonInterpreter() + " failed (" + r.describe() +
-                      ")\n" + r.err);
+    return usageError("reading the kernel's signature with " + pythonInterpreter() + " failed (" +
+                      r.describe() + ")\n" + r.err);
   TritonSignatureInfo sig;
   try {
     sig = tritonSignatureFromJson(answer);
@@ -56,9 +59,10 @@ int cmdInitTriton(const InitTritonArgs& a) {
   std::cerr << "wrote " << out.string() << " for " << sig.name << " (" << file << ":" << sig.defLine << ")\n"
             << "next: check its shapes, grid and values, then `tilescope-run check " << out.string() << "`\n";
   if (source.rfind("..", 0) == 0)
-    std::cerr << "note: the kernel lies outside the config's folder; a config reads only inside its own folder "
-                 "unless you pass --allow-outside-paths (docs/security.md): write the config beside the kernel "
-                 "to avoid it\n";
+    std::cerr
+        << "note: the kernel lies outside the config's folder; a config reads only inside its own folder "
+           "unless you pass --allow-outside-paths (docs/security.md): write the config beside the kernel "
+           "to avoid it\n";
   return kExitOk;
 }
 

@@ -10,14 +10,14 @@
 #include <optional>
 
 #include "commands.h"
-#include "tilescope/config/config.h"
 #include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
+#include "tilescope/config/config.h"
+#include "tilescope/export/summary.h"
 #include "tilescope/run/remote.h"
 #include "tilescope/run/session.h"
 #include "tilescope/run/stream.h"
-#include "tilescope/export/summary.h"
 
 namespace tilescope::cli {
 
@@ -53,8 +53,8 @@ std::string setUpRemote(const std::string& host, bool shared, const Config& cfg,
     try {
       copy = std::make_unique<RemoteFolder>(host, cfg, toolkitRoot());
       opts.configPath = copy->configPath();
-      std::cerr << "copied " << copy->files() << " file(s), " << formatBytes(double(copy->bytes())) << ", to " << host
-                << ":" << copy->dir() << '\n';
+      std::cerr << "copied " << copy->files() << " file(s), " << formatBytes(double(copy->bytes())) << ", to "
+                << host << ":" << copy->dir() << '\n';
     } catch (const RemoteError& e) {
       // An unreachable host is the session's to report (remote_unreachable, per point).
       if (!e.unreachable()) return std::string("--remote: ") + e.what();
@@ -77,7 +77,8 @@ int cmdRun(const RunArgs& a) {
   }
   // Before anything runs (the no-GPU exit included): nothing the config names
   // is run or read without the user's consent.
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
   if (a.trials > 0 && a.verb == "sweep") {
     try {
       checkCaptureCount(cfg, a.trials, "--trials");
@@ -86,7 +87,8 @@ int cmdRun(const RunArgs& a) {
     }
   }
   if (a.verb == "run" && !cfg.sweep.empty())
-    std::cerr << "note: " << cfg.name << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
+    std::cerr << "note: " << cfg.name
+              << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
   std::size_t points = sweepPointCount(sessionConfig(cfg, a.verb));
   std::optional<Shard> shard;
   if (!a.shard.empty()) {
@@ -120,7 +122,9 @@ int cmdRun(const RunArgs& a) {
   opts.warmWorkers = !a.freshWorkers && !a.trace;
   if (a.trace) {
     opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
-    if (a.traceCells > 0) opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace-cells", std::to_string(a.traceCells)});
+    if (a.traceCells > 0)
+      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(),
+                                  {"--trace-cells", std::to_string(a.traceCells)});
     // A traced launch runs many times slower than the kernel: more time for the worker.
     if (opts.timeoutS <= 0) opts.timeoutS = 4 * defaultWorkerTimeout(cfg) + 120;
   }
@@ -168,7 +172,8 @@ int cmdRun(const RunArgs& a) {
 }
 
 int noGpuExit(const PointStatus& status) {
-  std::cerr << (status.remoteUnreachable ? "tilescope-run: error: " : "tilescope-run: no GPU or CUDA driver available: ")
+  std::cerr << (status.remoteUnreachable ? "tilescope-run: error: "
+                                         : "tilescope-run: no GPU or CUDA driver available: ")
             << status.workerError << '\n';
   return kExitNoGpu;
 }

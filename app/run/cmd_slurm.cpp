@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "commands.h"
-#include "tilescope/config/config.h"
 #include "tilescope/base/process.h"
+#include "tilescope/config/config.h"
 #include "tilescope/run/slurm.h"
 #include "tilescope/run/stream.h"
 
@@ -77,7 +77,8 @@ std::vector<std::string> sweepArgs(const RunArgs& a) {
   if (a.trials > 0) args.insert(args.end(), {"--trials", std::to_string(a.trials)});
   if (a.jobs > 1) args.insert(args.end(), {"--jobs", std::to_string(a.jobs)});
   if (a.timeoutS > 0) args.insert(args.end(), {"--timeout", number(a.timeoutS)});
-  if (a.launchTimeoutS != RunArgs{}.launchTimeoutS) args.insert(args.end(), {"--launch-timeout", number(a.launchTimeoutS)});
+  if (a.launchTimeoutS != RunArgs{}.launchTimeoutS)
+    args.insert(args.end(), {"--launch-timeout", number(a.launchTimeoutS)});
   if (a.trace) {
     args.insert(args.end(), {"--trace", "--trace-mode", a.traceMode});
     if (a.traceCells > 0) args.insert(args.end(), {"--trace-cells", std::to_string(a.traceCells)});
@@ -118,7 +119,8 @@ struct Track {
 
 class Follower {
  public:
-  Follower(SlurmJob job, std::size_t points, int trials, int retries, std::function<void(const std::string&)> say)
+  Follower(SlurmJob job, std::size_t points, int trials, int retries,
+           std::function<void(const std::string&)> say)
       : m_job(std::move(job)), m_points(points), m_trials(trials), m_retries(retries), m_say(std::move(say)) {
     m_tracks.resize(static_cast<std::size_t>(m_job.shards));
     for (int k = 0; k < m_job.shards; ++k) m_tracks[static_cast<std::size_t>(k)].t.task = k;
@@ -160,8 +162,10 @@ class Follower {
       const bool ended = slurmStateFinal(tr.t.state) || tr.unseenPolls > kUnseenPolls;
       if (ended && ++tr.endedPolls > kGracePolls) {
         if (tr.unseenPolls > kUnseenPolls) tr.t.state = "UNKNOWN";
-        if (tr.t.attempts <= m_retries) again.push_back(tr.t.task);
-        else tr.lost = true;
+        if (tr.t.attempts <= m_retries)
+          again.push_back(tr.t.task);
+        else
+          tr.lost = true;
       }
     }
     if (!again.empty()) resubmit(again);
@@ -178,11 +182,16 @@ class Follower {
     std::map<std::string, int> n;
     std::size_t gathered = 0;
     for (const auto& tr : m_tracks) {
-      if (tr.done) ++n["done"], gathered += shardSize(tr.t.task);
-      else if (tr.lost) ++n["failed"];
-      else if (tr.t.state.empty() || tr.t.state == "PENDING") ++n["pending"];
-      else if (slurmStateFinal(tr.t.state)) ++n["ended"];
-      else ++n["running"];
+      if (tr.done)
+        ++n["done"], gathered += shardSize(tr.t.task);
+      else if (tr.lost)
+        ++n["failed"];
+      else if (tr.t.state.empty() || tr.t.state == "PENDING")
+        ++n["pending"];
+      else if (slurmStateFinal(tr.t.state))
+        ++n["ended"];
+      else
+        ++n["running"];
     }
     std::string s = std::to_string(m_tracks.size()) + " task(s):";
     for (const char* k : {"pending", "running", "ended", "done", "failed"})
@@ -221,7 +230,8 @@ class Follower {
         sayOnce("sacct is not available (" + a.err + "): following the tasks with squeue alone");
       }
       for (const auto& s : parseSacct(a.ok ? a.out : ""))
-        if (slurmStateFinal(s.state) || !seen.count(s.task)) seen[s.task] = s;  // sacct's end states carry exit codes
+        if (slurmStateFinal(s.state) || !seen.count(s.task))
+          seen[s.task] = s;  // sacct's end states carry exit codes
     }
     for (auto& tr : m_tracks) {
       if (tr.arrayJob != job || tr.done || tr.lost) continue;
@@ -281,7 +291,8 @@ class Follower {
 };
 
 /// SIGINT/SIGTERM: scancel every job submitted; no report.
-int cancelJobs(const std::vector<std::string>& jobs, int sig, const std::function<void(const std::string&)>& say) {
+int cancelJobs(const std::vector<std::string>& jobs, int sig,
+               const std::function<void(const std::string&)>& say) {
   std::vector<std::string> cancel = {"scancel"};
   cancel.insert(cancel.end(), jobs.begin(), jobs.end());
   const ToolResult r = runTool(cancel);
@@ -304,9 +315,10 @@ int finishSlurmReport(const RunArgs& a, const Report& report) {
     // As a sweep without a GPU (exit 3), but the report is written: it says
     // which nodes ran which points.
     if (a.stream) std::cout << toLine({ReportEvent{report}, {}}) << '\n' << std::flush;
-    if (!a.output.empty()) saveReport(report, a.output), std::cerr << "report written to " << a.output << '\n';
-    std::cerr << "tilescope-run: no GPU or CUDA driver on the Slurm nodes: " << report.points.front().status.workerError
-              << '\n';
+    if (!a.output.empty())
+      saveReport(report, a.output), std::cerr << "report written to " << a.output << '\n';
+    std::cerr << "tilescope-run: no GPU or CUDA driver on the Slurm nodes: "
+              << report.points.front().status.workerError << '\n';
     return kExitNoGpu;
   }
   const int rc = finishReport(report, a.output, a.stream);
@@ -344,12 +356,13 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
     std::cerr << "tilescope-run: error: sbatch did not take the job: " << error << '\n';
     // A controller that does not answer is this machine's problem (3); a refusal
     // names an option or a limit to change (2).
-    const bool unreachable = error.find("contact") != std::string::npos || error.find("timed out") != std::string::npos;
+    const bool unreachable =
+        error.find("contact") != std::string::npos || error.find("timed out") != std::string::npos;
     return unreachable ? kExitNoGpu : kExitUsage;
   }
-  say("sweep " + cfg.name + ": " + std::to_string(points) + " point(s) x " + std::to_string(trials) + " trial(s) in " +
-      std::to_string(job.shards) + " Slurm task(s), job " + follower.jobs().front() + "; parts and logs in " + job.dir +
-      " (Ctrl-C here cancels it)");
+  say("sweep " + cfg.name + ": " + std::to_string(points) + " point(s) x " + std::to_string(trials) +
+      " trial(s) in " + std::to_string(job.shards) + " Slurm task(s), job " + follower.jobs().front() +
+      "; parts and logs in " + job.dir + " (Ctrl-C here cancels it)");
   // Stopping the command stops what it submitted, as srun's Ctrl-C does: the
   // jobs are cancelled and no report is written.
   std::signal(SIGINT, onStopSignal);
@@ -380,7 +393,8 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
 
 int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
   if (!a.shard.empty()) return usageError("--shard and --slurm: --slurm gives every task its shard itself");
-  if (!a.remote.empty()) return usageError("--remote and --slurm: the Slurm nodes run the workers; use one or the other");
+  if (!a.remote.empty())
+    return usageError("--remote and --slurm: the Slurm nodes run the workers; use one or the other");
   Config cfg;
   try {
     cfg = loadConfig(a.config);
@@ -389,7 +403,8 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
   std::vector<std::string> options;
   try {
     options = splitShellWords(s.sbatchOptions);
@@ -403,7 +418,8 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
   SlurmJob job;
   job.exe = s.exe.empty() ? selfExecutable() : s.exe;
   job.configPath = fs::absolute(a.config).lexically_normal().string();
-  job.dir = fs::absolute(s.dir.empty() ? defaultDir(job.configPath) : fs::path(s.dir)).lexically_normal().string();
+  job.dir =
+      fs::absolute(s.dir.empty() ? defaultDir(job.configPath) : fs::path(s.dir)).lexically_normal().string();
   while (job.dir.size() > 1 && job.dir.back() == '/') job.dir.pop_back();
   job.name = cfg.name;
   job.shards = static_cast<int>(std::min<std::size_t>(points, s.shards > 0 ? s.shards : kDefaultMaxShards));
@@ -425,7 +441,8 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
   // Exit 3, as for a missing GPU: the command is right, this machine cannot do it.
   for (const char* tool : {"sbatch", "squeue"})
     if (!onPath(tool)) {
-      std::cerr << "tilescope-run: error: " << tool << " not found on PATH: --slurm needs Slurm's client tools "
+      std::cerr << "tilescope-run: error: " << tool
+                << " not found on PATH: --slurm needs Slurm's client tools "
                 << "(run it on a login node of the cluster, or load Slurm's module first)\n";
       return kExitNoGpu;
     }

@@ -15,13 +15,13 @@
 #include <iostream>
 
 #include "commands.h"
+#include "tilescope/analysis/locations.h"
+#include "tilescope/analysis/static_analysis.h"
 #include "tilescope/config/config.h"
 #include "tilescope/counters/counters.h"
 #include "tilescope/logs/device_output.h"
 #include "tilescope/model/devices.h"
-#include "tilescope/analysis/locations.h"
 #include "tilescope/run/session.h"
-#include "tilescope/analysis/static_analysis.h"
 #include "tilescope/run/stream.h"
 #ifdef TILESCOPE_HAVE_CUDA
 #include "tilescope/cuda/capture.h"
@@ -124,8 +124,8 @@ namespace {
 int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const WorkerRequest& request,
                const DeviceSpec& dev, DeviceOutput& deviceOutput, bool* dead) {
   if (request.point >= static_cast<int>(points.size()))
-    return usageError("point " + std::to_string(request.point) + " out of range (" + std::to_string(points.size()) +
-                      " points)");
+    return usageError("point " + std::to_string(request.point) + " out of range (" +
+                      std::to_string(points.size()) + " points)");
   SweepPoint sp = points[static_cast<std::size_t>(request.point)];
   try {
     for (const auto& kv : a.overrides) applySetOverride(sp.config, kv);
@@ -134,7 +134,8 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = runMetricsError(sp.config, dev.arch); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = runMetricsError(sp.config, dev.arch); !why.empty())
+    return usageError(a.config + ": " + why);
   deviceOutput.mark();
   GpuRecord gpu = cuda::describeGpu(a.gpu);
   gpu.host = hostName();
@@ -205,7 +206,8 @@ int cmdWorker(const WorkerArgs& a) {
     return usageError("point " + std::to_string(a.point) + " out of range (" + std::to_string(points.size()) +
                       " points)");
   // The parent checked consent already; a worker started by hand checks again.
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty()) return usageError(a.config + ": " + why);
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
 #ifndef TILESCOPE_HAVE_CUDA
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
   return kExitNoGpu;
@@ -233,7 +235,8 @@ int cmdWorker(const WorkerArgs& a) {
     } catch (const StreamError& e) {
       return usageError(std::string("worker --serve: ") + e.what());
     }
-    if (const int rc = captureOne(a, points, request, dev, deviceOutput, &dead); rc != kExitOk || dead) return rc;
+    if (const int rc = captureOne(a, points, request, dev, deviceOutput, &dead); rc != kExitOk || dead)
+      return rc;
     // A context that broke after its capture's point (a library's late error)
     // must not take the next request: the parent gives it to a fresh worker.
     if (std::string why = cuda::contextError(a.gpu); !why.empty()) {

@@ -7,73 +7,74 @@
 #include <vector>
 
 #include "tilescope/config/config.h"
-#include "tilescope/run/remote.h"
 #include "tilescope/model/report.h"
+#include "tilescope/run/remote.h"
 #include "tilescope/run/session.h"
 
 namespace tilescope::cli {
 
 /// The user's consent to what a config may ask for (docs/security.md).
 struct Consent {
-  bool commands = false;      ///< --allow-commands: command baselines, compiler options that run programs
-  bool outsidePaths = false;  ///< --allow-outside-paths: sources, includes, .npy files outside the config's folder
+  bool commands = false;  ///< --allow-commands: command baselines, compiler options that run programs
+  bool outsidePaths =
+      false;  ///< --allow-outside-paths: sources, includes, .npy files outside the config's folder
 };
 
 struct CheckArgs {
   std::string config, device, output;
   bool noCompile = false;
   bool allowOutsidePaths = false;
-  double compileTimeoutS = 120;   ///< per compile; check has no other watchdog
+  double compileTimeoutS = 120;  ///< per compile; check has no other watchdog
 };
 int cmdCheck(const CheckArgs& a);
 
 struct RunArgs {
-  std::string verb;            ///< run | sweep
+  std::string verb;  ///< run | sweep
   std::string config, output;
-  int trials = 0;              ///< 0 = the config's
+  int trials = 0;  ///< 0 = the config's
   int jobs = 1;
   double timeoutS = 0;
-  double launchTimeoutS = 20;  ///< from a kernel's launch to its completion
-  bool stream = false;         ///< stream events (tilescope.stream/1) on stdout
-  std::string remote;          ///< ssh host: workers run there
-  bool remoteShared = false;   ///< the host sees the same paths: copy nothing
-  bool onlyFirstPoint = false; ///< run: the first sweep point only
-  bool trace = false;          ///< trace each point first (docs/report.md, "trace")
+  double launchTimeoutS = 20;      ///< from a kernel's launch to its completion
+  bool stream = false;             ///< stream events (tilescope.stream/1) on stdout
+  std::string remote;              ///< ssh host: workers run there
+  bool remoteShared = false;       ///< the host sees the same paths: copy nothing
+  bool onlyFirstPoint = false;     ///< run: the first sweep point only
+  bool trace = false;              ///< trace each point first (docs/report.md, "trace")
   std::string traceMode = "full";  ///< full | memory (no shared-memory hazards)
-  int traceCells = 0;          ///< footprint cells per tensor in the report (0: the default)
-  std::string shard;           ///< sweep --shard K/N: only that shard's points (shard.h)
-  bool freshWorkers = false;   ///< a fresh worker process per capture (no warm workers)
+  int traceCells = 0;              ///< footprint cells per tensor in the report (0: the default)
+  std::string shard;               ///< sweep --shard K/N: only that shard's points (shard.h)
+  bool freshWorkers = false;       ///< a fresh worker process per capture (no warm workers)
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
 
 /// `sweep --slurm`: the sweep as a Slurm job array (cmd_slurm.cpp, README "On a cluster").
 struct SlurmArgs {
-  bool enabled = false;        ///< --slurm
-  std::string dir;             ///< --slurm-dir: a folder the nodes share ("": a new one beside the config)
-  std::string sbatchOptions;   ///< --sbatch "OPTIONS": passed to every sbatch
-  std::string exe;             ///< --slurm-exe: the tilescope-run the tasks run ("": this one)
-  int shards = 0;              ///< --shards: array tasks (0: one per point, at most 32)
-  int retries = 1;             ///< --slurm-retries: resubmissions of a failed task
-  double pollS = 5;            ///< --slurm-poll: seconds between squeue/sacct queries
-  bool dryRun = false;         ///< --dry-run: print the script and the sbatch command only
+  bool enabled = false;       ///< --slurm
+  std::string dir;            ///< --slurm-dir: a folder the nodes share ("": a new one beside the config)
+  std::string sbatchOptions;  ///< --sbatch "OPTIONS": passed to every sbatch
+  std::string exe;            ///< --slurm-exe: the tilescope-run the tasks run ("": this one)
+  int shards = 0;             ///< --shards: array tasks (0: one per point, at most 32)
+  int retries = 1;            ///< --slurm-retries: resubmissions of a failed task
+  double pollS = 5;           ///< --slurm-poll: seconds between squeue/sacct queries
+  bool dryRun = false;        ///< --dry-run: print the script and the sbatch command only
 };
 int cmdSlurm(const RunArgs& a, const SlurmArgs& s);
 
 struct WorkerArgs {
   std::string config;
   int point = 0, trial = 0, gpu = 0;
-  bool serve = false;                  ///< read capture requests on stdin (a warm worker, docs/protocol.md)
+  bool serve = false;  ///< read capture requests on stdin (a warm worker, docs/protocol.md)
   int alignShift = 0, sentinelVariant = 0;
-  double inputScale = 1.0;             ///< multiplies generated float inputs (diagnose's input_scale)
+  double inputScale = 1.0;  ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;
   bool noBaseline = false;
   bool noCounters = false;             ///< skip the profiling pass (diagnose's follow-up experiments)
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
   bool trace = false;
-  std::string traceMode = "full";      ///< full | memory
+  std::string traceMode = "full";  ///< full | memory
   int traceCells = 0;
-  bool oracle = false;                 ///< no guards, exact allocations (compute-sanitizer as the oracle)
+  bool oracle = false;  ///< no guards, exact allocations (compute-sanitizer as the oracle)
   Consent consent;
 };
 int cmdWorker(const WorkerArgs& a);
@@ -110,8 +111,8 @@ struct DiagnoseArgs {
 int cmdDiagnose(const DiagnoseArgs& a);
 
 struct InitTritonArgs {
-  std::string target;          ///< FILE.py::KERNEL (KERNEL optional when the file has one)
-  std::string output;          ///< default FILE_KERNEL.tscfg.json beside FILE.py
+  std::string target;  ///< FILE.py::KERNEL (KERNEL optional when the file has one)
+  std::string output;  ///< default FILE_KERNEL.tscfg.json beside FILE.py
   bool force = false;
 };
 /// `init-triton FILE.py::KERNEL`: a starting config from the kernel's signature.

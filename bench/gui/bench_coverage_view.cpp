@@ -27,7 +27,8 @@ Point largePoint() {
   c.measured = true;
   std::vector<std::uint8_t> states(kMap * kMap, kStateOk);
   // A scatter of every state so the image is not uniform.
-  for (int i = 0; i < kMap * kMap; i += 97) states[static_cast<size_t>(i)] = static_cast<std::uint8_t>((i / 97) % kStateCount);
+  for (int i = 0; i < kMap * kMap; i += 97)
+    states[static_cast<size_t>(i)] = static_cast<std::uint8_t>((i / 97) % kStateCount);
   c.map = CellMap{kMap, kMap, {kN / kMap, kN / kMap}, {}, std::move(states)};
   p.coverage.push_back(c);
   return p;
@@ -76,7 +77,8 @@ class TstCoverageBench : public QObject {
     static QSet<QString> printed;
     if (!printed.contains(QString::fromLatin1(QTest::currentDataTag()))) {
       printed.insert(QString::fromLatin1(QTest::currentDataTag()));
-      std::printf("coverage view 16384x16384, %s: %.2f ms per frame (target < 16 ms)\n", QTest::currentDataTag(), ms);
+      std::printf("coverage view 16384x16384, %s: %.2f ms per frame (target < 16 ms)\n",
+                  QTest::currentDataTag(), ms);
     }
   }
 };

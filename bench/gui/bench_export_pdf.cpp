@@ -10,8 +10,8 @@
 
 #include "export/exportfigures.h"
 #include "export/reportexporter.h"
-#include "tilescope/export/document.h"
 #include "tilescope/base/resources.h"
+#include "tilescope/export/document.h"
 
 using namespace tilescope;
 
@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   }
   const double whole = double(t.nsecsElapsed()) / 1e6;
   std::printf("points: %d (tables list %zu)\n", n, DocumentOptions{}.maxPointRows);
-  std::printf("document: %.1f ms, html: %.1f ms (%zu bytes), figures: %.0f ms (%lld)\n", build, render, html.size(), figs,
-              static_cast<long long>(figures.size()));
+  std::printf("document: %.1f ms, html: %.1f ms (%zu bytes), figures: %.0f ms (%lld)\n", build, render,
+              html.size(), figs, static_cast<long long>(figures.size()));
   std::printf("pdf export (figures, document, layout, print): %.0f ms, %lld bytes\n", whole,
               static_cast<long long>(QFileInfo(pdf).size()));
   return 0;

@@ -35,9 +35,8 @@ DefineValue intDefine(std::int64_t v) {
 class CompileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_cache = fs::temp_directory_path() /
-              ("tilescope-test-cache-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    m_cache = fs::temp_directory_path() / ("tilescope-test-cache-" + std::to_string(::getpid()) + "-" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(m_cache);
     setenv("TILESCOPE_CACHE_DIR", m_cache.c_str(), 1);
   }
@@ -53,8 +52,8 @@ class CompileTest : public ::testing::Test {
 TEST_F(CompileTest, NvrtcStaticSharedMemoryFollowsTheDefine) {
   for (std::int64_t floats : {1000, 3000}) {
     CompiledKernel ck;
-    CompileInfo info = compileKernel(spec("smem_static.cu", "smem_static"), {{"SMEM_FLOATS", intDefine(floats)}},
-                                     "sm_90", &ck);
+    CompileInfo info = compileKernel(spec("smem_static.cu", "smem_static"),
+                                     {{"SMEM_FLOATS", intDefine(floats)}}, "sm_90", &ck);
     ASSERT_TRUE(info.ok) << info.log;
     EXPECT_EQ(info.compiler, "nvrtc");
     EXPECT_EQ(info.smemStatic, floats * 4);
@@ -92,8 +91,8 @@ TEST_F(CompileTest, SecondCompileComesFromTheCache) {
   EXPECT_EQ(a.regs, b.regs);
   EXPECT_EQ(a.smemStatic, b.smemStatic);
   // A different define is a different cache entry.
-  CompileInfo c = compileKernel(spec("smem_static.cu", "smem_static"), {{"SMEM_FLOATS", intDefine(7)}}, "sm_90",
-                                nullptr);
+  CompileInfo c =
+      compileKernel(spec("smem_static.cu", "smem_static"), {{"SMEM_FLOATS", intDefine(7)}}, "sm_90", nullptr);
   EXPECT_FALSE(c.cached);
   EXPECT_EQ(c.smemStatic, 28);
 }

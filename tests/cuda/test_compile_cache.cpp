@@ -29,12 +29,12 @@ class CacheTest : public ::testing::Test {
     setenv("TILESCOPE_CACHE_DIR", m_cache.c_str(), 1);
     fs::create_directories(m_dir / "cfg" / "inc");
     std::ofstream(m_dir / "cfg" / "k.cu") << "#include <val.h>\n"
-                                            "__global__ void k(float* o) {\n"
-                                            "  __shared__ float s[VAL * 256];\n"
-                                            "  s[threadIdx.x] = threadIdx.x;\n"
-                                            "  __syncthreads();\n"
-                                            "  o[threadIdx.x] = s[(threadIdx.x + 1) % (VAL * 256)];\n"
-                                            "}\n";
+                                             "__global__ void k(float* o) {\n"
+                                             "  __shared__ float s[VAL * 256];\n"
+                                             "  s[threadIdx.x] = threadIdx.x;\n"
+                                             "  __syncthreads();\n"
+                                             "  o[threadIdx.x] = s[(threadIdx.x + 1) % (VAL * 256)];\n"
+                                             "}\n";
     header(1);
   }
   void TearDown() override {
@@ -121,7 +121,8 @@ TEST_F(CacheTest, WithoutAHomeThereIsNoSharedFallback) {
 }
 
 TEST_F(CacheTest, QuotedIncludesComeFromTheSourcesFolderNotTheWorkingDirectory) {
-  std::ofstream(m_dir / "cfg" / "q.cu") << "#include \"local.h\"\n__global__ void k(float* o) { o[0] = LOCAL; }\n";
+  std::ofstream(m_dir / "cfg" / "q.cu")
+      << "#include \"local.h\"\n__global__ void k(float* o) { o[0] = LOCAL; }\n";
   std::ofstream(m_dir / "cfg" / "local.h") << "#define LOCAL 1.0f\n";
   fs::create_directories(m_dir / "cwd");
   std::ofstream(m_dir / "cwd" / "local.h") << "this is not C++ at all\n";
@@ -165,7 +166,8 @@ TEST_F(CacheTest, NvccKeysOnTheHeadersItReports) {
   k.compiler = "nvcc";
   CompileInfo a = compileKernel(k, {}, "sm_90", nullptr);
   ASSERT_TRUE(a.ok) << a.log;
-  EXPECT_TRUE(compileKernel(k, {}, "sm_90", nullptr).cached) << "nvcc -MD gave no dependencies: nothing was cached";
+  EXPECT_TRUE(compileKernel(k, {}, "sm_90", nullptr).cached)
+      << "nvcc -MD gave no dependencies: nothing was cached";
   header(3);
   CompileInfo b = compileKernel(k, {}, "sm_90", nullptr);
   ASSERT_TRUE(b.ok) << b.log;
@@ -186,8 +188,10 @@ TEST(CompileLog, LongLinesAndAbsurdLineNumbers) {
   EXPECT_EQ(e->first, 0);
   EXPECT_EQ(e->second, "boom");
   CompileInfo info;
-  parsePtxasResources("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
-                      "ptxas info    : Used 99999999999999999999 registers, " + std::string(100000, 'y') + "\n",
-                      "k", &info);
+  parsePtxasResources(
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Used 99999999999999999999 registers, " +
+          std::string(100000, 'y') + "\n",
+      "k", &info);
   EXPECT_EQ(info.regs, -1);
 }

@@ -32,7 +32,8 @@ TEST(ProfilerHost, AnotherGenerationSkipsWhatItLacksAndKeepsTheRest) {
 
 TEST(ProfilerHost, AnUnknownMetricIsNamedWithItsIndex) {
   int bad = -1;
-  std::string why = cuda::validateMetrics("GH100", {"smsp__warps_launched.sum", "smsp__no_such_counter.sum"}, &bad);
+  std::string why =
+      cuda::validateMetrics("GH100", {"smsp__warps_launched.sum", "smsp__no_such_counter.sum"}, &bad);
   EXPECT_EQ(bad, 1);
   EXPECT_NE(why.find("smsp__no_such_counter.sum"), std::string::npos) << why;
   EXPECT_NE(why.find("GH100"), std::string::npos) << why;

@@ -15,7 +15,8 @@ namespace {
 
 // What the patches add to a PC slot for one warp-wide shared access (TsSharedAccess
 // and bankConflicts), with the wavefront model of the report (sharedWavefronts).
-void encodeShared(TsPc* s, const std::array<std::uint32_t, 32>& offsets, std::uint32_t mask, std::uint32_t size) {
+void encodeShared(TsPc* s, const std::array<std::uint32_t, 32>& offsets, std::uint32_t mask,
+                  std::uint32_t size) {
   const auto [waves, ideal] = tilescope::sharedWavefronts(offsets, mask, size);
   const std::uint32_t phases = size >= 8 ? size / 4 : 1;
   s->execs += 1;

@@ -10,9 +10,9 @@
 #include <fstream>
 
 #include "capture/capture_detail.h"
-#include "tilescope/diagnose/compile_error.h"
-#include "tilescope/cuda/compile.h"
 #include "tilescope/base/python.h"
+#include "tilescope/cuda/compile.h"
+#include "tilescope/diagnose/compile_error.h"
 #include "tilescope/trace/trace_lines.h"
 
 namespace fs = std::filesystem;
@@ -53,7 +53,8 @@ class TritonCompile : public ::testing::Test {
 std::vector<fs::path> zooConfigs() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(kZoo))
-    if (e.path().string().size() > 12 && e.path().string().rfind(".tscfg.json") == e.path().string().size() - 11)
+    if (e.path().string().size() > 12 &&
+        e.path().string().rfind(".tscfg.json") == e.path().string().size() - 11)
       out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -217,8 +218,9 @@ TEST_F(TritonCompile, CompileErrorsCarryTheLineTheCategoryAndTheFix) {
     const char* node;
   };
   const Case cases[] = {
-      {"row_sum_bug_dynamic_arange.tscfg.json", "base + k + tl.arange(0, cur_K)", "arange's arguments must be of type tl.constexpr",
-       "triton_arange_constexpr", "compile.triton.arange_constexpr"},
+      {"row_sum_bug_dynamic_arange.tscfg.json", "base + k + tl.arange(0, cur_K)",
+       "arange's arguments must be of type tl.constexpr", "triton_arange_constexpr",
+       "compile.triton.arange_constexpr"},
       {"matmul_bug_dot_shape.tscfg.json", "acc = tl.dot(a, b, acc)", "", "triton_dot_shape",
        "compile.triton.dot_shape"},
   };
@@ -254,8 +256,10 @@ TEST_F(TritonCompile, SignatureMismatchAndMissingTritonAreClear) {
   cfg.args.pop_back();
   CompileInfo info = compileTriton(cfg, "sm_90", true, nullptr);
   ASSERT_FALSE(info.ok);
-  EXPECT_NE(info.log.find("args: kernel add_kernel takes 4 arguments besides its constexprs (x_ptr, y_ptr, out_ptr, n)"),
-            std::string::npos)
+  EXPECT_NE(
+      info.log.find(
+          "args: kernel add_kernel takes 4 arguments besides its constexprs (x_ptr, y_ptr, out_ptr, n)"),
+      std::string::npos)
       << info.log;
   cfg = loadConfig(kZoo / "add.tscfg.json");
   cfg.kernel.entry = "no_such_kernel";
@@ -302,7 +306,8 @@ TEST_F(TritonCompile, CubinCarriesPythonLineInfo) {
 // TileLang (where the helper's interpreter has tilelang; CI's has not): TileLang
 // generates CUDA, nvcc compiles it with TileLang's headers, the launch is TileLang's.
 TEST(TileLangCompile, GemmThroughTileLang) {
-  if (pythonPackageVersion("tilelang").empty()) GTEST_SKIP() << "tilelang is not installed for " << pythonInterpreter();
+  if (pythonPackageVersion("tilelang").empty())
+    GTEST_SKIP() << "tilelang is not installed for " << pythonInterpreter();
   const fs::path dir = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / "tilelang";
   const std::string text = R"j({"schema": "tilescope.config/1",
     "kernel": {"language": "tilelang", "source": "gemm.py", "entry": "gemm",
@@ -325,5 +330,7 @@ TEST(TileLangCompile, GemmThroughTileLang) {
   cfg.launch.grid[1] = "1";
   info = compilePoint(cfg, "sm_90", true, nullptr);
   EXPECT_FALSE(info.ok);
-  EXPECT_NE(info.log.find("launch.grid: TileLang launches main_kernel with grid [4, 2, 1]"), std::string::npos) << info.log;
+  EXPECT_NE(info.log.find("launch.grid: TileLang launches main_kernel with grid [4, 2, 1]"),
+            std::string::npos)
+      << info.log;
 }

@@ -14,7 +14,8 @@ inline bool gpuReady() {
   if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) return false;
   CUcontext ctx = nullptr;
   CUdevice dev = 0;
-  if (cuDeviceGet(&dev, 0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS) return false;
+  if (cuDeviceGet(&dev, 0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS)
+    return false;
   return cuCtxSetCurrent(ctx) == CUDA_SUCCESS;
 }
 

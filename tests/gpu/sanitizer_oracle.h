@@ -18,8 +18,8 @@
 namespace tilescope::gputest {
 
 struct OracleError {
-  std::string what;        ///< "Invalid __global__ read", "Uninitialized __global__ memory read", ...
-  std::string space;       ///< global | shared | local
+  std::string what;   ///< "Invalid __global__ read", "Uninitialized __global__ memory read", ...
+  std::string space;  ///< global | shared | local
   bool write = false, read = false, misaligned = false, outOfBounds = false, uninit = false;
   int size = 0;
   std::string function;
@@ -63,7 +63,8 @@ inline OracleLog parseSanitizerLog(const std::string& text) {
   static const std::regex atNew(R"(\bat (.+?)\+0x([0-9a-fA-F]+)(?: in (\S+):(\d+))?\s*$)");
   static const std::regex atOld(R"(at 0x([0-9a-fA-F]+) in (\S+?):(\d+):(\S+))");
   static const std::regex by(R"(by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\))");
-  static const std::regex race(R"((Write|Read) access at (.+?)\+0x([0-9a-fA-F]+)(?: in (\S+?):(\d+))?(?: \[|\s*$))");
+  static const std::regex race(
+      R"((Write|Read) access at (.+?)\+0x([0-9a-fA-F]+)(?: in (\S+?):(\d+))?(?: \[|\s*$))");
   std::istringstream in(text);
   std::string line;
   OracleError* cur = nullptr;
@@ -84,7 +85,8 @@ inline OracleLog parseSanitizerLog(const std::string& text) {
     }
     // racecheck: "Race reported between A" then one "and B [N hazards]" line per partner of A.
     const bool opens = line.find("Race reported between") != std::string::npos;
-    if ((opens || (racePending && line.find(" and ") != std::string::npos)) && std::regex_search(line, m, race)) {
+    if ((opens || (racePending && line.find(" and ") != std::string::npos)) &&
+        std::regex_search(line, m, race)) {
       const std::uint64_t off = std::stoull(m[3], nullptr, 16);
       const int ln = m[5].matched ? std::stoi(m[5]) : 0;
       if (opens) {
@@ -126,8 +128,9 @@ inline OracleLog parseSanitizerLog(const std::string& text) {
 
 /// Runs `command` (a worker) under compute-sanitizer --tool `tool`; the log is
 /// written to `logFile`. Returns "" or why it could not run.
-inline std::string runUnderSanitizer(const std::string& tool, const std::string& kernel, const std::string& command,
-                                     const std::filesystem::path& logFile, OracleLog* out) {
+inline std::string runUnderSanitizer(const std::string& tool, const std::string& kernel,
+                                     const std::string& command, const std::filesystem::path& logFile,
+                                     OracleLog* out) {
   const std::string cs = computeSanitizer();
   if (cs.empty()) return "compute-sanitizer not found";
   // --padding: an unallocated gap after every allocation, so that a read just

@@ -79,13 +79,12 @@ std::string findingsText(const Point& p) {
   return s;
 }
 
-#define CAPTURE_OR_SKIP(point, name, ...)                                         \
-  std::string problem_;                                                           \
-  auto point##Opt = captureInChild(name, &problem_ __VA_OPT__(, ) __VA_ARGS__);   \
-  ASSERT_TRUE(point##Opt.has_value()) << problem_;                                \
-  if (point##Opt->status.noGpu)                                                  \
-    GTEST_SKIP() << "no GPU: " << point##Opt->status.captureError;               \
-  const Point& point = *point##Opt;                                               \
+#define CAPTURE_OR_SKIP(point, name, ...)                                                      \
+  std::string problem_;                                                                        \
+  auto point##Opt = captureInChild(name, &problem_ __VA_OPT__(, ) __VA_ARGS__);                \
+  ASSERT_TRUE(point##Opt.has_value()) << problem_;                                             \
+  if (point##Opt->status.noGpu) GTEST_SKIP() << "no GPU: " << point##Opt->status.captureError; \
+  const Point& point = *point##Opt;                                                            \
   std::cerr << "verdict " << verdictName(point.verdict) << "\n" << findingsText(point);
 
 }  // namespace
@@ -109,8 +108,8 @@ TEST(Capture, CorrectKernelIsOkAndFullyCovered) {
   EXPECT_TRUE(p.baseline.measured) << p.baseline.error;
   ASSERT_TRUE(p.speedup.has_value());
   EXPECT_GT(*p.speedup, 0);
-  std::cerr << "kernel median " << p.timing.kernelNs.median << " ns, cuBLAS median " << p.baseline.kernelNs.median
-            << " ns, speedup " << *p.speedup << "\n";
+  std::cerr << "kernel median " << p.timing.kernelNs.median << " ns, cuBLAS median "
+            << p.baseline.kernelNs.median << " ns, speedup " << *p.speedup << "\n";
 }
 
 TEST(Capture, WriteOnePastTheLastRowIsAnOobWrite) {

@@ -34,7 +34,8 @@ using nlohmann::json;
 
 fs::path outDir() {
   const char* keep = std::getenv("TILESCOPE_ZOO_REPORT_DIR");
-  fs::path d = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_counters_" + std::to_string(::getpid()));
+  fs::path d = keep ? fs::path(keep)
+                    : fs::temp_directory_path() / ("tilescope_counters_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
 }
@@ -72,11 +73,13 @@ std::vector<std::string> splitCsv(const std::string& line) {
   std::string cur;
   bool quoted = false;
   for (char c : line) {
-    if (c == '"') quoted = !quoted;
+    if (c == '"')
+      quoted = !quoted;
     else if (c == ',' && !quoted) {
       out.push_back(cur);
       cur.clear();
-    } else cur.push_back(c);
+    } else
+      cur.push_back(c);
   }
   out.push_back(cur);
   return out;
@@ -84,13 +87,15 @@ std::vector<std::string> splitCsv(const std::string& line) {
 
 /// ncu's values for `metrics` of the first launch of `kernel` in a worker
 /// capture of `rel` (`--page raw --csv --print-units base`): metric -> value.
-std::map<std::string, double> ncuMetrics(const std::string& ncu, const std::string& rel, const std::string& kernel,
-                                         const std::vector<std::string>& metrics, const std::string& cacheControl) {
+std::map<std::string, double> ncuMetrics(const std::string& ncu, const std::string& rel,
+                                         const std::string& kernel, const std::vector<std::string>& metrics,
+                                         const std::string& cacheControl) {
   std::string list;
   for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
   const fs::path log = outDir() / (fs::path(rel).stem().stem().string() + ".ncu-" + cacheControl + ".csv");
-  const std::string cmd = ncu + " --metrics " + list + " --clock-control none --cache-control " + cacheControl +
-                          " -k regex:^" + kernel + "$ -c 1 --page raw --csv --print-units base --log-file " +
+  const std::string cmd = ncu + " --metrics " + list + " --clock-control none --cache-control " +
+                          cacheControl + " -k regex:^" + kernel +
+                          "$ -c 1 --page raw --csv --print-units base --log-file " +
                           shellQuote(log.string()) + " " + shellQuote(TILESCOPE_RUN_EXE) + " worker " +
                           shellQuote(config(rel).string()) + " --no-timing --no-counters > /dev/null 2>&1";
   std::map<std::string, double> out;
@@ -144,7 +149,8 @@ Compare compareOf(const std::string& m) {
   auto has = [&](const char* part) { return m.find(part) != std::string::npos; };
   if (m == "sm__cycles_elapsed.avg.per_second") return Compare::clock;
   if (has("bank_conflicts") || has("wavefronts") || has("t_sectors")) return Compare::l1pipe;
-  if (has("sass_") || has("inst_executed") || has("t_requests") || has("ops_path_tensor")) return Compare::exact;
+  if (has("sass_") || has("inst_executed") || has("t_requests") || has("ops_path_tensor"))
+    return Compare::exact;
   if (m.rfind("dram__bytes", 0) == 0) return Compare::dram;
   return Compare::rate;
 }
@@ -179,7 +185,8 @@ TEST_P(CountersVsNcu, EveryMetricAgreesWithNsightCompute) {
   int compared = 0;
   for (const auto& m : metrics) {
     if (!flushed.count(m) || !warm.count(m) || !ours.contains(m)) {
-      ADD_FAILURE() << m << ": missing (ours " << ours.contains(m) << ", ncu " << flushed.count(m) << "/" << warm.count(m) << ")";
+      ADD_FAILURE() << m << ": missing (ours " << ours.contains(m) << ", ncu " << flushed.count(m) << "/"
+                    << warm.count(m) << ")";
       continue;
     }
     const double mine = ours[m].get<double>(), a = flushed.at(m), n = warm.at(m);
@@ -220,10 +227,12 @@ TEST_P(CountersVsNcu, EveryMetricAgreesWithNsightCompute) {
 
 INSTANTIATE_TEST_SUITE_P(
     Zoo, CountersVsNcu,
-    ::testing::Values(std::pair<std::string, std::string>{"transpose/transpose_bank_conflicts.tscfg.json", "transpose_tiled"},
-                      std::pair<std::string, std::string>{"transpose/transpose_padded.tscfg.json", "transpose_tiled"},
-                      std::pair<std::string, std::string>{"transpose/transpose_naive.tscfg.json", "transpose_naive"},
-                      std::pair<std::string, std::string>{"gemm/gemm_tiled_f16.tscfg.json", "gemm_tiled"}),
+    ::testing::Values(
+        std::pair<std::string, std::string>{"transpose/transpose_bank_conflicts.tscfg.json",
+                                            "transpose_tiled"},
+        std::pair<std::string, std::string>{"transpose/transpose_padded.tscfg.json", "transpose_tiled"},
+        std::pair<std::string, std::string>{"transpose/transpose_naive.tscfg.json", "transpose_naive"},
+        std::pair<std::string, std::string>{"gemm/gemm_tiled_f16.tscfg.json", "gemm_tiled"}),
     [](const auto& info) { return fs::path(info.param.first).stem().stem().string(); });
 
 const json* findingOf(const json& p, const std::string& category) {
@@ -234,7 +243,8 @@ const json* findingOf(const json& p, const std::string& category) {
 
 std::string describe(const json& p) {
   std::string s;
-  for (const auto& f : p["findings"]) s += "  " + f.value("category", "") + ": " + f.value("message", "") + "\n";
+  for (const auto& f : p["findings"])
+    s += "  " + f.value("category", "") + ": " + f.value("message", "") + "\n";
   return s + (p.contains("counters") ? p["counters"].dump(1).substr(0, 2000) : std::string("no counters"));
 }
 
@@ -246,7 +256,7 @@ TEST(CountersFindings, ConflictingTransposeGetsBankConflictsAndThePaddedFixDoesN
   const json* f = findingOf(bad, "bank_conflicts");
   ASSERT_TRUE(f) << describe(bad);
   EXPECT_GE((*f)["evidence"]["ways_ld"].get<double>(), 16) << describe(bad);  // 32 lanes in one bank
-  EXPECT_EQ(bad.value("verdict", ""), "ok");                                    // slow is not wrong
+  EXPECT_EQ(bad.value("verdict", ""), "ok");                                  // slow is not wrong
   EXPECT_FALSE(findingOf(fixed, "bank_conflicts")) << describe(fixed);
   // PC sampling names the kernel's own file for its hottest lines.
   const json& pc = bad["counters"]["pc_sampling"];
@@ -270,7 +280,9 @@ TEST(CountersFindings, TiledGemmLeavesTheTensorCoresIdleWhileCublasUsesThem) {
   const json p = runPoint("gemm/gemm_tiled_f16.tscfg.json");
   ASSERT_TRUE(p.is_object());
   ASSERT_TRUE(p["counters"].contains("baseline")) << describe(p);
-  EXPECT_GT(p["counters"]["baseline"]["metrics"].value("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0.0), 5.0);
+  EXPECT_GT(p["counters"]["baseline"]["metrics"].value(
+                "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0.0),
+            5.0);
   EXPECT_TRUE(findingOf(p, "no_tensor_cores")) << describe(p);
   // Exactly one speed-of-light classification.
   int bounds = 0;
@@ -283,10 +295,10 @@ TEST(CountersUnavailable, UnderAnotherProfilerTheCaptureSaysWhyAndGoesOn) {
   const std::string ncu = ncuPath();
   if (ncu.empty()) GTEST_SKIP() << "ncu not found";
   const fs::path out = outDir() / "under_ncu.stream";
-  const int rc = sh(ncu + " --metrics gpu__time_duration.sum -c 1 --log-file " + shellQuote((outDir() / "under_ncu.ncu").string()) +
-                    " " + shellQuote(TILESCOPE_RUN_EXE) + " worker " +
-                    shellQuote(config("transpose/transpose_padded.tscfg.json").string()) + " > " + shellQuote(out.string()) +
-                    " 2>&1");
+  const int rc = sh(ncu + " --metrics gpu__time_duration.sum -c 1 --log-file " +
+                    shellQuote((outDir() / "under_ncu.ncu").string()) + " " + shellQuote(TILESCOPE_RUN_EXE) +
+                    " worker " + shellQuote(config("transpose/transpose_padded.tscfg.json").string()) +
+                    " > " + shellQuote(out.string()) + " 2>&1");
   ASSERT_EQ(rc, 0) << readFile(out);
   json point;
   std::istringstream in(readFile(out));
@@ -310,10 +322,12 @@ TEST(CountersMetrics, AnUnknownRunMetricIsAConfigErrorNamingIt) {
   const fs::path cfg = outDir() / "bogus_metric.tscfg.json";
   json j = json::parse(readFile(config("transpose/transpose_padded.tscfg.json")));
   j["run"] = {{"metrics", {"smsp__warps_launched.sum", "smsp__no_such_counter.sum"}}};
-  for (auto& part : {"kernel", "reference"}) j[part]["source"] = (config("transpose") / j[part]["source"].get<std::string>()).string();
+  for (auto& part : {"kernel", "reference"})
+    j[part]["source"] = (config("transpose") / j[part]["source"].get<std::string>()).string();
   std::ofstream(cfg) << j.dump(1);
   const fs::path log = outDir() / "bogus_metric.log";
-  const int rc = sh(shellQuote(TILESCOPE_RUN_EXE) + " worker " + shellQuote(cfg.string()) + " --allow-outside-paths > " + shellQuote(log.string()) + " 2>&1");
+  const int rc = sh(shellQuote(TILESCOPE_RUN_EXE) + " worker " + shellQuote(cfg.string()) +
+                    " --allow-outside-paths > " + shellQuote(log.string()) + " 2>&1");
   EXPECT_EQ(rc, 2) << readFile(log);
   EXPECT_NE(readFile(log).find("run.metrics[1]"), std::string::npos) << readFile(log);
   EXPECT_NE(readFile(log).find("smsp__no_such_counter.sum"), std::string::npos) << readFile(log);
@@ -378,7 +392,8 @@ TEST_P(PcSamplingVsNcu, StallReasonsAgreeWithNsightComputesSampler) {
   for (const auto& r : reasons) {
     const double x = ours.count(r) ? ours[r] / ourTotal : 0, y = theirs.count(r) ? theirs[r] / theirTotal : 0;
     tv += std::fabs(x - y) / 2;
-    if (x >= 0.02 || y >= 0.02) std::printf("  %-20s ours %5.1f%%  ncu %5.1f%%\n", r.c_str(), 100 * x, 100 * y);
+    if (x >= 0.02 || y >= 0.02)
+      std::printf("  %-20s ours %5.1f%%  ncu %5.1f%%\n", r.c_str(), 100 * x, 100 * y);
   }
   std::printf("  samples: ours %.0f, ncu %.0f; total variation %.3f\n", ourTotal, theirTotal, tv);
   auto inTopTwo = [](const std::string& r, const std::vector<std::pair<double, std::string>>& v) {
@@ -391,8 +406,10 @@ TEST_P(PcSamplingVsNcu, StallReasonsAgreeWithNsightComputesSampler) {
 
 INSTANTIATE_TEST_SUITE_P(
     Zoo, PcSamplingVsNcu,
-    ::testing::Values(std::pair<std::string, std::string>{"transpose/transpose_bank_conflicts.tscfg.json", "transpose_tiled"},
-                      std::pair<std::string, std::string>{"transpose/transpose_naive.tscfg.json", "transpose_naive"},
+    ::testing::Values(std::pair<std::string, std::string>{"transpose/transpose_bank_conflicts.tscfg.json",
+                                                          "transpose_tiled"},
+                      std::pair<std::string, std::string>{"transpose/transpose_naive.tscfg.json",
+                                                          "transpose_naive"},
                       std::pair<std::string, std::string>{"gemm/gemm_tiled_f16.tscfg.json", "gemm_tiled"}),
     [](const auto& info) { return fs::path(info.param.first).stem().stem().string(); });
 

@@ -37,10 +37,10 @@ class DiagnoseZoo : public ::testing::TestWithParam<Planted> {};
 TEST_P(DiagnoseZoo, PlantedBugFirstWithLocationAndWalkEndsAtTheFix) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   const Planted& want = GetParam();
-  const fs::path cfg = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / (std::string(want.config) + ".tscfg.json");
-  const fs::path out = fs::temp_directory_path() /
-                       ("tilescope_diag_" + std::to_string(::getpid()) + "_" + fs::path(want.config).filename().string() +
-                        ".json");
+  const fs::path cfg =
+      fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / (std::string(want.config) + ".tscfg.json");
+  const fs::path out = fs::temp_directory_path() / ("tilescope_diag_" + std::to_string(::getpid()) + "_" +
+                                                    fs::path(want.config).filename().string() + ".json");
   fs::remove(out);
   const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " diagnose " + shellQuote(cfg.string()) + " -o " +
                           shellQuote(out.string()) + " >/dev/null 2>&1";
@@ -66,17 +66,20 @@ TEST_P(DiagnoseZoo, PlantedBugFirstWithLocationAndWalkEndsAtTheFix) {
 
 // The fast variants whose proof comes from each kind of experiment (a few
 // seconds each on an H200); the whole zoo is bench/diagnose_zoo.py's job.
-INSTANTIATE_TEST_SUITE_P(
-    Zoo, DiagnoseZoo,
-    ::testing::Values(
-        Planted{"softmax/softmax_bug_no_max", "nan_inf", "input_magnitude", "inputs x", "wrong.nan_inf.softmax_max"},
-        Planted{"attention/flash_attn_bug_no_mask", "oob_read", "", "shape S=1024", "fault.oob_read"},
-        Planted{"gemm/gemm_bug_no_sync", "race", "", "trials", "fault.race.missing_barrier"},
-        Planted{"gemm/gemm_bug_no_init", "uninitialized_read", "", "poison", "wrong.uninitialized_read"},
-        Planted{"gemm/gemm_bug_fp16_acc", "accumulator_overflow", "", "shape K=", "wrong.accumulator_overflow"}),
-    [](const ::testing::TestParamInfo<Planted>& info) {
-      return fs::path(info.param.config).filename().string();
-    });
+INSTANTIATE_TEST_SUITE_P(Zoo, DiagnoseZoo,
+                         ::testing::Values(Planted{"softmax/softmax_bug_no_max", "nan_inf", "input_magnitude",
+                                                   "inputs x", "wrong.nan_inf.softmax_max"},
+                                           Planted{"attention/flash_attn_bug_no_mask", "oob_read", "",
+                                                   "shape S=1024", "fault.oob_read"},
+                                           Planted{"gemm/gemm_bug_no_sync", "race", "", "trials",
+                                                   "fault.race.missing_barrier"},
+                                           Planted{"gemm/gemm_bug_no_init", "uninitialized_read", "",
+                                                   "poison", "wrong.uninitialized_read"},
+                                           Planted{"gemm/gemm_bug_fp16_acc", "accumulator_overflow", "",
+                                                   "shape K=", "wrong.accumulator_overflow"}),
+                         [](const ::testing::TestParamInfo<Planted>& info) {
+                           return fs::path(info.param.config).filename().string();
+                         });
 
 }  // namespace
 }  // namespace tilescope

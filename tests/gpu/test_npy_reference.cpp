@@ -43,7 +43,8 @@ class NpyReference : public ::testing::Test {
         mx = std::max(mx, double(x[r * kN + c]));
       }
       for (int c = 0; c < kN; ++c) sum += std::exp(double(x[r * kN + c]) - mx);
-      for (int c = 0; c < kN; ++c) y[r * kN + c] = static_cast<float>(std::exp(double(x[r * kN + c]) - mx) / sum);
+      for (int c = 0; c < kN; ++c)
+        y[r * kN + c] = static_cast<float>(std::exp(double(x[r * kN + c]) - mx) / sum);
     }
     writeNpy(dir / "x.npy", DType::f32, {kRows, kN}, x.data(), x.size() * sizeof(float));
   }
@@ -71,8 +72,9 @@ class NpyReference : public ::testing::Test {
     std::ofstream(dir / "softmax_npy.tscfg.json") << cfg.dump(2);
     const fs::path out = dir / "report.json";
     fs::remove(out);
-    const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " + shellQuote((dir / "softmax_npy.tscfg.json").string()) +
-                            " -o " + shellQuote(out.string()) + " >/dev/null 2>" + shellQuote((dir / "stderr.txt").string());
+    const std::string cmd =
+        shellQuote(TILESCOPE_RUN_EXE) + " run " + shellQuote((dir / "softmax_npy.tscfg.json").string()) +
+        " -o " + shellQuote(out.string()) + " >/dev/null 2>" + shellQuote((dir / "stderr.txt").string());
     const int status = std::system(cmd.c_str());
     *exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     stderrText = readFile(dir / "stderr.txt");

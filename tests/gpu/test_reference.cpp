@@ -6,8 +6,8 @@
 #include <random>
 
 #include "cuda_context.h"
-#include "tilescope/cuda/reference.h"
 #include "tilescope/config/tensor.h"
+#include "tilescope/cuda/reference.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -22,7 +22,8 @@ struct DevTensor {
     view.dtype = dtype;
     view.shape = shape;
     view.strides.assign(shape.size(), 1);
-    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) view.strides[i] = view.strides[i + 1] * shape[i + 1];
+    for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+      view.strides[i] = view.strides[i + 1] * shape[i + 1];
     const std::size_t es = dtypeSize(dtype), n = static_cast<std::size_t>(view.elements());
     std::vector<std::uint8_t> bytes(n * es);
     std::mt19937 rng(seed);
@@ -75,7 +76,11 @@ std::vector<double> cpuGemm(const ReferenceSpec& s, const DevTensor& a, const De
   return out;
 }
 
-struct GemmCase { DType in, out; bool transA, transB; double alpha, beta, tol; };
+struct GemmCase {
+  DType in, out;
+  bool transA, transB;
+  double alpha, beta, tol;
+};
 
 class GemmTest : public ::testing::TestWithParam<GemmCase> {};
 
@@ -106,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, GemmTest,
 TEST(Gemm, BatchedRank3MatchesPerBatchReference) {
   REQUIRE_GPU();
   const std::int64_t B = 3, M = 33, N = 17, K = 40;
-  DevTensor a("A", DType::f32, {B, M, K}, 4), b("B", DType::f32, {B, K, N}, 5), out("C", DType::f32, {B, M, N}, 6);
+  DevTensor a("A", DType::f32, {B, M, K}, 4), b("B", DType::f32, {B, K, N}, 5),
+      out("C", DType::f32, {B, M, N}, 6);
   ReferenceSpec spec;
   runOnce(makeGemm(spec, a.view, b.view, out.view));
   const auto got = out.download();
@@ -136,7 +142,8 @@ TEST(Gemm, MismatchedShapesNameTheTensors) {
 }
 
 /// Attention in f64: out[b,h,i,:] = softmax_j(scale q_i·k_j, j <= i if causal) v_j.
-std::vector<double> cpuSdpa(const DevTensor& q, const DevTensor& k, const DevTensor& v, double scale, bool causal) {
+std::vector<double> cpuSdpa(const DevTensor& q, const DevTensor& k, const DevTensor& v, double scale,
+                            bool causal) {
   const auto& qs = q.view.shape;
   const std::int64_t BH = qs[0] * qs[1], Sq = qs[2], D = qs[3], Sk = k.view.shape[2], Dv = v.view.shape[3];
   std::vector<double> out(static_cast<std::size_t>(BH * Sq * Dv)), p(static_cast<std::size_t>(Sk));

@@ -41,10 +41,11 @@ TEST(Timing, CublasGemm4096IsTimedWithCupti) {
   const TimingResult r = timeCalls(g.call(), opts);
   ASSERT_TRUE(r.error.empty()) << r.error;
   const TimingInfo& t = r.info;
-  std::printf("[timing] median %.0f ns p10 %.0f p90 %.0f n %d cv %.4f event median %.0f ns kernels/call %d "
-              "regs %d clock %.0f->%.0f MHz note: %s\n",
-              t.kernelNs.median, t.kernelNs.p10, t.kernelNs.p90, t.kernelNs.n, t.cv, t.eventNs.median,
-              r.kernelsPerCall, t.regs, t.smClockBeforeMHz, t.smClockAfterMHz, t.note.c_str());
+  std::printf(
+      "[timing] median %.0f ns p10 %.0f p90 %.0f n %d cv %.4f event median %.0f ns kernels/call %d "
+      "regs %d clock %.0f->%.0f MHz note: %s\n",
+      t.kernelNs.median, t.kernelNs.p10, t.kernelNs.p90, t.kernelNs.n, t.cv, t.eventNs.median,
+      r.kernelsPerCall, t.regs, t.smClockBeforeMHz, t.smClockAfterMHz, t.note.c_str());
   EXPECT_TRUE(t.measured);
   EXPECT_GE(t.kernelNs.n, opts.minReps);
   EXPECT_LE(t.kernelNs.n, opts.maxReps);

@@ -11,9 +11,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <set>
-#include <iostream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -33,12 +33,12 @@ using gputest::shellQuote;
 using nlohmann::json;
 
 struct TraceCase {
-  std::string config;                 ///< under kernels/
-  std::string category;               ///< the trace's finding ("" : a correct kernel)
-  std::string oracle;                 ///< memcheck | racecheck | initcheck | ncu | ""
-  std::vector<std::string> overrides; ///< --set NAME=VALUE (smaller shapes for the oracle's sake)
-  std::vector<std::string> spaces = {}; ///< access kinds some traced line must show (lines[].spaces)
-  int minSm = 0;                      ///< the compute capability the kernel needs (90: Hopper's bulk copies)
+  std::string config;                    ///< under kernels/
+  std::string category;                  ///< the trace's finding ("" : a correct kernel)
+  std::string oracle;                    ///< memcheck | racecheck | initcheck | ncu | ""
+  std::vector<std::string> overrides;    ///< --set NAME=VALUE (smaller shapes for the oracle's sake)
+  std::vector<std::string> spaces = {};  ///< access kinds some traced line must show (lines[].spaces)
+  int minSm = 0;  ///< the compute capability the kernel needs (90: Hopper's bulk copies)
 };
 
 void PrintTo(const TraceCase& c, std::ostream* os) { *os << c.config; }
@@ -88,20 +88,23 @@ const std::vector<TraceCase> kCases = {
 
 std::string caseName(const TraceCase& c) {
   std::string name = c.config.substr(0, c.config.find(".tscfg.json"));
-  std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
   return name;
 }
 
 fs::path outDir() {
   const char* keep = std::getenv("TILESCOPE_TRACE_OUT_DIR");
-  fs::path d = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_trace_" + std::to_string(::getpid()));
+  fs::path d =
+      keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_trace_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
 }
 
 std::string workerCommand(const TraceCase& c, const std::vector<std::string>& extra) {
   const fs::path config = fs::path(TILESCOPE_SOURCE_DIR) / "kernels" / c.config;
-  std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " worker " + shellQuote(config.string()) + " --no-timing --no-baseline";
+  std::string cmd =
+      shellQuote(TILESCOPE_RUN_EXE) + " worker " + shellQuote(config.string()) + " --no-timing --no-baseline";
   for (const auto& o : c.overrides) cmd += " --set " + o;
   for (const auto& e : extra) cmd += " " + e;
   return cmd;
@@ -109,7 +112,8 @@ std::string workerCommand(const TraceCase& c, const std::vector<std::string>& ex
 
 /// The worker's `point` event.
 json runWorker(const std::string& cmd, const fs::path& log, std::string* error) {
-  const int status = std::system((cmd + " > " + shellQuote(log.string()) + " 2> " + shellQuote(log.string() + ".err")).c_str());
+  const int status = std::system(
+      (cmd + " > " + shellQuote(log.string()) + " 2> " + shellQuote(log.string() + ".err")).c_str());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     *error = "worker failed: " + cmd + "\n" + readFile(log.string() + ".err");
     return {};
@@ -126,10 +130,12 @@ json runWorker(const std::string& cmd, const fs::path& log, std::string* error) 
 }
 
 std::uint64_t keyOf(const int block[3], const int thread[3], const json& grid, const json& blockDim) {
-  const std::uint64_t bl = std::uint64_t(block[0]) + grid[0].get<std::uint64_t>() *
-                                                          (std::uint64_t(block[1]) + grid[1].get<std::uint64_t>() * block[2]);
-  const std::uint64_t tl = std::uint64_t(thread[0]) + blockDim[0].get<std::uint64_t>() *
-                                                           (std::uint64_t(thread[1]) + blockDim[1].get<std::uint64_t>() * thread[2]);
+  const std::uint64_t bl =
+      std::uint64_t(block[0]) +
+      grid[0].get<std::uint64_t>() * (std::uint64_t(block[1]) + grid[1].get<std::uint64_t>() * block[2]);
+  const std::uint64_t tl = std::uint64_t(thread[0]) +
+                           blockDim[0].get<std::uint64_t>() *
+                               (std::uint64_t(thread[1]) + blockDim[1].get<std::uint64_t>() * thread[2]);
   return (bl << 32) | tl;
 }
 
@@ -140,16 +146,19 @@ std::string describeErrors(const gputest::OracleLog& log) {
     s += "  " + e.what + " size " + std::to_string(e.size) + " at " + e.function + "+0x" +
          (std::ostringstream() << std::hex << e.offset).str() + " " + e.file + ":" + std::to_string(e.line) +
          " thread (" + std::to_string(e.thread[0]) + "," + std::to_string(e.thread[1]) + "," +
-         std::to_string(e.thread[2]) + ") block (" + std::to_string(e.block[0]) + "," + std::to_string(e.block[1]) +
-         "," + std::to_string(e.block[2]) + ")" + (e.misaligned ? " misaligned" : "") + "\n";
+         std::to_string(e.thread[2]) + ") block (" + std::to_string(e.block[0]) + "," +
+         std::to_string(e.block[1]) + "," + std::to_string(e.block[2]) + ")" +
+         (e.misaligned ? " misaligned" : "") + "\n";
   }
-  return s + "  (" + std::to_string(log.errors.size()) + " errors, " + std::to_string(log.races.size()) + " races)\n";
+  return s + "  (" + std::to_string(log.errors.size()) + " errors, " + std::to_string(log.races.size()) +
+         " races)\n";
 }
 
 const json* traceFinding(const json& point, const std::string& category) {
   if (!point.contains("findings")) return nullptr;
   for (const auto& f : point.at("findings"))
-    if (f.value("category", "") == category && f.contains("evidence") && f["evidence"].value("source", "") == "trace")
+    if (f.value("category", "") == category && f.contains("evidence") &&
+        f["evidence"].value("source", "") == "trace")
       return &f;
   return nullptr;
 }
@@ -173,7 +182,8 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   ASSERT_EQ(trace.value("status", ""), "ok") << trace.dump(1).substr(0, 2000);
   const std::string findings = [&] {
     std::string s;
-    for (const auto& f : p["findings"]) s += "  " + f.value("category", "") + ": " + f.value("message", "") + "\n";
+    for (const auto& f : p["findings"])
+      s += "  " + f.value("category", "") + ": " + f.value("message", "") + "\n";
     return s;
   }();
 
@@ -209,9 +219,10 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     // Shared-memory wavefronts (loads + stores) as the hardware counts them.
     if (std::system("command -v ncu > /dev/null 2>&1") != 0) GTEST_SKIP() << "ncu not installed";
     const fs::path csv = dir / (name + ".ncu.csv");
-    const std::string cmd = "ncu --csv --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,"
-                            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum --kernel-name transpose " +
-                            workerCommand(c, {"--no-counters"}) + " > " + shellQuote(csv.string()) + " 2>&1";
+    const std::string cmd =
+        "ncu --csv --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,"
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum --kernel-name transpose " +
+        workerCommand(c, {"--no-counters"}) + " > " + shellQuote(csv.string()) + " 2>&1";
     const int ncuStatus = std::system(cmd.c_str());  // the CSV below is what is checked
     (void)ncuStatus;  // (a cast alone does not silence warn_unused_result under _FORTIFY_SOURCE)
     std::istringstream in(readFile(csv));
@@ -221,8 +232,11 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     while (std::getline(in, line)) {
       if (line.find("l1tex__data_pipe_lsu_wavefronts_mem_shared") == std::string::npos) continue;
       std::string v = line.substr(line.rfind(",\"") + 2);
-      v.erase(std::remove_if(v.begin(), v.end(), [](char ch) { return ch == '"' || ch == ',' || ch == '\r'; }), v.end());
-      if (v.empty() || !std::all_of(v.begin(), v.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+      v.erase(
+          std::remove_if(v.begin(), v.end(), [](char ch) { return ch == '"' || ch == ',' || ch == '\r'; }),
+          v.end());
+      if (v.empty() || !std::all_of(v.begin(), v.end(),
+                                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
         ADD_FAILURE() << "ncu's value is not a count: " << line;
         continue;
       }
@@ -234,7 +248,8 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     // count was 0.05-0.8% higher on the transposes (docs/measurements.md).
     const double traced = double(trace["counts"].value("shared_wavefronts", std::uint64_t(0)));
     EXPECT_NEAR(traced, double(hw), 0.01 * double(hw))
-        << "traced shared wavefronts vs ncu's (ideal " << trace["counts"].value("shared_ideal_wavefronts", 0) << ")";
+        << "traced shared wavefronts vs ncu's (ideal " << trace["counts"].value("shared_ideal_wavefronts", 0)
+        << ")";
     std::cout << "[ncu] " << name << ": traced " << traced << " shared wavefronts, ncu " << hw << "\n";
     if (f) {
       EXPECT_EQ(f->at("evidence")["worst_lines"][0].value("max_ways", 0), 32);
@@ -258,7 +273,8 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     std::set<std::pair<std::uint64_t, std::uint64_t>> oracleOffsets, ourOffsets;
     for (const auto& r : log.races) {
       oracleLines.insert({std::min(r.firstLine, r.secondLine), std::max(r.firstLine, r.secondLine)});
-      oracleOffsets.insert({std::min(r.firstOffset, r.secondOffset), std::max(r.firstOffset, r.secondOffset)});
+      oracleOffsets.insert(
+          {std::min(r.firstOffset, r.secondOffset), std::max(r.firstOffset, r.secondOffset)});
     }
     for (const auto& h : trace["hazards"]) {
       const int a = h["first"].value("line", 0), b = h["second"].value("line", 0);
@@ -271,9 +287,9 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
     std::size_t common = 0;
     for (const auto& o : oracleOffsets) common += ourOffsets.count(o);
     EXPECT_GT(common, 0u);
-    std::cout << "[racecheck] " << name << ": line pairs agree (" << oracleLines.size() << "); instruction pairs "
-              << common << " of racecheck's " << oracleOffsets.size() << " traced (" << ourOffsets.size()
-              << " traced in all)\n";
+    std::cout << "[racecheck] " << name << ": line pairs agree (" << oracleLines.size()
+              << "); instruction pairs " << common << " of racecheck's " << oracleOffsets.size()
+              << " traced (" << ourOffsets.size() << " traced in all)\n";
     return;
   }
   // memcheck / initcheck stop a thread at its first bad access and keep a
@@ -283,20 +299,25 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   // at the oracle's first instruction is at or before the oracle's (equal when
   // the oracle kept it: counted below).
   ASSERT_FALSE(log.errors.empty()) << "the oracle reported nothing:\n" << log.text.substr(0, 2000);
-  auto oracleKey = [&](const gputest::OracleError& e) { return keyOf(e.block, e.thread, trace["grid"], trace["block"]); };
-  const auto& first = *std::min_element(log.errors.begin(), log.errors.end(),
-                                        [&](const auto& x, const auto& y) { return oracleKey(x) < oracleKey(y); });
+  auto oracleKey = [&](const gputest::OracleError& e) {
+    return keyOf(e.block, e.thread, trace["grid"], trace["block"]);
+  };
+  const auto& first =
+      *std::min_element(log.errors.begin(), log.errors.end(),
+                        [&](const auto& x, const auto& y) { return oracleKey(x) < oracleKey(y); });
   std::map<std::uint64_t, const json*> tracedAt;
   for (const auto& tf : trace["faults"]) tracedAt[tf["site"].value("sass_offset", std::uint64_t(0))] = &tf;
   std::set<std::uint64_t> missing;
   for (const auto& e : log.errors)
     if (!tracedAt.count(e.offset)) missing.insert(e.offset);
-  EXPECT_TRUE(missing.empty()) << missing.size() << " instruction(s) the oracle reports are not traced, first +0x"
-                               << std::hex << (missing.empty() ? 0 : *missing.begin()) << std::dec << "\n"
+  EXPECT_TRUE(missing.empty()) << missing.size()
+                               << " instruction(s) the oracle reports are not traced, first +0x" << std::hex
+                               << (missing.empty() ? 0 : *missing.begin()) << std::dec << "\n"
                                << describeErrors(log);
-  ASSERT_TRUE(tracedAt.count(first.offset)) << "the oracle's first bad access is at +0x" << std::hex << first.offset
-                                            << std::dec << ", which the trace did not report:\n" << describeErrors(log)
-                                            << findings;
+  ASSERT_TRUE(tracedAt.count(first.offset))
+      << "the oracle's first bad access is at +0x" << std::hex << first.offset << std::dec
+      << ", which the trace did not report:\n"
+      << describeErrors(log) << findings;
   const json& tf = *tracedAt[first.offset];
   const std::string kind = tf.value("kind", "");
   if (first.misaligned) {
@@ -316,17 +337,22 @@ TEST_P(TraceTest, AgreesWithTheOracle) {
   const int ourBlock[3] = {tf["block"][0], tf["block"][1], tf["block"][2]};
   const std::uint64_t ourKey = keyOf(ourBlock, ourThread, trace["grid"], trace["block"]);
   EXPECT_LE(ourKey, oracleKey(first))
-      << "first bad access at +0x" << std::hex << first.offset << std::dec << ": oracle thread (" << first.thread[0]
-      << "," << first.thread[1] << "," << first.thread[2] << ") block (" << first.block[0] << "," << first.block[1]
-      << "," << first.block[2] << "), traced " << tf["thread"].dump() << " " << tf["block"].dump();
-  std::cout << "[" << c.oracle << "] " << name << ": first bad access +0x" << std::hex << first.offset << std::dec
-            << " line " << first.line << " thread " << tf["thread"].dump() << " block " << tf["block"].dump()
-            << (ourKey == oracleKey(first) ? " = the oracle's first" : " before the oracle's first (not in its record)")
+      << "first bad access at +0x" << std::hex << first.offset << std::dec << ": oracle thread ("
+      << first.thread[0] << "," << first.thread[1] << "," << first.thread[2] << ") block (" << first.block[0]
+      << "," << first.block[1] << "," << first.block[2] << "), traced " << tf["thread"].dump() << " "
+      << tf["block"].dump();
+  std::cout << "[" << c.oracle << "] " << name << ": first bad access +0x" << std::hex << first.offset
+            << std::dec << " line " << first.line << " thread " << tf["thread"].dump() << " block "
+            << tf["block"].dump()
+            << (ourKey == oracleKey(first) ? " = the oracle's first"
+                                           : " before the oracle's first (not in its record)")
             << "; " << log.errors.size() << " oracle errors, " << tracedAt.size() << " traced instructions\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TraceTest, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<TraceCase>& info) { return caseName(info.param); });
+                         [](const ::testing::TestParamInfo<TraceCase>& info) {
+                           return caseName(info.param);
+                         });
 
 // Under another sanitizer the trace says why in one line and the capture still runs.
 TEST(TraceUnavailable, UnderComputeSanitizerTheCaptureRunsUntraced) {
@@ -337,9 +363,10 @@ TEST(TraceUnavailable, UnderComputeSanitizerTheCaptureRunsUntraced) {
   const fs::path log = dir / "unavailable.jsonl";
   TraceCase c{"trace/pack4.tscfg.json", "", "", {}};
   std::string error;
-  const json p = runWorker(shellQuote(cs) + " --tool memcheck --log-file " + shellQuote((dir / "unavailable.cs.log").string()) +
-                               " " + workerCommand(c, {"--trace"}),
-                           log, &error);
+  const json p =
+      runWorker(shellQuote(cs) + " --tool memcheck --log-file " +
+                    shellQuote((dir / "unavailable.cs.log").string()) + " " + workerCommand(c, {"--trace"}),
+                log, &error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(p["trace"].value("status", ""), "unavailable") << p["trace"].dump();
   EXPECT_FALSE(p["trace"].value("reason", "").empty());
@@ -353,15 +380,19 @@ TEST(TraceRun, MisalignedStoreLocatedAndCaptureGoesOn) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   const fs::path dir = outDir();
   const fs::path report = dir / "pack4_run.json";
-  const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
-                          shellQuote((fs::path(TILESCOPE_SOURCE_DIR) / "kernels/trace/pack4_bug_offset.tscfg.json").string()) +
-                          " --trace -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "pack4_run.log").string()) + " 2>&1";
+  const std::string cmd =
+      shellQuote(TILESCOPE_RUN_EXE) + " run " +
+      shellQuote((fs::path(TILESCOPE_SOURCE_DIR) / "kernels/trace/pack4_bug_offset.tscfg.json").string()) +
+      " --trace -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "pack4_run.log").string()) +
+      " 2>&1";
   const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << cmd << "\n" << readFile(dir / "pack4_run.log");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << cmd << "\n"
+                                                             << readFile(dir / "pack4_run.log");
   const json r = json::parse(readFile(report));
   const json& p = r["points"][0];
   EXPECT_EQ(p["trace"].value("status", ""), "ok");
-  EXPECT_TRUE(p.value("extra", json::object()).value("sticky_error", true) == false) << "the context survived";
+  EXPECT_TRUE(p.value("extra", json::object()).value("sticky_error", true) == false)
+      << "the context survived";
   EXPECT_FALSE(p.value("correctness", json::object()).is_null());
   const json* f = traceFinding(p, "misaligned_access");
   ASSERT_NE(f, nullptr);

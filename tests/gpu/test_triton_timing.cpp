@@ -26,10 +26,12 @@ TEST(TritonTiming, MatmulAgreesWithDoBenchAndNcu) {
     GTEST_SKIP() << "python3 has no torch and triton (the oracles need both)";
   if (std::system("command -v ncu >/dev/null 2>&1") != 0) GTEST_SKIP() << "no ncu on PATH";
   const char* keep = std::getenv("TILESCOPE_ZOO_REPORT_DIR");
-  const fs::path dir = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_triton_" + std::to_string(::getpid()));
+  const fs::path dir =
+      keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_triton_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path log = dir / "triton_matmul.log";
-  const std::string cmd = "python3 " + shellQuote(std::string(TILESCOPE_SOURCE_DIR) + "/bench/triton_matmul.py") + " " +
+  const std::string cmd = "python3 " +
+                          shellQuote(std::string(TILESCOPE_SOURCE_DIR) + "/bench/triton_matmul.py") + " " +
                           shellQuote(TILESCOPE_RUN_EXE) + " --out " + shellQuote(dir.string()) + " > " +
                           shellQuote(log.string()) + " 2>&1";
   const int status = std::system(cmd.c_str());

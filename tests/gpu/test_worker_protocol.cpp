@@ -33,10 +33,11 @@ struct ToolRun {
 /// events (stdout) and the report written with -o.
 ToolRun runTool(const std::string& args) {
   const fs::path cfg = fs::path(TILESCOPE_SOURCE_DIR) / "tests/data/protocol/modes_sweep.tscfg.json";
-  const fs::path out = fs::temp_directory_path() / ("tilescope_protocol_" + std::to_string(::getpid()) + ".json");
+  const fs::path out =
+      fs::temp_directory_path() / ("tilescope_protocol_" + std::to_string(::getpid()) + ".json");
   fs::remove(out);
-  std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " " + args + " " + shellQuote(cfg.string()) + " --stream -o " +
-                    shellQuote(out.string()) + " 2>/dev/null";
+  std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " " + args + " " + shellQuote(cfg.string()) +
+                    " --stream -o " + shellQuote(out.string()) + " 2>/dev/null";
   ToolRun r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -140,8 +141,11 @@ TEST(WorkerProtocol, WarmWorkersGiveEveryPointTheVerdictFreshWorkersGive) {
     // other tests profiling the GPU at the same moment may keep from being read.
     EXPECT_EQ(errorCategories(w[i]), errorCategories(f[i]));
     const json none = json::object();
-    EXPECT_EQ(w[i].value("extra", none).value("output_digest", json()), f[i].value("extra", none).value("output_digest", json()));
-    auto maxErr = [](const json& p) { return p.contains("correctness") ? p["correctness"].value("max_abs_err", -1.0) : -1.0; };
+    EXPECT_EQ(w[i].value("extra", none).value("output_digest", json()),
+              f[i].value("extra", none).value("output_digest", json()));
+    auto maxErr = [](const json& p) {
+      return p.contains("correctness") ? p["correctness"].value("max_abs_err", -1.0) : -1.0;
+    };
     EXPECT_EQ(maxErr(w[i]), maxErr(f[i]));
     // Where it ran: every point that reached the GPU names it.
     ASSERT_TRUE(w[i].contains("gpu")) << w[i].dump().substr(0, 300);

@@ -31,13 +31,13 @@ using gputest::shellQuote;
 using Strings = std::vector<std::string>;
 
 struct ZooCase {
-  std::string config;      ///< relative to kernels/
-  std::string verb;        ///< run | sweep | check
-  Strings verdicts;        ///< accepted top-level verdicts (empty: any)
-  Strings anyCategory;     ///< at least one finding of one of these (empty: no error findings)
-  std::string detail;      ///< required `detail` of that finding, or ""
-  int points = 0;          ///< expected number of report points (0: not checked)
-  int minSm = 0;           ///< the compute capability the kernel needs (90: Hopper's bulk copies)
+  std::string config;   ///< relative to kernels/
+  std::string verb;     ///< run | sweep | check
+  Strings verdicts;     ///< accepted top-level verdicts (empty: any)
+  Strings anyCategory;  ///< at least one finding of one of these (empty: no error findings)
+  std::string detail;   ///< required `detail` of that finding, or ""
+  int points = 0;       ///< expected number of report points (0: not checked)
+  int minSm = 0;        ///< the compute capability the kernel needs (90: Hopper's bulk copies)
 };
 
 // gtest prints a parameter with this (instead of its bytes) when a case fails.
@@ -139,7 +139,8 @@ const std::vector<ZooCase> kZoo = {
 /// driver dependency (a machine without a GPU often has no libcuda at all).
 std::string caseName(const ZooCase& c) {
   std::string name = c.config.substr(0, c.config.find(".tscfg.json"));
-  std::replace_if(name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
   return name;
 }
 
@@ -155,8 +156,8 @@ std::vector<nlohmann::json> allFindings(const nlohmann::json& report) {
 std::string describe(const std::vector<nlohmann::json>& findings) {
   std::string s;
   for (const auto& f : findings)
-    s += "  " + f.value("category", "?") + " (" + f.value("severity", "?") + ", detail '" + f.value("detail", "") +
-         "'): " + f.value("message", "") + "\n";
+    s += "  " + f.value("category", "?") + " (" + f.value("severity", "?") + ", detail '" +
+         f.value("detail", "") + "'): " + f.value("message", "") + "\n";
   return s.empty() ? "  (none)\n" : s;
 }
 
@@ -172,7 +173,8 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
   ASSERT_TRUE(fs::exists(config)) << config;
   // TILESCOPE_ZOO_REPORT_DIR keeps the reports (the sample session is recorded this way).
   const char* keep = std::getenv("TILESCOPE_ZOO_REPORT_DIR");
-  const fs::path dir = keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_zoo_" + std::to_string(::getpid()));
+  const fs::path dir =
+      keep ? fs::path(keep) : fs::temp_directory_path() / ("tilescope_zoo_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path report = dir / (caseName(c) + ".report.json");
   const fs::path log = dir / (caseName(c) + ".log");
@@ -193,7 +195,8 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
   ASSERT_EQ(j.value("schema", ""), "tilescope.report/1");
   const std::string verdict = j.value("verdict", "");
   const auto findings = allFindings(j);
-  const std::string context = "config " + c.config + ", verdict " + verdict + ", findings:\n" + describe(findings);
+  const std::string context =
+      "config " + c.config + ", verdict " + verdict + ", findings:\n" + describe(findings);
 
   if (!c.verdicts.empty()) {
     EXPECT_NE(std::find(c.verdicts.begin(), c.verdicts.end(), verdict), c.verdicts.end()) << context;
@@ -218,7 +221,8 @@ TEST_P(ZooTest, ReportCarriesTheDocumentedFinding) {
     return c.detail.empty() || f.value("detail", "") == c.detail;
   });
   EXPECT_TRUE(found) << "expected a finding of category " << ::testing::PrintToString(c.anyCategory)
-                     << (c.detail.empty() ? "" : " with detail " + c.detail) << "\n" << context;
+                     << (c.detail.empty() ? "" : " with detail " + c.detail) << "\n"
+                     << context;
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ZooTest, ::testing::ValuesIn(kZoo),
@@ -241,9 +245,11 @@ TEST(ZooAssert, FailedAssertNamesItsLineBlockAndThread) {
   const fs::path dir = fs::temp_directory_path() / ("tilescope_assert_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path report = dir / "assert.json";
-  const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
-                          shellQuote((fs::path(TILESCOPE_SOURCE_DIR) / "kernels/gemm/gemm_bug_assert_whole_tiles.tscfg.json").string()) +
-                          " -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) + " 2>&1";
+  const std::string cmd =
+      shellQuote(TILESCOPE_RUN_EXE) + " run " +
+      shellQuote(
+          (fs::path(TILESCOPE_SOURCE_DIR) / "kernels/gemm/gemm_bug_assert_whole_tiles.tscfg.json").string()) +
+      " -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) + " 2>&1";
   ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1) << readFile(dir / "log");
   const auto j = nlohmann::json::parse(readFile(report));
   const auto& p = j["points"][0];
@@ -262,9 +268,9 @@ TEST(ZooAssert, FailedAssertNamesItsLineBlockAndThread) {
   const int tx = t % 16, ty = t / 16;
   bool outside = false;
   for (int i = 0; i < 8; ++i)
-    for (int jj = 0; jj < 4; ++jj)
-      outside |= by * 64 + ty + i * 8 >= 1000 || bx * 64 + tx + jj * 16 >= 1000;
-  EXPECT_TRUE(outside) << "block (" << bx << "," << by << ") thread " << t << " stores only inside C: " << l.dump();
+    for (int jj = 0; jj < 4; ++jj) outside |= by * 64 + ty + i * 8 >= 1000 || bx * 64 + tx + jj * 16 >= 1000;
+  EXPECT_TRUE(outside) << "block (" << bx << "," << by << ") thread " << t
+                       << " stores only inside C: " << l.dump();
   fs::remove_all(dir);
 }
 
@@ -275,8 +281,9 @@ TEST(ZooPrintf, DevicePrintfIsKeptAsDeviceOutput) {
   fs::create_directories(dir);
   const fs::path report = dir / "printf.json";
   const std::string cmd = shellQuote(TILESCOPE_RUN_EXE) + " run " +
-                          shellQuote(std::string(TILESCOPE_TEST_DATA) + "/kernels/printf_fill.tscfg.json") + " -o " +
-                          shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) + " 2>&1";
+                          shellQuote(std::string(TILESCOPE_TEST_DATA) + "/kernels/printf_fill.tscfg.json") +
+                          " -o " + shellQuote(report.string()) + " > " + shellQuote((dir / "log").string()) +
+                          " 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << readFile(dir / "log");
   const auto p = nlohmann::json::parse(readFile(report))["points"][0];
@@ -294,7 +301,8 @@ TEST(ZooTable, CoversEveryShippedConfig) {
     const std::string name = e.path().filename().string();
     if (!e.is_regular_file() || name.size() < 11 || name.substr(name.size() - 11) != ".tscfg.json") continue;
     const std::string rel = fs::relative(e.path(), root).generic_string();
-    if (std::none_of(kZoo.begin(), kZoo.end(), [&](const ZooCase& c) { return c.config == rel; })) missing.push_back(rel);
+    if (std::none_of(kZoo.begin(), kZoo.end(), [&](const ZooCase& c) { return c.config == rel; }))
+      missing.push_back(rel);
   }
   EXPECT_TRUE(missing.empty()) << "configs without an expectation: " << ::testing::PrintToString(missing);
 }

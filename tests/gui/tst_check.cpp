@@ -7,8 +7,8 @@
 #include <QStandardPaths>
 #include <QtTest>
 
-#include "mainwindow.h"
 #include "controllers/configcheck.h"
+#include "mainwindow.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
@@ -48,7 +48,8 @@ class TstCheck : public QObject {
     QVERIFY(g);
     QVERIFY(!g->measured());
     QCOMPARE(g->rows(), 250);
-    const std::int64_t bm = r->points[0].defines.value("BLOCK_M", std::int64_t(0)), bn = r->points[0].defines.value("BLOCK_N", std::int64_t(0));
+    const std::int64_t bm = r->points[0].defines.value("BLOCK_M", std::int64_t(0)),
+                       bn = r->points[0].defines.value("BLOCK_N", std::int64_t(0));
     QCOMPARE(g->tileRows(), bm);
     QCOMPARE(g->tileCols(), bn);
     QCOMPARE(g->tilesDown(), static_cast<int>((250 + bm - 1) / bm));
@@ -72,12 +73,14 @@ class TstCheck : public QObject {
     QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
     // 64 warps = 2048 threads per block: every device of the database refuses it.
     QVERIFY(cfg->setFormValue(QStringLiteral("kernel.defines.NUM_WARPS"), QStringLiteral("64")));
-    QVERIFY2(cfg->validationError().contains(QStringLiteral("2048 threads per block exceed 1024")), qPrintable(cfg->validationError()));
+    QVERIFY2(cfg->validationError().contains(QStringLiteral("2048 threads per block exceed 1024")),
+             qPrintable(cfg->validationError()));
     QVERIFY2(cfg->errorPath().startsWith(QStringLiteral("launch")), qPrintable(cfg->errorPath()));
     // The shown check says it too: the invalid_launch finding on every point.
     QVERIFY(w.report());
     QCOMPARE(w.report()->verdict, Verdict::launch_error);
-    QCOMPARE(QString::fromStdString(w.report()->points[0].findings.front().category), QStringLiteral("invalid_launch"));
+    QCOMPARE(QString::fromStdString(w.report()->points[0].findings.front().category),
+             QStringLiteral("invalid_launch"));
     QVERIFY(cfg->setFormValue(QStringLiteral("kernel.defines.NUM_WARPS"), QStringLiteral("32")));
     QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
     QCOMPARE(w.report()->points[0].occupancy.threadsPerBlock, 1024);

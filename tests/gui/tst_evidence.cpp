@@ -68,8 +68,9 @@ class TstEvidence : public QObject {
     for (int c = 0; c < 16; ++c) QCOMPARE(tiles[static_cast<size_t>(c)], std::make_pair(15, c));
     QCOMPARE(g->ctaOfTile(15, 3), (std::vector<std::int64_t>{3, 15, 0}));
     QVERIFY(g->extentRows() >= 1024);
-    QVERIFY2(w.coveragePanel()->summaryText().contains(QStringLiteral("24024 element(s) written out of bounds")),
-             qPrintable(w.coveragePanel()->summaryText()));
+    QVERIFY2(
+        w.coveragePanel()->summaryText().contains(QStringLiteral("24024 element(s) written out of bounds")),
+        qPrintable(w.coveragePanel()->summaryText()));
     QVERIFY(g->hoverText(1010, 5).contains(QStringLiteral("WRITTEN out of bounds")));
 
     // Drawn: the fitted view shows the stray rows below the tensor in vermillion/hatch.
@@ -78,7 +79,8 @@ class TstEvidence : public QObject {
     const QImage img = cov->grab().toImage();
     auto pixelAt = [&](double row, double col) {
       const QPointF p = cov->elementToWidget(QPointF(col, row));
-      return img.pixel(static_cast<int>(p.x() * img.devicePixelRatio()), static_cast<int>(p.y() * img.devicePixelRatio()));
+      return img.pixel(static_cast<int>(p.x() * img.devicePixelRatio()),
+                       static_cast<int>(p.y() * img.devicePixelRatio()));
     };
     int oob = 0, inside = 0;
     for (int c = 10; c < 990; c += 20) {
@@ -170,7 +172,8 @@ class TstEvidence : public QObject {
     QVERIFY(m->isReportLevel(0));
     QCOMPARE(m->index(0, FindingsModel::ScopeColumn).data().toString(), QStringLiteral("report"));
     QCOMPARE(m->index(0, FindingsModel::CategoryColumn).data().toString(), QStringLiteral("oob_write"));
-    QCOMPARE(m->rowCount(), m->reportLevelCount() + static_cast<int>(r->points[std::size_t(shape)].findings.size()));
+    QCOMPARE(m->rowCount(),
+             m->reportLevelCount() + static_cast<int>(r->points[std::size_t(shape)].findings.size()));
     QCOMPARE(m->index(1, FindingsModel::ScopeColumn).data().toString(), QStringLiteral("point"));
     // The verdict banner says what is wrong and the walk's fix.
     const Banner* banner = w.verdictBanner();
@@ -200,11 +203,14 @@ class TstEvidence : public QObject {
     // A run's report-level findings are its point's: none is shown twice.
     QCOMPARE(w.findingsPanel()->model()->reportLevelCount(), 0);
     QCOMPARE(w.findingsPanel()->model()->rowCount(), static_cast<int>(w.report()->points[0].findings.size()));
-    QVERIFY2(w.verdictBanner()->text().contains(QStringLiteral("Verdict: fault")), qPrintable(w.verdictBanner()->text()));
+    QVERIFY2(w.verdictBanner()->text().contains(QStringLiteral("Verdict: fault")),
+             qPrintable(w.verdictBanner()->text()));
     // The report's config is shown without a false alarm about its source file.
     QVERIFY(w.configPanel()->jsonText().contains(QStringLiteral("gemm_tiled")));
-    QVERIFY2(w.configPanel()->validationError().contains(QStringLiteral("kernel.source")), qPrintable(w.configPanel()->validationError()));
-    QVERIFY2(!w.configPanel()->statusText().contains(QStringLiteral("does not exist")), qPrintable(w.configPanel()->statusText()));
+    QVERIFY2(w.configPanel()->validationError().contains(QStringLiteral("kernel.source")),
+             qPrintable(w.configPanel()->validationError()));
+    QVERIFY2(!w.configPanel()->statusText().contains(QStringLiteral("does not exist")),
+             qPrintable(w.configPanel()->statusText()));
   }
 
   void bannerTextIsReadable() {

@@ -52,7 +52,8 @@ class TestExport : public QObject {
     QVERIFY(html.contains(QStringLiteral("coverage_gap")));
     QVERIFY(html.contains(QStringLiteral("slow_vs_baseline")));
     QVERIFY(html.contains(QStringLiteral("output.coverage")));  // tree path
-    const int images = int(html.count(QRegularExpression(QStringLiteral("<img src=\"data:image/png;base64,[A-Za-z0-9+/=]{100,}\""))));
+    const int images = int(html.count(
+        QRegularExpression(QStringLiteral("<img src=\"data:image/png;base64,[A-Za-z0-9+/=]{100,}\""))));
     QCOMPARE(images, 6);  // sweep, distribution, resources, curves, devices, coverage C
     QVERIFY(!html.contains(QStringLiteral("src=\"http")));
     QVERIFY(!html.contains(QStringLiteral("src=\"figure:")));
@@ -61,10 +62,12 @@ class TestExport : public QObject {
   void pdfHasSeveralA4Pages() {
     const QByteArray pdf = read(exportTo(QStringLiteral("r.pdf")));
     QVERIFY(pdf.startsWith("%PDF-"));
-    const int pages = int(QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))));
+    const int pages =
+        int(QString::fromLatin1(pdf).count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))));
     // Summary, points, occupancy and coverage each start a page.
     QVERIFY2(pages >= 4, qPrintable(QString::number(pages)));
-    const QRegularExpressionMatch count = QRegularExpression(QStringLiteral("/Count\\s+(\\d+)")).match(QString::fromLatin1(pdf));
+    const QRegularExpressionMatch count =
+        QRegularExpression(QStringLiteral("/Count\\s+(\\d+)")).match(QString::fromLatin1(pdf));
     QVERIFY(count.hasMatch());
     QCOMPARE(count.captured(1).toInt(), pages);
     // A4 is 595 x 842 points.
@@ -77,7 +80,8 @@ class TestExport : public QObject {
     QVERIFY(md.startsWith(QStringLiteral("# TileScope report: gemm &lt;script&gt;")));
     // Only the config's JSON, inside its code fence (literal text), holds the name unescaped.
     QString outsideCode = md;
-    outsideCode.remove(QRegularExpression(QStringLiteral("```json\\n.*?\\n```\\n"), QRegularExpression::DotMatchesEverythingOption));
+    outsideCode.remove(QRegularExpression(QStringLiteral("```json\\n.*?\\n```\\n"),
+                                          QRegularExpression::DotMatchesEverythingOption));
     QVERIFY(outsideCode.size() < md.size());
     QVERIFY(!outsideCode.contains(QStringLiteral("<script>")));
     QVERIFY(md.contains(QStringLiteral("| error | coverage\\_gap |")));
@@ -116,11 +120,13 @@ class TestExport : public QObject {
     QVERIFY(html.contains(QStringLiteral("<b>Fix:</b> ")));  // the banner
     const std::string cli = renderHtml(exportDocument(r));
     for (const DocSection& s : exportDocument(r).sections)
-      QVERIFY2(html.contains(QString::fromStdString(">" + htmlEscape(s.heading) + "</h2>")), s.heading.c_str());
+      QVERIFY2(html.contains(QString::fromStdString(">" + htmlEscape(s.heading) + "</h2>")),
+               s.heading.c_str());
     int medians = 0;
     for (const Point& p : r.points) {
       if (!p.timing.measured) continue;
-      const QString median = QStringLiteral("<td>%1</td>").arg(QString::fromStdString(formatDuration(p.timing.kernelNs.median)));
+      const QString median =
+          QStringLiteral("<td>%1</td>").arg(QString::fromStdString(formatDuration(p.timing.kernelNs.median)));
       QVERIFY2(html.contains(median), qPrintable(median));
       QVERIFY(QString::fromStdString(cli).contains(median));
       ++medians;
@@ -147,7 +153,8 @@ class TestExport : public QObject {
     for (QTextFrame* f : doc->rootFrame()->childFrames())
       if (auto* t = qobject_cast<QTextTable*>(f)) {
         const QRectF box = doc->documentLayout()->frameBoundingRect(t);
-        QVERIFY2(box.width() > 0.9 * textWidth, qPrintable(QStringLiteral("%1 of %2").arg(box.width()).arg(textWidth)));
+        QVERIFY2(box.width() > 0.9 * textWidth,
+                 qPrintable(QStringLiteral("%1 of %2").arg(box.width()).arg(textWidth)));
         ++tables;
       }
     QVERIFY(tables >= 8);

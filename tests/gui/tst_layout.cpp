@@ -55,7 +55,8 @@ Point vectorPoint(std::int64_t n, std::int64_t tile, std::int64_t a, std::int64_
   m.rows = 1;
   m.cols = n;
   m.states.assign(static_cast<size_t>(n), static_cast<std::uint8_t>(CellState::ok));
-  for (std::int64_t i = a; i < b; ++i) m.states[static_cast<size_t>(i)] = static_cast<std::uint8_t>(CellState::unwritten);
+  for (std::int64_t i = a; i < b; ++i)
+    m.states[static_cast<size_t>(i)] = static_cast<std::uint8_t>(CellState::unwritten);
   c.map = m;
   p.coverage.push_back(c);
   return p;
@@ -75,8 +76,10 @@ class TstLayout : public QObject {
     for (int i = 0; i < m.rowCount(); ++i) {
       const Point& p = r.points[static_cast<size_t>(i)];
       const QString expect = QStringLiteral("%1, %2, %3, %4")
-                                 .arg(p.defines["BLOCK_M"].get<int>()).arg(p.defines["BLOCK_N"].get<int>())
-                                 .arg(p.defines["BLOCK_K"].get<int>()).arg(p.defines["NUM_WARPS"].get<int>());
+                                 .arg(p.defines["BLOCK_M"].get<int>())
+                                 .arg(p.defines["BLOCK_N"].get<int>())
+                                 .arg(p.defines["BLOCK_K"].get<int>())
+                                 .arg(p.defines["NUM_WARPS"].get<int>());
       QCOMPARE(m.headerData(i, Qt::Vertical).toString(), expect);
       QCOMPARE(m.headerData(i, Qt::Vertical, Qt::ToolTipRole).toString(), QString::fromStdString(p.label));
     }
@@ -126,7 +129,8 @@ class TstLayout : public QObject {
       QVERIFY(label.startsWith(QString::fromStdString(r->points[static_cast<size_t>(i)].experiment)));
       QVERIFY(!label.startsWith(QLatin1Char('#')));
       QCOMPARE(matrix.headerData(i, Qt::Vertical).toString(), label);
-      QCOMPARE(points.index(i, PointsModel::IndexColumn).data().toString(), QString::number(i));  // not "0" for every capture
+      QCOMPARE(points.index(i, PointsModel::IndexColumn).data().toString(),
+               QString::number(i));  // not "0" for every capture
       seen.insert(label);
     }
     QCOMPARE(seen.size(), points.rowCount());  // no two captures read alike
@@ -158,7 +162,10 @@ class TstLayout : public QObject {
     // Sorting by the label sorts the swept values as numbers: 128 after 64.
     t->horizontalHeader()->setSortIndicator(PointsModel::LabelColumn, Qt::DescendingOrder);
     QCOMPARE(r->points[static_cast<size_t>(t->pointAtRow(0))].defines["BLOCK_M"].get<int>(), 128);
-    QCOMPARE(r->points[static_cast<size_t>(t->pointAtRow(t->model()->rowCount() - 1))].defines["BLOCK_M"].get<int>(), 64);
+    QCOMPARE(r->points[static_cast<size_t>(t->pointAtRow(t->model()->rowCount() - 1))]
+                 .defines["BLOCK_M"]
+                 .get<int>(),
+             64);
     // Clicking a sorted row selects its point, and the selection selects the row back.
     t->selectRow(3);
     QCOMPARE(w.selection()->state().point, t->pointAtRow(3));
@@ -183,8 +190,10 @@ class TstLayout : public QObject {
       auto ticker = plot->xAxis->ticker().dynamicCast<StrideTextTicker>();
       QVERIFY(ticker);
       QCOMPARE(ticker->ticks().size(), static_cast<int>(r->points.size()));
-      if (path == kSweep) QCOMPARE(ticker->ticks().value(0), QStringLiteral("64, 32, 32, 4"));
-      else QCOMPARE(ticker->ticks().value(1), QStringLiteral("trace"));
+      if (path == kSweep)
+        QCOMPARE(ticker->ticks().value(0), QStringLiteral("64, 32, 32, 4"));
+      else
+        QCOMPARE(ticker->ticks().value(1), QStringLiteral("trace"));
       // Neighbouring drawn labels keep their extent apart: level labels their width,
       // slanted ones a line's height across the slant.
       const QFontMetrics fm(plot->xAxis->tickLabelFont());
@@ -192,15 +201,19 @@ class TstLayout : public QObject {
       int widest = 0;
       for (const QString& l : std::as_const(ticker->ticks())) widest = qMax(widest, fm.horizontalAdvance(l));
       const double rot = plot->xAxis->tickLabelRotation();
-      if (rot == 0) QVERIFY2(apart >= widest, qPrintable(QStringLiteral("%1 < %2").arg(apart).arg(widest)));
-      else QVERIFY2(apart * qSin(qDegreesToRadians(qAbs(rot))) >= fm.height(), qPrintable(QString::number(apart)));
+      if (rot == 0)
+        QVERIFY2(apart >= widest, qPrintable(QStringLiteral("%1 < %2").arg(apart).arg(widest)));
+      else
+        QVERIFY2(apart * qSin(qDegreesToRadians(qAbs(rot))) >= fm.height(),
+                 qPrintable(QString::number(apart)));
       // The legend sits outside the axes: no data point lies under it.
       const QRect legend = plot->legend->outerRect();
       QVERIFY(plot->legend->visible());
       QVERIFY(!legend.intersects(plot->axisRect()->rect()));
       for (int g = 0; g < plot->graphCount(); ++g)
         for (auto it = plot->graph(g)->data()->constBegin(); it != plot->graph(g)->data()->constEnd(); ++it) {
-          const QPointF px(plot->graph(g)->keyAxis()->coordToPixel(it->key), plot->graph(g)->valueAxis()->coordToPixel(it->value));
+          const QPointF px(plot->graph(g)->keyAxis()->coordToPixel(it->key),
+                           plot->graph(g)->valueAxis()->coordToPixel(it->value));
           QVERIFY(!legend.contains(px.toPoint()));
         }
     }
@@ -229,7 +242,8 @@ class TstLayout : public QObject {
     cw.resize(800, 500);
     cw.setGrid(std::make_shared<const CoverageGrid>(g));
     cw.fitAll();
-    const double height = cw.elementToWidget(QPointF(0, static_cast<double>(g.rows()))).y() - cw.elementToWidget(QPointF(0, 0)).y();
+    const double height = cw.elementToWidget(QPointF(0, static_cast<double>(g.rows()))).y() -
+                          cw.elementToWidget(QPointF(0, 0)).y();
     QVERIFY2(height > 100, qPrintable(QString::number(height)));
     // The row ruler counts in element indices: each row starts W further on.
     const auto rows = cw.axisTicks(Qt::Vertical);
@@ -255,7 +269,8 @@ class TstLayout : public QObject {
     QVERIFY(g);
     const QMargins m = cw->rulerMargins();
     const QPointF tl = cw->elementToWidget(QPointF(0, 0));
-    const QPointF br = cw->elementToWidget(QPointF(static_cast<double>(g->extentCols()), static_cast<double>(g->extentRows())));
+    const QPointF br = cw->elementToWidget(
+        QPointF(static_cast<double>(g->extentCols()), static_cast<double>(g->extentRows())));
     QVERIFY(tl.x() >= m.left() - 1 && tl.y() >= m.top() - 1);
     QVERIFY(br.x() <= cw->width() + 1 && br.y() <= cw->height() + 1);
     // It fills one dimension of what the rulers leave.

@@ -55,7 +55,8 @@ class TstMainWindow : public QObject {
     const CoverageGrid* g = w.coveragePanel()->grid();
     QVERIFY(g);
     QCOMPARE(g->tileState(3, 3), static_cast<int>(kStateUnwritten));
-    QVERIFY(w.coveragePanel()->summaryText().contains(QStringLiteral("%1 unwritten").arg(m_report.points[1].coverage[0].unwritten)));
+    QVERIFY(w.coveragePanel()->summaryText().contains(
+        QStringLiteral("%1 unwritten").arg(m_report.points[1].coverage[0].unwritten)));
     QVERIFY(w.statusDeviceText().contains(QStringLiteral("NVIDIA H100 80GB HBM3")));
     QVERIFY(w.statusTargetText().contains(QStringLiteral("this machine")));
     QVERIFY(w.recentFiles().contains(QFileInfo(kFixture).absoluteFilePath()));
@@ -81,7 +82,8 @@ class TstMainWindow : public QObject {
     w.selection()->setPoint(2);
     QTableView* view = w.findingsPanel()->view();
     // Row 0: oob_write in tile (1, 7), elements rows 128..249, cols 250..255.
-    QCOMPARE(view->model()->index(0, FindingsModel::CategoryColumn).data().toString(), QStringLiteral("oob_write"));
+    QCOMPARE(view->model()->index(0, FindingsModel::CategoryColumn).data().toString(),
+             QStringLiteral("oob_write"));
     view->selectRow(0);
     const SelectionState s = w.selection()->state();
     QCOMPARE(s.finding, 0);
@@ -124,7 +126,8 @@ class TstMainWindow : public QObject {
     // and selecting the device_assert finding asks for its source line.
     Report r = m_report;
     Point& p = r.points[1];
-    p.deviceOutput = "gemm_tiled.cu:171: void gemm_tiled(): block: [15,3,0], thread: [40,0,0] Assertion `r < M` failed.\n";
+    p.deviceOutput =
+        "gemm_tiled.cu:171: void gemm_tiled(): block: [15,3,0], thread: [40,0,0] Assertion `r < M` failed.\n";
     Finding f;
     f.category = "device_assert";
     f.message = "device-side assert failed at gemm_tiled.cu:171";
@@ -138,7 +141,8 @@ class TstMainWindow : public QObject {
     w.selection()->setPoint(1);
     QCOMPARE(w.findingsPanel()->deviceOutput(), QString::fromStdString(p.deviceOutput));
     QSignalSpy spy(w.findingsPanel(), &FindingsPanel::sourceLineRequested);
-    const int row = w.findingsPanel()->model()->rowCount() - static_cast<int>(p.findings.size());  // report-level rows first
+    const int row = w.findingsPanel()->model()->rowCount() -
+                    static_cast<int>(p.findings.size());  // report-level rows first
     w.findingsPanel()->view()->selectRow(row);
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.at(0).at(1).toInt(), 171);
@@ -156,7 +160,8 @@ class TstMainWindow : public QObject {
     QVERIFY(cfg->formItem(QStringLiteral("kernel.defines.BLOCK_M")));
     QCOMPARE(cfg->formItem(QStringLiteral("params.M"))->text(1), QStringLiteral("250"));
     // An unknown symbol in the launch grid: the error names launch.grid and the form marks it.
-    QVERIFY(cfg->setFormValue(QStringLiteral("launch.grid"), QStringLiteral("[\"ceil_div(N, BLOCK_Q)\", 1, 1]")));
+    QVERIFY(
+        cfg->setFormValue(QStringLiteral("launch.grid"), QStringLiteral("[\"ceil_div(N, BLOCK_Q)\", 1, 1]")));
     QVERIFY2(cfg->errorPath().startsWith(QStringLiteral("launch.grid")), qPrintable(cfg->validationError()));
     QVERIFY(cfg->validationError().contains(QStringLiteral("BLOCK_Q")));
     QVERIFY(!cfg->formItem(QStringLiteral("launch.grid"))->toolTip(1).isEmpty());
@@ -171,14 +176,16 @@ class TstMainWindow : public QObject {
     QVERIFY(cfg->validationError().startsWith(QStringLiteral("JSON syntax")));
     // The run command names the config.
     const QStringList cmd = w.runPanel()->commandLine(QStringLiteral("sweep"));
-    QCOMPARE(cmd.mid(1), (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream")}));
+    QCOMPARE(cmd.mid(1),
+             (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream")}));
     w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
     // A remote run is this machine's tilescope-run with --remote: it copies the
     // config's files to the host and starts the workers there (the same path as
     // the CLI's, tested against a real sshd in tests/cli/remote_sshd.sh).
     const QStringList remote = w.runPanel()->commandLine(QStringLiteral("diagnose"));
-    QCOMPARE(remote.mid(1), (QStringList{QStringLiteral("diagnose"), w.runPanel()->configPath(), QStringLiteral("--stream"),
-                                         QStringLiteral("--remote"), QStringLiteral("gpu01")}));
+    QCOMPARE(remote.mid(1),
+             (QStringList{QStringLiteral("diagnose"), w.runPanel()->configPath(), QStringLiteral("--stream"),
+                          QStringLiteral("--remote"), QStringLiteral("gpu01")}));
     QCOMPARE(remote.front(), cmd.front());
     QVERIFY(w.statusTargetText().contains(QStringLiteral("gpu01")));
     // A hostile host (an ssh option that runs a local command) gives no command at all.
@@ -190,12 +197,14 @@ class TstMainWindow : public QObject {
     w.runPanel()->setRemoteHost(QStringLiteral("gpu01"));
     w.runPanel()->setSlurm(true);
     w.runPanel()->setSbatchOptions(QStringLiteral(" --gres=gpu:1 --partition=gpu "));
-    QCOMPARE(w.runPanel()->commandLine(QStringLiteral("sweep")).mid(1),
-             (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream"),
-                          QStringLiteral("--slurm"), QStringLiteral("--sbatch=--gres=gpu:1 --partition=gpu")}));
+    QCOMPARE(
+        w.runPanel()->commandLine(QStringLiteral("sweep")).mid(1),
+        (QStringList{QStringLiteral("sweep"), w.runPanel()->configPath(), QStringLiteral("--stream"),
+                     QStringLiteral("--slurm"), QStringLiteral("--sbatch=--gres=gpu:1 --partition=gpu")}));
     QVERIFY(w.runPanel()->commandLine(QStringLiteral("run")).isEmpty());
     QVERIFY(w.runPanel()->commandLine(QStringLiteral("diagnose")).isEmpty());
-    QVERIFY2(w.statusTargetText().contains(QStringLiteral("Slurm (sbatch --gres=gpu:1")), qPrintable(w.statusTargetText()));
+    QVERIFY2(w.statusTargetText().contains(QStringLiteral("Slurm (sbatch --gres=gpu:1")),
+             qPrintable(w.statusTargetText()));
     w.runPanel()->setSlurm(false);
     QCOMPARE(w.runPanel()->commandLine(QStringLiteral("sweep")).last(), QStringLiteral("gpu01"));
     w.runPanel()->setRemoteHost(QString());

@@ -29,15 +29,21 @@ class TstModels : public QObject {
     QCOMPARE(model.rowCount(), static_cast<int>(p.findings.size()));
     QCOMPARE(model.columnCount(), static_cast<int>(FindingsModel::ColumnCount));
     for (int r = 0; r < model.rowCount(); ++r) {
-      QCOMPARE(model.index(r, FindingsModel::CategoryColumn).data().toString().section(QLatin1Char(' '), 0, 0),
-               QString::fromStdString(p.findings[static_cast<size_t>(r)].category));
-      QVERIFY(!model.index(r, FindingsModel::SeverityColumn).data(Qt::DecorationRole).value<QIcon>().isNull());
+      QCOMPARE(
+          model.index(r, FindingsModel::CategoryColumn).data().toString().section(QLatin1Char(' '), 0, 0),
+          QString::fromStdString(p.findings[static_cast<size_t>(r)].category));
+      QVERIFY(
+          !model.index(r, FindingsModel::SeverityColumn).data(Qt::DecorationRole).value<QIcon>().isNull());
     }
     // The mismatch finding carries a detail, shown next to its category, and a tile location.
     const QString cat = model.index(1, FindingsModel::CategoryColumn).data().toString();
     QCOMPARE(cat, QStringLiteral("mismatch (tail_tiles)"));
-    QVERIFY(model.index(1, FindingsModel::LocationColumn).data().toString().contains(QStringLiteral("tile [0,0]")));
-    QVERIFY(model.index(0, FindingsModel::LocationColumn).data().toString().startsWith(QStringLiteral("C: ")));
+    QVERIFY(model.index(1, FindingsModel::LocationColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("tile [0,0]")));
+    QVERIFY(
+        model.index(0, FindingsModel::LocationColumn).data().toString().startsWith(QStringLiteral("C: ")));
     model.clear();
     QCOMPARE(model.rowCount(), 0);
   }
@@ -46,17 +52,19 @@ class TstModels : public QObject {
     ResultMatrixModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setReport(m_report);
-    QCOMPARE(model.rowCount(), 4);   // 2×2 sweep points
-    QCOMPARE(model.columnCount(), 1); // one trial
+    QCOMPARE(model.rowCount(), 4);     // 2×2 sweep points
+    QCOMPARE(model.columnCount(), 1);  // one trial
     for (int i = 0; i < 4; ++i) {
       const QModelIndex idx = model.indexForPoint(i);
       QVERIFY(idx.isValid());
       QCOMPARE(idx.data(ResultMatrixModel::PointIndexRole).toInt(), i);
-      QCOMPARE(idx.data(Qt::BackgroundRole).value<QColor>(), verdictColor(m_report.points[static_cast<size_t>(i)].verdict));
+      QCOMPARE(idx.data(Qt::BackgroundRole).value<QColor>(),
+               verdictColor(m_report.points[static_cast<size_t>(i)].verdict));
     }
     // Rows read as the swept values; the full assignment is the row's tooltip.
     QCOMPARE(model.headerData(3, Qt::Vertical).toString(), QStringLiteral("128, 64"));
-    QCOMPARE(model.headerData(3, Qt::Vertical, Qt::ToolTipRole).toString(), QStringLiteral("BLOCK_M=128 BLOCK_N=64"));
+    QCOMPARE(model.headerData(3, Qt::Vertical, Qt::ToolTipRole).toString(),
+             QStringLiteral("BLOCK_M=128 BLOCK_N=64"));
     QVERIFY(model.index(3, 0).data().toString().startsWith(QStringLiteral("compile_error")));
   }
 
@@ -71,8 +79,9 @@ class TstModels : public QObject {
     QCOMPARE(model.columnCount(), 1);
     for (int i = 0; i < model.rowCount(); ++i) {
       QCOMPARE(model.indexForPoint(i).row(), i);
-      QVERIFY(model.headerData(i, Qt::Vertical).toString().startsWith(
-          QString::fromStdString(diag.points[static_cast<size_t>(i)].experiment)));
+      QVERIFY(model.headerData(i, Qt::Vertical)
+                  .toString()
+                  .startsWith(QString::fromStdString(diag.points[static_cast<size_t>(i)].experiment)));
     }
   }
 
@@ -87,7 +96,8 @@ class TstModels : public QObject {
     model.setPoint(p, 0);
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(model.columnCount(), 3);
-    QCOMPARE(model.index(2, 2).data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(Verdict::incorrect));
+    QCOMPARE(model.index(2, 2).data(ResultMatrixModel::VerdictRole).toInt(),
+             static_cast<int>(Verdict::incorrect));
     QVERIFY(!model.index(0, 0).data(ResultMatrixModel::VerdictRole).isValid());
   }
 
@@ -99,9 +109,12 @@ class TstModels : public QObject {
     QCOMPARE(model.rowCount(), static_cast<int>(m_report.points.size()));
     for (int r = 0; r < model.rowCount(); ++r) {
       const Point& p = m_report.points[static_cast<size_t>(r)];
-      QCOMPARE(model.index(r, PointsModel::VerdictColumn).data().toString(), QString::fromLatin1(verdictName(p.verdict)));
-      QCOMPARE(model.index(r, PointsModel::FindingsColumn).data().toInt(), static_cast<int>(p.findings.size()));
-      QCOMPARE(model.index(r, PointsModel::SpeedupColumn).data(PointsModel::SortRole).toDouble(), p.speedup.value_or(0.0));
+      QCOMPARE(model.index(r, PointsModel::VerdictColumn).data().toString(),
+               QString::fromLatin1(verdictName(p.verdict)));
+      QCOMPARE(model.index(r, PointsModel::FindingsColumn).data().toInt(),
+               static_cast<int>(p.findings.size()));
+      QCOMPARE(model.index(r, PointsModel::SpeedupColumn).data(PointsModel::SortRole).toDouble(),
+               p.speedup.value_or(0.0));
     }
     // Point 0 ran in 41 µs: the time column says so in microseconds, as core formats it everywhere.
     QCOMPARE(model.index(0, PointsModel::TimeColumn).data().toString(), QStringLiteral("41 \u00b5s"));

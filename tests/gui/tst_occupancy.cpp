@@ -18,7 +18,8 @@ class TestOccupancy : public QObject {
   }
   static QCPBars* limiterBars(ChartPlot* plot) {
     for (int i = 0; i < plot->plottableCount(); ++i)
-      if (auto* b = qobject_cast<QCPBars*>(plot->plottable(i)); b && b->name() == QLatin1String("limiter")) return b;
+      if (auto* b = qobject_cast<QCPBars*>(plot->plottable(i)); b && b->name() == QLatin1String("limiter"))
+        return b;
     return nullptr;
   }
 
@@ -43,7 +44,8 @@ class TestOccupancy : public QObject {
     ChartPlot* smem = panel.curvePlot(OccupancyCurve::SharedMemory);
     QCOMPARE(smem->graph(1)->data()->at(0)->key, 65536.0 + 1024.0);
     QCOMPARE(smem->graph(1)->data()->at(0)->value, 0.375);
-    QVERIFY2(panel.limiterLabel().startsWith(QStringLiteral("limiter: shared memory")), qPrintable(panel.limiterLabel()));
+    QVERIFY2(panel.limiterLabel().startsWith(QStringLiteral("limiter: shared memory")),
+             qPrintable(panel.limiterLabel()));
     QCPBars* bars = limiterBars(panel.resourcePlot());
     QVERIFY(bars);
     QCOMPARE(bars->dataCount(), 1);
@@ -65,7 +67,8 @@ class TestOccupancy : public QObject {
     QVERIFY(h100Row >= 0);
     QCOMPARE(panel.deviceTable()->item(h100Row, 0)->text(), QStringLiteral("H100"));
     // core's model and the fixture (NVIDIA's rules worked by hand) agree on the H100.
-    QCOMPARE(panel.deviceTable()->item(h100Row, 2)->text(), QString::number(report->points[0].occupancy.blocksPerSm));
+    QCOMPARE(panel.deviceTable()->item(h100Row, 2)->text(),
+             QString::number(report->points[0].occupancy.blocksPerSm));
     QCOMPARE(panel.deviceTable()->item(h100Row, 4)->text(), QStringLiteral("fits"));
     selection.setPoint(2);  // 64 KiB dynamic: above the 48 KiB default limit everywhere
     QCOMPARE(panel.deviceTable()->item(h100Row, 4)->text(), QStringLiteral("needs opt-in"));

@@ -19,10 +19,12 @@ using Vec = std::array<double, 3>;
 double toLinear(double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); }
 
 Vec deuteranope(const QColor& c) {
-  static const double m[3][3] = {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}};
+  static const double m[3][3] = {
+      {0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}};
   const Vec l{toLinear(c.redF()), toLinear(c.greenF()), toLinear(c.blueF())};
   Vec out{};
-  for (int i = 0; i < 3; ++i) out[static_cast<size_t>(i)] = std::clamp(m[i][0] * l[0] + m[i][1] * l[1] + m[i][2] * l[2], 0.0, 1.0);
+  for (int i = 0; i < 3; ++i)
+    out[static_cast<size_t>(i)] = std::clamp(m[i][0] * l[0] + m[i][1] * l[1] + m[i][2] * l[2], 0.0, 1.0);
   return out;  // linear RGB as a deuteranope sees it
 }
 
@@ -36,7 +38,8 @@ Vec lab(const Vec& lin) {
 
 double deltaEDeuteranopia(const QColor& a, const QColor& b) {
   const Vec p = lab(deuteranope(a)), q = lab(deuteranope(b));
-  return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+  return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+                   (p[2] - q[2]) * (p[2] - q[2]));
 }
 }  // namespace
 
@@ -57,7 +60,8 @@ class TstPalette : public QObject {
     // Every pair of coverage states: distinct colours under deuteranopia...
     for (int a = 0; a < kStateCount; ++a)
       for (int b = a + 1; b < kStateCount; ++b)
-        QVERIFY2(deltaEDeuteranopia(stateColor(a), stateColor(b)) > 15, qPrintable(QStringLiteral("%1 / %2").arg(a).arg(b)));
+        QVERIFY2(deltaEDeuteranopia(stateColor(a), stateColor(b)) > 15,
+                 qPrintable(QStringLiteral("%1 / %2").arg(a).arg(b)));
   }
 
   void statesCarryASecondChannel() {
@@ -81,12 +85,14 @@ class TstPalette : public QObject {
     Report r;
     Point p;
     p.verdict = Verdict::slow;
-    p.label.assign(1, 'x');  // not `= "x"`: GCC 12 warns (-Wrestrict, a false positive) on that assignment here
+    p.label.assign(1,
+                   'x');  // not `= "x"`: GCC 12 warns (-Wrestrict, a false positive) on that assignment here
     r.points.push_back(p);
     ResultMatrixModel m;
     m.setReport(r);
     const QModelIndex i = m.index(0, 0);
-    const QColor bg = i.data(Qt::BackgroundRole).value<QColor>(), fg = i.data(Qt::ForegroundRole).value<QColor>();
+    const QColor bg = i.data(Qt::BackgroundRole).value<QColor>(),
+                 fg = i.data(Qt::ForegroundRole).value<QColor>();
     QVERIFY2(contrastRatio(bg, fg) >= 4.5, qPrintable(QString::number(contrastRatio(bg, fg))));
     QVERIFY(i.data().toString().contains(QStringLiteral("slow")));
   }

@@ -6,11 +6,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "controllers/runstream.h"
 #include "models/resultmatrixmodel.h"
 #include "panels/findingspanel.h"
 #include "panels/logpanel.h"
 #include "panels/runpanel.h"
-#include "controllers/runstream.h"
 #include "tilescope/model/report.h"
 
 using namespace tilescope;
@@ -47,8 +47,12 @@ QByteArray diagnoseStreamOf(const Report& r) {
   };
   int capture = 0;
   for (const Point& p : r.points) {
-    line({{"event", "progress"}, {"stage", "diagnose"}, {"experiment", p.experiment}, {"capture", ++capture},
-          {"max_captures", 16}, {"message", "experiment " + p.experiment}});
+    line({{"event", "progress"},
+          {"stage", "diagnose"},
+          {"experiment", p.experiment},
+          {"capture", ++capture},
+          {"max_captures", 16},
+          {"message", "experiment " + p.experiment}});
     line({{"event", "progress"}, {"experiment", p.experiment}, {"message", "compiling"}, {"t", 0.1}});
     nlohmann::json point = toJson(p);
     point.erase("experiment");
@@ -133,7 +137,8 @@ class TstPanels : public QObject {
     QCOMPARE(reports.count(), 1);
     // The matrix filled from the streamed points, coloured cell by cell.
     QCOMPARE(panel.matrixModel()->rowCount(), 4);
-    QCOMPARE(panel.matrixModel()->indexForPoint(3).data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(Verdict::compile_error));
+    QCOMPARE(panel.matrixModel()->indexForPoint(3).data(ResultMatrixModel::VerdictRole).toInt(),
+             static_cast<int>(Verdict::compile_error));
     QFile args(dir.filePath(QStringLiteral("args")));
     QVERIFY(args.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(), QStringLiteral("sweep %1 --stream").arg(kConfig));
@@ -157,7 +162,8 @@ class TstPanels : public QObject {
     QVERIFY(stream.open(QIODevice::WriteOnly));
     stream.write(diagnoseStreamOf(d));
     stream.close();
-    writeWorker(QStringLiteral("echo \"$@\" > '%1'\ncat '%2'\nexit 1").arg(dir.filePath(QStringLiteral("args")), stream.fileName()));
+    writeWorker(QStringLiteral("echo \"$@\" > '%1'\ncat '%2'\nexit 1")
+                    .arg(dir.filePath(QStringLiteral("args")), stream.fileName()));
     Selection sel;
     RunPanel panel(&sel);
     panel.setConfigPath(kConfig);
@@ -167,14 +173,18 @@ class TstPanels : public QObject {
     QVERIFY(finished.wait(10000));
     QFile args(dir.filePath(QStringLiteral("args")));
     QVERIFY(args.open(QIODevice::ReadOnly));
-    QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(), QStringLiteral("diagnose %1 --stream").arg(kConfig));
+    QCOMPARE(QString::fromUtf8(args.readAll()).trimmed(),
+             QStringLiteral("diagnose %1 --stream").arg(kConfig));
     // One row per experiment, named after it; no capture overwrote another.
     QCOMPARE(panel.matrixModel()->rowCount(), static_cast<int>(d.points.size()));
     for (size_t i = 0; i < d.points.size(); ++i) {
       const QModelIndex idx = panel.matrixModel()->indexForPoint(static_cast<int>(i));
       QVERIFY(idx.isValid());
       QCOMPARE(idx.data(ResultMatrixModel::VerdictRole).toInt(), static_cast<int>(d.points[i].verdict));
-      QVERIFY(panel.matrixModel()->headerData(idx.row(), Qt::Vertical).toString().startsWith(QString::fromStdString(names[i])));
+      QVERIFY(panel.matrixModel()
+                  ->headerData(idx.row(), Qt::Vertical)
+                  .toString()
+                  .startsWith(QString::fromStdString(names[i])));
     }
     // Progress counts captures against diagnose's limit, the workers' own messages too.
     QCOMPARE(progress.size(), 2 * static_cast<int>(d.points.size()));
@@ -212,11 +222,11 @@ class TstPanels : public QObject {
   }
 
   void compileLogParser() {
-    const QList<LogDiagnostic> d = parseCompileLog(QStringLiteral(
-        "gemm.cu(42): error: identifier \"x\" is undefined\n"
-        "kernel.cu:17:5: warning: unused variable 'lane'\n"
-        "2 errors detected\n"
-        "gemm.cu(9): warning #177-D: variable \"y\" was declared but never referenced\n"));
+    const QList<LogDiagnostic> d = parseCompileLog(
+        QStringLiteral("gemm.cu(42): error: identifier \"x\" is undefined\n"
+                       "kernel.cu:17:5: warning: unused variable 'lane'\n"
+                       "2 errors detected\n"
+                       "gemm.cu(9): warning #177-D: variable \"y\" was declared but never referenced\n"));
     QCOMPARE(d.size(), 3);
     QCOMPARE(d[0].file, QStringLiteral("gemm.cu"));
     QCOMPARE(d[0].line, 42);

@@ -54,7 +54,8 @@ class TstRobustness : public QObject {
     QSettings().clear();
     QVERIFY(m_dir.isValid());
     // The config's kernel source, beside the mutated copies.
-    QVERIFY(QFile::copy(QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_tiled.cu"), m_dir.filePath(QStringLiteral("gemm_tiled.cu"))));
+    QVERIFY(QFile::copy(QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_tiled.cu"),
+                        m_dir.filePath(QStringLiteral("gemm_tiled.cu"))));
     m_oldPath = qgetenv("PATH");
     qputenv("PATH", m_dir.path().toUtf8() + ':' + m_oldPath);
   }
@@ -72,13 +73,21 @@ class TstRobustness : public QObject {
     QTest::newRow("null") << "null.json" << QByteArray("null") << "null, not an object";
     QTest::newRow("deep") << "deep.json" << deep << "nesting";
     QTest::newRow("deep extra") << "deep_extra.json"
-                                << QByteArray("{\"schema\":\"tilescope.report/1\",\"extra\":") + deep + "}" << "nesting";
-    QTest::newRow("points number") << "points.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":5}") << "points";
-    QTest::newRow("device array") << "device.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"device\":[1]}") << "device";
+                                << QByteArray("{\"schema\":\"tilescope.report/1\",\"extra\":") + deep + "}"
+                                << "nesting";
+    QTest::newRow("points number") << "points.json"
+                                   << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":5}")
+                                   << "points";
+    QTest::newRow("device array") << "device.json"
+                                  << QByteArray("{\"schema\":\"tilescope.report/1\",\"device\":[1]}")
+                                  << "device";
     QTest::newRow("finding null")
-        << "finding.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":[{\"findings\":[null]}]}") << "findings[0]";
-    QTest::newRow("out of range") << "range.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":[{\"wall_s\":-1e400}]}")
-                                  << "invalid JSON";
+        << "finding.json"
+        << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":[{\"findings\":[null]}]}")
+        << "findings[0]";
+    QTest::newRow("out of range")
+        << "range.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":[{\"wall_s\":-1e400}]}")
+        << "invalid JSON";
     QTest::newRow("binary") << "binary.json" << QByteArray("\x00\xff\xfe{", 4) << "invalid JSON";
   }
 
@@ -113,20 +122,28 @@ class TstRobustness : public QObject {
     const QString cfgDir = m_dir.filePath(QStringLiteral("dir.tscfg.json"));
     QVERIFY(QDir().mkpath(cfgDir));
     QVERIFY(!w.openFile(cfgDir));
-    QVERIFY2(w.lastError().contains(cfgDir) && w.lastError().contains(QStringLiteral("directory")), qPrintable(w.lastError()));
+    QVERIFY2(w.lastError().contains(cfgDir) && w.lastError().contains(QStringLiteral("directory")),
+             qPrintable(w.lastError()));
   }
 
   // Configs open whatever they hold; what is wrong is a validation error, not a crash.
   void badConfigs_data() {
     QTest::addColumn<QString>("mutation");
     QTest::addColumn<QString>("problem");
-    QTest::newRow("tensors number") << "\"tensors\": 5," << "tensors";
-    QTest::newRow("kernel string") << "\"kernel\": \"k\"," << "kernel";
-    QTest::newRow("launch array") << "\"launch\": [1]," << "launch";
-    QTest::newRow("params null") << "\"params\": null," << "params";
-    QTest::newRow("out of range") << "\"baseline\": -1e400," << "JSON syntax";
-    QTest::newRow("deep description") << QStringLiteral("\"description\": ") + QString(100000, QLatin1Char('[')) + QString(100000, QLatin1Char(']')) + QLatin1Char(',')
-                                      << "JSON syntax";
+    QTest::newRow("tensors number") << "\"tensors\": 5,"
+                                    << "tensors";
+    QTest::newRow("kernel string") << "\"kernel\": \"k\","
+                                   << "kernel";
+    QTest::newRow("launch array") << "\"launch\": [1],"
+                                  << "launch";
+    QTest::newRow("params null") << "\"params\": null,"
+                                 << "params";
+    QTest::newRow("out of range") << "\"baseline\": -1e400,"
+                                  << "JSON syntax";
+    QTest::newRow("deep description")
+        << QStringLiteral("\"description\": ") + QString(100000, QLatin1Char('[')) +
+               QString(100000, QLatin1Char(']')) + QLatin1Char(',')
+        << "JSON syntax";
   }
 
   void badConfigs() {
@@ -154,43 +171,63 @@ class TstRobustness : public QObject {
     MainWindow w;
     // Help ▸ Keyboard Shortcuts lists the menus' own shortcuts.
     const QString keys = w.shortcutsText();
-    QVERIFY2(keys.contains(QStringLiteral("F5")) && keys.contains(QStringLiteral("Check (no GPU)")), qPrintable(keys));
-    QVERIFY(w.statusTargetText().contains(QStringLiteral("this machine")) && !w.statusTargetText().contains(QStringLiteral("GPU")));
+    QVERIFY2(keys.contains(QStringLiteral("F5")) && keys.contains(QStringLiteral("Check (no GPU)")),
+             qPrintable(keys));
+    QVERIFY(w.statusTargetText().contains(QStringLiteral("this machine")) &&
+            !w.statusTargetText().contains(QStringLiteral("GPU")));
     // Export starts beside the report, named after it, and a bare name takes the filter's extension.
     QVERIFY(w.openFile(kFixture));
     QCOMPARE(w.defaultExportPath(), QFileInfo(kFixture).dir().filePath(QStringLiteral("gemm_sweep.html")));
-    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out"), QStringLiteral("PDF (*.pdf)")), QStringLiteral("/tmp/out.pdf"));
-    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out.md"), QStringLiteral("PDF (*.pdf)")), QStringLiteral("/tmp/out.md"));
+    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out"), QStringLiteral("PDF (*.pdf)")),
+             QStringLiteral("/tmp/out.pdf"));
+    QCOMPARE(MainWindow::withExportExtension(QStringLiteral("/tmp/out.md"), QStringLiteral("PDF (*.pdf)")),
+             QStringLiteral("/tmp/out.md"));
   }
 
   void exitStatusMessages() {
-    const QString tail = QStringLiteral("ssh: Could not resolve hostname gpu-nowhere: Name or service not known");
+    const QString tail =
+        QStringLiteral("ssh: Could not resolve hostname gpu-nowhere: Name or service not known");
     QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 0, true, {}, false).isEmpty());
     QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 1, true, {}, false).isEmpty());
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 0, false, {}, false).contains(QStringLiteral("without a report")));
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 2, false, {}, false).contains(QStringLiteral("configuration error")));
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 3, false, {}, false).contains(QStringLiteral("no GPU")));
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 3, false, {}, true).contains(QStringLiteral("cannot be reached")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 0, false, {}, false)
+                .contains(QStringLiteral("without a report")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 2, false, {}, false)
+                .contains(QStringLiteral("configuration error")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 3, false, {}, false)
+                .contains(QStringLiteral("no GPU")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("run"), 3, false, {}, true)
+                .contains(QStringLiteral("cannot be reached")));
     const QString ssh = RunPanel::failureMessage(QStringLiteral("run"), 255, false, tail, true);
     QVERIFY(ssh.contains(QStringLiteral("ssh failed")) && ssh.contains(QStringLiteral("gpu-nowhere")));
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("sweep"), 127, false, {}, true).contains(QStringLiteral("not found on the remote host")));
-    QVERIFY(RunPanel::failureMessage(QStringLiteral("sweep"), 42, false, {}, false).contains(QStringLiteral("exit status 42")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("sweep"), 127, false, {}, true)
+                .contains(QStringLiteral("not found on the remote host")));
+    QVERIFY(RunPanel::failureMessage(QStringLiteral("sweep"), 42, false, {}, false)
+                .contains(QStringLiteral("exit status 42")));
   }
 
   void runFailuresAreVisible_data() {
     QTest::addColumn<QString>("host");
     QTest::addColumn<QString>("script");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("usage") << "" << "echo 'kernel.entry: expected a string' >&2; exit 2" << "kernel.entry";
-    QTest::newRow("no gpu") << "" << "echo 'no CUDA device' >&2; exit 3" << "no GPU";
-    QTest::newRow("no report") << "" << "exit 0" << "without a report";
-    QTest::newRow("other") << "" << "exit 9" << "exit status 9";
+    QTest::newRow("usage") << ""
+                           << "echo 'kernel.entry: expected a string' >&2; exit 2"
+                           << "kernel.entry";
+    QTest::newRow("no gpu") << ""
+                            << "echo 'no CUDA device' >&2; exit 3"
+                            << "no GPU";
+    QTest::newRow("no report") << ""
+                               << "exit 0"
+                               << "without a report";
+    QTest::newRow("other") << ""
+                           << "exit 9"
+                           << "exit status 9";
     // A remote run is the local tilescope-run with --remote: an unreachable host
     // is its exit 3 with ssh's reason (tests/cli/remote_sshd.sh runs the real one).
-    QTest::newRow("ssh") << "gpu-nowhere"
-                         << "echo \"tilescope-run: error: cannot reach host 'gpu-nowhere' over ssh: ssh: Could not resolve "
-                            "hostname gpu-nowhere: Name or service not known\" >&2; exit 3"
-                         << "Could not resolve hostname";
+    QTest::newRow("ssh")
+        << "gpu-nowhere"
+        << "echo \"tilescope-run: error: cannot reach host 'gpu-nowhere' over ssh: ssh: Could not resolve "
+           "hostname gpu-nowhere: Name or service not known\" >&2; exit 3"
+        << "Could not resolve hostname";
   }
 
   void runFailuresAreVisible() {
@@ -202,14 +239,16 @@ class TstRobustness : public QObject {
     writeScript(QStringLiteral("tilescope-run"), script);
     MainWindow w;
     QVERIFY(w.openFile(kConfig));
-    if (!RunPanel::runExecutable().startsWith(m_dir.path())) QSKIP("a real tilescope-run sits next to the test binary");
+    if (!RunPanel::runExecutable().startsWith(m_dir.path()))
+      QSKIP("a real tilescope-run sits next to the test binary");
     w.runPanel()->setRemoteHost(host);
     QSignalSpy failed(w.runPanel(), &RunPanel::runFailed);
     QSignalSpy finished(w.runPanel(), &RunPanel::runFinished);
     w.runPanel()->startRun();
     QVERIFY(finished.wait(10000));
     QCOMPARE(failed.count(), 1);
-    QVERIFY2(failed.front().front().toString().contains(expected), qPrintable(failed.front().front().toString()));
+    QVERIFY2(failed.front().front().toString().contains(expected),
+             qPrintable(failed.front().front().toString()));
     // Seen wherever the user looks: banner, status bar, run panel; progress not at 100 %.
     QVERIFY(!w.messageBanner()->isHidden());
     QVERIFY2(w.messageBanner()->text().contains(expected), qPrintable(w.messageBanner()->text()));
@@ -228,14 +267,16 @@ class TstRobustness : public QObject {
     // Cancel sends SIGTERM to a Slurm sweep, so that tilescope-run can scancel
     // its jobs (tests/cli/slurm.sh checks that it does); the fake records its
     // arguments and the signal.
-    const QString args = m_dir.filePath(QStringLiteral("slurm-args")), term = m_dir.filePath(QStringLiteral("slurm-term"));
+    const QString args = m_dir.filePath(QStringLiteral("slurm-args")),
+                  term = m_dir.filePath(QStringLiteral("slurm-term"));
     writeScript(QStringLiteral("tilescope-run"),
                 QStringLiteral("trap 'echo TERM > %2; exit 143' TERM\necho \"$@\" > %1\n"
                                "i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done")
                     .arg(args, term));
     MainWindow w;
     QVERIFY(w.openFile(kConfig));
-    if (!RunPanel::runExecutable().startsWith(m_dir.path())) QSKIP("a real tilescope-run sits next to the test binary");
+    if (!RunPanel::runExecutable().startsWith(m_dir.path()))
+      QSKIP("a real tilescope-run sits next to the test binary");
     w.runPanel()->setSlurm(true);
     w.runPanel()->setSbatchOptions(QStringLiteral("--gres=gpu:1"));
     QSignalSpy cancelled(w.runPanel()->controller(), &RunController::runCancelled);

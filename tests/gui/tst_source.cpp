@@ -2,11 +2,11 @@
 // open their file:line centred in a highlighted, numbered source, with the trace's
 // per-line facts marked in the margin.
 #include <QDockWidget>
+#include <QFile>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTextBlock>
 #include <QTextLayout>
-#include <QFile>
 #include <QtTest>
 
 #include "mainwindow.h"
@@ -43,7 +43,8 @@ class TstSource : public QObject {
     MainWindow w;
     w.resize(1400, 900);
     w.show();
-    QVERIFY2(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/traced.json")), qPrintable(w.lastError()));
+    QVERIFY2(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/traced.json")),
+             qPrintable(w.lastError()));
     // The traced oob_write: the store past C's last row in gemm_tiled.cu.
     const int store = lineOf("C[offset] = __float2half(v);"), load = lineOf("return p[offset];");
     QVERIFY(store > 0 && load > 0);
@@ -55,12 +56,14 @@ class TstSource : public QObject {
     QCOMPARE(*m->finding(row)->location.line, store);
     w.findingsPanel()->view()->selectRow(row);
     SourcePanel* src = w.sourcePanel();
-    QVERIFY2(src->shownPath().endsWith(QStringLiteral("kernels/gemm/gemm_tiled.cu")), qPrintable(src->statusText()));
+    QVERIFY2(src->shownPath().endsWith(QStringLiteral("kernels/gemm/gemm_tiled.cu")),
+             qPrintable(src->statusText()));
     SourceView* view = src->view();
     QCOMPARE(view->shownLine(), store);
     QVERIFY(view->textCursor().block().text().contains(QStringLiteral("C[")));
     // Centred, not scrolled to the top: lines above it are in view.
-    QVERIFY2(view->firstVisibleLine() < store - 3 && view->firstVisibleLine() > 1, qPrintable(QString::number(view->firstVisibleLine())));
+    QVERIFY2(view->firstVisibleLine() < store - 3 && view->firstVisibleLine() > 1,
+             qPrintable(QString::number(view->firstVisibleLine())));
     // The margin: the faulting store and the out-of-bounds loads are errors.
     QVERIFY(view->marks().contains(store));
     QCOMPARE(view->marks()[store].severity, 2);
@@ -77,7 +80,8 @@ class TstSource : public QObject {
     QVERIFY(w.openFile(path));
     QVERIFY(w.report()->points[0].trace.traced());
     // The first located finding is open in the Source view already.
-    QVERIFY2(w.sourcePanel()->shownPath().endsWith(QStringLiteral("gemm_tiled.cu")), qPrintable(w.sourcePanel()->statusText()));
+    QVERIFY2(w.sourcePanel()->shownPath().endsWith(QStringLiteral("gemm_tiled.cu")),
+             qPrintable(w.sourcePanel()->statusText()));
   }
 
   void marksFromTheTrace() {
@@ -112,8 +116,11 @@ class TstSource : public QObject {
 
   void highlightsCuda() {
     SourceView v;
-    v.setPlainText(QStringLiteral("// a comment with __global__\n__global__ void k(float* x) {\n  x[threadIdx.x] = 1.0f;\n}\n"));
-    auto formatsOf = [&](int blockNo) { return v.document()->findBlockByNumber(blockNo).layout()->formats(); };
+    v.setPlainText(QStringLiteral(
+        "// a comment with __global__\n__global__ void k(float* x) {\n  x[threadIdx.x] = 1.0f;\n}\n"));
+    auto formatsOf = [&](int blockNo) {
+      return v.document()->findBlockByNumber(blockNo).layout()->formats();
+    };
     QTRY_VERIFY(!formatsOf(1).isEmpty());
     bool keyword = false;
     for (const QTextLayout::FormatRange& r : formatsOf(1))

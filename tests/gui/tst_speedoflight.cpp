@@ -5,8 +5,8 @@
 
 #include "charts/chartplot.h"
 #include "charts/rooflinecharts.h"
-#include "export/reportexporter.h"
 #include "export/exportfigures.h"
+#include "export/reportexporter.h"
 #include "panels/speedoflightpanel.h"
 #include "tilescope/model/report.h"
 
@@ -17,7 +17,8 @@ class TestSpeedOfLight : public QObject {
   Q_OBJECT
  private:
   static ReportPtr load() {
-    return std::make_shared<const Report>(loadReport(TILESCOPE_TEST_DATA "/reports_counters/gemm_tiled_f16.json"));
+    return std::make_shared<const Report>(
+        loadReport(TILESCOPE_TEST_DATA "/reports_counters/gemm_tiled_f16.json"));
   }
   static QCPBars* bars(ChartPlot* plot, const QString& name) {
     for (int i = 0; i < plot->plottableCount(); ++i)
@@ -94,8 +95,9 @@ class TestSpeedOfLight : public QObject {
     PcSamplingInfo& pc = rep.points[0].counters.pcSampling;
     pc.collected = true;
     pc.totalSamples = 1000;
-    pc.lines = {{"gemm_tiled.cu", 88, 600, {{"mio_throttle", 400}, {"short_scoreboard", 150}, {"selected", 50}}},
-                {"gemm_tiled.cu", 71, 300, {{"long_scoreboard", 300}}}};
+    pc.lines = {
+        {"gemm_tiled.cu", 88, 600, {{"mio_throttle", 400}, {"short_scoreboard", 150}, {"selected", 50}}},
+        {"gemm_tiled.cu", 71, 300, {{"long_scoreboard", 300}}}};
     Selection selection;
     SpeedOfLightPanel panel(&selection);
     panel.onReportLoaded(std::make_shared<const Report>(rep));

@@ -13,7 +13,8 @@ class TestTiming : public QObject {
   Q_OBJECT
  private:
   static ReportPtr load(const char* name) {
-    return std::make_shared<const Report>(loadReport(std::string(TILESCOPE_TEST_DATA "/reports_charts/") + name));
+    return std::make_shared<const Report>(
+        loadReport(std::string(TILESCOPE_TEST_DATA "/reports_charts/") + name));
   }
 
  private slots:
@@ -44,7 +45,8 @@ class TestTiming : public QObject {
     QCOMPARE(kernel->data()->at(0)->upperQuartile, p0.timing.kernelNs.p90);
     QCOMPARE(base->data()->at(0)->median, p0.baseline.kernelNs.median);
     QCOMPARE(base->name(), QStringLiteral("cublas"));
-    QVERIFY2(panel.summaryText().contains(QStringLiteral("1.25× slower than cublas")), qPrintable(panel.summaryText()));
+    QVERIFY2(panel.summaryText().contains(QStringLiteral("1.25× slower than cublas")),
+             qPrintable(panel.summaryText()));
 
     selection.setPoint(1);
     kernel = qobject_cast<QCPStatisticalBox*>(panel.distributionPlot()->plottable(0));

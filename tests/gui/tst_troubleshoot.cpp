@@ -14,8 +14,8 @@
 
 #include "mainwindow.h"
 #include "panels/troubleshootpanel.h"
-#include "tilescope/logs/classify.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
 #include "widgets/treeoutline.h"
 
 using namespace tilescope;
@@ -68,7 +68,8 @@ class TstTroubleshoot : public QObject {
     Selection sel;
     TroubleshootPanel p(&sel);
     QVERIFY2(p.treeLoaded(), qPrintable(p.treeError()));
-    QCOMPARE(p.treeView()->topLevelItem(0)->data(0, kNodeIdRole).toString(), QString::fromStdString(m_tree.root));
+    QCOMPARE(p.treeView()->topLevelItem(0)->data(0, kNodeIdRole).toString(),
+             QString::fromStdString(m_tree.root));
     // Every node is reachable from the root (treeFromJson checks it), so each has an item.
     for (const TreeNode& n : m_tree.nodes)
       QVERIFY2(findOutlineItem(p.treeView(), QString::fromStdString(n.id)), n.id.c_str());
@@ -97,7 +98,9 @@ class TstTroubleshoot : public QObject {
     // The first step's item shows the finding that decided it.
     QTreeWidgetItem* first = findOutlineItem(p.treeView(), p.highlightedPath().front());
     p.showItemDetails(first);
-    QVERIFY2(p.detailsText().contains(QString::fromStdString(expect.steps.front().evidence.dump(2)).left(200)), qPrintable(p.detailsText()));
+    QVERIFY2(
+        p.detailsText().contains(QString::fromStdString(expect.steps.front().evidence.dump(2)).left(200)),
+        qPrintable(p.detailsText()));
   }
 
   void answeringTheOpenQuestionAdvances() {
@@ -115,7 +118,8 @@ class TstTroubleshoot : public QObject {
     p.onReportLoaded(r);
     QCOMPARE(p.subject(), TroubleshootPanel::Subject::point);
     const TreeWalk before = p.walk();
-    QVERIFY2(!before.complete && !before.openAnswers.empty(), "the hand-built point should leave a question open");
+    QVERIFY2(!before.complete && !before.openAnswers.empty(),
+             "the hand-built point should leave a question open");
     QCOMPARE(p.highlightedPath(), ids(before.path));
     QCOMPARE(p.highlightedPath().back(), QString::fromStdString(before.stoppedAt));
     QVERIFY(p.fixText().isEmpty());
@@ -125,7 +129,8 @@ class TstTroubleshoot : public QObject {
     QTest::mouseClick(buttons.front(), Qt::LeftButton);
     const TreeWalk& after = p.walk();
     QVERIFY(after.path.size() > before.path.size());
-    QCOMPARE(QString::fromStdString(after.path[before.path.size()]), QString::fromStdString(before.openAnswers.front().next));
+    QCOMPARE(QString::fromStdString(after.path[before.path.size()]),
+             QString::fromStdString(before.openAnswers.front().next));
     const TreeStep& answered = after.steps[before.path.size() - 1];
     QCOMPARE(answered.node, before.stoppedAt);
     QVERIFY(!answered.automatic);
@@ -173,7 +178,8 @@ class TstTroubleshoot : public QObject {
     QVERIFY(list->topLevelItem(1)->text(0).startsWith(QStringLiteral("Decisive lines")));
     // The shared-memory hazard finding answers fault.race's question: a missing barrier.
     const QStringList path = p.highlightedPath();
-    QVERIFY2(path.contains(QStringLiteral("fault.race.missing_barrier")), qPrintable(path.join(QLatin1Char(' '))));
+    QVERIFY2(path.contains(QStringLiteral("fault.race.missing_barrier")),
+             qPrintable(path.join(QLatin1Char(' '))));
     QVERIFY(p.walk().complete);
   }
 
@@ -182,16 +188,19 @@ class TstTroubleshoot : public QObject {
     const QString src = dir.filePath(QStringLiteral("scale.cu"));
     QFile f(src);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("__global__ void scale(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "  x[i] *= 2.0f;   // no bound check\n}\n");
+    f.write(
+        "__global__ void scale(float* x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  x[i] *= 2.0f;   // no bound check\n}\n");
     f.close();
     // A memcheck report as compute-sanitizer prints it for a kernel built with -lineinfo.
-    const QString log = QStringLiteral(
-        "========= Invalid __global__ write of size 4 bytes\n"
-        "=========     at scale(float *, int)+0x70 in %1:3\n"
-        "=========     by thread (32,0,0) in block (3,0,0)\n"
-        "=========     Address 0x7f0000000200 is out of bounds\n"
-        "=========     and is 0 bytes after the nearest allocation at 0x7f0000000000 of size 512 bytes\n").arg(src);
+    const QString log =
+        QStringLiteral(
+            "========= Invalid __global__ write of size 4 bytes\n"
+            "=========     at scale(float *, int)+0x70 in %1:3\n"
+            "=========     by thread (32,0,0) in block (3,0,0)\n"
+            "=========     Address 0x7f0000000200 is out of bounds\n"
+            "=========     and is 0 bytes after the nearest allocation at 0x7f0000000000 of size 512 bytes\n")
+            .arg(src);
     Selection sel;
     TroubleshootPanel p(&sel);
     const Classification c = p.classifyAndWalk(log);
@@ -200,7 +209,8 @@ class TstTroubleshoot : public QObject {
     QTreeWidgetItem* finding = p.pasteFindings()->topLevelItem(0)->child(0);
     QVERIFY(finding->text(1).contains(QStringLiteral("scale.cu:3")));
     p.pasteFindings()->setCurrentItem(finding);
-    QVERIFY2(p.sourceText().contains(QStringLiteral(">     3 |   x[i] *= 2.0f;")), qPrintable(p.sourceText()));
+    QVERIFY2(p.sourceText().contains(QStringLiteral(">     3 |   x[i] *= 2.0f;")),
+             qPrintable(p.sourceText()));
     // A decisive-line row names no file: no source is shown.
     p.pasteFindings()->setCurrentItem(p.pasteFindings()->topLevelItem(1)->child(0));
     QVERIFY(p.sourceText().isEmpty());
@@ -209,7 +219,8 @@ class TstTroubleshoot : public QObject {
   void pastedLogBelowTheThresholdShowsTheNearestCandidates() {
     Selection sel;
     TroubleshootPanel p(&sel);
-    const Classification c = p.classifyAndWalk(QStringLiteral("Traceback (most recent call last):\nValueError: bad BLOCK\n"));
+    const Classification c =
+        p.classifyAndWalk(QStringLiteral("Traceback (most recent call last):\nValueError: bad BLOCK\n"));
     QVERIFY(!c.known());
     QVERIFY(p.classificationText().contains(QStringLiteral("Nearest: compile_error (compile.python.other")));
     QCOMPARE(p.pasteFindings()->topLevelItem(0)->child(0)->text(0), QStringLiteral("line 2"));
@@ -234,7 +245,8 @@ class TstTroubleshoot : public QObject {
     bool samples = false;
     for (QAction* a : w.menuBar()->actions())
       if (a->menu())
-        for (QAction* b : a->menu()->actions()) samples = samples || (b->menu() && b->text().contains(QStringLiteral("Samples")));
+        for (QAction* b : a->menu()->actions())
+          samples = samples || (b->menu() && b->text().contains(QStringLiteral("Samples")));
     QVERIFY(samples);
   }
 };

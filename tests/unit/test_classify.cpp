@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/logs/classify.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -46,7 +46,8 @@ TEST(Classify, CorpusHasEnoughRealEntriesInBothSplits) {
   std::map<std::string, std::set<std::string>> splitsOf;
   for (const auto& [file, want] : e.items()) {
     EXPECT_TRUE(fs::exists(kCorpus / file)) << file;
-    for (const char* k : {"url", "family", "split", "category", "node", "source"}) ASSERT_TRUE(want.contains(k)) << file << " " << k;
+    for (const char* k : {"url", "family", "split", "category", "node", "source"})
+      ASSERT_TRUE(want.contains(k)) << file << " " << k;
     const std::string url = want["url"];
     if (url.rfind("https://github.com/", 0) == 0) ++fromIssues;
     const std::string split = want["split"];
@@ -56,8 +57,8 @@ TEST(Classify, CorpusHasEnoughRealEntriesInBothSplits) {
   EXPECT_GE(fromIssues, 120);
   // Every family the issue lists is there, and in both halves.
   for (const char* fam : {"cuda_runtime", "sanitizer_memcheck", "sanitizer_racecheck", "sanitizer_initcheck",
-                          "sanitizer_synccheck", "cuda_memcheck", "compiler", "triton", "tilelang", "distributed",
-                          "numerical", "python", "int32_index"}) {
+                          "sanitizer_synccheck", "cuda_memcheck", "compiler", "triton", "tilelang",
+                          "distributed", "numerical", "python", "int32_index"}) {
     EXPECT_EQ(splitsOf[fam].size(), 2u) << fam;
   }
 }
@@ -150,8 +151,9 @@ TEST(Classify, UnknownTextIsNotClassified) {
 
 TEST(Classify, BelowTheThresholdIsUnknownWithTheNearestCandidates) {
   // A generic exception says only "some Python error": not enough to name a category.
-  Classification c = classifier().classify("Traceback (most recent call last):\n  File \"x.py\", line 2\n"
-                                           "ValueError: bad value for BLOCK_SIZE\n");
+  Classification c = classifier().classify(
+      "Traceback (most recent call last):\n  File \"x.py\", line 2\n"
+      "ValueError: bad value for BLOCK_SIZE\n");
   EXPECT_FALSE(c.known());
   EXPECT_TRUE(c.category.empty());
   ASSERT_FALSE(c.candidates.empty());
@@ -163,8 +165,9 @@ TEST(Classify, BelowTheThresholdIsUnknownWithTheNearestCandidates) {
 }
 
 TEST(Classify, SpecificRuleWinsOverTheGenericCompileError) {
-  Classification c = classifier().classify("gemm.cu(41): error: identifier \"BLOCK_K\" is undefined\n"
-                                           "gemm.cu(52): error: expected a \";\"\n");
+  Classification c = classifier().classify(
+      "gemm.cu(41): error: identifier \"BLOCK_K\" is undefined\n"
+      "gemm.cu(52): error: expected a \";\"\n");
   EXPECT_EQ(c.detail, "cuda_undefined_identifier");
   EXPECT_EQ(c.source, "nvcc");
   ASSERT_GE(c.candidates.size(), 1u);
@@ -175,7 +178,8 @@ TEST(Classify, SpecificRuleWinsOverTheGenericCompileError) {
 
 TEST(Classify, TheErrorAtTheEndOfALongLogDecides) {
   std::string log;
-  for (int i = 0; i < 5000; ++i) log += "step " + std::to_string(i) + ": loss 0.123 lr 1e-4 tokens/s 81234.5\n";
+  for (int i = 0; i < 5000; ++i)
+    log += "step " + std::to_string(i) + ": loss 0.123 lr 1e-4 tokens/s 81234.5\n";
   log += "RuntimeError: CUDA error: an illegal memory access was encountered\n";
   Classification c = classifier().classify(log);
   EXPECT_EQ(c.category, "illegal_address");
@@ -190,8 +194,10 @@ TEST(Classify, DecisiveLinesOfATimestampedPytestLogAreFoundAndNumbered) {
   for (int i = 0; i < 10000; ++i) {
     log += "2025-02-26T07:40:38.1234567Z tests/test_ops.py::test_case_" + std::to_string(i) + " PASSED\n";
     if (i == 6000)
-      log += "2025-02-26T07:40:38.1234567Z E       triton.runtime.errors.OutOfResources: out of resource: shared "
-             "memory, Required: 131072, Hardware limit: 101376.\n";
+      log +=
+          "2025-02-26T07:40:38.1234567Z E       triton.runtime.errors.OutOfResources: out of resource: "
+          "shared "
+          "memory, Required: 131072, Hardware limit: 101376.\n";
   }
   const Classification c = classifier().classify(log);
   EXPECT_EQ(c.category, "smem_exceeded");
@@ -224,7 +230,8 @@ TEST(Classify, SanitizerFindingsDecideAndAreCarried) {
 }
 
 TEST(Classify, RequiredLiteralsOfPatterns) {
-  EXPECT_EQ(requiredLiterals("out of resource: shared memory"), std::vector<std::string>{"out of resource: shared memory"});
+  EXPECT_EQ(requiredLiterals("out of resource: shared memory"),
+            std::vector<std::string>{"out of resource: shared memory"});
   EXPECT_EQ(requiredLiterals("misaligned address|CUDA_ERROR_MISALIGNED_ADDRESS"),
             (std::vector<std::string>{"misaligned address", "cuda_error_misaligned_address"}));
   // Optional parts and groups are not required; the longest required run is chosen.
@@ -258,8 +265,12 @@ TEST(Classify, MalformedRulesNameTheRule) {
     return dir / "c.json";
   };
   json bad = {{"schema", kClassifierSchema},
-              {"rules", {{{"id", "broken"}, {"pattern", "(unclosed"}, {"category", "hang"}, {"node", "fault.hang"},
-                          {"source", "cuda"}}}}};
+              {"rules",
+               {{{"id", "broken"},
+                 {"pattern", "(unclosed"},
+                 {"category", "hang"},
+                 {"node", "fault.hang"},
+                 {"source", "cuda"}}}}};
   try {
     loadClassifier(write(bad));
     FAIL() << "a regex that does not compile must be rejected";
@@ -272,7 +283,8 @@ TEST(Classify, MalformedRulesNameTheRule) {
   bad["rules"][0].erase("confidence");
   bad["rules"][0]["colour"] = "red";
   EXPECT_THROW(loadClassifier(write(bad)), std::runtime_error);
-  EXPECT_THROW(loadClassifier(write(json{{"schema", "other/1"}, {"rules", json::array()}})), std::runtime_error);
+  EXPECT_THROW(loadClassifier(write(json{{"schema", "other/1"}, {"rules", json::array()}})),
+               std::runtime_error);
   EXPECT_THROW(loadClassifier(write(json::array())), std::runtime_error);
   fs::remove_all(dir);
 }

@@ -21,11 +21,14 @@ HostTensor make(const std::string& name, DType dt, std::vector<std::int64_t> sha
   t.dtype = dt;
   t.shape = std::move(shape);
   t.bytes.resize(static_cast<std::size_t>(t.elements()) * dtypeSize(dt));
-  for (std::int64_t i = 0; i < t.elements(); ++i) encodeElement(dt, value(i), t.bytes.data() + i * dtypeSize(dt));
+  for (std::int64_t i = 0; i < t.elements(); ++i)
+    encodeElement(dt, value(i), t.bytes.data() + i * dtypeSize(dt));
   return t;
 }
 
-void set(HostTensor& t, std::int64_t i, double v) { encodeElement(t.dtype, v, t.bytes.data() + i * dtypeSize(t.dtype)); }
+void set(HostTensor& t, std::int64_t i, double v) {
+  encodeElement(t.dtype, v, t.bytes.data() + i * dtypeSize(t.dtype));
+}
 
 void setBits(HostTensor& t, std::int64_t i, std::uint64_t bits) {
   std::memcpy(t.bytes.data() + i * dtypeSize(t.dtype), &bits, dtypeSize(t.dtype));
@@ -84,7 +87,8 @@ TEST(Scan, UnwrittenTileIsACoverageGapNamingExactlyThatTile) {
   ASSERT_TRUE(f.location.elements);
   EXPECT_EQ(f.location.elements->first, (Index{64, 32}));
   EXPECT_EQ(f.location.elements->last, (Index{95, 63}));
-  EXPECT_NE(f.message.find("1024 elements in 1 tile never written (rows 64\u201395, cols 32\u201363)"), std::string::npos)
+  EXPECT_NE(f.message.find("1024 elements in 1 tile never written (rows 64\u201395, cols 32\u201363)"),
+            std::string::npos)
       << f.message;
 
   // The comparison skips what the scan reported: no mismatch for the gap.
@@ -280,7 +284,8 @@ TEST(Scan, GapBoxInRank3NamesEveryDimension) {
   ASSERT_EQ(s.findings.size(), 1u);
   EXPECT_EQ(s.findings[0].location.tiles, (std::vector<Index>{{1, 1, 1}}));
   EXPECT_EQ(s.findings[0].location.cta, (Index{1, 1, 1}));
-  EXPECT_NE(s.findings[0].message.find("[1, 4\u20137, 4\u20137]"), std::string::npos) << s.findings[0].message;
+  EXPECT_NE(s.findings[0].message.find("[1, 4\u20137, 4\u20137]"), std::string::npos)
+      << s.findings[0].message;
 }
 
 TEST(OobRead, NaNsInBoundCrossingTilesWithPoisonedInput) {
@@ -290,7 +295,8 @@ TEST(OobRead, NaNsInBoundCrossingTilesWithPoisonedInput) {
   for (std::int64_t c = 0; c < 100; ++c) set(out, 97 * 100 + c, std::nan(""));  // row 97: last tile row
   const ScanResult s = scanOutput(out, kSentinel, {32, 32}, &ref);
   EXPECT_EQ(s.nanInfInCrossingTiles, 100);
-  const auto found = inferOobReads(s, {{"A", DType::f32, true}, {"B", DType::f32, true}, {"idx", DType::i32, false}});
+  const auto found =
+      inferOobReads(s, {{"A", DType::f32, true}, {"B", DType::f32, true}, {"idx", DType::i32, false}});
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].category, "oob_read");
   EXPECT_EQ(found[0].treeNode, "fault.oob_read");

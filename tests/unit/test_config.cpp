@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <set>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/config/config.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ TEST(Config, SpecExampleLoads) {
   EXPECT_EQ(c.kernel.sourcePath, kDir / "gemm_tiled.cu");
   EXPECT_EQ(c.kernel.options, std::vector<std::string>{"-std=c++17"});
   ASSERT_EQ(c.kernel.defines.size(), 5u);
-  EXPECT_EQ(c.kernel.defines[0].first, "BLOCK_M");   // file order, not sorted
+  EXPECT_EQ(c.kernel.defines[0].first, "BLOCK_M");  // file order, not sorted
   EXPECT_EQ(c.kernel.defines[4].first, "STAGES");
   EXPECT_EQ(c.kernel.defines[4].second.flagText(), "2");
   ASSERT_EQ(c.tensors.size(), 3u);
@@ -149,7 +149,8 @@ TEST(Config, ScalarArgs) {
   i.type = ScalarType::u32;
   EXPECT_THROW(resolveScalarArg(i, s, "args[1]"), ConfigError);
   Config c = parseConfigText(minimal(R"j(, "tensors": {"x": {"dtype": "f32", "shape": [1]}},
-     "args": ["x", "N:i64", "1e-6:f32", "N / 4:f64", "Y:u32"])j"), kDir);
+     "args": ["x", "N:i64", "1e-6:f32", "N / 4:f64", "Y:u32"])j"),
+                             kDir);
   // (the duplicate keys are resolved by the JSON parser: the last wins)
   ASSERT_EQ(c.args.size(), 5u);
   EXPECT_EQ(c.args[4].type, ScalarType::u32);
@@ -157,7 +158,8 @@ TEST(Config, ScalarArgs) {
 }
 
 TEST(Config, StridedTensorSpan) {
-  Config c = parseConfigText(minimal(R"j(, "tensors": {"x": {"dtype": "f64", "shape": ["N", 4], "strides": ["N * 2", 1]}})j"), kDir);
+  Config c = parseConfigText(
+      minimal(R"j(, "tensors": {"x": {"dtype": "f64", "shape": ["N", 4], "strides": ["N * 2", 1]}})j"), kDir);
   ResolvedPoint p = resolvePoint(c);
   const ResolvedTensor* x = p.tensor("x");
   EXPECT_EQ(x->elements, 40);
@@ -167,7 +169,8 @@ TEST(Config, StridedTensorSpan) {
 
 TEST(Config, ReferenceKernelSeesItsOwnDefines) {
   Config c = parseConfigText(minimal(R"j(, "reference": {"op": "kernel", "source": "copy.cu", "entry": "ref",
-       "defines": {"RB": 64}, "args": ["x", "N"], "launch": {"grid": ["ceil_div(N, RB)"], "block": ["RB"]}})j"), kDir);
+       "defines": {"RB": 64}, "args": ["x", "N"], "launch": {"grid": ["ceil_div(N, RB)"], "block": ["RB"]}})j"),
+                             kDir);
   EXPECT_EQ(c.reference.kernel.entry, "ref");
   EXPECT_EQ(c.reference.args.size(), 2u);
   auto s = pointSymbols(c);
@@ -251,8 +254,8 @@ TEST(Config, ParseConfigFromJsonValue) {
 }
 
 TEST(Config, NameCollisions) {
-  EXPECT_THROW(parseConfigText(minimal(R"j(, "params": {"Z": 1})j"), kDir), ConfigError);   // define and param
-  EXPECT_THROW(parseConfigText(minimal(R"j(, "params": {"min": 1})j"), kDir), ConfigError); // function name
+  EXPECT_THROW(parseConfigText(minimal(R"j(, "params": {"Z": 1})j"), kDir), ConfigError);  // define and param
+  EXPECT_THROW(parseConfigText(minimal(R"j(, "params": {"min": 1})j"), kDir), ConfigError);  // function name
   EXPECT_THROW(parseConfigText(minimal(R"j(, "params": {"pid_x": 1})j"), kDir), ConfigError);
   try {
     parseConfigText(minimal(R"j(, "tensors": {"N": {"dtype": "f32", "shape": [1]}})j"), kDir);
@@ -273,7 +276,8 @@ TEST(Config, PidOnlyInTiles) {
 }
 
 TEST(Config, DTypeNames) {
-  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i32, DType::i64, DType::u8, DType::i8})
+  for (DType t :
+       {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i32, DType::i64, DType::u8, DType::i8})
     EXPECT_EQ(parseDType(dtypeName(t)), t);
   EXPECT_FALSE(parseDType("float32").has_value());
   EXPECT_EQ(dtypeSize(DType::bf16), 2u);

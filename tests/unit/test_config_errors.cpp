@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/config/config.h"
 
 namespace {
 
@@ -17,9 +17,9 @@ using tilescope::ConfigError;
 const std::filesystem::path kDir = std::filesystem::path(TILESCOPE_TEST_DATA) / "config";
 
 struct BadCase {
-  const char* fixture;                 // bad_<fixture>.tscfg.json
-  const char* path;                    // ConfigError::path
-  std::vector<const char*> contains;   // substrings of ConfigError::problem
+  const char* fixture;                // bad_<fixture>.tscfg.json
+  const char* path;                   // ConfigError::path
+  std::vector<const char*> contains;  // substrings of ConfigError::problem
 };
 
 /// Loads the fixture and resolves every sweep point; returns the first error.
@@ -40,7 +40,9 @@ TEST_P(ConfigErrorTest, NamesPathAndProblem) {
   auto error = firstError(kDir / (std::string("bad_") + c.fixture + ".tscfg.json"));
   ASSERT_TRUE(error.has_value()) << c.fixture << " loaded and resolved without an error";
   EXPECT_EQ(error->path, c.path) << error->what();
-  for (const char* part : c.contains) EXPECT_NE(error->problem.find(part), std::string::npos) << "missing '" << part << "' in: " << error->what();
+  for (const char* part : c.contains)
+    EXPECT_NE(error->problem.find(part), std::string::npos)
+        << "missing '" << part << "' in: " << error->what();
   EXPECT_EQ(std::string(error->what()), error->path + ": " + error->problem);
 }
 
@@ -50,7 +52,9 @@ const BadCase kCases[] = {
     {"unknown_kernel_key", "kernel.define", {"unknown key", "defines"}},
     {"unknown_launch_key", "launch.smem", {"unknown key", "shared_bytes"}},
     {"unknown_run_key", "run.timeout", {"unknown key", "timeout_s"}},
-    {"run_metric_shape", "run.metrics[1]", {"'DRAM bytes read' is not a metric name", "unit__counter.rollup"}},
+    {"run_metric_shape",
+     "run.metrics[1]",
+     {"'DRAM bytes read' is not a metric name", "unit__counter.rollup"}},
     {"run_counters_type", "run.counters", {"expected true or false"}},
     {"dtype", "tensors.A.dtype", {"unknown dtype 'f8'"}},
     {"shape_syntax", "tensors.C.shape[1]", {"unexpected end of expression", "'N *'"}},
@@ -86,15 +90,21 @@ const BadCase kCases[] = {
     {"expected_on_input", "tensors.in.expected", {"only an output tensor"}},
     {"init", "tensors.A.init", {"unknown init 'normal'"}},
     {"npy_missing", "tensors.in.init", {"nothing.npy", "does not exist"}},
-    {"npy_shape", "tensors.in.init", {"shape mismatch", "a_4x8_f32.npy", "<f4 of shape [4, 8]", "f32 (<f4) of shape [4, 4]"}},
-    {"npy_dtype", "tensors.in.init", {"dtype mismatch", "a_4x8_f16.npy", "<f2 of shape [4, 8]", "f32 (<f4) of shape [4, 8]"}},
+    {"npy_shape",
+     "tensors.in.init",
+     {"shape mismatch", "a_4x8_f32.npy", "<f4 of shape [4, 8]", "f32 (<f4) of shape [4, 4]"}},
+    {"npy_dtype",
+     "tensors.in.init",
+     {"dtype mismatch", "a_4x8_f16.npy", "<f2 of shape [4, 8]", "f32 (<f4) of shape [4, 8]"}},
     {"npy_fortran", "tensors.in.init", {"fortran_2x2_f32.npy", "fortran_order", "C-order"}},
     {"tolerance", "tolerance.rtol", {"must be >= 0"}},
     {"strides_rank", "tensors.A.strides", {"has 1 entries but shape has 2"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(ConfigErrors, ConfigErrorTest, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.fixture); });
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           return std::string(info.param.fixture);
+                         });
 
 TEST(ConfigErrors, EveryBadFixtureHasACase) {
   // A fixture without a case here would never be checked.

@@ -22,7 +22,8 @@ struct Folder {
     char t[] = "/tmp/tilescope-inputs-XXXXXX";
     dir = fs::path(mkdtemp(t)) / "cfg";
     fs::create_directories(dir / "inc");
-    std::ofstream(dir / "k.cu") << "#include \"inc/tile.h\"\n#define H \"x.h\"\n#include H\n__global__ void k() {}\n";
+    std::ofstream(dir / "k.cu")
+        << "#include \"inc/tile.h\"\n#define H \"x.h\"\n#include H\n__global__ void k() {}\n";
     std::ofstream(dir / "inc" / "tile.h") << "#pragma once\n#include <pre.h>\n";
     std::ofstream(dir / "pre.h") << "// read first\n";
   }
@@ -37,7 +38,8 @@ struct Folder {
 };
 
 const ConfigInput* find(const std::vector<ConfigInput>& v, Kind kind, const std::string& jsonPath) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const ConfigInput& i) { return i.kind == kind && i.jsonPath == jsonPath; });
+  auto it = std::find_if(v.begin(), v.end(),
+                         [&](const ConfigInput& i) { return i.kind == kind && i.jsonPath == jsonPath; });
   return it == v.end() ? nullptr : &*it;
 }
 
@@ -81,7 +83,8 @@ TEST(ConfigInputs, ACudaKernelsSourceOptionsIncludesAndNpyFilesEachWithItsJsonPa
   std::vector<std::string> reached;
   int computed = 0;
   for (const ConfigInput& i : in) {
-    if (i.kind == Kind::include && i.jsonPath == "kernel.source") reached.push_back(fs::weakly_canonical(i.path).string());
+    if (i.kind == Kind::include && i.jsonPath == "kernel.source")
+      reached.push_back(fs::weakly_canonical(i.path).string());
     if (i.kind == Kind::computedInclude && i.jsonPath == "kernel.source") {
       ++computed;
       EXPECT_TRUE(i.path.empty());
@@ -93,7 +96,8 @@ TEST(ConfigInputs, ACudaKernelsSourceOptionsIncludesAndNpyFilesEachWithItsJsonPa
   const std::string tile = fs::weakly_canonical(f.dir / "inc" / "tile.h").string();
   const std::string preReal = fs::weakly_canonical(f.dir / "pre.h").string();
   EXPECT_NE(std::find(reached.begin(), reached.end(), tile), reached.end());
-  EXPECT_NE(std::find(reached.begin(), reached.end(), preReal), reached.end());  // <pre.h>: found in the source's folder
+  EXPECT_NE(std::find(reached.begin(), reached.end(), preReal),
+            reached.end());  // <pre.h>: found in the source's folder
 
   const ConfigInput* npy = find(in, Kind::npy, "tensors.A.init");
   ASSERT_NE(npy, nullptr);

@@ -15,7 +15,8 @@ using namespace tilescope;
 
 const std::filesystem::path kZoo = std::filesystem::path(TILESCOPE_SOURCE_DIR) / "kernels" / "triton";
 
-std::string doc(const std::string& kernelExtra = "", const std::string& launch = R"x("grid": ["ceil_div(N, BLOCK)"])x",
+std::string doc(const std::string& kernelExtra = "",
+                const std::string& launch = R"x("grid": ["ceil_div(N, BLOCK)"])x",
                 const std::string& extra = "") {
   return R"j({"schema": "tilescope.config/1",
     "kernel": {"language": "triton", "source": "add.py", "entry": "add_kernel",
@@ -49,9 +50,9 @@ TEST(ConfigTriton, LoadsWithDefaultsAndDerivedBlock) {
   EXPECT_TRUE(c.kernel.defines[1].second.isBool);
   EXPECT_EQ(c.kernel.defines[1].second.toJson(), nlohmann::json(false));
   ResolvedPoint p = resolvePoint(c);
-  EXPECT_EQ(p.launch.block[0], 128);  // 32 * num_warps
-  EXPECT_EQ(p.launch.grid[0], 1);     // ceil_div(1000, 1024)
-  EXPECT_EQ(p.launch.sharedBytes, 0); // known once compiled
+  EXPECT_EQ(p.launch.block[0], 128);   // 32 * num_warps
+  EXPECT_EQ(p.launch.grid[0], 1);      // ceil_div(1000, 1024)
+  EXPECT_EQ(p.launch.sharedBytes, 0);  // known once compiled
   EXPECT_EQ(p.symbols.at("num_warps"), 4);
   EXPECT_EQ(p.symbols.at("BLOCK"), 1024);
 }
@@ -82,9 +83,10 @@ TEST(ConfigTriton, ConstexprKinds) {
 }
 
 TEST(ConfigTriton, SweepOverConstexprsWarpsAndStages) {
-  Config c = parseConfigText(doc("", R"x("grid": ["ceil_div(N, BLOCK)"])x",
-                                 R"x(, "sweep": {"BLOCK": [256, 512], "num_warps": [4, 8], "num_stages": [2, 3]})x"),
-                             kZoo);
+  Config c =
+      parseConfigText(doc("", R"x("grid": ["ceil_div(N, BLOCK)"])x",
+                          R"x(, "sweep": {"BLOCK": [256, 512], "num_warps": [4, 8], "num_stages": [2, 3]})x"),
+                      kZoo);
   auto points = expandSweep(c);
   ASSERT_EQ(points.size(), 8u);
   EXPECT_EQ(points[0].label(), "BLOCK=256 num_warps=4 num_stages=2");
@@ -122,15 +124,19 @@ TEST(ConfigTriton, SetPointSymbolReachesOptions) {
 }
 
 TEST(ConfigTriton, ErrorsNameThePathAndTheFix) {
-  EXPECT_NE(errorOf(doc("", R"x("grid": [1], "block": [128])x")).find("launch.block: a Triton kernel's block is 32·num_warps"),
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1], "block": [128])x"))
+                .find("launch.block: a Triton kernel's block is 32·num_warps"),
             std::string::npos);
-  EXPECT_NE(errorOf(doc("", R"x("grid": [1], "shared_bytes": 0)x")).find("launch.shared_bytes: the shared memory"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(doc("", R"x("grid": [1], "shared_bytes": 0)x")).find("launch.shared_bytes: the shared memory"),
+      std::string::npos);
   EXPECT_NE(errorOf(doc(R"x(, "num_warps": 6)x")).find("kernel.num_warps: num_warps must be a power of two"),
             std::string::npos);
   EXPECT_NE(errorOf(doc(R"x(, "num_ctas": 0)x")).find("kernel.num_ctas"), std::string::npos);
-  EXPECT_NE(errorOf(doc(R"x(, "defines": {"A": 1})x")).find("kernel.defines: unknown key"), std::string::npos);
-  EXPECT_NE(errorOf(doc("", R"x("grid": [1])x", R"x(, "sweep": {"num_warps": [4, 6]})x")).find("sweep.num_warps[1]"),
+  EXPECT_NE(errorOf(doc(R"x(, "defines": {"A": 1})x")).find("kernel.defines: unknown key"),
+            std::string::npos);
+  EXPECT_NE(errorOf(doc("", R"x("grid": [1])x", R"x(, "sweep": {"num_warps": [4, 6]})x"))
+                .find("sweep.num_warps[1]"),
             std::string::npos);
   EXPECT_NE(errorOf(doc("", R"x("grid": [1])x", R"x(, "sweep": {"num_stuff": [4]})x")).find("nor num_warps"),
             std::string::npos);
@@ -141,9 +147,10 @@ TEST(ConfigTriton, ErrorsNameThePathAndTheFix) {
   // A .py source without the language, and a .cu with it.
   std::string noLang = doc();
   noLang.erase(noLang.find("\"language\": \"triton\", "), 22);
-  EXPECT_NE(errorOf(noLang).find("kernel.source: unsupported source type '.py' in 'add.py': a Triton kernel needs "
-                                 "\"language\": \"triton\""),
-            std::string::npos)
+  EXPECT_NE(
+      errorOf(noLang).find("kernel.source: unsupported source type '.py' in 'add.py': a Triton kernel needs "
+                           "\"language\": \"triton\""),
+      std::string::npos)
       << errorOf(noLang);
   std::string cu = doc();
   cu.replace(cu.find("add.py"), 6, "../gemm/gemm_tiled.cu");
@@ -156,7 +163,8 @@ TEST(ConfigTriton, TileLangNotInstalledIsSaidClearly) {
   tl.replace(tl.find("\"triton\""), 8, "\"tilelang\"");
   const std::string e = errorOf(tl);
   unsetenv("TILESCOPE_PYTHON");
-  EXPECT_NE(e.find("kernel.language: TileLang is not installed for /nonexistent/python3"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel.language: TileLang is not installed for /nonexistent/python3"), std::string::npos)
+      << e;
 }
 
 TEST(ConfigTriton, EveryZooConfigLoadsAndResolves) {

@@ -61,15 +61,18 @@ TEST(Counters, MetricListIsNcuNamesWithoutDuplicates) {
 
 TEST(Counters, UserMetricsCombineByTheirRollup) {
   EXPECT_EQ(metricDef("smsp__warps_launched.sum").combine, MetricCombine::sum);
-  EXPECT_EQ(metricDef("dram__throughput.avg.pct_of_peak_sustained_elapsed").combine, MetricCombine::timeWeighted);
+  EXPECT_EQ(metricDef("dram__throughput.avg.pct_of_peak_sustained_elapsed").combine,
+            MetricCombine::timeWeighted);
   EXPECT_EQ(metricDef("sm__cycles_active.avg").combine, MetricCombine::timeWeighted);
 }
 
 TEST(Counters, BaselineKernelsSumCountsAndWeighPercentagesByDuration) {
   KernelCounters a, b;
-  a.metrics = {{"gpu__time_duration.sum", 3000}, {"dram__bytes_read.sum", 100},
+  a.metrics = {{"gpu__time_duration.sum", 3000},
+               {"dram__bytes_read.sum", 100},
                {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 80}};
-  b.metrics = {{"gpu__time_duration.sum", 1000}, {"dram__bytes_read.sum", 50},
+  b.metrics = {{"gpu__time_duration.sum", 1000},
+               {"dram__bytes_read.sum", 50},
                {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 40}};
   KernelCounters c = combineKernels({a, b}, "cublas");
   EXPECT_EQ(c.name, "cublas");
@@ -101,7 +104,8 @@ TEST(Counters, TransposeGetsBankConflictsAndItsPaddedFixDoesNot) {
   EXPECT_NE(f->message.find("32.0-way"), std::string::npos) << f->message;
   EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(1))), "bank_conflicts"));
   EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(1.5))), "bank_conflicts"));
-  EXPECT_FALSE(findingOf(concludeCounters(pointWith(sharedKernel(32, 4))), "bank_conflicts"));  // too few requests
+  EXPECT_FALSE(
+      findingOf(concludeCounters(pointWith(sharedKernel(32, 4))), "bank_conflicts"));  // too few requests
 }
 
 TEST(Counters, BankConflictsPointAtTheHottestSharedMemoryStall) {
@@ -117,9 +121,9 @@ TEST(Counters, BankConflictsPointAtTheHottestSharedMemoryStall) {
 
 TEST(Counters, UncoalescedWhenThreadsUseFewOfTheFetchedSectors) {
   KernelCounters k;
-  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 32768;   // 32 sectors per request
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] = 32768;  // 32 sectors per request
   k.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] = 1024;
-  k.metrics["sm__sass_data_bytes_mem_global_op_ld.sum"] = 1024 * 128;   // 4 sectors' worth used
+  k.metrics["sm__sass_data_bytes_mem_global_op_ld.sum"] = 1024 * 128;  // 4 sectors' worth used
   auto fs = concludeCounters(pointWith(k));
   std::optional<Finding> f = findingOf(fs, "uncoalesced_access");
   ASSERT_TRUE(f);
@@ -153,7 +157,7 @@ TEST(Counters, SpeedOfLightNamesTheBound) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, Severity::info);
   EXPECT_EQ(f->treeNode, "perf.latency_bound");
-  EXPECT_EQ(lat.size(), 1u);  // exactly one classification
+  EXPECT_EQ(lat.size(), 1u);                                           // exactly one classification
   EXPECT_TRUE(concludeCounters(pointWith(KernelCounters{})).empty());  // no SOL metrics: no claim
 }
 
@@ -182,7 +186,9 @@ TEST(Counters, LowAchievedOccupancyAgainstTheoretical) {
   static_.message = "static";
   p.findings.push_back(static_);
   applyCounterFindings(p);
-  ASSERT_EQ(std::count_if(p.findings.begin(), p.findings.end(), [](auto& f) { return f.category == "low_occupancy"; }), 1);
+  ASSERT_EQ(std::count_if(p.findings.begin(), p.findings.end(),
+                          [](auto& f) { return f.category == "low_occupancy"; }),
+            1);
   std::optional<Finding> f = findingOf(p.findings, "low_occupancy");
   EXPECT_EQ(f->detail, "grid");  // 16 CTAs cannot fill 132 SMs
   EXPECT_DOUBLE_EQ(f->evidence["achieved"].get<double>(), 0.1);
@@ -251,7 +257,8 @@ TEST(Counters, JsonRoundTripOfAFullyPopulatedPoint) {
   c.pcSamplingSeconds = 0.1;
   c.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum"};
   c.kernel = {"gemm", 1, {{"gpu__time_duration.sum", 1234.5}, {"dram__bytes_read.sum", 1e9}}};
-  c.baselineKernels = {{"sm90_xmma", 1, {{"gpu__time_duration.sum", 100}}}, {"splitk", 1, {{"gpu__time_duration.sum", 20}}}};
+  c.baselineKernels = {{"sm90_xmma", 1, {{"gpu__time_duration.sum", 100}}},
+                       {"splitk", 1, {{"gpu__time_duration.sum", 20}}}};
   c.baseline = combineKernels(c.baselineKernels, "cublas");
   c.baselineNote = "";
   c.baselineReused = true;

@@ -11,9 +11,11 @@ namespace {
 // As an H100 printed it for gemm_bug_assert_whole_tiles (NVRTC names the source).
 const char* kTwoAsserts =
     "row sums ready\n"
-    "gemm_tiled.cu:171: void gemm_tiled(const __half *, const __half *, __half *, int, int, int): block: [15,3,0], "
+    "gemm_tiled.cu:171: void gemm_tiled(const __half *, const __half *, __half *, int, int, int): block: "
+    "[15,3,0], "
     "thread: [40,0,0] Assertion `r < M && c < N` failed.\n"
-    "gemm_tiled.cu:171: void gemm_tiled(const __half *, const __half *, __half *, int, int, int): block: [15,3,0], "
+    "gemm_tiled.cu:171: void gemm_tiled(const __half *, const __half *, __half *, int, int, int): block: "
+    "[15,3,0], "
     "thread: [41,0,0] Assertion `r < M && c < N` failed.\n";
 
 TEST(DeviceOutput, ParsesEveryAssertLineAndNothingElse) {
@@ -27,12 +29,15 @@ TEST(DeviceOutput, ParsesEveryAssertLineAndNothingElse) {
   EXPECT_EQ(a[0].condition, "r < M && c < N");
   EXPECT_EQ(a[1].thread, (Index{41, 0, 0}));
   // A condition with backticks and colons inside, a path with colons.
-  const auto b = parseDeviceAsserts("/a:b/k.py:12: f: block: [0,0,0], thread: [1,2,3] Assertion `x[`i`] : 0` failed.");
+  const auto b =
+      parseDeviceAsserts("/a:b/k.py:12: f: block: [0,0,0], thread: [1,2,3] Assertion `x[`i`] : 0` failed.");
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].file, "/a:b/k.py");
   EXPECT_EQ(b[0].condition, "x[`i`] : 0");
   EXPECT_TRUE(parseDeviceAsserts("Assertion `x` failed.\nblock: [1,2,3]\n").empty());
-  EXPECT_TRUE(parseDeviceAsserts("k.cu:1: f: block: [99999999999999999999,0,0], thread: [0,0,0] Assertion `x` failed.").empty());
+  EXPECT_TRUE(parseDeviceAsserts(
+                  "k.cu:1: f: block: [99999999999999999999,0,0], thread: [0,0,0] Assertion `x` failed.")
+                  .empty());
 }
 
 TEST(DeviceOutput, LocatesTheDeviceAssertFinding) {
@@ -64,7 +69,8 @@ TEST(DeviceOutput, KeepsTheTailValidUtf8AndLeavesOtherFindingsAlone) {
   text += "bad \xff\xfe bytes\n";
   applyDeviceOutput(p, text);
   EXPECT_LE(p.deviceOutput.size(), kMaxDeviceOutputBytes);
-  EXPECT_EQ(p.deviceOutput.rfind("line ", 0), 0u) << "the tail starts at a line: " << p.deviceOutput.substr(0, 20);
+  EXPECT_EQ(p.deviceOutput.rfind("line ", 0), 0u)
+      << "the tail starts at a line: " << p.deviceOutput.substr(0, 20);
   EXPECT_NE(p.deviceOutput.find("line 4999\n"), std::string::npos);
   EXPECT_EQ(p.deviceOutput.find('\xff'), std::string::npos);
   EXPECT_FALSE(p.findings[0].location.line.has_value());

@@ -3,13 +3,15 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "tilescope/model/devices.h"
 #include "tilescope/base/resources.h"
+#include "tilescope/model/devices.h"
 
 using namespace tilescope;
 
 namespace {
-DeviceDb db() { return DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json"); }
+DeviceDb db() {
+  return DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json");
+}
 }  // namespace
 
 TEST(Devices, LoadsEveryRequiredDevice) {

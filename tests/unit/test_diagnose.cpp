@@ -46,7 +46,8 @@ Point badPoint(Verdict v, const std::string& category, std::int64_t mismatches =
   Point p = okPoint();
   p.verdict = v;
   p.findings.push_back(finding(category, atCta({1, 2, 0})));
-  if (v == Verdict::fault) p.correctness.clear();
+  if (v == Verdict::fault)
+    p.correctness.clear();
   else {
     p.correctness[0].mismatches = mismatches;
     p.correctness[0].maxAbsErr = err;
@@ -103,7 +104,7 @@ TEST(DiagnosePlan, PassingBaselineGetsTrialsPoisonAlignmentAndPartialTiles) {
   auto groups = planExperiments(okPoint(), pointConfig("gemm_whole_tiles"), opts);
   EXPECT_EQ(kinds(groups),
             (std::vector<std::string>{"trials", "poison", "align_shift", "small_shapes", "input_scale"}));
-  EXPECT_EQ(groups[0].size(), 4u);  // 5 trials with the baseline
+  EXPECT_EQ(groups[0].size(), 4u);             // 5 trials with the baseline
   EXPECT_EQ(groups[4][0].name, "inputs x32");  // scaled up: a latent overflow
   EXPECT_EQ(groups[2].size(), 4u);
   ASSERT_EQ(groups[3].size(), 2u);
@@ -111,13 +112,15 @@ TEST(DiagnosePlan, PassingBaselineGetsTrialsPoisonAlignmentAndPartialTiles) {
   EXPECT_EQ(groups[3][1].name, "shape M=63 N=63 K=31");
   auto args = groups[2][1].workerArgs();
   EXPECT_EQ(args, (std::vector<std::string>{"--align-shift", "8", "--no-timing", "--no-counters"}));
-  EXPECT_EQ(groups[1][0].workerArgs(), (std::vector<std::string>{"--sentinel-variant", "1", "--no-timing", "--no-counters"}));
+  EXPECT_EQ(groups[1][0].workerArgs(),
+            (std::vector<std::string>{"--sentinel-variant", "1", "--no-timing", "--no-counters"}));
 }
 
 TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
   DiagnoseOptions opts;
   opts.trials = 3;
-  auto groups = planExperiments(badPoint(Verdict::fault, "oob_write"), pointConfig("gemm_partial_tiles"), opts);
+  auto groups =
+      planExperiments(badPoint(Verdict::fault, "oob_write"), pointConfig("gemm_partial_tiles"), opts);
   EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "small_shapes", "warps"}));
   EXPECT_EQ(groups[0].size(), 2u);
   ASSERT_EQ(groups[1].size(), 3u);
@@ -128,7 +131,8 @@ TEST(DiagnosePlan, FailingBaselineGetsRoundedAndSmallShapesAndWarps) {
   ASSERT_EQ(groups[2].size(), 2u);
   EXPECT_EQ(groups[2][0].name, "NUM_WARPS=2");
   EXPECT_EQ(groups[2][1].name, "NUM_WARPS=8");
-  EXPECT_EQ(groups[2][1].workerArgs(), (std::vector<std::string>{"--no-timing", "--no-counters", "--set", "NUM_WARPS=8"}));
+  EXPECT_EQ(groups[2][1].workerArgs(),
+            (std::vector<std::string>{"--no-timing", "--no-counters", "--set", "NUM_WARPS=8"}));
 }
 
 TEST(DiagnosePlan, NanInTheOutputAddsScaledInputsAfterTheShapes) {
@@ -136,16 +140,20 @@ TEST(DiagnosePlan, NanInTheOutputAddsScaledInputsAfterTheShapes) {
   Point nan = badPoint(Verdict::incorrect, "nan_inf");
   nan.correctness[0].nan = 10;
   auto groups = planExperiments(nan, pointConfig("gemm_whole_tiles"), opts);
-  EXPECT_EQ(kinds(groups), (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
+  EXPECT_EQ(kinds(groups),
+            (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
   ASSERT_EQ(groups[3].size(), 1u);
   EXPECT_EQ(groups[3][0].name, "inputs x0.0625");
-  EXPECT_EQ(groups[3][0].workerArgs(), (std::vector<std::string>{"--input-scale", "0.0625", "--no-timing", "--no-counters"}));
+  EXPECT_EQ(groups[3][0].workerArgs(),
+            (std::vector<std::string>{"--input-scale", "0.0625", "--no-timing", "--no-counters"}));
   // Without NaN/Inf only the tree's request adds it.
-  auto plain = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts);
+  auto plain =
+      planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts);
   EXPECT_EQ(kinds(plain), (std::vector<std::string>{"trials", "poison", "small_shapes", "warps"}));
-  auto asked = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"), opts,
-                               {"input_scale"});
-  EXPECT_EQ(kinds(asked), (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
+  auto asked = planExperiments(badPoint(Verdict::incorrect, "mismatch"), pointConfig("gemm_whole_tiles"),
+                               opts, {"input_scale"});
+  EXPECT_EQ(kinds(asked),
+            (std::vector<std::string>{"trials", "poison", "small_shapes", "input_scale", "warps"}));
 }
 
 TEST(DiagnosePlan, ScalableInputsAreGeneratedFloatInputsOnly) {
@@ -176,8 +184,8 @@ TEST(DiagnosePlan, AnExpensiveBaselineIsRepeatedOnce) {
 
 TEST(DiagnosePlan, NothingRunsAfterACompileError) {
   DiagnoseOptions opts;
-  EXPECT_TRUE(planExperiments(badPoint(Verdict::compile_error, "compile_error"), pointConfig("gemm_whole_tiles"),
-                              opts)
+  EXPECT_TRUE(planExperiments(badPoint(Verdict::compile_error, "compile_error"),
+                              pointConfig("gemm_whole_tiles"), opts)
                   .empty());
 }
 
@@ -185,7 +193,8 @@ TEST(DiagnosePlan, NothingRunsAfterACompileError) {
 
 TEST(DiagnoseConclude, AlignmentNamesFailingShiftsAndRequiredAlignment) {
   Point fault = badPoint(Verdict::fault, "misaligned_access");
-  Conclusion c = concludeAlignment(okPoint(), {shiftRun(4, fault), shiftRun(8, fault), shiftRun(16, okPoint())});
+  Conclusion c =
+      concludeAlignment(okPoint(), {shiftRun(4, fault), shiftRun(8, fault), shiftRun(16, okPoint())});
   ASSERT_EQ(c.findings.size(), 1u);
   const Finding& f = c.findings[0];
   EXPECT_EQ(f.category, "misaligned_access");
@@ -212,14 +221,16 @@ TEST(DiagnoseConclude, TrialsThatDisagreeAreARace) {
   Point base = badPoint(Verdict::incorrect, "mismatch", 10, 1.0);
   Conclusion same = concludeTrials(base, {namedRun(ExperimentKind::trials, "t", base)});
   EXPECT_TRUE(same.findings.empty());
-  Conclusion c = concludeTrials(base, {namedRun(ExperimentKind::trials, "t2", base),
-                                       namedRun(ExperimentKind::trials, "t3", badPoint(Verdict::incorrect, "mismatch", 11, 1.0))});
+  Conclusion c = concludeTrials(
+      base, {namedRun(ExperimentKind::trials, "t2", base),
+             namedRun(ExperimentKind::trials, "t3", badPoint(Verdict::incorrect, "mismatch", 11, 1.0))});
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "race");
   EXPECT_EQ(c.findings[0].detail, "nondeterministic");
   EXPECT_EQ(c.findings[0].experiment, "trials x3");
   EXPECT_TRUE(c.settled);
-  Conclusion mix = concludeTrials(okPoint(), {namedRun(ExperimentKind::trials, "t2", badPoint(Verdict::fault, "illegal_address"))});
+  Conclusion mix = concludeTrials(
+      okPoint(), {namedRun(ExperimentKind::trials, "t2", badPoint(Verdict::fault, "illegal_address"))});
   ASSERT_EQ(mix.findings.size(), 1u);
   EXPECT_EQ(mix.findings[0].detail, "intermittent_fault");
   EXPECT_EQ(mix.findings[0].location.cta, (Index{1, 2, 0}));  // where the failing trial was
@@ -252,7 +263,9 @@ TEST(DiagnoseConclude, PoisonThatChangesTheOutputIsAnUninitializedRead) {
 TEST(DiagnoseConclude, ShapesRoundedToTilesPassingNameTheMask) {
   Config cfg = pointConfig("gemm_partial_tiles");
   Point base = badPoint(Verdict::fault, "oob_write");
-  Conclusion c = concludeShapes(base, cfg, {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
+  Conclusion c = concludeShapes(
+      base, cfg,
+      {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "oob_write");
   EXPECT_EQ(c.findings[0].experiment, "shape M=1024 N=1024 K=1024");
@@ -263,13 +276,15 @@ TEST(DiagnoseConclude, ShapesRoundedToTilesPassingNameTheMask) {
 
 TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
   Point fault = badPoint(Verdict::fault, "illegal_address");
-  Conclusion c = concludeShapes(fault, pointConfig("gemm_large"),
-                                {namedRun(ExperimentKind::small_shapes, "shape M=128 K=64", okPoint(), "small")});
+  Conclusion c =
+      concludeShapes(fault, pointConfig("gemm_large"),
+                     {namedRun(ExperimentKind::small_shapes, "shape M=128 K=64", okPoint(), "small")});
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "int_overflow");
   EXPECT_EQ(c.findings[0].tensor, "A");
-  EXPECT_EQ(c.findings[0].location.extra["first_index_past_2^31"], nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
-  EXPECT_TRUE(c.settled);  // the sizes prove it: no run at the large reduction size
+  EXPECT_EQ(c.findings[0].location.extra["first_index_past_2^31"],
+            nlohmann::json({32768, 0}));  // 32768 * 65536 = 2^31
+  EXPECT_TRUE(c.settled);                 // the sizes prove it: no run at the large reduction size
 
   Point inf = badPoint(Verdict::incorrect, "nan_inf");
   inf.correctness[0].inf = 5;
@@ -286,7 +301,8 @@ TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
   EXPECT_EQ(c.findings[0].experiment, "shape K=64");
 
   Point wrong = badPoint(Verdict::incorrect, "mismatch");
-  c = concludeShapes(wrong, longK, {namedRun(ExperimentKind::small_shapes, "shape M=128 N=128 K=64", okPoint(), "small")});
+  c = concludeShapes(wrong, longK,
+                     {namedRun(ExperimentKind::small_shapes, "shape M=128 N=128 K=64", okPoint(), "small")});
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "mismatch");
   EXPECT_EQ(c.findings[0].detail, "large_only");
@@ -295,8 +311,9 @@ TEST(DiagnoseConclude, SmallShapesPassingClassifyLargeOnlyFailures) {
 TEST(DiagnoseConclude, NanOnlyWithPartialTilesIsAnOutOfBoundsRead) {
   Point nan = badPoint(Verdict::incorrect, "nan_inf");
   nan.correctness[0].nan = 64;
-  Conclusion c = concludeShapes(nan, pointConfig("gemm_partial_tiles"),
-                                {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
+  Conclusion c = concludeShapes(
+      nan, pointConfig("gemm_partial_tiles"),
+      {namedRun(ExperimentKind::small_shapes, "shape M=1024 N=1024 K=1024", okPoint(), "rounded")});
   ASSERT_EQ(c.findings.size(), 1u);
   EXPECT_EQ(c.findings[0].category, "oob_read");
   EXPECT_EQ(c.findings[0].treeNode, "fault.oob_read");
@@ -329,7 +346,8 @@ TEST(DiagnoseConclude, ScaledInputsTellOverflowFromDivisionByZero) {
   EXPECT_EQ(stays.findings[0].severity, Severity::warning);
 
   // A fault under scaling proves nothing.
-  EXPECT_TRUE(concludeInputScale(nan, {scaled(badPoint(Verdict::fault, "illegal_address"))}).findings.empty());
+  EXPECT_TRUE(
+      concludeInputScale(nan, {scaled(badPoint(Verdict::fault, "illegal_address"))}).findings.empty());
 }
 
 TEST(DiagnoseConclude, ScaledUpInputsExposeALatentOverflow) {
@@ -417,7 +435,8 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
 
 /// The tree walk over a diagnose report ends at `leaf` (skips when the tree did not load).
 void expectWalkEndsAt(const Report& r, const std::string& leaf) {
-  if (r.extra["diagnose"].contains("tree_error")) GTEST_SKIP() << "tree did not load: " << r.extra["diagnose"]["tree_error"];
+  if (r.extra["diagnose"].contains("tree_error"))
+    GTEST_SKIP() << "tree did not load: " << r.extra["diagnose"]["tree_error"];
   ASSERT_FALSE(r.treePath.empty());
   EXPECT_EQ(r.treePath.back(), leaf);
 }
@@ -435,9 +454,10 @@ TEST(DiagnoseRun, MisalignedVectorLoadFoundByShiftingPointers) {
   EXPECT_EQ(f.category, "misaligned_access");
   EXPECT_EQ(f.experiment, "align_shift=4");
   EXPECT_EQ(f.location.extra["required_alignment"], 16);
-  EXPECT_EQ(experiments(r.report),
-            (std::vector<std::string>{"baseline", "trial 2/5", "trial 3/5", "trial 4/5", "trial 5/5",
-                                      "poison variant 1", "align_shift=4", "align_shift=8", "align_shift=16"}));
+  EXPECT_EQ(
+      experiments(r.report),
+      (std::vector<std::string>{"baseline", "trial 2/5", "trial 3/5", "trial 4/5", "trial 5/5",
+                                "poison variant 1", "align_shift=4", "align_shift=8", "align_shift=16"}));
   EXPECT_EQ(r.report.verdict, Verdict::fault);
   EXPECT_EQ(r.report.verb, "diagnose");
   EXPECT_EQ(r.report.device.name, "Fake GPU");
@@ -551,7 +571,8 @@ TEST(DiagnoseRun, CleanKernelRunsEveryGroupWithinTheBudget) {
 TEST(DiagnoseRun, CaptureLimitHonoured) {
   DiagRun r = diagnoseWith("clean", "gemm_whole_tiles", 3);
   EXPECT_EQ(r.report.points.size(), 3u);
-  EXPECT_NE(r.report.extra["diagnose"]["stopped"].get<std::string>().find("capture limit"), std::string::npos);
+  EXPECT_NE(r.report.extra["diagnose"]["stopped"].get<std::string>().find("capture limit"),
+            std::string::npos);
 }
 
 TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
@@ -591,7 +612,8 @@ TEST(DiagnoseRun, CrashInTheProfilingPassKeepsTheCapture) {
   EXPECT_EQ(q.status.workerError, q.counters.baselineNote);
   EXPECT_TRUE(q.counters.passFailed);
 
-  DiagRun r = diagnoseWith("crash", "gemm_whole_tiles");  // the same signal outside the pass is the kernel's fault
+  DiagRun r =
+      diagnoseWith("crash", "gemm_whole_tiles");  // the same signal outside the pass is the kernel's fault
   EXPECT_EQ(r.report.verdict, Verdict::fault);
 }
 

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <regex>
 
-#include "tilescope/export/document.h"
 #include "tilescope/base/format.h"
 #include "tilescope/base/resources.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/export/document.h"
 
 using namespace tilescope;
 
@@ -26,9 +26,10 @@ Report populated() {
   r.device.cc = "9.0";
   r.device.smCount = 132;
   r.device.live = true;
-  r.config = {{"name", "gemm"},
-              {"kernel", {{"entry", "gemm_tiled"}, {"source", "gemm_tiled.cu"}, {"defines", {{"BLOCK_M", 64}}}}},
-              {"launch", {{"grid", {16, 16, 1}}, {"block", {128, 1, 1}}}}};
+  r.config = {
+      {"name", "gemm"},
+      {"kernel", {{"entry", "gemm_tiled"}, {"source", "gemm_tiled.cu"}, {"defines", {{"BLOCK_M", 64}}}}},
+      {"launch", {{"grid", {16, 16, 1}}, {"block", {128, 1, 1}}}}};
   Point p;
   p.label = "BLOCK_M=64";
   p.verdict = Verdict::incorrect;
@@ -72,8 +73,11 @@ Report populated() {
   f.category = "oob_write";
   f.message = "C: 24024 element(s) written past its end";
   f.tensor = "C";
-  f.evidence = {{"kernel_median_ns", 1234567.0}, {"bytes_past_end_bytes", 96096}, {"ctas", {{0, 1, 0}, {1, 1, 0}}},
-                {"nested", {{"rows", {1, 2, 3}}}}, {"ok", true}};
+  f.evidence = {{"kernel_median_ns", 1234567.0},
+                {"bytes_past_end_bytes", 96096},
+                {"ctas", {{0, 1, 0}, {1, 1, 0}}},
+                {"nested", {{"rows", {1, 2, 3}}}},
+                {"ok", true}};
   p.findings.push_back(f);
   r.points.push_back(p);
   r.findings.push_back(f);
@@ -110,8 +114,8 @@ TEST(Document, APopulatedReportHasEverySection) {
   DocumentOptions o;
   o.tree = &tree();
   const Document d = buildDocument(populated(), o);
-  for (const char* id : {"summary", "configuration", "findings", "troubleshooting", "points", "compile", "correctness",
-                         "occupancy", "coverage"})
+  for (const char* id : {"summary", "configuration", "findings", "troubleshooting", "points", "compile",
+                         "correctness", "occupancy", "coverage"})
     EXPECT_NE(d.section(id), nullptr) << id;
   EXPECT_EQ(d.title, "TileScope report: gemm");
   EXPECT_EQ(d.banner.verdict, Verdict::incorrect);
@@ -130,9 +134,11 @@ TEST(Document, APopulatedReportHasEverySection) {
   // The config: its fields, the source path and the whole JSON.
   bool json = false, source = false;
   for (const DocBlock& b : d.section("configuration")->blocks) {
-    if (const auto* c = std::get_if<DocCode>(&b)) json = c->text.find("\"gemm_tiled.cu\"") != std::string::npos;
+    if (const auto* c = std::get_if<DocCode>(&b))
+      json = c->text.find("\"gemm_tiled.cu\"") != std::string::npos;
     if (const auto* t = std::get_if<DocTable>(&b))
-      for (const auto& row : t->rows) source = source || (row[0] == "Kernel source" && row[1].find("gemm_tiled.cu") == 0);
+      for (const auto& row : t->rows)
+        source = source || (row[0] == "Kernel source" && row[1].find("gemm_tiled.cu") == 0);
   }
   EXPECT_TRUE(json);
   EXPECT_TRUE(source);
@@ -222,8 +228,10 @@ TEST(Document, HostileStringsAreEscapedInBothRenderers) {
     start = end == std::string::npos ? md.size() : end + 1;
     if (line.rfind("```", 0) == 0) {
       const std::string marks = line.substr(0, line.find_first_not_of('`'));
-      if (!inFence) fence = marks, inFence = true;
-      else if (marks == fence && line == fence) inFence = false;
+      if (!inFence)
+        fence = marks, inFence = true;
+      else if (marks == fence && line == fence)
+        inFence = false;
       continue;
     }
     if (inFence) continue;
@@ -287,7 +295,8 @@ TEST(Document, ALargeSweepIsCappedAndSaysSo) {
   EXPECT_EQ(firstTable(*d.section("findings"))->rows.size(), o.maxFindings);
   const std::string md = renderMarkdown(d);
   EXPECT_NE(md.find("The table lists the first 100 of 20000 points"), std::string::npos);
-  EXPECT_NE(md.find("The first 40 of 5000 findings are listed; the others: 4960 oob\\_write."), std::string::npos);
+  EXPECT_NE(md.find("The first 40 of 5000 findings are listed; the others: 4960 oob\\_write."),
+            std::string::npos);
   EXPECT_NE(md.find("20000 (20000 incorrect)"), std::string::npos);
   EXPECT_LT(md.size(), 400000u);
 }

@@ -50,7 +50,7 @@ TEST(Expr, Functions) {
   EXPECT_EQ(ev("ceil_div(M, BLOCK_M)"), 2);
   EXPECT_EQ(ev("ceil_div(128, BLOCK_M)"), 2);
   EXPECT_EQ(ev("ceil_div(129, BLOCK_M)"), 3);
-  EXPECT_EQ(ev("ceil_div(N, 2)"), -3);   // -3.5 rounded toward +infinity
+  EXPECT_EQ(ev("ceil_div(N, 2)"), -3);  // -3.5 rounded toward +infinity
   EXPECT_EQ(ev("ceil_div(7, -2)"), -3);
   EXPECT_EQ(ev("ceil_div(-7, -2)"), 4);
   EXPECT_EQ(ev("pow2ceil(65)"), 128);

@@ -36,7 +36,8 @@ KernelSpec kernel(const Scratch& s, std::vector<std::string> options = {}) {
 
 TEST(Includes, FollowsQuotedAndAngledIncludesInNvrtcOrder) {
   Scratch s;
-  s.write("cfg/k.cu", "#include \"a.h\"\n  #  include <b.h>\n#include \"missing.h\"\n__global__ void k() {}\n");
+  s.write("cfg/k.cu",
+          "#include \"a.h\"\n  #  include <b.h>\n#include \"missing.h\"\n__global__ void k() {}\n");
   s.write("cfg/a.h", "#pragma once\n#include \"a.h\"\n#include \"sub/c.h\"\n");  // a cycle too
   s.write("cfg/sub/c.h", "// c\n");
   s.write("inc/b.h", "#include \"d.h\"\n");
@@ -65,13 +66,13 @@ TEST(Includes, ComputedIncludesAreMarked) {
 
 TEST(Includes, RelativeIncludeOptionsBecomeAbsolute) {
   Scratch s;
-  KernelSpec k = kernel(s, {"-Iinc", "-I", "more", "--include-path=x", "-isystemsys", "-std=c++17", "-include", "pre.h",
-                            "-I/abs"});
+  KernelSpec k = kernel(s, {"-Iinc", "-I", "more", "--include-path=x", "-isystemsys", "-std=c++17",
+                            "-include", "pre.h", "-I/abs"});
   const auto o = absoluteIncludeOptions(k);
   const std::string base = (s.dir / "cfg").string();
-  EXPECT_EQ(o, (std::vector<std::string>{"-I" + base + "/inc", "-I", base + "/more", "--include-path=" + base + "/x",
-                                         "-isystem" + base + "/sys", "-std=c++17", "-include", base + "/pre.h",
-                                         "-I/abs"}));
+  EXPECT_EQ(o, (std::vector<std::string>{"-I" + base + "/inc", "-I", base + "/more",
+                                         "--include-path=" + base + "/x", "-isystem" + base + "/sys",
+                                         "-std=c++17", "-include", base + "/pre.h", "-I/abs"}));
 }
 
 TEST(Includes, AMegabyteLineIsReadWithoutRecursion) {

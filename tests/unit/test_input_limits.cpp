@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope {
 namespace {
@@ -103,7 +103,9 @@ TEST(JsonInput, FilesThatAreNotSmallRegularFilesAreRefused) {
 }
 
 TEST(JsonInput, ClipKeepsUtf8Whole) {
-  const std::string s = "ab\xc3\xa9" "cd";  // "abécd"
+  const std::string s =
+      "ab\xc3\xa9"
+      "cd";  // "abécd"
   EXPECT_EQ(clipForMessage(s, 3), "ab…");
   EXPECT_EQ(clipForMessage(s, 4), "ab\xc3\xa9…");
   EXPECT_EQ(clipForMessage("short", 80), "short");

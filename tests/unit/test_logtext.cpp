@@ -90,7 +90,11 @@ TEST(LogText, AnEndlessTextStreamIsCut) {
 
 TEST(LogText, InvalidUtf8IsReplacedNotFatal) {
   std::size_t n = 0;
-  EXPECT_EQ(repairUtf8("a\xff" "b", &n), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(repairUtf8("a\xff"
+                       "b",
+                       &n),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(n, 1u);
   // Truncated sequence, overlong encoding and a surrogate are each replaced.
   EXPECT_EQ(repairUtf8("\xE2\x82", &n), "\xEF\xBF\xBD\xEF\xBF\xBD");
@@ -157,8 +161,10 @@ TEST(LogText, PrefixesOfCiSystemsAndLaunchersAreStripped) {
        "Watchdog caught"},
       {"[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 5 Rank 0] Heartbeat", "[PG 5 Rank 0] Heartbeat"},
       {"[80746] [rank0]: NameError: x", "NameError: x"},
-      {"(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] Some NCCL operations", "Some NCCL operations"},
-      {"E0213 12:41:17.931882   59040 rendezvous.cc:98] This thread has been waiting", "This thread has been waiting"},
+      {"(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] Some NCCL operations",
+       "Some NCCL operations"},
+      {"E0213 12:41:17.931882   59040 rendezvous.cc:98] This thread has been waiting",
+       "This thread has been waiting"},
       {"W0922 18:51:16.217000 1197897 torch/distributed/run.py:774] *****", "*****"},
       {"2021-08-05 11:50:49.209319: E tensorflow/stream_executor/cuda/cuda_event.cc:29] Error polling",
        "Error polling"},

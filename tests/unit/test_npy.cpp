@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/npy.h"
+#include "tilescope/config/config.h"
 
 namespace {
 
@@ -33,7 +33,8 @@ std::string errorOf(const std::filesystem::path& file) {
 }
 
 std::filesystem::path tempFile(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("tilescope_test_npy_" + std::to_string(::getpid()) + "_" + name);
+  return std::filesystem::temp_directory_path() /
+         ("tilescope_test_npy_" + std::to_string(::getpid()) + "_" + name);
 }
 
 TEST(Npy, ReadsVersion1F32) {
@@ -92,7 +93,8 @@ TEST(Npy, RejectsFortranBigEndianTruncatedAndNonNpy) {
 }
 
 TEST(Npy, RoundTripEveryDType) {
-  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i32, DType::i64, DType::u8, DType::i8}) {
+  for (DType t :
+       {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i32, DType::i64, DType::u8, DType::i8}) {
     std::vector<std::int64_t> shape{3, 5};
     std::vector<std::uint8_t> bytes(15 * dtypeSize(t));
     for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 37 + 11);
@@ -173,12 +175,14 @@ TEST(Npy, LimitsComeBeforeAllocation) {
   huge += "\xff\xff\xff\xff";
   EXPECT_NE(problem(huge).find("over the limit"), std::string::npos) << problem(huge);
   // Shapes whose element count overflows, or promises terabytes the file does not hold.
-  EXPECT_NE(problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4), }", 1))
-                .find("more than 2^62"),
-            std::string::npos);
-  EXPECT_NE(problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", 1, "abcd"))
-                .find("truncated data"),
-            std::string::npos);
+  EXPECT_NE(
+      problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4), }", 1))
+          .find("more than 2^62"),
+      std::string::npos);
+  EXPECT_NE(
+      problem(bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", 1, "abcd"))
+          .find("truncated data"),
+      std::string::npos);
   EXPECT_NE(problem(bytes("{'descr': '<f99999999999999999999', 'fortran_order': False, 'shape': (1,), }", 1))
                 .find("unsupported dtype"),
             std::string::npos);
@@ -186,11 +190,14 @@ TEST(Npy, LimitsComeBeforeAllocation) {
   for (int i = 0; i < 100000; ++i) many += "1,";
   EXPECT_NE(problem(bytes(many + "), }", 2)).find("dimensions"), std::string::npos);
   // And a good one still reads.
-  const NpyArray ok = parseNpy(bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", 1, std::string("\x07\0\0\0", 4)), "ok.npy");
+  const NpyArray ok = parseNpy(
+      bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", 1, std::string("\x07\0\0\0", 4)),
+      "ok.npy");
   EXPECT_EQ(element<std::int32_t>(ok, 0), 7);
   // The file reader checks the size before it allocates, too.
   const auto file = tempFile("big.npy");
-  std::ofstream(file, std::ios::binary) << bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }", 1);
+  std::ofstream(file, std::ios::binary)
+      << bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }", 1);
   EXPECT_NE(errorOf(file).find("truncated data"), std::string::npos);
   std::filesystem::remove(file);
 }

@@ -2,15 +2,16 @@
 
 #include <fstream>
 
-#include "tilescope/model/devices.h"
 #include "tilescope/analysis/occupancy.h"
+#include "tilescope/model/devices.h"
 
 using namespace tilescope;
 
 namespace {
 
 const DeviceDb& db() {
-  static const DeviceDb d = DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json");
+  static const DeviceDb d =
+      DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json");
   return d;
 }
 
@@ -50,8 +51,8 @@ TEST(Occupancy, MatchesTheGpuOnEveryRecordedConfiguration) {
       const int expected = rec[7];
       ASSERT_GE(expected, 0) << rec.dump();
       const OccupancyResult r = computeOccupancy(dev, k);
-      EXPECT_EQ(r.blocksPerSm, expected) << key << " " << rec.dump() << " limits w/r/s/b " << r.limitWarps << "/"
-                                         << r.limitRegs << "/" << r.limitSmem << "/" << r.limitSlots;
+      EXPECT_EQ(r.blocksPerSm, expected) << key << " " << rec.dump() << " limits w/r/s/b " << r.limitWarps
+                                         << "/" << r.limitRegs << "/" << r.limitSmem << "/" << r.limitSlots;
       ++checked;
       (expected ? nonzero : zero)++;
     }
@@ -116,7 +117,8 @@ TEST(Occupancy, CurvesSpanTheCalculatorAxesAndMarkTheCurrentPoint) {
   EXPECT_DOUBLE_EQ(c.registers[63].occupancy, cur);    // x = 64
   EXPECT_DOUBLE_EQ(c.sharedMemory[8].occupancy, cur);  // x = 8 KiB
   // Occupancy never rises with more registers per thread.
-  for (std::size_t i = 1; i < c.registers.size(); ++i) EXPECT_LE(c.registers[i].occupancy, c.registers[i - 1].occupancy);
+  for (std::size_t i = 1; i < c.registers.size(); ++i)
+    EXPECT_LE(c.registers[i].occupancy, c.registers[i - 1].occupancy);
 
   const OccupancyInfo info = toOccupancyInfo(rtx, k);
   EXPECT_TRUE(info.computed);

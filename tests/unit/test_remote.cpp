@@ -14,7 +14,8 @@ namespace tilescope {
 namespace {
 
 TEST(Remote, OrdinaryHostsAreAccepted) {
-  for (const char* h : {"gpu01", "gpu01.cluster.example.org", "alice@gpu01", "10.0.0.7", "fe80::1", "my_alias-2"})
+  for (const char* h :
+       {"gpu01", "gpu01.cluster.example.org", "alice@gpu01", "10.0.0.7", "fe80::1", "my_alias-2"})
     EXPECT_EQ(remoteHostProblem(h), "") << h;
 }
 
@@ -34,8 +35,11 @@ TEST(Remote, HostileHostsAreRefused) {
 
 TEST(Remote, OptionsEndBeforeTheHostAndArgumentsAreQuoted) {
   const auto argv = sshCommand("gpu01", {"run", "/data/my kernel's/x.json", "--stream"});
-  const std::vector<std::string> want{"ssh", "-o", "BatchMode=yes", "--", "gpu01", "tilescope-run",
-                                      "'run'", "'/data/my kernel'\\''s/x.json'", "'--stream'"};
+  const std::vector<std::string> want{"ssh",           "-o",
+                                      "BatchMode=yes", "--",
+                                      "gpu01",         "tilescope-run",
+                                      "'run'",         "'/data/my kernel'\\''s/x.json'",
+                                      "'--stream'"};
   EXPECT_EQ(argv, want);
   EXPECT_EQ(shellQuote("$(id)"), "'$(id)'");
 }
@@ -48,7 +52,9 @@ class RemoteFilesTest : public ::testing::Test {
     dir = std::filesystem::temp_directory_path() / ("tilescope_remote_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir / "common");
-    write("kern.cu", "#include \"common/tile.cuh\"\n#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* x) {}\n");
+    write("kern.cu",
+          "#include \"common/tile.cuh\"\n#include <cuda_fp16.h>\nextern \"C\" __global__ void k(float* x) "
+          "{}\n");
     write("common/tile.cuh", "#pragma once\n#include \"../shared.h\"\n");
     write("shared.h", "#pragma once\n");
     write("unused.txt", "nothing reads me");
@@ -57,10 +63,13 @@ class RemoteFilesTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir); }
   void write(const std::string& rel, const std::string& text) { std::ofstream(dir / rel) << text; }
   /// A config at `rel` (below the folder) whose kernel source is `source`.
-  Config config(const std::string& source, const std::string& init = "randn", const std::string& rel = "c.tscfg.json") {
+  Config config(const std::string& source, const std::string& init = "randn",
+                const std::string& rel = "c.tscfg.json") {
     write(rel, R"({"schema": "tilescope.config/1", "name": "k",
-      "kernel": {"source": ")" + source + R"(", "entry": "k"},
-      "tensors": {"x": {"dtype": "f32", "shape": [4], "init": ")" + init + R"("}},
+      "kernel": {"source": ")" +
+                   source + R"(", "entry": "k"},
+      "tensors": {"x": {"dtype": "f32", "shape": [4], "init": ")" +
+                   init + R"("}},
       "args": ["x"], "launch": {"grid": [1], "block": [32]}})");
     return loadConfig(dir / rel);
   }
@@ -72,7 +81,8 @@ TEST_F(RemoteFilesTest, TheConfigItsSourceTheHeadersItIncludesAndItsNpyFiles) {
   std::vector<std::string> got;
   for (const auto& f : files) got.push_back(f.generic_string());
   std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, (std::vector<std::string>{"c.tscfg.json", "common/tile.cuh", "kern.cu", "shared.h", "x.npy"}));
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"c.tscfg.json", "common/tile.cuh", "kern.cu", "shared.h", "x.npy"}));
 }
 
 TEST_F(RemoteFilesTest, AFileOutsideTheFolderIsNamedByItsJsonPath) {
@@ -101,8 +111,9 @@ TEST(Remote, StagingPacksRelativeNamesAndUnpacksIntoAFreshFolder) {
 TEST(Remote, CleanupRemovesOnlyAFolderStagingMade) {
   const auto argv = remoteCleanupCommand("gpu01", "/tmp/tilescope.AbC12345");
   EXPECT_EQ(argv.back(), "rm -rf -- '/tmp/tilescope.AbC12345'");
-  for (const char* bad : {"/", "/home/alice", "tmp/tilescope.AbC12345", "/tmp/tilescope.x", "/tmp/tilescope.AbC12345/..",
-                          "/tmp/../tilescope.AbC12345/x", "/tmp/tilescope.AbC12345\n/"})
+  for (const char* bad :
+       {"/", "/home/alice", "tmp/tilescope.AbC12345", "/tmp/tilescope.x", "/tmp/tilescope.AbC12345/..",
+        "/tmp/../tilescope.AbC12345/x", "/tmp/tilescope.AbC12345\n/"})
     EXPECT_THROW((void)remoteCleanupCommand("gpu01", bad), std::invalid_argument) << bad;
 }
 

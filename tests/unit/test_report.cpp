@@ -113,13 +113,29 @@ Point fullPoint() {
   cov.map = CellMap{1, 2, {65, 33}, {"ok", "mismatch"}, {0, 5}};
   cov.extra = {{"method", "separable"}};
   p.coverage = {cov};
-  p.occupancy = {true, 0.5, "registers", 4, 16, 64, 16, 4, 8, 32, 4096, 40, 128,
-                 OccupancyCurves{{{32, 0.25}}, {{40, 0.5}}, {{0, 1.0}}, 128, 40, 4096, 0.5}};
+  p.occupancy = {true,        0.5,
+                 "registers", 4,
+                 16,          64,
+                 16,          4,
+                 8,           32,
+                 4096,        40,
+                 128,         OccupancyCurves{{{32, 0.25}}, {{40, 0.5}}, {{0, 1.0}}, 128, 40, 4096, 0.5}};
   p.workerStderr = "warning\n";
   p.experiment = "trial 2/5";
   p.wallSeconds = 2.5;
-  p.gpu = {1, "NVIDIA H200", "GPU-5a1e0c2d-0000-1111-2222-333344445555", "0000:19:00.0", "node7", 1755, 1980, 3201};
-  p.status = {true, true, 2, "no device", true, "alloc", "tiles", "guard", "ref", "download", {{"C", "00ff"}},
+  p.gpu = {1,    "NVIDIA H200", "GPU-5a1e0c2d-0000-1111-2222-333344445555", "0000:19:00.0", "node7", 1755,
+           1980, 3201};
+  p.status = {true,
+              true,
+              2,
+              "no device",
+              true,
+              "alloc",
+              "tiles",
+              "guard",
+              "ref",
+              "download",
+              {{"C", "00ff"}},
               "stream event 'progress': message: expected a string, found an integer",
               "Slurm array task 2 (job 123_2) ended NODE_FAIL"};
   p.counters.collected = true;
@@ -142,7 +158,8 @@ Report fullReport() {
   r.createdAt = "2025-01-01T00:00:00Z";
   r.host = "gpu1";
   r.verb = "diagnose";
-  r.device = {"NVIDIA H100", "h100", "9.0", 132, 49152, 232448, 233472, 65536, 64, 32, true, {{"l2_bytes", 52428800}}};
+  r.device = {"NVIDIA H100", "h100", "9.0", 132, 49152, 232448,
+              233472,        65536,  64,    32,  true,  {{"l2_bytes", 52428800}}};
   r.config = {{"schema", "tilescope.config/1"}, {"name", "gemm"}};
   r.points = {fullPoint(), fullPoint()};
   r.points[1].index = 3;
@@ -150,7 +167,8 @@ Report fullReport() {
   r.findings = {fullFinding()};
   r.treePath = {"start", "fault"};
   r.treeSteps = {TreeStep{"start", "What failed?", "fault", json::array({{{"verdict", "fault"}}}), false}};
-  r.matrix = ResultMatrix{{"BLOCK=64", "BLOCK=128"}, 2, {{Verdict::ok, Verdict::fault}, {Verdict::slow, Verdict::ok}}};
+  r.matrix = ResultMatrix{
+      {"BLOCK=64", "BLOCK=128"}, 2, {{Verdict::ok, Verdict::fault}, {Verdict::slow, Verdict::ok}}};
   r.noGpu = true;
   r.extra = {{"diagnose", {{"captures", 4}}}};
   return r;
@@ -242,7 +260,8 @@ TEST(Report, AWrongValueIsNamedByItsJsonPath) {
   EXPECT_EQ(errorOf(j), "points[1].timing.kernel_ns.median: expected a number, found a string");
   j = toJson(fullReport());
   j["points"][0]["verdict"] = "great";
-  EXPECT_EQ(errorOf(j).rfind("points[0].verdict: unknown verdict 'great' (expected ok, slow", 0), 0u) << errorOf(j);
+  EXPECT_EQ(errorOf(j).rfind("points[0].verdict: unknown verdict 'great' (expected ok, slow", 0), 0u)
+      << errorOf(j);
   j = toJson(fullReport());
   j["points"][0]["findings"][0]["location"]["cta"] = {1, "x"};
   EXPECT_EQ(errorOf(j), "points[0].findings[0].location.cta[1]: expected an integer, found a string");
@@ -285,7 +304,8 @@ TEST(Report, UnknownKeysAreIgnoredAndOpenObjectsKeepThem) {
 
 TEST(Report, LocationsOfEarlierWritersReadAsTodays) {
   // The guard-zone writer before the typed Location: a list of CTAs, the elements as text.
-  const Location oob = locationFromJson(json::parse(R"({"byte_offset_past_end": [0, 8315], "cta": [[0, 1, 0], [0, 2, 0]],
+  const Location oob =
+      locationFromJson(json::parse(R"({"byte_offset_past_end": [0, 8315], "cta": [[0, 1, 0], [0, 2, 0]],
       "elements": "row 65 … row 128", "first_element": [65, 0], "last_element": [128, 62], "tile": [1, 0]})"));
   EXPECT_EQ(oob.cta, (Index{0, 1, 0}));
   EXPECT_EQ(oob.ctas.size(), 2u);
@@ -319,7 +339,8 @@ TEST(Report, LocationTextNamesTheMostSpecificFactsFirst) {
   l.bytesPastEnd = ByteRange{0, 8315};
   l.file = "gemm.cu";
   l.line = 42;
-  EXPECT_EQ(locationText(l), "tile [1,0], CTA [0,1,0], elements [65,0]…[128,62], bytes 0–8315 past the end, gemm.cu:42");
+  EXPECT_EQ(locationText(l),
+            "tile [1,0], CTA [0,1,0], elements [65,0]…[128,62], bytes 0–8315 past the end, gemm.cu:42");
   EXPECT_EQ(locationText(Location{}), "");
 }
 
@@ -354,7 +375,8 @@ TEST(Report, InvalidUtf8IsReplacedAndTheFileIsWrittenWhole) {
   ASSERT_NO_THROW(saveReport(r, file));
   const Report back = loadReport(file);
   EXPECT_EQ(back.points[0].compile.log, "bad \xEF\xBF\xBD\xEF\xBF\xBD byte");  // U+FFFD twice
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "a temporary file was left";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1)
+      << "a temporary file was left";
   // A failed write leaves the old report as it was.
   if (::geteuid() != 0) {  // root writes into read-only folders
     ::chmod(dir.c_str(), 0555);

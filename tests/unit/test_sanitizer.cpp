@@ -97,7 +97,8 @@ TEST(Sanitizer, MisalignedGlobalAndSharedAccesses) {
   const SanitizerReport text = parse("rec_memcheck_gemm_misaligned.txt");
   EXPECT_EQ(text.findings[0].allocRelation, "inside");
   EXPECT_EQ(*text.findings[0].allocSize, 2220032u);
-  for (const char* file : {"rec_memcheck_flash_attn_misaligned.txt", "rec_memcheck_flash_attn_misaligned.xml"}) {
+  for (const char* file :
+       {"rec_memcheck_flash_attn_misaligned.txt", "rec_memcheck_flash_attn_misaligned.xml"}) {
     SCOPED_TRACE(file);
     const SanitizerReport r = parse(file);
     ASSERT_FALSE(r.findings.empty());
@@ -156,7 +157,9 @@ TEST(Sanitizer, PastedReportsFromIssues) {
     const SanitizerReport r = parse("cs_cucollections539_thrust_write.txt");
     const SanitizerFinding& f = r.findings.at(0);
     EXPECT_EQ(f.size, 1);
-    EXPECT_EQ(f.file, "/home/yunsongw/Work/cuCollections/build/_deps/cccl-src/thrust/thrust/system/cuda/detail/assign_value.h");
+    EXPECT_EQ(f.file,
+              "/home/yunsongw/Work/cuCollections/build/_deps/cccl-src/thrust/thrust/system/cuda/detail/"
+              "assign_value.h");
     EXPECT_EQ(f.line, 58);
     EXPECT_EQ(*f.pc, 0xd0u);
     EXPECT_EQ(*f.allocDistance, 1u);
@@ -235,8 +238,9 @@ TEST(Sanitizer, PastedReportsFromIssues) {
 }
 
 TEST(Sanitizer, CleanRunsHaveNoFindings) {
-  for (const char* file : {"sanitizer/clean_initcheck_highway_gate.txt", "sanitizer/clean_synccheck_softmax.txt",
-                           "sanitizer/clean_initcheck_highway_gate.xml"}) {
+  for (const char* file :
+       {"sanitizer/clean_initcheck_highway_gate.txt", "sanitizer/clean_synccheck_softmax.txt",
+        "sanitizer/clean_initcheck_highway_gate.xml"}) {
     const SanitizerReport r = parse(file);
     EXPECT_TRUE(r.findings.empty()) << file;
     EXPECT_EQ(r.primary(), nullptr);
@@ -246,7 +250,8 @@ TEST(Sanitizer, CleanRunsHaveNoFindings) {
 
 TEST(Sanitizer, RaceOnOneLine) {
   const SanitizerReport r = parseSanitizerText(
-      "========= Error: Race reported between Write access at 0x50 in kernel(float *) and Read access at 0x90 in "
+      "========= Error: Race reported between Write access at 0x50 in kernel(float *) and Read access at "
+      "0x90 in "
       "kernel(float *)\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n");
   ASSERT_EQ(r.findings.size(), 1u);
   ASSERT_EQ(r.findings[0].accesses.size(), 2u);
@@ -255,7 +260,8 @@ TEST(Sanitizer, RaceOnOneLine) {
 }
 
 TEST(Sanitizer, DemanglesKernelNames) {
-  EXPECT_EQ(demangleKernel("_Z10gemm_tiledPK6__halfS1_PS_iii"), "gemm_tiled(__half const*, __half const*, __half*, int, int, int)");
+  EXPECT_EQ(demangleKernel("_Z10gemm_tiledPK6__halfS1_PS_iii"),
+            "gemm_tiled(__half const*, __half const*, __half*, int, int, int)");
   EXPECT_EQ(demangleKernel("gemm_tiled"), "gemm_tiled");
   EXPECT_EQ(demangleKernel("_Zgarbage"), "_Zgarbage");
   const SanitizerReport r = parseSanitizerText(
@@ -273,8 +279,10 @@ TEST(Sanitizer, MalformedXmlIsAnErrorNotACrash) {
   EXPECT_NE(r.xmlError.find("nested deeper"), std::string::npos) << r.xmlError;
   // Entities are decoded.
   const SanitizerReport e = parseSanitizerXml(
-      "<ComputeSanitizerOutput><record><kind>Precise</kind><what><text>Invalid __global__ read &amp; &lt;x&gt;</text>"
-      "<direction>read</direction><error>out of bounds</error></what><where><func>k&lt;int&gt;</func><pc>0x10</pc></where>"
+      "<ComputeSanitizerOutput><record><kind>Precise</kind><what><text>Invalid __global__ read &amp; "
+      "&lt;x&gt;</text>"
+      "<direction>read</direction><error>out of "
+      "bounds</error></what><where><func>k&lt;int&gt;</func><pc>0x10</pc></where>"
       "</record></ComputeSanitizerOutput>");
   ASSERT_EQ(e.findings.size(), 1u);
   EXPECT_EQ(e.findings[0].kernel, "k<int>");
@@ -290,6 +298,7 @@ TEST(Sanitizer, ReportFindingsCarryLocationAndEvidence) {
   EXPECT_EQ(fs[0].location.cta, (Index{7, 15, 0}));
   EXPECT_EQ(fs[0].location.block, (Index{7, 15, 0}));
   EXPECT_EQ(fs[0].evidence["nearest_allocation"]["distance"], 15393);
-  EXPECT_NE(fs[0].message.find("15,393 bytes after an allocation of 8,131,072 bytes"), std::string::npos) << fs[0].message;
+  EXPECT_NE(fs[0].message.find("15,393 bytes after an allocation of 8,131,072 bytes"), std::string::npos)
+      << fs[0].message;
   EXPECT_EQ(fs[1].category, "illegal_address");
 }

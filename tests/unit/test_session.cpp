@@ -89,7 +89,8 @@ namespace {
 /// Counts the processes the fake worker ran as (it logs one line per process).
 class WorkerLog {
  public:
-  WorkerLog() : path_(fs::temp_directory_path() / ("tilescope_workers_" + std::to_string(::getpid()) + ".log")) {
+  WorkerLog()
+      : path_(fs::temp_directory_path() / ("tilescope_workers_" + std::to_string(::getpid()) + ".log")) {
     fs::remove(path_);
     ::setenv("FAKE_WORKER_LOG", path_.c_str(), 1);
   }
@@ -164,7 +165,8 @@ TEST(WarmWorkers, AFaultDeathOrHangInTheMiddleKeepsEveryVerdictAndReplacesTheWor
     for (std::size_t i = 0; i < 4; ++i) {
       SCOPED_TRACE(i);
       EXPECT_EQ(outcome(warm.points[i]), outcome(fresh.points[i]));
-      EXPECT_EQ(warm.points[i].verdict, i == 1 ? (scenario == "hang_at_1" ? Verdict::hang : Verdict::fault) : Verdict::ok);
+      EXPECT_EQ(warm.points[i].verdict,
+                i == 1 ? (scenario == "hang_at_1" ? Verdict::hang : Verdict::fault) : Verdict::ok);
     }
   }
 }
@@ -203,9 +205,9 @@ TEST(WarmWorkers, TheFlagNotTheWordsOfANoteSaysThePassFailed) {
 
 TEST(WarmWorkers, WhatAWorkerSaysWrongIsReadAsAFreshWorkerReadsIt) {
   // Malformed answers, a crash in the profiling pass, a failed assert, no GPU.
-  for (const std::string scenario : {"bad_types", "bad_verdict", "bad_category", "truncated", "deep", "unknown_event",
-                                     "binary", "bad_progress", "bad_partial", "profile_crash",
-                                     "baseline_profile_crash", "assert", "nogpu", "hang"}) {
+  for (const std::string scenario : {"bad_types", "bad_verdict", "bad_category", "truncated", "deep",
+                                     "unknown_event", "binary", "bad_progress", "bad_partial",
+                                     "profile_crash", "baseline_profile_crash", "assert", "nogpu", "hang"}) {
     SCOPED_TRACE(scenario);
     const Config cfg = loadConfig(kConfig);
     const SweepPoint point = expandSweep(cfg).front();
@@ -218,7 +220,8 @@ TEST(WarmWorkers, WhatAWorkerSaysWrongIsReadAsAFreshWorkerReadsIt) {
     EXPECT_EQ(w.deviceOutput, f.deviceOutput);
     if (scenario == "assert") {
       ASSERT_FALSE(w.findings.empty());
-      EXPECT_EQ(w.findings.front().location.line, f.findings.front().location.line) << "the assert's line from stderr";
+      EXPECT_EQ(w.findings.front().location.line, f.findings.front().location.line)
+          << "the assert's line from stderr";
     }
   }
 }
@@ -230,5 +233,6 @@ TEST(WarmWorkers, AWorkerThatCannotStartIsTheCapturesLaunchError) {
   WarmWorker warm;
   const Point p = warm.capture(cfg, expandSweep(cfg).front(), 0, 0, opts);
   EXPECT_EQ(p.verdict, Verdict::launch_error);
-  EXPECT_NE(p.status.workerError.find("/nonexistent/tilescope-run"), std::string::npos) << p.status.workerError;
+  EXPECT_NE(p.status.workerError.find("/nonexistent/tilescope-run"), std::string::npos)
+      << p.status.workerError;
 }

@@ -65,7 +65,9 @@ TEST(SetOverride, TritonLaunchOptionsAreSymbols) {
   applySetOverride(c, "num_warps=8");
   EXPECT_EQ(c.kernel.numWarps, 8);
   const std::string e = errorOf(c, "num_wraps=8");
-  EXPECT_NE(e.find("'num_wraps' is neither a define nor a param nor a Triton launch option"), std::string::npos) << e;
+  EXPECT_NE(e.find("'num_wraps' is neither a define nor a param nor a Triton launch option"),
+            std::string::npos)
+      << e;
   // A CUDA kernel has no launch options: num_warps is unknown there.
   EXPECT_NE(errorOf(cudaConfig(), "num_warps=8").find("'num_warps' is neither"), std::string::npos);
 }
@@ -74,7 +76,8 @@ TEST(SetOverride, MalformedAssignmentsNameTheProblem) {
   EXPECT_NE(errorOf(cudaConfig(), "BM").find("expected NAME=VALUE, got 'BM'"), std::string::npos);
   for (const std::string bad : {"BM=", "BM=abc", "BM=12abc", "BM=1.5", "BM= 4"}) {
     const std::string e = errorOf(cudaConfig(), bad);
-    EXPECT_NE(e.find("'BM': the value '" + bad.substr(3) + "' is not an integer"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("'BM': the value '" + bad.substr(3) + "' is not an integer"), std::string::npos)
+        << bad << ": " << e;
   }
   const std::string big = errorOf(cudaConfig(), "BM=99999999999999999999");
   EXPECT_NE(big.find("is not an integer in int64 range"), std::string::npos) << big;

@@ -22,7 +22,8 @@ TEST(Shard, ParsesKOfNAndNamesWhatIsWrong) {
   try {
     parseShard("4/4");
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("--shard '4/4': K must be between 0 and N-1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--shard '4/4': K must be between 0 and N-1"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -43,7 +44,8 @@ TEST(Shard, BlocksAreContiguousCoverEveryPointOnceAndDifferByAtMostOne) {
   }
   EXPECT_EQ(shardBounds(10, {0, 4}), (std::pair<std::size_t, std::size_t>{0, 3}));
   EXPECT_EQ(shardBounds(10, {3, 4}), (std::pair<std::size_t, std::size_t>{8, 10}));
-  EXPECT_EQ(shardBounds(2, {3, 4}), (std::pair<std::size_t, std::size_t>{2, 2}));  // more shards than points: empty
+  EXPECT_EQ(shardBounds(2, {3, 4}),
+            (std::pair<std::size_t, std::size_t>{2, 2}));  // more shards than points: empty
 }
 
 SlurmJob job() {
@@ -65,11 +67,13 @@ TEST(SlurmScript, EachTaskRunsItsShardIntoItsPartQuotedForTheShell) {
                    "--shard \"${SLURM_ARRAY_TASK_ID}/4\""),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("-o '/shared/cfg/run 1/part-'\"${SLURM_ARRAY_TASK_ID}\".json '--trials' '2' '--allow-commands'\n"),
-            std::string::npos)
+  EXPECT_NE(
+      s.find(
+          "-o '/shared/cfg/run 1/part-'\"${SLURM_ARRAY_TASK_ID}\".json '--trials' '2' '--allow-commands'\n"),
+      std::string::npos)
       << s;
   EXPECT_NE(s.find("${SLURM_ARRAY_TASK_ID:?"), std::string::npos);  // refuses to run outside an array
-  EXPECT_EQ(s.find("#SBATCH"), std::string::npos);                  // every option is on sbatch's command line
+  EXPECT_EQ(s.find("#SBATCH"), std::string::npos);  // every option is on sbatch's command line
 }
 
 TEST(SlurmScript, ANameWithANewlineCannotBreakOutOfItsComment) {
@@ -87,9 +91,10 @@ TEST(SlurmScript, ANameWithANewlineCannotBreakOutOfItsComment) {
 
 TEST(SlurmScript, SbatchCommandNamesTheTasksLogsAndTheUsersOptions) {
   const auto all = sbatchCommand(job(), {});
-  EXPECT_EQ(all, (std::vector<std::string>{"sbatch", "--parsable", "--array=0-3", "--job-name=tilescope-gemm_tiled_sweep",
-                                           "--chdir=/shared/cfg/run 1", "--output=/shared/cfg/run 1/task-%A_%a.out",
-                                           "--gres=gpu:1", "--partition=gpu", "/shared/cfg/run 1/tilescope-sweep.sbatch"}));
+  EXPECT_EQ(all, (std::vector<std::string>{
+                     "sbatch", "--parsable", "--array=0-3", "--job-name=tilescope-gemm_tiled_sweep",
+                     "--chdir=/shared/cfg/run 1", "--output=/shared/cfg/run 1/task-%A_%a.out", "--gres=gpu:1",
+                     "--partition=gpu", "/shared/cfg/run 1/tilescope-sweep.sbatch"}));
   EXPECT_EQ(sbatchCommand(job(), {3, 1})[2], "--array=1,3");
   EXPECT_EQ(slurmLogPath("/d", "123", 4), "/d/task-123_4.out");
   EXPECT_EQ(shellCommandLine({"sbatch", "--array=0-3", "--comment=a b", "it's"}),
@@ -102,7 +107,8 @@ TEST(SlurmArray, SpecsFoldRunsAndReadBack) {
   EXPECT_EQ(slurmArraySpec({4}), "4");
   EXPECT_EQ(parseSlurmArraySpec("[0-3,5%2]"), (std::vector<int>{0, 1, 2, 3, 5}));
   EXPECT_EQ(parseSlurmArraySpec("7"), (std::vector<int>{7}));
-  for (const char* bad : {"", "[]", "a", "3-1", "1-", "0-3:2"}) EXPECT_THROW(parseSlurmArraySpec(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"", "[]", "a", "3-1", "1-", "0-3:2"})
+    EXPECT_THROW(parseSlurmArraySpec(bad), std::invalid_argument) << bad;
 }
 
 TEST(SlurmOptions, SplitLikeAShellAndRefuseWhatTheGathererOwns) {
@@ -122,8 +128,9 @@ TEST(SlurmOutput, SbatchParsableJobIds) {
   EXPECT_EQ(parseSbatchJobId("123\n"), "123");
   EXPECT_EQ(parseSbatchJobId("sbatch: warning: something\n4567;cluster1\n"), "4567");
   EXPECT_THROW(parseSbatchJobId(""), std::runtime_error);
-  EXPECT_THROW(parseSbatchJobId("sbatch: error: Batch job submission failed: Invalid partition name specified\n"),
-               std::runtime_error);
+  EXPECT_THROW(
+      parseSbatchJobId("sbatch: error: Batch job submission failed: Invalid partition name specified\n"),
+      std::runtime_error);
 }
 
 TEST(SlurmOutput, SacctStatesPerArrayTask) {
@@ -178,13 +185,15 @@ TEST(SlurmOutput, SqueueStatesWithReasonsAndWaitStatuses) {
   EXPECT_EQ(st[3], (SlurmTaskState{"7", 0, "FAILED", "3:0", "NonZeroExitCode"}));
   EXPECT_EQ(st[4].exitCode, "0:15");  // killed by SIGTERM
   EXPECT_EQ(squeueCommand("7")[3], "--jobs=7");
-  EXPECT_EQ(sacctCommand("7"), (std::vector<std::string>{"sacct", "-X", "--parsable2", "--noheader", "-j", "7",
-                                                         "--format=JobID,State,ExitCode"}));
+  EXPECT_EQ(sacctCommand("7"), (std::vector<std::string>{"sacct", "-X", "--parsable2", "--noheader", "-j",
+                                                         "7", "--format=JobID,State,ExitCode"}));
 }
 
 // ---------------------------------------------------------------- merging
 
-Config sweepConfig() { return loadConfig(std::string(TILESCOPE_SOURCE_DIR) + "/kernels/gemm/gemm_tiled_sweep.tscfg.json"); }
+Config sweepConfig() {
+  return loadConfig(std::string(TILESCOPE_SOURCE_DIR) + "/kernels/gemm/gemm_tiled_sweep.tscfg.json");
+}
 
 /// The part a shard writes: its points × trials, verdicts by index, its matrix.
 Report part(const Config& cfg, Shard s, int trials, bool noGpu) {
@@ -208,7 +217,9 @@ Report part(const Config& cfg, Shard s, int trials, bool noGpu) {
       p.trial = t;
       p.label = sweep[i].label();
       p.verdict = i == 5 ? Verdict::incorrect : Verdict::ok;
-      if (i == 5) p.findings.push_back({"mismatch", Severity::error, "C differs", "", "C", {}, json::object(), "wrong.mismatch", ""});
+      if (i == 5)
+        p.findings.push_back(
+            {"mismatch", Severity::error, "C differs", "", "C", {}, json::object(), "wrong.mismatch", ""});
       p.status.noGpu = noGpu;
       m.verdicts.back().push_back(p.verdict);
       r.points.push_back(p);
@@ -296,7 +307,9 @@ TEST(SlurmMerge, ARaceFoundInAPartIsNotFoundTwice) {
   Report& p = *tasks[0].part;
   Finding race{"race", Severity::error, "trials disagree", "", "", {}, json::object(), "fault.race", ""};
   for (auto& pt : p.points)
-    if (pt.index == 3) pt.findings.push_back(race), pt.verdict = Verdict::incorrect, pt.status.outputDigest = {{"C", std::to_string(pt.trial)}};
+    if (pt.index == 3)
+      pt.findings.push_back(race), pt.verdict = Verdict::incorrect,
+                                   pt.status.outputDigest = {{"C", std::to_string(pt.trial)}};
   const Report r = mergeShardReports(cfg, 2, tasks);
   for (const auto& pt : r.points) {
     int races = 0;
@@ -313,9 +326,10 @@ TEST(SlurmMerge, NoGpuPartsKeepTheirStatusAndABadPartIsSaidWhy) {
   const Report r = mergeShardReports(cfg, 1, tasks);
   ASSERT_EQ(r.points.size(), 16u);
   for (int i = 0; i < 8; ++i) EXPECT_TRUE(r.points[i].status.noGpu);
-  EXPECT_EQ(r.points[8].status.schedulerError,
-            "Slurm array task 1 (job 5_1) ended COMPLETED on its only attempt; its part report could not be used: "
-            "it is not shard 1/2; its log: /d/task-5_1.out");
+  EXPECT_EQ(
+      r.points[8].status.schedulerError,
+      "Slurm array task 1 (job 5_1) ended COMPLETED on its only attempt; its part report could not be used: "
+      "it is not shard 1/2; its log: /d/task-5_1.out");
   EXPECT_FALSE(r.points[8].status.noGpu);
 }
 

@@ -7,7 +7,8 @@ using namespace tilescope;
 namespace {
 
 const DeviceSpec& h100() {
-  static const DeviceDb db = DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json");
+  static const DeviceDb db =
+      DeviceDb::load(std::filesystem::path(TILESCOPE_SOURCE_DIR) / "resources" / "devices.json");
   return *db.find("h100");
 }
 
@@ -55,7 +56,8 @@ CompileInfo compiled(int regs) {
 }  // namespace
 
 TEST(StaticAnalysis, CleanPointHasNoFindings) {
-  const Point p = analyzeStatic(gemmLike(100, 70, "ceil_div(N, BN)", "ceil_div(M, BM)", "256"), h100(), compiled(32));
+  const Point p =
+      analyzeStatic(gemmLike(100, 70, "ceil_div(N, BN)", "ceil_div(M, BM)", "256"), h100(), compiled(32));
   EXPECT_TRUE(p.findings.empty()) << toJson(p).dump(1);
   EXPECT_EQ(p.verdict, Verdict::ok);
   ASSERT_EQ(p.coverage.size(), 1u);
@@ -143,7 +145,8 @@ TEST(StaticAnalysis, RegistersSpillsAndOccupancy) {
   EXPECT_DOUBLE_EQ(p.occupancy.theoretical, 8.0 / 64);
   EXPECT_EQ(p.verdict, Verdict::ok);  // warnings only
 
-  p = analyzeStatic(gemmLike(64, 64, "2", "2", "1024"), h100(), CompileInfo{});  // no compile: no register checks
+  p = analyzeStatic(gemmLike(64, 64, "2", "2", "1024"), h100(),
+                    CompileInfo{});  // no compile: no register checks
   EXPECT_EQ(find(p, "too_many_resources"), nullptr);
   EXPECT_EQ(find(p, "low_occupancy"), nullptr);
 }

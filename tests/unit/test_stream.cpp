@@ -104,8 +104,9 @@ TEST(Stream, ASavedSweepStreamReadsEventByEventAndWritesBackTheSame) {
     }
   }
   EXPECT_EQ(points, 3);
-  EXPECT_EQ(seen, (std::map<std::string, int>{
-                      {"device", 3}, {"progress", 5}, {"phase", 8}, {"partial", 3}, {"point", 3}, {"report", 1}}));
+  EXPECT_EQ(seen,
+            (std::map<std::string, int>{
+                {"device", 3}, {"progress", 5}, {"phase", 8}, {"partial", 3}, {"point", 3}, {"report", 1}}));
 }
 
 TEST(Stream, EveryMalformedFixtureIsAnErrorNamingTheProblemAndWhere) {
@@ -113,18 +114,24 @@ TEST(Stream, EveryMalformedFixtureIsAnErrorNamingTheProblemAndWhere) {
   const std::map<std::string, std::string> expected = {
       {"wrong_type", "stream event 'point': point.verdict: expected a string, found an integer"},
       {"unknown_verdict", "stream event 'point': point.verdict: unknown verdict 'great' (expected ok, slow"},
-      {"unknown_category", "stream event 'point': point.findings[0].category: unknown finding category 'oob_wirte'"},
-      {"unknown_event", "stream line: event: unknown event 'telemetry' (expected device, progress, phase, partial, "
-                        "point or report)"},
-      {"unknown_phase", "stream event 'phase': phase: unknown phase 'lunch' (expected launch, launched, trace or traced)"},
-      {"unknown_version", "stream line: schema: stream version 'tilescope.stream/2' is not the one this build reads"},
+      {"unknown_category",
+       "stream event 'point': point.findings[0].category: unknown finding category 'oob_wirte'"},
+      {"unknown_event",
+       "stream line: event: unknown event 'telemetry' (expected device, progress, phase, partial, "
+       "point or report)"},
+      {"unknown_phase",
+       "stream event 'phase': phase: unknown phase 'lunch' (expected launch, launched, trace or traced)"},
+      {"unknown_version",
+       "stream line: schema: stream version 'tilescope.stream/2' is not the one this build reads"},
       {"no_event", "stream line: event: missing"},
       {"no_point", "stream event 'point': point: missing"},
       {"partial_wrong_type", "stream event 'partial': point.trial: expected an integer, found a string"},
       {"progress_wrong_type", "stream event 'progress': message: expected a string, found an integer"},
       {"device_wrong_type", "stream event 'device': device.sm_count: expected an integer, found a string"},
-      {"report_wrong_schema", "stream event 'report': report.schema: not a report: schema is 'tilescope.config/1'"},
-      {"report_unknown_category", "stream event 'report': report.findings[0].category: unknown finding category 'oops'"},
+      {"report_wrong_schema",
+       "stream event 'report': report.schema: not a report: schema is 'tilescope.config/1'"},
+      {"report_unknown_category",
+       "stream event 'report': report.findings[0].category: unknown finding category 'oops'"},
       {"invalid_utf8", "stream line: 1:"},
       {"truncated", "stream line: 1:81: invalid JSON: "},
       {"duplicate_key", "stream line: message: duplicate key 'message'"},
@@ -172,7 +179,9 @@ TEST(Stream, LinesThatAreNotEventsAreText) {
 TEST(Stream, ALineOverTheLimitIsRefusedBeforeParsing) {
   std::string huge(kMaxStreamLineBytes + 1, ' ');
   huge[0] = '{';
-  EXPECT_EQ(streamError(huge).rfind("stream line: a line of 268435457 bytes, over the limit of 268435456 bytes", 0), 0u);
+  EXPECT_EQ(
+      streamError(huge).rfind("stream line: a line of 268435457 bytes, over the limit of 268435456 bytes", 0),
+      0u);
 }
 
 TEST(Stream, EveryEventRoundTripsThroughToLine) {
@@ -190,9 +199,9 @@ TEST(Stream, EveryEventRoundTripsThroughToLine) {
   tags.total = 12;
   tags.experiment = "shape M=65";
   const std::vector<StreamEvent> events = {
-      {DeviceEvent{fixture.device, {}}, {}},   {diag, tags},
-      {PhaseEvent{Phase::traced}, tags},   {PartialEvent{fixture.points[1]}, tags},
-      {PointEvent{fixture.points[2]}, {}}, {ReportEvent{fixture}, {}},
+      {DeviceEvent{fixture.device, {}}, {}}, {diag, tags},
+      {PhaseEvent{Phase::traced}, tags},     {PartialEvent{fixture.points[1]}, tags},
+      {PointEvent{fixture.points[2]}, {}},   {ReportEvent{fixture}, {}},
   };
   for (const auto& e : events) {
     SCOPED_TRACE(eventName(e.body));
@@ -272,7 +281,8 @@ TEST(StreamSession, AMalformedCheckpointIsNoCheckpoint) {
   // capture was unreadable, so the crash is reported as the worker's.
   EXPECT_EQ(p.verdict, Verdict::fault);
   EXPECT_NE(p.findings.at(0).message.find("Segmentation fault"), std::string::npos) << p.findings[0].message;
-  EXPECT_EQ(p.status.streamError.rfind("stream event 'partial': point.verdict: unknown verdict 'great'", 0), 0u)
+  EXPECT_EQ(p.status.streamError.rfind("stream event 'partial': point.verdict: unknown verdict 'great'", 0),
+            0u)
       << p.status.streamError;
 }
 
@@ -288,6 +298,7 @@ TEST(StreamSession, SessionOfMalformedWorkersKeepsEveryPoint) {
   opts.jobs = 2;
   const Report r = runSession(loadConfig(config), "run", opts);
   ASSERT_EQ(r.points.size(), 3u);
-  for (const auto& p : r.points) EXPECT_NE(p.status.streamError.find("unknown verdict 'great'"), std::string::npos);
+  for (const auto& p : r.points)
+    EXPECT_NE(p.status.streamError.find("unknown verdict 'great'"), std::string::npos);
   EXPECT_EQ(r.verdict, Verdict::fault);
 }

@@ -35,7 +35,7 @@ TEST(Half, KnownValues) {
   EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
   EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
   EXPECT_FLOAT_EQ(halfToFloat(0x3555), 0.333251953125f);
-  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));     // smallest subnormal
   EXPECT_EQ(halfToFloat(0x03FF), std::ldexp(1023.0f, -24));  // largest subnormal
   EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -14)), 0x0400);     // smallest normal
 }
@@ -118,7 +118,7 @@ TEST(Element, EncodeDecodeEveryDtype) {
   }
   encodeElement(DType::u8, 300.0, buf);  // saturates
   EXPECT_EQ(decodeElement(DType::u8, buf), 255.0);
-  encodeElement(DType::i32, 2.5, buf);   // half-even
+  encodeElement(DType::i32, 2.5, buf);  // half-even
   EXPECT_EQ(decodeElement(DType::i32, buf), 2.0);
   encodeElement(DType::f16, 0.1, buf);
   EXPECT_NEAR(decodeElement(DType::f16, buf), 0.1, 1e-4);

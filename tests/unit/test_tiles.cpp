@@ -19,7 +19,8 @@ TileSpec spec2d(std::string tm, std::string tn, std::string oy, std::string ox) 
 // M=100, N=70, tiles 32x32, grid floor-divided (3 x 2): rows 96..99 and cols 64..69 uncovered.
 TEST(Tiles, FloorDividedGridLeavesTheTailUncovered) {
   const SymbolTable sym{{"BM", 32}, {"BN", 32}};
-  const auto tc = TileCoverage::analyze(spec2d("BM", "BN", "pid_y * BM", "pid_x * BN"), {100, 70}, {70 / 32, 100 / 32, 1}, sym);
+  const auto tc = TileCoverage::analyze(spec2d("BM", "BN", "pid_y * BM", "pid_x * BN"), {100, 70},
+                                        {70 / 32, 100 / 32, 1}, sym);
   EXPECT_EQ(tc.method(), "separable");
   EXPECT_EQ(tc.elements(), 7000);
   EXPECT_EQ(tc.covered(), 96 * 64);
@@ -40,7 +41,8 @@ TEST(Tiles, FloorDividedGridLeavesTheTailUncovered) {
 
 // Ceil-divided grid: everything covered, the last row/column of tiles crosses the bounds.
 TEST(Tiles, CeilDividedGridCrossesTheBoundsWithMasks) {
-  const auto tc = TileCoverage::analyze(spec2d("32", "32", "pid_y * 32", "pid_x * 32"), {100, 70}, {3, 4, 1}, {});
+  const auto tc =
+      TileCoverage::analyze(spec2d("32", "32", "pid_y * 32", "pid_x * 32"), {100, 70}, {3, 4, 1}, {});
   EXPECT_EQ(tc.uncovered(), 0);
   EXPECT_EQ(tc.overlapped(), 0);
   EXPECT_EQ(tc.tilesTotal(), 12);
@@ -61,7 +63,8 @@ TEST(Tiles, CeilDividedGridCrossesTheBoundsWithMasks) {
 
 // Stride 24 with 32-wide tiles: 8 overlapping columns between neighbours.
 TEST(Tiles, OverlappingOriginsAreCountedAndOwnedTwice) {
-  const auto tc = TileCoverage::analyze(spec2d("16", "32", "pid_y * 16", "pid_x * 24"), {16, 104}, {4, 1, 1}, {});
+  const auto tc =
+      TileCoverage::analyze(spec2d("16", "32", "pid_y * 16", "pid_x * 24"), {16, 104}, {4, 1, 1}, {});
   // columns: [0,32) [24,56) [48,80) [72,104): overlaps 24..31, 48..55, 72..79
   EXPECT_EQ(tc.uncovered(), 0);
   EXPECT_EQ(tc.overlapped(), 16 * 24);
@@ -88,7 +91,8 @@ TEST(Tiles, UnusedAxisDuplicatesEveryTile) {
 // Non-affine (swizzled) origins fall back to per-CTA evaluation and the dense map.
 TEST(Tiles, NonAffineOriginsUseTheDensePath) {
   // pid_x enumerates 4x2 tiles column-major: row = pid_x % 4, col = pid_x / 4
-  const auto tc = TileCoverage::analyze(spec2d("8", "8", "(pid_x % 4) * 8", "(pid_x / 4) * 8"), {30, 16}, {8, 1, 1}, {});
+  const auto tc =
+      TileCoverage::analyze(spec2d("8", "8", "(pid_x % 4) * 8", "(pid_x / 4) * 8"), {30, 16}, {8, 1, 1}, {});
   EXPECT_FALSE(tc.affine());
   EXPECT_EQ(tc.method(), "dense");
   EXPECT_EQ(tc.uncovered(), 0);
@@ -98,7 +102,8 @@ TEST(Tiles, NonAffineOriginsUseTheDensePath) {
   ASSERT_EQ(owners.size(), 1u);
   EXPECT_EQ(owners[0], (CtaIndex{7, 0, 0}));
   // Same tiling with a grid one short: tile (row 3, col 1) is missing.
-  const auto gap = TileCoverage::analyze(spec2d("8", "8", "(pid_x % 4) * 8", "(pid_x / 4) * 8"), {30, 16}, {7, 1, 1}, {});
+  const auto gap =
+      TileCoverage::analyze(spec2d("8", "8", "(pid_x % 4) * 8", "(pid_x / 4) * 8"), {30, 16}, {7, 1, 1}, {});
   EXPECT_EQ(gap.uncovered(), 6 * 8);
   const auto runs = gap.gapRegions(100);
   ASSERT_EQ(runs.size(), 6u);
@@ -107,7 +112,8 @@ TEST(Tiles, NonAffineOriginsUseTheDensePath) {
 
 TEST(Tiles, HugeGridIsAnalysedPerTile) {
   // 16.7 M CTAs: the answer comes per tile (the time is bench/bench_tiles.cpp's to measure).
-  const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"), {65536, 65536}, {4096, 4096, 1}, {});
+  const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"), {65536, 65536},
+                                        {4096, 4096, 1}, {});
   EXPECT_EQ(tc.uncovered(), 0);
   EXPECT_EQ(tc.tilesTotal(), 4096LL * 4096);
   EXPECT_EQ(tc.tilesCrossing(), 0);
@@ -122,7 +128,8 @@ TEST(Tiles, ErrorsNameTheTensorAndExpression) {
     EXPECT_NE(std::string(e.what()).find("tiles.C"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("BM"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(TileCoverage::analyze(spec2d("4", "4", "0", "0"), {4, 4, 4}, {1, 1, 1}, {}), std::runtime_error);
+  EXPECT_THROW(TileCoverage::analyze(spec2d("4", "4", "0", "0"), {4, 4, 4}, {1, 1, 1}, {}),
+               std::runtime_error);
 }
 
 // Issue 11: tilings no analysis can finish are refused quickly with a clear
@@ -130,24 +137,28 @@ TEST(Tiles, ErrorsNameTheTensorAndExpression) {
 TEST(Tiles, TilingsTooLargeToAnalyseAreRefusedQuickly) {
   const auto t0 = std::chrono::steady_clock::now();
   // Dense (not separable: pid_x drives both dimensions) on a 65536 x 65535 grid.
-  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "16", "pid_x * 16", "pid_x * 16"), {4096, 4096}, {65536, 65535, 1}, {}),
+  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "16", "pid_x * 16", "pid_x * 16"), {4096, 4096},
+                                     {65536, 65535, 1}, {}),
                ConfigError);
   // Affine but not separable with 3000 x 3000 tiles that overlap everywhere: too many element visits.
-  EXPECT_THROW(TileCoverage::analyze(spec2d("3000", "3000", "pid_x", "pid_x"), {3000, 3000}, {2048, 1, 1}, {}),
-               ConfigError);
+  EXPECT_THROW(
+      TileCoverage::analyze(spec2d("3000", "3000", "pid_x", "pid_x"), {3000, 3000}, {2048, 1, 1}, {}),
+      ConfigError);
   // One grid axis of 2^31 - 1 CTAs (the separable path keeps a flag per CTA index).
-  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "2147483647", "0", "pid_x * 16"), {16, 65536}, {2147483647, 1, 1}, {}),
+  EXPECT_THROW(TileCoverage::analyze(spec2d("16", "2147483647", "0", "pid_x * 16"), {16, 65536},
+                                     {2147483647, 1, 1}, {}),
                ConfigError);
   // Origins whose coefficients overflow int64 across the grid.
-  EXPECT_THROW(TileCoverage::analyze(spec2d("1", "1", "pid_x * 4503599627370495", "0"), {4, 4}, {65536, 1, 1}, {}),
-               ConfigError);
+  EXPECT_THROW(
+      TileCoverage::analyze(spec2d("1", "1", "pid_x * 4503599627370495", "0"), {4, 4}, {65536, 1, 1}, {}),
+      ConfigError);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }
 
 TEST(Tiles, CrossingTilesOfAHugeGridAreFoundWithoutScanningIt) {
   // 2^40 CTAs; only the last row (y) and column (x) cross the bounds.
-  const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"), {16 * 1048575 + 8, 16 * 1048575 + 8},
-                                        {1048576, 1048576, 1}, {});
+  const auto tc = TileCoverage::analyze(spec2d("16", "16", "pid_y * 16", "pid_x * 16"),
+                                        {16 * 1048575 + 8, 16 * 1048575 + 8}, {1048576, 1048576, 1}, {});
   const auto t0 = std::chrono::steady_clock::now();
   const auto crossing = tc.crossingTiles(4);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);

@@ -59,18 +59,31 @@ TEST(TraceLines, HandWrittenProgram) {
   // A DWARF v2 unit: one file "a.cu"; set_address 0 (relocated to "f" + 0x20),
   // line 10 copy, special opcode advancing 16 bytes and 1 line, end_sequence.
   std::vector<std::uint8_t> prog = {
-      0, 9, 2, 0, 0, 0, 0, 0, 0, 0, 0,  // DW_LNE_set_address (9 bytes: sub-op + 8)
-      3, 9,                             // advance_line 9 -> 10
-      1,                                // copy
-      0x0a + 5 + 14 * 16 + 1,           // special: address += 16, line += 1 (line_base -5, range 14, opcode_base 10)
-      0, 1, 1};                         // end_sequence
-  std::vector<std::uint8_t> header = {2, 0,               // version 2
-                                      0, 0, 0, 0,         // header_length (patched)
-                                      1, 1, 0xfb, 14, 10, // min_inst, default_is_stmt, line_base -5, line_range, opcode_base
-                                      0, 1, 1, 1, 1, 0, 0, 0, 1,  // standard_opcode_lengths[1..9]
-                                      0,                  // no include dirs
-                                      'a', '.', 'c', 'u', 0, 0, 0, 0,
-                                      0};                 // end of files
+      0,
+      9,
+      2,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,  // DW_LNE_set_address (9 bytes: sub-op + 8)
+      3,
+      9,                       // advance_line 9 -> 10
+      1,                       // copy
+      0x0a + 5 + 14 * 16 + 1,  // special: address += 16, line += 1 (line_base -5, range 14, opcode_base 10)
+      0,
+      1,
+      1};  // end_sequence
+  std::vector<std::uint8_t> header = {
+      2,   0,                   // version 2
+      0,   0,   0,    0,        // header_length (patched)
+      1,   1,   0xfb, 14,  10,  // min_inst, default_is_stmt, line_base -5, line_range, opcode_base
+      0,   1,   1,    1,   1,  0, 0, 0, 1,   // standard_opcode_lengths[1..9]
+      0,                                     // no include dirs
+      'a', '.', 'c',  'u', 0,  0, 0, 0, 0};  // end of files
   const std::uint32_t headerLength = std::uint32_t(header.size() - 6);
   std::memcpy(&header[2], &headerLength, 4);
   std::vector<std::uint8_t> unit;
@@ -151,7 +164,7 @@ struct Fixture {
     C.pitch = 4, C.rows = 4, C.cellRows = 4, C.cellCols = 4;
     C.readMin.assign(16, -1), C.readMax.assign(16, -1), C.writeMin.assign(16, -1), C.writeMax.assign(16, -1);
     for (int i = 0; i < 16; ++i) C.writeMin[i] = C.writeMax[i] = (i / 8) * 2 + (i % 4) / 2;  // 2x2 tiles
-    C.writeMax[5] = 3;                                                                      // element 5: two writers
+    C.writeMax[5] = 3;  // element 5: two writers
     C.writeBoxes.resize(4);
     C.writeBoxes[0] = {0, 1, 0, 1, 4};
     c.tensors.push_back(C);
@@ -166,7 +179,9 @@ struct Fixture {
     lines.add({"k", 0x80, "/build/gemm.cu", 20});
     lines.add({"k", 0x100, "/build/gemm.cu", 0});
   }
-  static std::uint64_t key(std::uint32_t block, std::uint32_t thread) { return (std::uint64_t(block) << 32) | thread; }
+  static std::uint64_t key(std::uint32_t block, std::uint32_t thread) {
+    return (std::uint64_t(block) << 32) | thread;
+  }
 };
 
 }  // namespace
@@ -371,7 +386,9 @@ TEST(TraceInfoJson, RoundTripOfAFullSection) {
   fx.c.pcs.push_back(pc);
   fx.c.records = {{TraceFaultKind::oob_write, 0, 4, 2, 0x10040, 0x1000 + 64, {0, 0, 0}, {0, 0, 0}}};
   fx.c.hazards = {{HazardKind::waw, 0x10040, 0x10080, 1, 4, 0, 16, {0, 0, 0}}};
-  TileLookup tiles = [](const Dim3&) -> std::optional<TraceTileHint> { return TraceTileHint{"C", {0, 0}, {2, 2}}; };
+  TileLookup tiles = [](const Dim3&) -> std::optional<TraceTileHint> {
+    return TraceTileHint{"C", {0, 0}, {2, 2}};
+  };
   TraceInfo info = analyzeTrace(fx.c, fx.lines, tiles, {}).info;
   info.reason = "note";
   const nlohmann::json j = toJson(info);

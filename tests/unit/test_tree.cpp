@@ -24,7 +24,10 @@ const Tree& shipped() {
 }
 
 json finding(const std::string& category, json extra = json::object()) {
-  json f = {{"category", category}, {"severity", "error"}, {"message", category + " seen"}, {"evidence", json::object()}};
+  json f = {{"category", category},
+            {"severity", "error"},
+            {"message", category + " seen"},
+            {"evidence", json::object()}};
   f.update(extra);
   return f;
 }
@@ -76,13 +79,27 @@ TEST(Tree, ShippedTreeLoads) {
 
 TEST(Tree, EveryEmittedTreeNodeExists) {
   // Ids the brief lists, including those passed through helpers (static_analysis.cpp).
-  std::set<std::string> ids = {"compile.cuda", "launch.invalid_config", "launch.smem_exceeded", "launch.too_many_resources",
-                               "wrong.coverage_gap", "wrong.coverage_overlap", "perf.register_spill", "perf.low_occupancy",
-                               "fault.hang", "fault.illegal_address", "fault.race", "wrong.nan_inf", "wrong.all_zero",
-                               "wrong.mismatch", "wrong.mismatch.tail_tiles", "wrong.mismatch.transposed", "fault.oob_read"};
+  std::set<std::string> ids = {"compile.cuda",
+                               "launch.invalid_config",
+                               "launch.smem_exceeded",
+                               "launch.too_many_resources",
+                               "wrong.coverage_gap",
+                               "wrong.coverage_overlap",
+                               "perf.register_spill",
+                               "perf.low_occupancy",
+                               "fault.hang",
+                               "fault.illegal_address",
+                               "fault.race",
+                               "wrong.nan_inf",
+                               "wrong.all_zero",
+                               "wrong.mismatch",
+                               "wrong.mismatch.tail_tiles",
+                               "wrong.mismatch.transposed",
+                               "fault.oob_read"};
   // And every `treeNode = "..."` and finding(..., "node", ...) literal in the sources today.
   const std::regex assign(R"re(treeNode\s*=\s*"([a-z_.]+)")re");
-  const std::regex helper(R"re([Ff]inding\("[a-z_]+",[^;]*?"((compile|launch|fault|wrong|perf)\.[a-z_.]+)")re");
+  const std::regex helper(
+      R"re([Ff]inding\("[a-z_]+",[^;]*?"((compile|launch|fault|wrong|perf)\.[a-z_.]+)")re");
   for (const char* dir : {"core", "app", "ui"}) {
     if (!fs::exists(kSource / dir)) continue;
     for (const auto& e : fs::recursive_directory_iterator(kSource / dir)) {
@@ -93,12 +110,14 @@ TEST(Tree, EveryEmittedTreeNodeExists) {
       ss << in.rdbuf();
       const std::string text = ss.str();
       for (const std::regex* re : {&assign, &helper})
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), *re); it != std::sregex_iterator(); ++it)
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), *re); it != std::sregex_iterator();
+             ++it)
           ids.insert((*it)[1]);
     }
   }
   ids.erase("");
-  for (const auto& id : ids) EXPECT_TRUE(shipped().contains(id)) << "emitted tree_node '" << id << "' is not in tree.json";
+  for (const auto& id : ids)
+    EXPECT_TRUE(shipped().contains(id)) << "emitted tree_node '" << id << "' is not in tree.json";
 }
 
 TEST(Tree, FindNearestDropsUnknownSuffixes) {
@@ -143,7 +162,8 @@ TEST(Tree, ValidationNamesTheNode) {
   EXPECT_NE(loadError(j, &node).find("unknown experiment 'reboot'"), std::string::npos);
 
   j = smallTree();  // b → a closes a cycle
-  j["nodes"]["b"] = {{"title", "B"}, {"question", "Again?"}, {"answers", {{{"id", "z"}, {"label", "Z"}, {"next", "a"}}}}};
+  j["nodes"]["b"] = {
+      {"title", "B"}, {"question", "Again?"}, {"answers", {{{"id", "z"}, {"label", "Z"}, {"next", "a"}}}}};
   EXPECT_NE(loadError(j, &node).find("cycle"), std::string::npos);
 
   j = smallTree();
@@ -204,15 +224,18 @@ TEST(TreeWalk, NanInfAnsweredByTheScaledInputsExperiment) {
   EXPECT_FALSE(open.complete);
   EXPECT_EQ(open.stoppedAt, "wrong.nan_inf");
   EXPECT_EQ(experimentsRequested(open), std::vector<std::string>{"input_scale"});
-  TreeWalk exp = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "input_magnitude"}})}));
+  TreeWalk exp =
+      walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "input_magnitude"}})}));
   ASSERT_TRUE(exp.complete);
   EXPECT_EQ(exp.stoppedAt, "wrong.nan_inf.softmax_max");
-  TreeWalk div = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}})}));
+  TreeWalk div =
+      walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}})}));
   ASSERT_TRUE(div.complete);
   EXPECT_EQ(div.stoppedAt, "wrong.nan_inf.division_by_zero");
   // A read past the end explains scale-independent NaN better than a division.
-  TreeWalk oob = walkTree(shipped(), point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}}),
-                                                          finding("oob_read")}));
+  TreeWalk oob = walkTree(
+      shipped(),
+      point("incorrect", {finding("nan_inf", {{"detail", "magnitude_independent"}}), finding("oob_read")}));
   ASSERT_TRUE(oob.complete);
   EXPECT_EQ(oob.stoppedAt, "fault.oob_read");
 }
@@ -224,7 +247,8 @@ TEST(TreeWalk, AllZeroStopsAtTheAccumulatorQuestion) {
   EXPECT_EQ(w.stoppedAt, "wrong.all_zero");
   EXPECT_NE(w.openQuestion.find("accumulator"), std::string::npos);
   bool hasUninit = false;
-  for (const auto& a : w.openAnswers) hasUninit = hasUninit || a.next == "wrong.all_zero.uninitialized_accumulator";
+  for (const auto& a : w.openAnswers)
+    hasUninit = hasUninit || a.next == "wrong.all_zero.uninitialized_accumulator";
   EXPECT_TRUE(hasUninit);
   EXPECT_EQ(experimentsRequested(w), std::vector<std::string>{"poison"});
 
@@ -278,7 +302,8 @@ TEST(TreeWalk, ReportFieldsAnswerPerformanceQuestions) {
 }
 
 TEST(TreeWalk, PastedTritonLogWalksToTheArangeFix) {
-  TreeWalk w = walkTree(shipped(), json{{"log", "ValueError: arange's arguments must be of type tl.constexpr"}});
+  TreeWalk w =
+      walkTree(shipped(), json{{"log", "ValueError: arange's arguments must be of type tl.constexpr"}});
   ASSERT_TRUE(w.complete);
   EXPECT_EQ(w.stoppedAt, "compile.triton.arange_constexpr");
   EXPECT_NE(w.leaf->examples.front().after.find("mask"), std::string::npos);
@@ -344,7 +369,8 @@ TEST(TreePredicates, Operators) {
   EXPECT_FALSE(evalPredicate({{"field", "occupancy.theoretical"}, {"lt", 0.25}}, s));  // absent: false
   EXPECT_TRUE(evalPredicate({{"field", "occupancy"}, {"exists", false}}, s));
   EXPECT_TRUE(evalPredicate({{"not", {{"verdict", "ok"}}}}, s));
-  EXPECT_TRUE(evalPredicate({{"all", {{{"verdict", {"slow", "ok"}}}, {{"field", "defines.STAGES"}, {"le", 1}}}}}, s));
+  EXPECT_TRUE(
+      evalPredicate({{"all", {{{"verdict", {"slow", "ok"}}}, {{"field", "defines.STAGES"}, {"le", 1}}}}}, s));
   EXPECT_FALSE(evalPredicate({{"any", {{{"finding", "race"}}, {{"verdict", "hang"}}}}}, s));
   // The shipped tree routes this report to the block_K alignment advice.
   EXPECT_EQ(walkTree(shipped(), s).stoppedAt, "perf.block_k_alignment");

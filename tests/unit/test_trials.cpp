@@ -30,7 +30,8 @@ bool hasRace(const Point& p) {
 TEST(Trials, TimingNoiseIsNotADifferentResult) {
   // ok and slow differ only in the time measured: the same bits are the same result.
   Report r;
-  r.points = {trial(0, 0, Verdict::ok, "aa"), trial(0, 1, Verdict::slow, "aa"), trial(0, 2, Verdict::ok, "aa")};
+  r.points = {trial(0, 0, Verdict::ok, "aa"), trial(0, 1, Verdict::slow, "aa"),
+              trial(0, 2, Verdict::ok, "aa")};
   summariseTrials(r, 3);
   for (const auto& p : r.points) EXPECT_FALSE(hasRace(p));
   ASSERT_TRUE(r.matrix);
@@ -95,9 +96,10 @@ TEST(Trials, APointSlowerOnOneGpuIsAGpuVarianceWarningNamingBoth) {
 }
 
 TEST(Trials, GpusWithinNoiseOrOneGpuOnlyAreNoGpuVariance) {
-  for (const auto& pts : {std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(1, 105'000, 1'000)},  // 5 %
-                          std::vector<Point>{timedOn(0, 100'000, 20'000), timedOn(1, 130'000, 20'000)},  // ranges overlap
-                          std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(0, 130'000, 1'000)}}) {  // one GPU
+  for (const auto& pts :
+       {std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(1, 105'000, 1'000)},     // 5 %
+        std::vector<Point>{timedOn(0, 100'000, 20'000), timedOn(1, 130'000, 20'000)},   // ranges overlap
+        std::vector<Point>{timedOn(0, 100'000, 1'000), timedOn(0, 130'000, 1'000)}}) {  // one GPU
     Report r;
     r.points = pts;
     summariseTrials(r, 2);

@@ -17,8 +17,12 @@ const std::filesystem::path kZoo = std::filesystem::path(TILESCOPE_SOURCE_DIR) /
 TritonParamInfo ptr(const std::string& n, bool stored = false, const std::string& ann = "") {
   return {n, false, "pointer", stored, ann, json()};
 }
-TritonParamInfo scalar(const std::string& n, const std::string& ann = "") { return {n, false, "scalar", false, ann, json()}; }
-TritonParamInfo cexpr(const std::string& n, json def = json()) { return {n, true, "", false, "constexpr", def}; }
+TritonParamInfo scalar(const std::string& n, const std::string& ann = "") {
+  return {n, false, "scalar", false, ann, json()};
+}
+TritonParamInfo cexpr(const std::string& n, json def = json()) {
+  return {n, true, "", false, "constexpr", def};
+}
 
 Config load(const nlohmann::ordered_json& doc) { return parseConfigText(doc.dump(), kZoo, "init-triton"); }
 
@@ -32,12 +36,26 @@ TEST(TritonInit, TensorNames) {
 TEST(TritonInit, MatmulStridesBecomeShapes) {
   TritonSignatureInfo s;
   s.name = "matmul_kernel";
-  s.params = {ptr("a_ptr"), ptr("b_ptr"), ptr("c_ptr", true), scalar("M"), scalar("N"), scalar("K"),
-              scalar("stride_am"), scalar("stride_ak"), scalar("stride_bk"), scalar("stride_bn"),
-              scalar("stride_cm"), scalar("stride_cn"), cexpr("BLOCK_M"), cexpr("BLOCK_N"), cexpr("BLOCK_K"),
-              cexpr("GROUP_M"), cexpr("BUG_DOT_SHAPE", false)};
+  s.params = {ptr("a_ptr"),
+              ptr("b_ptr"),
+              ptr("c_ptr", true),
+              scalar("M"),
+              scalar("N"),
+              scalar("K"),
+              scalar("stride_am"),
+              scalar("stride_ak"),
+              scalar("stride_bk"),
+              scalar("stride_bn"),
+              scalar("stride_cm"),
+              scalar("stride_cn"),
+              cexpr("BLOCK_M"),
+              cexpr("BLOCK_N"),
+              cexpr("BLOCK_K"),
+              cexpr("GROUP_M"),
+              cexpr("BUG_DOT_SHAPE", false)};
   s.programIdAxes = {0};
-  s.autotuneConfigs = json::array({{{"kwargs", {{"BLOCK_M", 128}, {"BLOCK_N", 256}}}, {"num_warps", 8}, {"num_stages", 3}}});
+  s.autotuneConfigs =
+      json::array({{{"kwargs", {{"BLOCK_M", 128}, {"BLOCK_N", 256}}}, {"num_warps", 8}, {"num_stages", 3}}});
   auto doc = initTritonConfig(s, "matmul.py");
   EXPECT_EQ(doc["tensors"]["a"]["shape"], json({"M", "K"}));
   EXPECT_EQ(doc["tensors"]["b"]["shape"], json({"K", "N"}));
@@ -73,8 +91,8 @@ TEST(TritonInit, ElementwiseIsOneDimensional) {
 TEST(TritonInit, RowStridesMakeRowPrograms) {
   TritonSignatureInfo s;
   s.name = "softmax_kernel";
-  s.params = {ptr("x_ptr"), ptr("y_ptr", true), scalar("N"), scalar("stride_x"), scalar("stride_y"),
-              scalar("eps", "fp32"), cexpr("BLOCK")};
+  s.params = {ptr("x_ptr"),       ptr("y_ptr", true),    scalar("N"),   scalar("stride_x"),
+              scalar("stride_y"), scalar("eps", "fp32"), cexpr("BLOCK")};
   s.programIdAxes = {0};
   auto doc = initTritonConfig(s, "softmax.py");
   EXPECT_EQ(doc["tensors"]["x"]["shape"], json({"ROWS", "N"}));
@@ -87,7 +105,8 @@ TEST(TritonInit, RowStridesMakeRowPrograms) {
 TEST(TritonInit, UnexplainedStridesBecomeParams) {
   TritonSignatureInfo s;
   s.name = "k";
-  s.params = {ptr("src", false, "*fp16"), ptr("dst", true, "*bf16"), scalar("size"), scalar("stride_q"), cexpr("B")};
+  s.params = {ptr("src", false, "*fp16"), ptr("dst", true, "*bf16"), scalar("size"), scalar("stride_q"),
+              cexpr("B")};
   auto doc = initTritonConfig(s, "add.py");
   EXPECT_EQ(doc["tensors"]["src"]["dtype"], "f16");
   EXPECT_EQ(doc["tensors"]["dst"]["dtype"], "bf16");
@@ -104,7 +123,9 @@ TEST(TritonInit, HelperErrorsSurface) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no function 'x'"), std::string::npos);
   }
-  json ok = {{"ok", true}, {"name", "k"}, {"def_line", 7},
+  json ok = {{"ok", true},
+             {"name", "k"},
+             {"def_line", 7},
              {"params", {{{"name", "p"}, {"constexpr", false}, {"kind", "pointer"}, {"stored", true}}}},
              {"program_id_axes", {0, 1}}};
   auto s = tritonSignatureFromJson(ok);

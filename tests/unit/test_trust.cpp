@@ -22,8 +22,9 @@ std::string risk(std::vector<std::string> options, std::size_t i = 0, std::size_
 }
 
 TEST(Trust, HarmlessCompilerOptionsPass) {
-  for (const char* o : {"-std=c++17", "--maxrregcount=32", "-O3", "-lineinfo", "-DX=1", "-Ifoo", "-use_fast_math",
-                        "--ftz=true", "-Xptxas=-v,-O3", "--expt-relaxed-constexpr", "-G", "-w"})
+  for (const char* o :
+       {"-std=c++17", "--maxrregcount=32", "-O3", "-lineinfo", "-DX=1", "-Ifoo", "-use_fast_math",
+        "--ftz=true", "-Xptxas=-v,-O3", "--expt-relaxed-constexpr", "-G", "-w"})
     EXPECT_EQ(risk({o}), "") << o;
   std::size_t used = 0;
   EXPECT_EQ(risk({"-maxrregcount", "64"}, 0, &used), "");
@@ -60,7 +61,7 @@ TEST(Trust, CommandIssuesNameTheJsonPath) {
   ASSERT_EQ(issues.size(), 3u) << describeIssues(issues);
   EXPECT_EQ(issues[0].path, "baseline.command");
   EXPECT_NE(issues[0].what.find("./bench.sh --fast"), std::string::npos);
-  EXPECT_EQ(issues[1].path, "kernel.options[1]");  // -ccbin ./cc (its value is part of it)
+  EXPECT_EQ(issues[1].path, "kernel.options[1]");     // -ccbin ./cc (its value is part of it)
   EXPECT_EQ(issues[2].path, "reference.options[0]");  // -Xcompiler -wrapper,./x
   Config clean;
   clean.kernel.options = {"-std=c++17", "--maxrregcount=32"};

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
+#include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 #include "tilescope/model/report.h"
-#include "tilescope/diagnose/tree.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -37,16 +37,39 @@ TEST(Vocabulary, EveryCategoryHasAUniqueNameARankAndATreeNodeThatExists) {
     EXPECT_TRUE(names.insert(c.name).second) << c.name << " twice";
     EXPECT_GT(c.rank, rank) << c.name;
     rank = c.rank;
-    EXPECT_TRUE(tree.contains(std::string(c.treeNode))) << c.name << ": tree node " << c.treeNode << " is not in tree.json";
+    EXPECT_TRUE(tree.contains(std::string(c.treeNode)))
+        << c.name << ": tree node " << c.treeNode << " is not in tree.json";
     EXPECT_FALSE(c.meaning.empty()) << c.name;
     EXPECT_EQ(findCategory(c.name), &c);
   }
   // The categories of docs/report.md: the original set and those the profiler and tracer add.
-  for (const char* n : {"compile_error", "smem_exceeded", "too_many_resources", "invalid_launch", "illegal_address",
-                        "oob_write", "oob_read", "misaligned_access", "device_assert", "hang", "coverage_gap",
-                        "coverage_overlap", "uninitialized_read", "race", "nan_inf", "all_zero", "mismatch",
-                        "int_overflow", "accumulator_overflow", "slow_vs_baseline", "low_occupancy", "bank_conflicts",
-                        "register_spill", "uncoalesced_access", "memory_bound", "compute_bound", "latency_bound",
+  for (const char* n : {"compile_error",
+                        "smem_exceeded",
+                        "too_many_resources",
+                        "invalid_launch",
+                        "illegal_address",
+                        "oob_write",
+                        "oob_read",
+                        "misaligned_access",
+                        "device_assert",
+                        "hang",
+                        "coverage_gap",
+                        "coverage_overlap",
+                        "uninitialized_read",
+                        "race",
+                        "nan_inf",
+                        "all_zero",
+                        "mismatch",
+                        "int_overflow",
+                        "accumulator_overflow",
+                        "slow_vs_baseline",
+                        "low_occupancy",
+                        "bank_conflicts",
+                        "register_spill",
+                        "uncoalesced_access",
+                        "memory_bound",
+                        "compute_bound",
+                        "latency_bound",
                         "no_tensor_cores"})
     EXPECT_TRUE(isKnownCategory(n)) << n;
 }
@@ -67,15 +90,17 @@ TEST(Vocabulary, VerdictsComeFromTheRegistry) {
     (void)verdictForFindings({finding("oob_wirte")});
     FAIL() << "a misspelt category was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown finding category 'oob_wirte' (known: compile_error, "), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown finding category 'oob_wirte' (known: compile_error, "),
+              std::string::npos);
   }
 }
 
 TEST(Vocabulary, NamesOfVerdictsAndSeveritiesRoundTrip) {
-  for (Verdict v : {Verdict::ok, Verdict::slow, Verdict::incorrect, Verdict::hang, Verdict::fault, Verdict::launch_error,
-                    Verdict::compile_error})
+  for (Verdict v : {Verdict::ok, Verdict::slow, Verdict::incorrect, Verdict::hang, Verdict::fault,
+                    Verdict::launch_error, Verdict::compile_error})
     EXPECT_EQ(parseVerdict(verdictName(v)), v);
-  for (Severity s : {Severity::info, Severity::warning, Severity::error}) EXPECT_EQ(parseSeverity(severityName(s)), s);
+  for (Severity s : {Severity::info, Severity::warning, Severity::error})
+    EXPECT_EQ(parseSeverity(severityName(s)), s);
   EXPECT_THROW(parseVerdict("fine"), std::invalid_argument);
   EXPECT_THROW(parseSeverity("fatal"), std::invalid_argument);
   EXPECT_EQ(worse(Verdict::slow, Verdict::fault), Verdict::fault);
@@ -108,7 +133,8 @@ TEST(Vocabulary, TheTreeLoaderRefusesAnUnknownCategory) {
     FAIL() << "an unknown category was accepted";
   } catch (const TreeError& e) {
     EXPECT_EQ(e.node(), "a");
-    EXPECT_NE(std::string(e.what()).find("unknown finding category 'uninitialised_read'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown finding category 'uninitialised_read'"), std::string::npos)
+        << e.what();
   }
   t["nodes"]["a"]["answers"][0]["when"] = {{"log", "no_such_error"}};
   EXPECT_THROW(treeFromJson(t, "test"), TreeError);

@@ -16,13 +16,13 @@
 #include <string_view>
 #include <vector>
 
-#define CHECK(x)                                                                           \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
+#define CHECK(x)                                                                               \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+      std::exit(1);                                                                            \
+    }                                                                                          \
   } while (0)
 
 // NACC accumulators are all live across the loop (each step reads its neighbour),
@@ -51,14 +51,20 @@ __device__ __forceinline__ void body(float* out, const float* in, int n) {
 }
 
 template <int NACC, int SMEM>
-__global__ void k_plain(float* out, const float* in, int n) { body<NACC, SMEM>(out, in, n); }
+__global__ void k_plain(float* out, const float* in, int n) {
+  body<NACC, SMEM>(out, in, n);
+}
 
 template <int NACC, int SMEM, int MAXREG>
-__global__ void __maxnreg__(MAXREG) k_maxreg(float* out, const float* in, int n) { body<NACC, SMEM>(out, in, n); }
+__global__ void __maxnreg__(MAXREG) k_maxreg(float* out, const float* in, int n) {
+  body<NACC, SMEM>(out, in, n);
+}
 
 // __launch_bounds__(256, 3): the compiler caps registers so 3 blocks of 256 fit (<= 80).
 template <int NACC>
-__global__ void __launch_bounds__(256, 3) k_bounds(float* out, const float* in, int n) { body<NACC, 0>(out, in, n); }
+__global__ void __launch_bounds__(256, 3) k_bounds(float* out, const float* in, int n) {
+  body<NACC, 0>(out, in, n);
+}
 
 struct Kernel {
   const char* name;
@@ -74,22 +80,32 @@ static void printDevice(int dev) {
   cudaDeviceProp p{};
   CHECK(cudaGetDeviceProperties(&p, dev));
   std::printf("{\n\"schema\": \"tilescope.occupancy_truth/1\",\n");
-  std::printf("\"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sm_count\": %d, "
-              "\"max_threads_per_block\": %d, \"max_threads_per_sm\": %d, \"max_blocks_per_sm\": %d, "
-              "\"regs_per_sm\": %d, \"regs_per_block\": %d, \"smem_per_sm\": %d, \"smem_per_block\": %d, "
-              "\"smem_per_block_optin\": %d, \"reserved_smem_per_block\": %d, \"l2_bytes\": %d, "
-              "\"warp_size\": %d, \"memory_bus_width\": %d, \"memory_clock_khz\": %d, \"clock_khz\": %d, "
-              "\"max_grid\": [%d, %d, %d], \"max_block\": [%d, %d, %d], \"runtime\": %d, \"driver\": %d},\n",
-              p.name, p.major, p.minor, attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrMaxThreadsPerBlock),
-              attr(cudaDevAttrMaxThreadsPerMultiProcessor), attr(cudaDevAttrMaxBlocksPerMultiprocessor),
-              attr(cudaDevAttrMaxRegistersPerMultiprocessor), attr(cudaDevAttrMaxRegistersPerBlock),
-              attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor), attr(cudaDevAttrMaxSharedMemoryPerBlock),
-              attr(cudaDevAttrMaxSharedMemoryPerBlockOptin), attr(cudaDevAttrReservedSharedMemoryPerBlock),
-              attr(cudaDevAttrL2CacheSize), attr(cudaDevAttrWarpSize), attr(cudaDevAttrGlobalMemoryBusWidth),
-              attr(cudaDevAttrMemoryClockRate), attr(cudaDevAttrClockRate), attr(cudaDevAttrMaxGridDimX),
-              attr(cudaDevAttrMaxGridDimY), attr(cudaDevAttrMaxGridDimZ), attr(cudaDevAttrMaxBlockDimX),
-              attr(cudaDevAttrMaxBlockDimY), attr(cudaDevAttrMaxBlockDimZ), [] { int v = 0; cudaRuntimeGetVersion(&v); return v; }(),
-              [] { int v = 0; cudaDriverGetVersion(&v); return v; }());
+  std::printf(
+      "\"device\": {\"name\": \"%s\", \"cc\": \"%d.%d\", \"sm_count\": %d, "
+      "\"max_threads_per_block\": %d, \"max_threads_per_sm\": %d, \"max_blocks_per_sm\": %d, "
+      "\"regs_per_sm\": %d, \"regs_per_block\": %d, \"smem_per_sm\": %d, \"smem_per_block\": %d, "
+      "\"smem_per_block_optin\": %d, \"reserved_smem_per_block\": %d, \"l2_bytes\": %d, "
+      "\"warp_size\": %d, \"memory_bus_width\": %d, \"memory_clock_khz\": %d, \"clock_khz\": %d, "
+      "\"max_grid\": [%d, %d, %d], \"max_block\": [%d, %d, %d], \"runtime\": %d, \"driver\": %d},\n",
+      p.name, p.major, p.minor, attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrMaxThreadsPerBlock),
+      attr(cudaDevAttrMaxThreadsPerMultiProcessor), attr(cudaDevAttrMaxBlocksPerMultiprocessor),
+      attr(cudaDevAttrMaxRegistersPerMultiprocessor), attr(cudaDevAttrMaxRegistersPerBlock),
+      attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor), attr(cudaDevAttrMaxSharedMemoryPerBlock),
+      attr(cudaDevAttrMaxSharedMemoryPerBlockOptin), attr(cudaDevAttrReservedSharedMemoryPerBlock),
+      attr(cudaDevAttrL2CacheSize), attr(cudaDevAttrWarpSize), attr(cudaDevAttrGlobalMemoryBusWidth),
+      attr(cudaDevAttrMemoryClockRate), attr(cudaDevAttrClockRate), attr(cudaDevAttrMaxGridDimX),
+      attr(cudaDevAttrMaxGridDimY), attr(cudaDevAttrMaxGridDimZ), attr(cudaDevAttrMaxBlockDimX),
+      attr(cudaDevAttrMaxBlockDimY), attr(cudaDevAttrMaxBlockDimZ),
+      [] {
+        int v = 0;
+        cudaRuntimeGetVersion(&v);
+        return v;
+      }(),
+      [] {
+        int v = 0;
+        cudaDriverGetVersion(&v);
+        return v;
+      }());
 }
 
 int main() {
@@ -116,7 +132,8 @@ int main() {
   std::vector<int> blockSizes;
   for (int b = 32; b <= 1024; b += 32) blockSizes.push_back(b);
   for (int b : {1, 33, 100, 250, 1000}) blockSizes.push_back(b);
-  const std::vector<int> dynSizes = {0, 1, 1000, 4096, 12345, 32768, 48000, 65536, 100000, 150000, 200000, optin};
+  const std::vector<int> dynSizes = {0,     1,     1000,   4096,   12345,  32768,
+                                     48000, 65536, 100000, 150000, 200000, optin};
 
   printDevice(dev);
   std::printf("\"records\": [\n");
@@ -136,12 +153,13 @@ int main() {
         for (int dyn : dynSizes) {
           int blocks = -1;
           cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.fn, bs, (size_t)dyn);
-          std::printf("%s{\"kernel\": \"%s\", \"regs\": %d, \"smem_static\": %zu, \"local_bytes\": %zu, "
-                      "\"max_threads_per_block\": %d, \"max_dynamic_smem\": %d, \"carveout\": %d, "
-                      "\"block\": %d, \"smem_dynamic\": %d, \"blocks_per_sm\": %d, \"error\": \"%s\"}",
-                      first ? "" : ",\n", k.name, fa.numRegs, fa.sharedSizeBytes, fa.localSizeBytes,
-                      fa.maxThreadsPerBlock, maxDyn, carveout, bs, dyn, e == cudaSuccess ? blocks : -1,
-                      e == cudaSuccess ? "" : cudaGetErrorName(e));
+          std::printf(
+              "%s{\"kernel\": \"%s\", \"regs\": %d, \"smem_static\": %zu, \"local_bytes\": %zu, "
+              "\"max_threads_per_block\": %d, \"max_dynamic_smem\": %d, \"carveout\": %d, "
+              "\"block\": %d, \"smem_dynamic\": %d, \"blocks_per_sm\": %d, \"error\": \"%s\"}",
+              first ? "" : ",\n", k.name, fa.numRegs, fa.sharedSizeBytes, fa.localSizeBytes,
+              fa.maxThreadsPerBlock, maxDyn, carveout, bs, dyn, e == cudaSuccess ? blocks : -1,
+              e == cudaSuccess ? "" : cudaGetErrorName(e));
           first = false;
           cudaGetLastError();
         }

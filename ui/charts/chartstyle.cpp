@@ -22,7 +22,7 @@ ChartColors chartColors(const QPalette& palette) {
   c.good = adapt(QColor(0x2c, 0xa0, 0x2c), c.dark);
   c.warning = adapt(QColor(0xff, 0x7f, 0x0e), c.dark);
   c.bad = adapt(QColor(0xd6, 0x27, 0x28), c.dark);
-  c.marker = adapt(QColor(0x94, 0x67, 0xbd), c.dark);    // purple: "you are here"
+  c.marker = adapt(QColor(0x94, 0x67, 0xbd), c.dark);  // purple: "you are here"
   c.neutral = adapt(QColor(0x17, 0xbe, 0xcf), c.dark);
   return c;
 }

@@ -24,10 +24,14 @@ KernelResources kernelResourcesOf(const Point& p) {
   KernelResources k;
   const auto& b = p.launch.block;
   k.threadsPerBlock = int(b[0] * b[1] * b[2]);
-  if (k.threadsPerBlock <= 1 && p.occupancy.threadsPerBlock > 0) k.threadsPerBlock = p.occupancy.threadsPerBlock;
-  if (p.timing.regs >= 0) k.regsPerThread = p.timing.regs;
-  else if (p.compile.regs >= 0) k.regsPerThread = p.compile.regs;
-  else if (p.occupancy.regsPerThread > 0) k.regsPerThread = p.occupancy.regsPerThread;
+  if (k.threadsPerBlock <= 1 && p.occupancy.threadsPerBlock > 0)
+    k.threadsPerBlock = p.occupancy.threadsPerBlock;
+  if (p.timing.regs >= 0)
+    k.regsPerThread = p.timing.regs;
+  else if (p.compile.regs >= 0)
+    k.regsPerThread = p.compile.regs;
+  else if (p.occupancy.regsPerThread > 0)
+    k.regsPerThread = p.occupancy.regsPerThread;
   k.smemStatic = p.compile.smemStatic >= 0 ? p.compile.smemStatic : 0;
   k.smemDynamic = p.launch.sharedBytes;
   return k;

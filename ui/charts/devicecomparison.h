@@ -6,8 +6,8 @@
 #include <QVector>
 
 #include "charts/occupancycharts.h"
-#include "tilescope/model/devices.h"
 #include "tilescope/analysis/occupancy.h"
+#include "tilescope/model/devices.h"
 
 namespace tilescope::ui {
 

@@ -45,20 +45,39 @@ QVector<ResourceUse> resourceUse(const OccupancyInfo& occ, const SmLimits& limit
   const int warpsPerBlock = (occ.threadsPerBlock + 31) / 32;
   const double blocks = occ.blocksPerSm;
   QVector<ResourceUse> out;
-  out.append({QStringLiteral("registers"), QStringLiteral("Registers"),
-              blocks * warpsPerBlock * registersPerWarp(occ.regsPerThread), limits.registers, {}, {},
+  out.append({QStringLiteral("registers"),
+              QStringLiteral("Registers"),
+              blocks * warpsPerBlock * registersPerWarp(occ.regsPerThread),
+              limits.registers,
+              {},
+              {},
               occ.blocksLimitRegs});
-  out.append({QStringLiteral("shared_memory"), QStringLiteral("Shared memory"),
-              blocks * double(occ.smemPerBlock), limits.sharedMemory, {}, {}, occ.blocksLimitSmem});
-  out.append({QStringLiteral("warps"), QStringLiteral("Warps"), blocks * warpsPerBlock, limits.warps,
-              {}, {}, occ.blocksLimitWarps});
-  out.append({QStringLiteral("blocks"), QStringLiteral("Block slots"), blocks, limits.blocks, {}, {},
+  out.append({QStringLiteral("shared_memory"),
+              QStringLiteral("Shared memory"),
+              blocks * double(occ.smemPerBlock),
+              limits.sharedMemory,
+              {},
+              {},
+              occ.blocksLimitSmem});
+  out.append({QStringLiteral("warps"),
+              QStringLiteral("Warps"),
+              blocks * warpsPerBlock,
+              limits.warps,
+              {},
+              {},
+              occ.blocksLimitWarps});
+  out.append({QStringLiteral("blocks"),
+              QStringLiteral("Block slots"),
+              blocks,
+              limits.blocks,
+              {},
+              {},
               occ.blocksLimitSlots});
   for (ResourceUse& r : out) {
     const bool bytes = r.key == QLatin1String("shared_memory");
     r.usedText = bytes ? formatBytes(r.used) : QString::number(qint64(r.used));
-    r.limitText = r.limit > 0 ? (bytes ? formatBytes(r.limit) : QString::number(qint64(r.limit)))
-                              : QStringLiteral("?");
+    r.limitText =
+        r.limit > 0 ? (bytes ? formatBytes(r.limit) : QString::number(qint64(r.limit))) : QStringLiteral("?");
   }
   return out;
 }
@@ -90,7 +109,8 @@ QString plotResourceBars(QCustomPlot* plot, const OccupancyInfo& occ, const SmLi
     text->setColor(c.foreground);
     QString s = QStringLiteral("%1 / %2").arg(r.usedText, r.limitText);
     if (isLimiter) {
-      limiterLabel = QStringLiteral("limiter: %1 (%2 blocks/SM)").arg(limiterName(occ.limiter)).arg(r.blocksAllowed);
+      limiterLabel =
+          QStringLiteral("limiter: %1 (%2 blocks/SM)").arg(limiterName(occ.limiter)).arg(r.blocksAllowed);
       s += QStringLiteral("   ◀ ") + limiterLabel;
       text->setColor(c.warning);
     }
@@ -108,25 +128,32 @@ QString plotResourceBars(QCustomPlot* plot, const OccupancyInfo& occ, const SmLi
 
 const char* curveKey(OccupancyCurve c) {
   switch (c) {
-    case OccupancyCurve::BlockSize: return "block_size";
-    case OccupancyCurve::Registers: return "registers";
-    case OccupancyCurve::SharedMemory: return "shared_memory";
+    case OccupancyCurve::BlockSize:
+      return "block_size";
+    case OccupancyCurve::Registers:
+      return "registers";
+    case OccupancyCurve::SharedMemory:
+      return "shared_memory";
   }
   return "";
 }
 
 double currentX(const OccupancyInfo& occ, OccupancyCurve c) {
   switch (c) {
-    case OccupancyCurve::BlockSize: return occ.threadsPerBlock;
-    case OccupancyCurve::Registers: return occ.regsPerThread;
-    case OccupancyCurve::SharedMemory: return double(occ.smemPerBlock);
+    case OccupancyCurve::BlockSize:
+      return occ.threadsPerBlock;
+    case OccupancyCurve::Registers:
+      return occ.regsPerThread;
+    case OccupancyCurve::SharedMemory:
+      return double(occ.smemPerBlock);
   }
   return 0;
 }
 
 bool plotOccupancyCurve(QCustomPlot* plot, const OccupancyInfo& occ, OccupancyCurve which) {
   const ChartColors c = colorsOf(plot);
-  static const char* const xLabels[] = {"threads per block", "registers per thread", "shared memory per block"};
+  static const char* const xLabels[] = {"threads per block", "registers per thread",
+                                        "shared memory per block"};
   plot->xAxis->setLabel(QString::fromLatin1(xLabels[int(which)]));
   plot->yAxis->setLabel(QStringLiteral("occupancy"));
   plot->yAxis->setTicker(percentTicker());
@@ -136,7 +163,7 @@ bool plotOccupancyCurve(QCustomPlot* plot, const OccupancyInfo& occ, OccupancyCu
   QVector<double> xs, ys;
   if (occ.curves) {
     const OccupancyCurves& c = *occ.curves;
-    const std::vector<CurvePoint>& curve = which == OccupancyCurve::BlockSize  ? c.blockSize
+    const std::vector<CurvePoint>& curve = which == OccupancyCurve::BlockSize   ? c.blockSize
                                            : which == OccupancyCurve::Registers ? c.registers
                                                                                 : c.sharedMemory;
     for (const CurvePoint& pt : curve) {
@@ -163,7 +190,8 @@ bool plotOccupancyCurve(QCustomPlot* plot, const OccupancyInfo& occ, OccupancyCu
   if (occ.computed) {
     auto* label = new QCPItemText(plot);
     label->position->setCoords(x, occ.theoretical);
-    label->setPositionAlignment(x > xMax * 0.6 ? (Qt::AlignRight | Qt::AlignBottom) : (Qt::AlignLeft | Qt::AlignBottom));
+    label->setPositionAlignment(x > xMax * 0.6 ? (Qt::AlignRight | Qt::AlignBottom)
+                                               : (Qt::AlignLeft | Qt::AlignBottom));
     label->setPadding(QMargins(6, 0, 6, 4));
     label->setColor(c.marker);
     const QString xText = which == OccupancyCurve::SharedMemory ? formatBytes(x) : QString::number(qint64(x));

@@ -13,16 +13,16 @@ namespace tilescope::ui {
 
 /// Per-SM resource limits the bars are measured against.
 struct SmLimits {
-  double registers = 65536;   ///< 32-bit registers per SM (64 Ki on every CC >= 5.0)
-  double sharedMemory = 0;    ///< bytes usable by blocks per SM (0: unknown)
-  double warps = 0;           ///< max resident warps per SM
-  double blocks = 0;          ///< max resident blocks per SM
+  double registers = 65536;  ///< 32-bit registers per SM (64 Ki on every CC >= 5.0)
+  double sharedMemory = 0;   ///< bytes usable by blocks per SM (0: unknown)
+  double warps = 0;          ///< max resident warps per SM
+  double blocks = 0;         ///< max resident blocks per SM
 };
 
 /// One resource bar: what the resident blocks use of what one SM has.
 struct ResourceUse {
-  QString key;      ///< the limiter vocabulary: registers | shared_memory | warps | blocks
-  QString name;     ///< "Registers"
+  QString key;   ///< the limiter vocabulary: registers | shared_memory | warps | blocks
+  QString name;  ///< "Registers"
   double used = 0, limit = 0;
   QString usedText, limitText;
   int blocksAllowed = 0;  ///< resident blocks this resource alone allows
@@ -40,7 +40,7 @@ QString limiterName(const std::string& limiter);
 QString plotResourceBars(QCustomPlot* plot, const OccupancyInfo& occ, const SmLimits& limits);
 
 enum class OccupancyCurve { BlockSize, Registers, SharedMemory };
-const char* curveKey(OccupancyCurve c);   ///< "block_size", "registers", "shared_memory"
+const char* curveKey(OccupancyCurve c);  ///< "block_size", "registers", "shared_memory"
 /// The current configuration's x on that curve (threads, registers or bytes).
 double currentX(const OccupancyInfo& occ, OccupancyCurve c);
 /// graph(0): the curve from occ.curves; graph(1): the current configuration.

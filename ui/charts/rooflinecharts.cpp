@@ -22,9 +22,12 @@ double jsonNumber(const nlohmann::json& j, const char* key) {
 QVector<SolBar> speedOfLightBars(const CountersInfo& c) {
   const CounterFigures k = counterFigures(c.kernel);
   const CounterFigures b = c.baseline ? counterFigures(*c.baseline) : CounterFigures{};
-  return {{QStringLiteral("Compute (SM)"), k.smPct, b.smPct},   {QStringLiteral("Memory"), k.memPct, b.memPct},
-          {QStringLiteral("DRAM"), k.dramPct, b.dramPct},       {QStringLiteral("L2"), k.l2Pct, b.l2Pct},
-          {QStringLiteral("L1/shared"), k.l1Pct, b.l1Pct},      {QStringLiteral("Tensor pipe"), k.tensorPct, b.tensorPct}};
+  return {{QStringLiteral("Compute (SM)"), k.smPct, b.smPct},
+          {QStringLiteral("Memory"), k.memPct, b.memPct},
+          {QStringLiteral("DRAM"), k.dramPct, b.dramPct},
+          {QStringLiteral("L2"), k.l2Pct, b.l2Pct},
+          {QStringLiteral("L1/shared"), k.l1Pct, b.l1Pct},
+          {QStringLiteral("Tensor pipe"), k.tensorPct, b.tensorPct}};
 }
 
 int plotSpeedOfLight(QCustomPlot* plot, const CountersInfo& c, const QString& baselineName) {
@@ -48,7 +51,8 @@ int plotSpeedOfLight(QCustomPlot* plot, const CountersInfo& c, const QString& ba
     labels->addTick(key, s.label);
     if (known(s.kernel)) kernel->addData(key + 0.19, s.kernel);
     if (known(s.baseline)) base->addData(key - 0.19, s.baseline);
-    for (auto [v, y, color] : {std::tuple{s.kernel, key + 0.19, col.kernel}, std::tuple{s.baseline, key - 0.19, col.baseline}}) {
+    for (auto [v, y, color] :
+         {std::tuple{s.kernel, key + 0.19, col.kernel}, std::tuple{s.baseline, key - 0.19, col.baseline}}) {
       if (!known(v)) continue;
       auto* text = new QCPItemText(plot);
       text->position->setCoords(v + 1.5, y);
@@ -93,8 +97,10 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
   plot->xAxis->setLabel(QStringLiteral("arithmetic intensity (FLOP per DRAM byte)"));
   plot->yAxis->setLabel(QStringLiteral("achieved FLOP/s"));
   if (!p.counters.collected || !peaks.valid()) {
-    plot->xAxis->setLabel(!p.counters.collected ? QStringLiteral("no hardware counters for this point")
-                                                : QStringLiteral("no peak figures for %1 in the device database").arg(peaks.device));
+    plot->xAxis->setLabel(
+        !p.counters.collected
+            ? QStringLiteral("no hardware counters for this point")
+            : QStringLiteral("no peak figures for %1 in the device database").arg(peaks.device));
     return 0;
   }
   auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
@@ -137,8 +143,8 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
   };
   point(rooflinePointOf(p.counters.kernel, QStringLiteral("kernel")), QCPScatterStyle::ssDisc, col.kernel);
   if (p.counters.baseline)
-    point(rooflinePointOf(*p.counters.baseline, QString::fromStdString(p.baseline.name)), QCPScatterStyle::ssDiamond,
-          col.baseline);
+    point(rooflinePointOf(*p.counters.baseline, QString::fromStdString(p.baseline.name)),
+          QCPScatterStyle::ssDiamond, col.baseline);
   plot->xAxis->setRange(xMin, xMax);
   plot->yAxis->setRange(std::max(yMin / 10, peak * 1e-5), peak * 3);
   plot->legend->setVisible(true);

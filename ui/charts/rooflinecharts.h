@@ -18,7 +18,7 @@ namespace tilescope::ui {
 /// One speed-of-light bar pair: % of peak for the kernel and the baseline
 /// (NaN when the metric was not collected for it).
 struct SolBar {
-  QString label;    ///< "Compute (SM)", "Memory", "DRAM", "L2", "L1/shared", "Tensor pipe"
+  QString label;  ///< "Compute (SM)", "Memory", "DRAM", "L2", "L1/shared", "Tensor pipe"
   double kernel = NAN, baseline = NAN;
 };
 QVector<SolBar> speedOfLightBars(const CountersInfo& c);
@@ -32,9 +32,11 @@ int plotSpeedOfLight(QCustomPlot* plot, const CountersInfo& c, const QString& ba
 struct RooflinePeaks {
   double dramBytesPerSecond = 0;
   double fp32FlopsPerSecond = 0;
-  double tensorFlopsPerSecond = 0;   ///< dense f16 tensor-core peak
+  double tensorFlopsPerSecond = 0;  ///< dense f16 tensor-core peak
   QString device;
-  bool valid() const { return dramBytesPerSecond > 0 && (fp32FlopsPerSecond > 0 || tensorFlopsPerSecond > 0); }
+  bool valid() const {
+    return dramBytesPerSecond > 0 && (fp32FlopsPerSecond > 0 || tensorFlopsPerSecond > 0);
+  }
 };
 RooflinePeaks rooflinePeaks(const DeviceInfo& device, const DeviceSpec* spec);
 

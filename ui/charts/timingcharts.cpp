@@ -18,10 +18,10 @@ QVector<double> StrideTextTicker::createTickVector(double tickStep, const QCPRan
   return out;
 }
 
-
 QString speedupText(const Point& p) {
   if (!p.speedup || *p.speedup <= 0) return {};
-  const QString base = QString::fromStdString(p.baseline.name.empty() ? std::string("baseline") : p.baseline.name);
+  const QString base =
+      QString::fromStdString(p.baseline.name.empty() ? std::string("baseline") : p.baseline.name);
   const double s = *p.speedup;
   if (s >= 1.0) return QStringLiteral("%1 faster than %2").arg(formatRatio(s), base);
   return QStringLiteral("%1 slower than %2 (speedup %3)").arg(formatRatio(1.0 / s), base, formatRatio(s));
@@ -56,13 +56,16 @@ int plotDurationBoxes(QCustomPlot* plot, const Point& p) {
   double top = 0;
   if (p.timing.measured) {
     addBox(plot, 1, p.timing.kernelNs, c.kernel, QStringLiteral("kernel"));
-    labels->addTick(1, QStringLiteral("kernel\nn=%1, CV %2").arg(p.timing.kernelNs.n).arg(formatPercent(p.timing.cv)));
+    labels->addTick(
+        1, QStringLiteral("kernel\nn=%1, CV %2").arg(p.timing.kernelNs.n).arg(formatPercent(p.timing.cv)));
     top = qMax(top, qMax(p.timing.kernelNs.max, p.timing.kernelNs.p90));
     ++boxes;
   }
   if (p.baseline.measured) {
     addBox(plot, 2, p.baseline.kernelNs, c.baseline, QString::fromStdString(p.baseline.name));
-    labels->addTick(2, QStringLiteral("%1\nn=%2").arg(QString::fromStdString(p.baseline.name)).arg(p.baseline.kernelNs.n));
+    labels->addTick(
+        2,
+        QStringLiteral("%1\nn=%2").arg(QString::fromStdString(p.baseline.name)).arg(p.baseline.kernelNs.n));
     top = qMax(top, qMax(p.baseline.kernelNs.max, p.baseline.kernelNs.p90));
     ++boxes;
   }
@@ -91,7 +94,9 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   for (int i = 0; i < int(r.points.size()); ++i) {
     const Point& p = r.points[size_t(i)];
     // Swept values only ("64, 32"): the full defines made 30° labels run into each other.
-    labels->addTick(i, names.shortLabel(p) + (p.trial > 0 && p.experiment.empty() ? QStringLiteral(" t%1").arg(p.trial) : QString()));
+    labels->addTick(
+        i, names.shortLabel(p) +
+               (p.trial > 0 && p.experiment.empty() ? QStringLiteral(" t%1").arg(p.trial) : QString()));
     if (p.timing.measured) {
       const Stats& s = p.timing.kernelNs;
       keys << i;
@@ -125,8 +130,10 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
     err->setData(minus, plus);
     return g;
   };
-  makeSeries(keys, kernel, kMinus, kPlus, c.kernel, QStringLiteral("kernel median (p10–p90)"), QCPScatterStyle::ssDisc);
-  const QString baseName = r.points.empty() ? QString() : QString::fromStdString(r.points.front().baseline.name);
+  makeSeries(keys, kernel, kMinus, kPlus, c.kernel, QStringLiteral("kernel median (p10–p90)"),
+             QCPScatterStyle::ssDisc);
+  const QString baseName =
+      r.points.empty() ? QString() : QString::fromStdString(r.points.front().baseline.name);
   makeSeries(bKeys, base, bMinus, bPlus, c.baseline, QStringLiteral("baseline %1").arg(baseName),
              QCPScatterStyle::ssSquare);
   auto* cvGraph = plot->addGraph(plot->xAxis, plot->yAxis2);
@@ -172,12 +179,14 @@ void fitSweepTickLabels(QCustomPlot* plot) {
   const int n = static_cast<int>(ticker->ticks().size());
   // The widget's width less the margins of the last layout (axes, labels); before the
   // first layout, a typical 160 px. Called on a resize, before the plot lays out anew.
-  const int margins = plot->axisRect()->width() > 0 ? plot->viewport().width() - plot->axisRect()->width() : 160;
+  const int margins =
+      plot->axisRect()->width() > 0 ? plot->viewport().width() - plot->axisRect()->width() : 160;
   const int width = qMax(100, plot->width() - margins);
   const double perPoint = double(width) / n;
   const QFontMetrics fm(plot->xAxis->tickLabelFont());
   int widest = 0;
-  for (const QString& label : std::as_const(ticker->ticks())) widest = qMax(widest, fm.horizontalAdvance(label));
+  for (const QString& label : std::as_const(ticker->ticks()))
+    widest = qMax(widest, fm.horizontalAdvance(label));
   if (widest + fm.averageCharWidth() * 2 <= perPoint) {
     plot->xAxis->setTickLabelRotation(0);
     ticker->setStride(1);

@@ -6,7 +6,9 @@ namespace tilescope::ui {
 
 QString formatDuration(double ns) { return QString::fromStdString(tilescope::formatDuration(ns)); }
 QString formatBytes(double bytes) { return QString::fromStdString(tilescope::formatBytes(bytes)); }
-QString formatFlops(double flopsPerSecond) { return QString::fromStdString(tilescope::formatFlops(flopsPerSecond)); }
+QString formatFlops(double flopsPerSecond) {
+  return QString::fromStdString(tilescope::formatFlops(flopsPerSecond));
+}
 QString formatPercent(double fraction, int decimals) {
   return QString::fromStdString(tilescope::formatPercent(fraction, decimals));
 }
@@ -19,8 +21,8 @@ double UnitTicker::getTickStep(const QCPRange& range) {
   return cleanMantissa(exact) * u.factor;
 }
 
-QVector<QString> UnitTicker::createLabelVector(const QVector<double>& ticks, const QLocale& locale,
-                                               QChar, int) {
+QVector<QString> UnitTicker::createLabelVector(const QVector<double>& ticks, const QLocale& locale, QChar,
+                                               int) {
   double magnitude = 0;
   for (double t : ticks) magnitude = qMax(magnitude, std::fabs(t));
   const Unit& u = pickUnit(m_ladder, magnitude);
@@ -28,7 +30,8 @@ QVector<QString> UnitTicker::createLabelVector(const QVector<double>& ticks, con
   labels.reserve(ticks.size());
   // One unit for every tick of the axis (core's formatWithUnit picks one per value).
   for (double t : ticks)
-    labels.append(QStringLiteral("%1 %2").arg(locale.toString(t / u.factor, 'g', 4), QString::fromUtf8(u.suffix)));
+    labels.append(
+        QStringLiteral("%1 %2").arg(locale.toString(t / u.factor, 'g', 4), QString::fromUtf8(u.suffix)));
   return labels;
 }
 
@@ -45,8 +48,6 @@ QSharedPointer<QCPAxisTicker> byteTicker() {
 QSharedPointer<QCPAxisTicker> flopsTicker() {
   return QSharedPointer<QCPAxisTicker>(new UnitTicker(flopsUnits()));
 }
-QSharedPointer<QCPAxisTicker> percentTicker() {
-  return QSharedPointer<QCPAxisTicker>(new PercentTicker);
-}
+QSharedPointer<QCPAxisTicker> percentTicker() { return QSharedPointer<QCPAxisTicker>(new PercentTicker); }
 
 }  // namespace tilescope::ui

@@ -28,8 +28,8 @@ class UnitTicker : public QCPAxisTicker {
 
  protected:
   double getTickStep(const QCPRange& range) override;
-  QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale,
-                                     QChar formatChar, int precision) override;
+  QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale, QChar formatChar,
+                                     int precision) override;
 
  private:
   const std::vector<Unit>& m_ladder;  ///< one of core's static ladders

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "models/qtconv.h"
-#include "tilescope/model/devices.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
+#include "tilescope/model/devices.h"
 
 namespace tilescope::ui {
 
@@ -25,8 +25,8 @@ const DeviceDb* deviceDb() {
 
 bool isLaunchLimit(const Finding& f) {
   // What cudaLaunchKernel would refuse on this device: a config error before any GPU.
-  return f.severity == Severity::error &&
-         (f.category == "invalid_launch" || f.category == "smem_exceeded" || f.category == "too_many_resources");
+  return f.severity == Severity::error && (f.category == "invalid_launch" || f.category == "smem_exceeded" ||
+                                           f.category == "too_many_resources");
 }
 }  // namespace
 

@@ -14,9 +14,9 @@
 namespace tilescope::ui {
 
 struct ConfigCheck {
-  ReportPtr report;      ///< verb "check", one point per sweep point (at most kMaxCheckedPoints)
-  QString error;         ///< the first error of the launch limits, as "PATH: problem" ("" when none)
-  QString errorPath;     ///< its config key ("launch.block")
+  ReportPtr report;   ///< verb "check", one point per sweep point (at most kMaxCheckedPoints)
+  QString error;      ///< the first error of the launch limits, as "PATH: problem" ("" when none)
+  QString errorPath;  ///< its config key ("launch.block")
 };
 
 /// Sweep points analysed per check: enough to see the variation, bounded so typing stays fluid.

@@ -6,8 +6,8 @@
 #include <QStandardPaths>
 #include <QTimer>
 
-#include "models/qtconv.h"
 #include "controllers/runstream.h"
+#include "models/qtconv.h"
 #include "tilescope/run/remote.h"
 
 namespace tilescope::ui {
@@ -48,7 +48,8 @@ void RunController::setSlurm(bool on) {
 void RunController::setSbatchOptions(const QString& options) { m_sbatchOptions = options.trimmed(); }
 
 QString RunController::runExecutable() {
-  const QString local = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tilescope-run"));
+  const QString local =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tilescope-run"));
   if (QFileInfo(local).isExecutable()) return local;
   const QString onPath = QStandardPaths::findExecutable(QStringLiteral("tilescope-run"));
   return onPath.isEmpty() ? QStringLiteral("tilescope-run") : onPath;
@@ -87,13 +88,15 @@ void RunController::start(const QString& verb) {
     return;
   }
   if (cmd.isEmpty()) {  // a remote host ssh would misread (an option, a shell word)
-    emit runFailed(tr("remote host '%1': %2").arg(m_remoteHost, qs(remoteHostProblem(m_remoteHost.toStdString()))));
+    emit runFailed(
+        tr("remote host '%1': %2").arg(m_remoteHost, qs(remoteHostProblem(m_remoteHost.toStdString()))));
     return;
   }
   m_stream->reset();
   delete m_process;
   m_process = new QProcess(this);
-  connect(m_process, &QProcess::readyReadStandardOutput, this, [this] { m_stream->feed(m_process->readAllStandardOutput()); });
+  connect(m_process, &QProcess::readyReadStandardOutput, this,
+          [this] { m_stream->feed(m_process->readAllStandardOutput()); });
   connect(m_process, &QProcess::readyReadStandardError, this, [this] {
     const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
     emit logAvailable(text);
@@ -122,29 +125,40 @@ void RunController::finished(int code, QProcess::ExitStatus status) {
   if (m_cancelled) {
     emit runCancelled();
   } else if (status == QProcess::CrashExit) {
-    emit runFailed(tr("tilescope-run %1 crashed%2").arg(m_verb, m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last()));
+    emit runFailed(
+        tr("tilescope-run %1 crashed%2")
+            .arg(m_verb, m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last()));
   } else if (m_slurm && code == kExitNoGpu) {
     // The merged report (when there is one) has arrived: it says which points were not captured and why.
     const QString tail = m_stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + m_stderrTail.last();
-    emit runFailed(m_gotReport ? tr("sweep on Slurm: not every point was captured (exit 3)%1").arg(tail)
-                               : tr("sweep on Slurm: Slurm's tools not found here, or the job failed (exit 3)%1").arg(tail));
-  } else if (const QString msg = failureMessage(m_verb, code, m_gotReport, m_stderrTail.join(QLatin1Char(' ')), !m_remoteHost.isEmpty());
+    emit runFailed(
+        m_gotReport
+            ? tr("sweep on Slurm: not every point was captured (exit 3)%1").arg(tail)
+            : tr("sweep on Slurm: Slurm's tools not found here, or the job failed (exit 3)%1").arg(tail));
+  } else if (const QString msg = failureMessage(m_verb, code, m_gotReport,
+                                                m_stderrTail.join(QLatin1Char(' ')), !m_remoteHost.isEmpty());
              !msg.isEmpty()) {
     emit runFailed(msg);
   }
   emit runFinished(status == QProcess::CrashExit ? -1 : code);
 }
 
-QString RunController::failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote) {
+QString RunController::failureMessage(const QString& verb, int code, bool gotReport,
+                                      const QString& stderrTail, bool remote) {
   const QString tail = stderrTail.isEmpty() ? QString() : QStringLiteral(": ") + stderrTail;
   // 0 and 1 complete with a report (1: findings, shown as the verdict); anything else is a failure.
   if ((code == kExitOk || code == kExitFindings) && gotReport) return {};
-  if (code == kExitOk || code == kExitFindings) return tr("%1 ended (exit %2) without a report%3").arg(verb).arg(code).arg(tail);
+  if (code == kExitOk || code == kExitFindings)
+    return tr("%1 ended (exit %2) without a report%3").arg(verb).arg(code).arg(tail);
   if (code == kExitUsage) return tr("%1: usage or configuration error (exit 2)%2").arg(verb, tail);
-  if (code == kExitNoGpu && remote) return tr("%1: no GPU on the remote host, or it cannot be reached (exit 3)%2").arg(verb, tail);
+  if (code == kExitNoGpu && remote)
+    return tr("%1: no GPU on the remote host, or it cannot be reached (exit 3)%2").arg(verb, tail);
   if (code == kExitNoGpu) return tr("%1: no GPU or CUDA on the machine it ran on (exit 3)%2").arg(verb, tail);
   if (remote && code == 255) return tr("%1: ssh failed (exit 255)%2").arg(verb, tail);
-  if (code == 127) return tr("%1: tilescope-run not found%2 (exit 127)").arg(verb, remote ? tr(" on the remote host") : QString()) + tail;
+  if (code == 127)
+    return tr("%1: tilescope-run not found%2 (exit 127)")
+               .arg(verb, remote ? tr(" on the remote host") : QString()) +
+           tail;
   return tr("%1 failed: %2%3").arg(verb, qs(exitStatusText(code)), tail);
 }
 

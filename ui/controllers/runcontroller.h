@@ -43,7 +43,8 @@ class RunController : public QObject {
   RunStream* stream() const { return m_stream; }
   /// The message for a run that ended with `code` (normal exit), or "" when it succeeded;
   /// `stderrTail` is the last lines tilescope-run (or ssh) wrote.
-  static QString failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote);
+  static QString failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail,
+                                bool remote);
 
  public slots:
   void start(const QString& verb);

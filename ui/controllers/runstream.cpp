@@ -43,7 +43,10 @@ void RunStream::parseLine(const QByteArray& line) {
     emit pointAvailable(p);
     if (e.tags.total)
       emit progressAvailable(m_points, static_cast<int>(*e.tags.total),
-                             tr("%1 trial %2: %3").arg(QString::fromStdString(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict))));
+                             tr("%1 trial %2: %3")
+                                 .arg(QString::fromStdString(p.label))
+                                 .arg(p.trial)
+                                 .arg(QString::fromLatin1(verdictName(p.verdict))));
   } else if (const auto* r = std::get_if<ReportEvent>(&e.body)) {
     emit reportAvailable(std::make_shared<const Report>(r->report));
   } else if (const auto* ph = std::get_if<PhaseEvent>(&e.body)) {
@@ -51,8 +54,9 @@ void RunStream::parseLine(const QByteArray& line) {
   } else if (const auto* d = std::get_if<DeviceEvent>(&e.body)) {
     emit textAvailable(tr("device: %1").arg(QString::fromStdString(d->device.name)));
   } else if (const auto* c = std::get_if<PartialEvent>(&e.body)) {
-    emit textAvailable(tr("capture of %1 kept before the profiling pass (verdict %2)")
-                           .arg(QString::fromStdString(c->point.label), QString::fromLatin1(verdictName(c->point.verdict))));
+    emit textAvailable(
+        tr("capture of %1 kept before the profiling pass (verdict %2)")
+            .arg(QString::fromStdString(c->point.label), QString::fromLatin1(verdictName(c->point.verdict))));
   }
 }
 
@@ -68,7 +72,8 @@ void RunStream::onProgress(const ProgressEvent& p, const StreamTags& tags) {
   // The session's point_index is the point the message is about; under
   // diagnose, a worker's own progress counts against the capture limit.
   const int point = tags.pointIndex.value_or(m_points);
-  emit progressAvailable(std::max(point, m_points), tags.total ? static_cast<int>(*tags.total) : m_maxCaptures, message);
+  emit progressAvailable(std::max(point, m_points),
+                         tags.total ? static_cast<int>(*tags.total) : m_maxCaptures, message);
 }
 
 }  // namespace tilescope::ui

@@ -14,7 +14,6 @@
 
 namespace tilescope::ui {
 
-
 class RunStream : public QObject {
   Q_OBJECT
  public:
@@ -24,7 +23,11 @@ class RunStream : public QObject {
   void feed(const QByteArray& bytes);
   /// Parses whatever is left (the process ended without a final newline).
   void finish();
-  void reset() { m_buffer.clear(); m_points = 0; m_maxCaptures = 0; }
+  void reset() {
+    m_buffer.clear();
+    m_points = 0;
+    m_maxCaptures = 0;
+  }
   int pointsSeen() const { return m_points; }
 
  signals:

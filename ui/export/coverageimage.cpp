@@ -35,11 +35,13 @@ QImage coverageImage(const CoverageInfo& coverage, int maxSide) {
   QStringList shape;
   for (auto d : coverage.shape) shape << QString::number(d);
   p.drawText(QRect(margin, 0, width - 2 * margin, titleH), Qt::AlignVCenter | Qt::AlignLeft,
-             QStringLiteral("%1 [%2]%3").arg(QString::fromStdString(coverage.tensor), shape.join(QLatin1Char('x')), cell));
+             QStringLiteral("%1 [%2]%3")
+                 .arg(QString::fromStdString(coverage.tensor), shape.join(QLatin1Char('x')), cell));
   const QPoint origin(margin, titleH);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c)
-      p.fillRect(origin.x() + c * cellPx, origin.y() + r * cellPx, cellPx, cellPx, stateColor(map.states[static_cast<std::size_t>(r * cols + c)]));
+      p.fillRect(origin.x() + c * cellPx, origin.y() + r * cellPx, cellPx, cellPx,
+                 stateColor(map.states[static_cast<std::size_t>(r * cols + c)]));
   p.setPen(QPen(QColor(0, 0, 0, 120)));
   p.drawRect(origin.x(), origin.y(), cols * cellPx - 1, rows * cellPx - 1);
   int y = origin.y() + rows * cellPx + margin;

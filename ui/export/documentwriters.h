@@ -25,6 +25,7 @@ bool writeMarkdown(const Document& doc, const QVector<Figure>& figures, const QS
 
 /// The QTextDocument writePdf prints on `device`: its page size is the device's
 /// printable area, so tables span the text width (tests measure the layout).
-std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures, QPagedPaintDevice* device);
+std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures,
+                                             QPagedPaintDevice* device);
 
 }  // namespace tilescope::ui

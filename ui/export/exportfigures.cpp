@@ -64,7 +64,8 @@ QImage drawFigure(const Report& r, const Point& p, const std::string& id, int fo
     return renderChart(QStringLiteral("Time per point vs baseline"), kWidth, kHeight,
                        [&](ChartPlot* c) { plotSweepTimes(c, r, focus); });
   if (id == "timing_distribution")
-    return renderChart(QStringLiteral("Kernel vs baseline"), 600, kHeight, [&](ChartPlot* c) { plotDurationBoxes(c, p); });
+    return renderChart(QStringLiteral("Kernel vs baseline"), 600, kHeight,
+                       [&](ChartPlot* c) { plotDurationBoxes(c, p); });
   const DeviceDb* db = defaultDeviceDb();
   if (id == "occupancy_resources") {
     const DeviceSpec* spec = db ? findDevice(*db, r.device) : nullptr;
@@ -76,8 +77,9 @@ QImage drawFigure(const Report& r, const Point& p, const std::string& id, int fo
     QVector<QImage> curves;
     static const char* const titles[] = {"vs block size", "vs registers", "vs shared memory"};
     for (int i = 0; i < 3; ++i)
-      curves.append(renderChart(QString::fromLatin1(titles[i]), 400, 320,
-                                [&](ChartPlot* c) { plotOccupancyCurve(c, p.occupancy, OccupancyCurve(i)); }));
+      curves.append(renderChart(QString::fromLatin1(titles[i]), 400, 320, [&](ChartPlot* c) {
+        plotOccupancyCurve(c, p.occupancy, OccupancyCurve(i));
+      }));
     return sideBySide(curves);
   }
   if (id == "occupancy_devices") {
@@ -92,8 +94,8 @@ QImage drawFigure(const Report& r, const Point& p, const std::string& id, int fo
     });
   if (id == "counters_roofline") {
     const RooflinePeaks peaks = rooflinePeaks(r.device, db ? findDevice(*db, r.device) : nullptr);
-    return renderChart(QStringLiteral("Roofline on %1").arg(QString::fromStdString(r.device.name)), kWidth, kHeight,
-                       [&](ChartPlot* c) { plotRoofline(c, p, peaks); });
+    return renderChart(QStringLiteral("Roofline on %1").arg(QString::fromStdString(r.device.name)), kWidth,
+                       kHeight, [&](ChartPlot* c) { plotRoofline(c, p, peaks); });
   }
   return {};
 }
@@ -116,7 +118,8 @@ QVector<Figure> renderFigures(const Report& r, QString* note) {
     } else if (widgets) {
       image = drawFigure(r, p, ref.id, focus);
     }
-    if (!image.isNull()) figures.append({QString::fromStdString(ref.id), QString::fromStdString(ref.title), image});
+    if (!image.isNull())
+      figures.append({QString::fromStdString(ref.id), QString::fromStdString(ref.title), image});
   }
   return figures;
 }

@@ -46,10 +46,12 @@ bool writeHtml(const Document& doc, const QVector<Figure>& figures, const QStrin
   return file.error() == QFile::NoError;
 }
 
-std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures, QPagedPaintDevice* device) {
+std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures,
+                                             QPagedPaintDevice* device) {
   auto text = std::make_unique<QTextDocument>();
   for (const Figure& f : figures)
-    text->addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("figure:") + f.id), QVariant(f.image));
+    text->addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("figure:") + f.id),
+                      QVariant(f.image));
   // Lay out on the printable area of the page: without a page size QTextDocument
   // lays out for an unbounded width and print() then scales the result down.
   const QPageLayout layout = device->pageLayout();

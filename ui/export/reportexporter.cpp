@@ -28,11 +28,15 @@ bool exportReport(const tilescope::Report& r, const QString& outPath, QString* e
   const QString ext = QFileInfo(outPath).suffix().toLower();
   using Writer = bool (*)(const Document&, const QVector<Figure>&, const QString&, QString*);
   Writer writer = nullptr;
-  if (ext == QLatin1String("html") || ext == QLatin1String("htm")) writer = writeHtml;
-  else if (ext == QLatin1String("pdf")) writer = writePdf;
-  else if (ext == QLatin1String("md") || ext == QLatin1String("markdown")) writer = writeMarkdown;
+  if (ext == QLatin1String("html") || ext == QLatin1String("htm"))
+    writer = writeHtml;
+  else if (ext == QLatin1String("pdf"))
+    writer = writePdf;
+  else if (ext == QLatin1String("md") || ext == QLatin1String("markdown"))
+    writer = writeMarkdown;
   if (!writer) {
-    if (error) *error = QStringLiteral("%1: unknown export format '.%2' (use .html, .pdf or .md)").arg(outPath, ext);
+    if (error)
+      *error = QStringLiteral("%1: unknown export format '.%2' (use .html, .pdf or .md)").arg(outPath, ext);
     return false;
   }
   QString note;

@@ -5,8 +5,8 @@
 #include <iterator>
 
 #include "models/qtconv.h"
-#include "tilescope/export/document.h"
 #include "style/colors.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 
@@ -14,13 +14,15 @@ void FindingsModel::setFindings(std::vector<Finding> reportLevel, std::vector<Fi
   beginResetModel();
   m_reportLevel = static_cast<int>(reportLevel.size());
   m_findings = std::move(reportLevel);
-  m_findings.insert(m_findings.end(), std::make_move_iterator(point.begin()), std::make_move_iterator(point.end()));
+  m_findings.insert(m_findings.end(), std::make_move_iterator(point.begin()),
+                    std::make_move_iterator(point.end()));
   endResetModel();
 }
 
 std::vector<Finding> FindingsModel::reportLevelFindings(const Report& r) {
   auto same = [](const Finding& a, const Finding& b) {
-    return a.category == b.category && a.severity == b.severity && a.message == b.message && a.tensor == b.tensor;
+    return a.category == b.category && a.severity == b.severity && a.message == b.message &&
+           a.tensor == b.tensor;
   };
   std::vector<Finding> out;
   for (const Finding& f : r.findings) {
@@ -41,9 +43,7 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_findings.size());
 }
 
-int FindingsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   const Finding* f = index.isValid() ? finding(index.row()) : nullptr;
@@ -62,25 +62,32 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     switch (col) {
       case ScopeColumn:
         if (role == Qt::ToolTipRole)
-          return isReportLevel(index.row()) ? tr("A conclusion of the whole report (diagnose), not of one point")
-                                            : tr("A finding of the selected point");
+          return isReportLevel(index.row())
+                     ? tr("A conclusion of the whole report (diagnose), not of one point")
+                     : tr("A finding of the selected point");
         return isReportLevel(index.row()) ? tr("report") : tr("point");
-      case SeverityColumn: return QString::fromLatin1(severityName(f->severity));
+      case SeverityColumn:
+        return QString::fromLatin1(severityName(f->severity));
       case CategoryColumn:
-        return f->detail.empty() ? qs(f->category) : QStringLiteral("%1 (%2)").arg(qs(f->category), qs(f->detail));
-      case MessageColumn: return qs(f->message);
+        return f->detail.empty() ? qs(f->category)
+                                 : QStringLiteral("%1 (%2)").arg(qs(f->category), qs(f->detail));
+      case MessageColumn:
+        return qs(f->message);
       case LocationColumn: {
         QString loc = qs(locationText(f->location));
-        if (!f->tensor.empty()) loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
+        if (!f->tensor.empty())
+          loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
         return loc;
       }
       case EvidenceColumn: {
         // The export's key/value reading of the evidence (durations and bytes with units), not JSON.
         QStringList facts;
-        for (const auto& [k, v] : evidenceRows(f->evidence)) facts << QStringLiteral("%1: %2").arg(qs(k), qs(v));
+        for (const auto& [k, v] : evidenceRows(f->evidence))
+          facts << QStringLiteral("%1: %2").arg(qs(k), qs(v));
         return facts.join(role == Qt::ToolTipRole ? QStringLiteral("\n") : QStringLiteral("; "));
       }
-      default: return {};
+      default:
+        return {};
     }
   }
   return {};
@@ -89,13 +96,20 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case ScopeColumn: return tr("Scope");
-    case SeverityColumn: return tr("Severity");
-    case CategoryColumn: return tr("Category");
-    case MessageColumn: return tr("Message");
-    case LocationColumn: return tr("Location");
-    case EvidenceColumn: return tr("Evidence");
-    default: return {};
+    case ScopeColumn:
+      return tr("Scope");
+    case SeverityColumn:
+      return tr("Severity");
+    case CategoryColumn:
+      return tr("Category");
+    case MessageColumn:
+      return tr("Message");
+    case LocationColumn:
+      return tr("Location");
+    case EvidenceColumn:
+      return tr("Evidence");
+    default:
+      return {};
   }
 }
 

@@ -13,7 +13,15 @@ namespace tilescope::ui {
 class FindingsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { ScopeColumn, SeverityColumn, CategoryColumn, MessageColumn, LocationColumn, EvidenceColumn, ColumnCount };
+  enum Column {
+    ScopeColumn,
+    SeverityColumn,
+    CategoryColumn,
+    MessageColumn,
+    LocationColumn,
+    EvidenceColumn,
+    ColumnCount
+  };
   enum Role { FindingIndexRole = Qt::UserRole + 1, SeverityRankRole, ReportLevelRole };
 
   using QAbstractTableModel::QAbstractTableModel;

@@ -53,7 +53,9 @@ bool PointLabels::add(const Point& p) {
     return false;
   }
   bool changed = false;
-  auto swept = [this](const std::string& k) { return std::find(m_keys.begin(), m_keys.end(), k) != m_keys.end(); };
+  auto swept = [this](const std::string& k) {
+    return std::find(m_keys.begin(), m_keys.end(), k) != m_keys.end();
+  };
   for (const auto& [k, x] : v.items()) {
     if (swept(k)) continue;
     const auto f = m_first.find(k);
@@ -82,7 +84,8 @@ QStringList PointLabels::keys() const {
 }
 
 QString PointLabels::shortLabel(const Point& p) const {
-  if (!p.experiment.empty()) return qs(p.experiment) + (p.label.empty() ? QString() : QStringLiteral(" [%1]").arg(qs(p.label)));
+  if (!p.experiment.empty())
+    return qs(p.experiment) + (p.label.empty() ? QString() : QStringLiteral(" [%1]").arg(qs(p.label)));
   if (m_keys.empty()) {
     const QString own = qs(p.label);
     return !own.isEmpty() && own.size() <= kMaxOwnLabel ? own : QStringLiteral("#%1").arg(p.index);
@@ -97,7 +100,8 @@ QString PointLabels::shortLabel(const Point& p) const {
 }
 
 QString PointLabels::fullLabel(const Point& p) {
-  if (!p.label.empty()) return qs(p.label) + (p.experiment.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(p.experiment)));
+  if (!p.label.empty())
+    return qs(p.label) + (p.experiment.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(p.experiment)));
   QStringList parts;
   const nlohmann::json all = valuesOf(p);  // items() of a temporary would dangle
   for (const auto& [k, x] : all.items()) parts << QStringLiteral("%1=%2").arg(qs(k), valueText(x));

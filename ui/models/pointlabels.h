@@ -43,9 +43,9 @@ class PointLabels {
   static std::vector<std::string> labelOrder(const Point& p);
 
   bool m_any = false;
-  nlohmann::json m_first;                 ///< values of the first point seen
-  std::vector<std::string> m_order;       ///< key order of the first label, then the rest
-  std::vector<std::string> m_keys;        ///< swept keys, in m_order's order
+  nlohmann::json m_first;            ///< values of the first point seen
+  std::vector<std::string> m_order;  ///< key order of the first label, then the rest
+  std::vector<std::string> m_keys;   ///< swept keys, in m_order's order
 };
 
 }  // namespace tilescope::ui

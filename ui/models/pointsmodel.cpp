@@ -25,7 +25,8 @@ void PointsModel::setReport(std::shared_ptr<const Report> report) {
       return m_names.sortKey(pts[static_cast<size_t>(a)]) < m_names.sortKey(pts[static_cast<size_t>(b)]);
     });
     m_labelRank.assign(pts.size(), 0);
-    for (size_t i = 0; i < order.size(); ++i) m_labelRank[static_cast<size_t>(order[i])] = static_cast<int>(i);
+    for (size_t i = 0; i < order.size(); ++i)
+      m_labelRank[static_cast<size_t>(order[i])] = static_cast<int>(i);
   }
   // The GPUs, numbered in (host, ordinal, uuid) order: the GPU column sorts (groups) and tints by them.
   std::set<std::tuple<std::string, int, std::string>> gpus;
@@ -70,20 +71,30 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
       if (!p.gpu.uuid.empty()) tip += QStringLiteral("\n") + qs(p.gpu.uuid);
       if (!p.gpu.pciBusId.empty()) tip += tr("\nPCI %1").arg(qs(p.gpu.pciBusId));
       if (p.gpu.smClockMHz > 0)
-        tip += tr("\nSM clock %1 of %2 MHz").arg(p.gpu.smClockMHz, 0, 'f', 0).arg(p.gpu.smMaxClockMHz, 0, 'f', 0);
+        tip += tr("\nSM clock %1 of %2 MHz")
+                   .arg(p.gpu.smClockMHz, 0, 'f', 0)
+                   .arg(p.gpu.smMaxClockMHz, 0, 'f', 0);
       return tip;
     }
   }
   if (role == SortRole) {
     switch (col) {
-      case IndexColumn: return index.row();
-      case LabelColumn: return m_labelRank.at(static_cast<size_t>(index.row()));
-      case VerdictColumn: return static_cast<int>(p.verdict);
-      case TimeColumn: return p.timing.measured ? p.timing.kernelNs.median : 0.0;
-      case SpeedupColumn: return p.speedup.value_or(0.0);
-      case FindingsColumn: return static_cast<int>(p.findings.size());
-      case GpuColumn: return gpu;
-      default: break;
+      case IndexColumn:
+        return index.row();
+      case LabelColumn:
+        return m_labelRank.at(static_cast<size_t>(index.row()));
+      case VerdictColumn:
+        return static_cast<int>(p.verdict);
+      case TimeColumn:
+        return p.timing.measured ? p.timing.kernelNs.median : 0.0;
+      case SpeedupColumn:
+        return p.speedup.value_or(0.0);
+      case FindingsColumn:
+        return static_cast<int>(p.findings.size());
+      case GpuColumn:
+        return gpu;
+      default:
+        break;
     }
   }
   if (role != Qt::DisplayRole && role != SortRole) return {};
@@ -92,36 +103,51 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
     case IndexColumn:
       if (!p.experiment.empty()) return QString::number(index.row());
       return p.trial > 0 ? QStringLiteral("%1.%2").arg(p.index).arg(p.trial) : QString::number(p.index);
-    case LabelColumn: return m_names.shortLabel(p);
-    case VerdictColumn: return QString::fromLatin1(verdictName(p.verdict));
-    case TimeColumn: return p.timing.measured ? formatNs(p.timing.kernelNs.median) : QStringLiteral("-");
-    case SpeedupColumn: return p.speedup ? QStringLiteral("%1\u00d7").arg(*p.speedup, 0, 'f', 2) : QStringLiteral("-");
-    case FindingsColumn: return static_cast<int>(p.findings.size());
+    case LabelColumn:
+      return m_names.shortLabel(p);
+    case VerdictColumn:
+      return QString::fromLatin1(verdictName(p.verdict));
+    case TimeColumn:
+      return p.timing.measured ? formatNs(p.timing.kernelNs.median) : QStringLiteral("-");
+    case SpeedupColumn:
+      return p.speedup ? QStringLiteral("%1\u00d7").arg(*p.speedup, 0, 'f', 2) : QStringLiteral("-");
+    case FindingsColumn:
+      return static_cast<int>(p.findings.size());
     case GpuColumn:
       if (gpu < 0) return QStringLiteral("-");
       return m_severalHosts ? QStringLiteral("%1:%2").arg(qs(p.gpu.host)).arg(p.gpu.ordinal)
                             : QStringLiteral("GPU %1").arg(p.gpu.ordinal);
-    default: return {};
+    default:
+      return {};
   }
 }
 
 QVariant PointsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::ToolTipRole && section == LabelColumn)
-    return m_names.keys().isEmpty() ? tr("The point (a diagnose capture: its experiment)")
-                                    : tr("The swept values: %1 (the full defines in each row's tooltip)").arg(m_names.keysText());
+    return m_names.keys().isEmpty()
+               ? tr("The point (a diagnose capture: its experiment)")
+               : tr("The swept values: %1 (the full defines in each row's tooltip)").arg(m_names.keysText());
   if (role == Qt::ToolTipRole && section == GpuColumn)
     return tr("The GPU each capture ran on (sort to group by GPU; tinted when a sweep used several)");
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case IndexColumn: return tr("#");
-    case LabelColumn: return m_names.keys().isEmpty() ? tr("Point") : m_names.keysText();
-    case VerdictColumn: return tr("Verdict");
-    case TimeColumn: return tr("Kernel (median)");
-    case SpeedupColumn: return tr("Speedup");
-    case FindingsColumn: return tr("Findings");
-    case GpuColumn: return tr("GPU");
-    default: return {};
+    case IndexColumn:
+      return tr("#");
+    case LabelColumn:
+      return m_names.keys().isEmpty() ? tr("Point") : m_names.keysText();
+    case VerdictColumn:
+      return tr("Verdict");
+    case TimeColumn:
+      return tr("Kernel (median)");
+    case SpeedupColumn:
+      return tr("Speedup");
+    case FindingsColumn:
+      return tr("Findings");
+    case GpuColumn:
+      return tr("GPU");
+    default:
+      return {};
   }
 }
 

@@ -17,7 +17,16 @@ namespace tilescope::ui {
 class PointsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { IndexColumn, LabelColumn, VerdictColumn, TimeColumn, SpeedupColumn, FindingsColumn, GpuColumn, ColumnCount };
+  enum Column {
+    IndexColumn,
+    LabelColumn,
+    VerdictColumn,
+    TimeColumn,
+    SpeedupColumn,
+    FindingsColumn,
+    GpuColumn,
+    ColumnCount
+  };
   enum Role { PointIndexRole = Qt::UserRole + 1, SortRole };
 
   using QAbstractTableModel::QAbstractTableModel;

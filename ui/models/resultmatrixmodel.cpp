@@ -49,7 +49,8 @@ void ResultMatrixModel::setReport(const Report& report) {
 
 void ResultMatrixModel::reset(int points, int trials) {
   beginResetModel();
-  m_cells.assign(static_cast<size_t>(std::max(points, 0)), std::vector<Cell>(static_cast<size_t>(std::max(trials, 0))));
+  m_cells.assign(static_cast<size_t>(std::max(points, 0)),
+                 std::vector<Cell>(static_cast<size_t>(std::max(trials, 0))));
   m_rows.assign(m_cells.size(), Point{});
   for (size_t r = 0; r < m_rows.size(); ++r) m_rows[r].index = static_cast<int>(r);
   m_names.clear();
@@ -80,10 +81,13 @@ void ResultMatrixModel::setPoint(const Point& p, int reportIndex) {
   c.medianNs = p.timing.measured ? p.timing.kernelNs.median : 0;
   const QModelIndex idx = index(p.index, p.trial);
   emit dataChanged(idx, idx);
-  if (p.trial == 0 || m_rows[static_cast<size_t>(p.index)].label.empty()) m_rows[static_cast<size_t>(p.index)] = nameOf(p);
+  if (p.trial == 0 || m_rows[static_cast<size_t>(p.index)].label.empty())
+    m_rows[static_cast<size_t>(p.index)] = nameOf(p);
   // A key that starts to vary renames every row; otherwise only this one changed.
-  if (m_names.add(p)) relabel();
-  else emit headerDataChanged(Qt::Vertical, p.index, p.index);
+  if (m_names.add(p))
+    relabel();
+  else
+    emit headerDataChanged(Qt::Vertical, p.index, p.index);
 }
 
 void ResultMatrixModel::relabel() {
@@ -110,21 +114,32 @@ QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
   const Cell& c = m_cells[static_cast<size_t>(index.row())][static_cast<size_t>(index.column())];
   const bool done = c.reportIndex >= 0;
   switch (role) {
-    case PointIndexRole: return c.reportIndex;
-    case VerdictRole: return done ? QVariant(static_cast<int>(c.verdict)) : QVariant();
+    case PointIndexRole:
+      return c.reportIndex;
+    case VerdictRole:
+      return done ? QVariant(static_cast<int>(c.verdict)) : QVariant();
     case Qt::DisplayRole:
       if (!done) return QStringLiteral("\u2026");
-      return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(QString::fromLatin1(verdictName(c.verdict)), formatNs(c.medianNs))
+      return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(QString::fromLatin1(verdictName(c.verdict)),
+                                                           formatNs(c.medianNs))
                             : QString::fromLatin1(verdictName(c.verdict));
-    case Qt::BackgroundRole: return done ? QVariant(verdictColor(c.verdict)) : QVariant();
-    case Qt::ForegroundRole: return done ? QVariant(textColorOn(verdictColor(c.verdict))) : QVariant();
-    case Qt::TextAlignmentRole: return static_cast<int>(Qt::AlignCenter);
+    case Qt::BackgroundRole:
+      return done ? QVariant(verdictColor(c.verdict)) : QVariant();
+    case Qt::ForegroundRole:
+      return done ? QVariant(textColorOn(verdictColor(c.verdict))) : QVariant();
+    case Qt::TextAlignmentRole:
+      return static_cast<int>(Qt::AlignCenter);
     case Qt::ToolTipRole: {
       const QString name = PointLabels::fullLabel(m_rows[static_cast<size_t>(index.row())]);
       if (!done) return tr("%1, trial %2: pending").arg(name).arg(index.column());
-      return tr("%1, trial %2: %3, %4 finding(s)").arg(name).arg(index.column()).arg(QString::fromLatin1(verdictName(c.verdict))).arg(c.findings);
+      return tr("%1, trial %2: %3, %4 finding(s)")
+          .arg(name)
+          .arg(index.column())
+          .arg(QString::fromLatin1(verdictName(c.verdict)))
+          .arg(c.findings);
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 

@@ -2,8 +2,8 @@
 
 #include <QComboBox>
 #include <QFile>
-#include <QHBoxLayout>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -13,8 +13,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "models/qtconv.h"
 #include "controllers/configcheck.h"
+#include "models/qtconv.h"
 #include "tilescope/config/config.h"
 #include "tilescope/model/report.h"
 
@@ -69,7 +69,8 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   m_device = new QComboBox(this);
   m_device->addItems(checkDeviceKeys());
   setDevice(QStringLiteral("h100"));
-  m_device->setToolTip(tr("The device of the database a config is checked against (launch limits, shared memory, occupancy)"));
+  m_device->setToolTip(
+      tr("The device of the database a config is checked against (launch limits, shared memory, occupancy)"));
   m_debounce = new QTimer(this);
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(300);  // validate once typing pauses
@@ -81,7 +82,9 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   layout->addWidget(m_tabs, 1);
   layout->addWidget(m_status);
 
-  connect(m_text, &QPlainTextEdit::textChanged, this, [this] { if (!m_updating) m_debounce->start(); });
+  connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
+    if (!m_updating) m_debounce->start();
+  });
   connect(m_debounce, &QTimer::timeout, this, &ConfigPanel::parseText);
   connect(m_device, &QComboBox::currentTextChanged, this, [this] {
     if (!m_updating && m_doc.is_object() && !m_doc.empty()) validate();
@@ -97,11 +100,14 @@ bool ConfigPanel::openConfig(const QString& path) {
   constexpr qint64 kMaxConfigBytes = qint64(16) << 20;
   const QFileInfo info(path);
   QFile f(path);
-  if (info.isDir()) m_loadError = tr("%1: is a directory, not a config").arg(path);
+  if (info.isDir())
+    m_loadError = tr("%1: is a directory, not a config").arg(path);
   else if (info.exists() && info.size() > kMaxConfigBytes)
     m_loadError = tr("%1: %2 MiB is larger than a config may be (16 MiB)").arg(path).arg(info.size() >> 20);
-  else if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) m_loadError = tr("%1: cannot open: %2").arg(path, f.errorString());
-  else m_loadError.clear();
+  else if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
+    m_loadError = tr("%1: cannot open: %2").arg(path, f.errorString());
+  else
+    m_loadError.clear();
   if (!m_loadError.isEmpty()) {
     m_status->setText(m_loadError);
     return false;
@@ -199,20 +205,25 @@ void ConfigPanel::rebuildForm() {
   auto objectFields = [&](const char* title, const json& obj, const QString& prefix) {
     if (!obj.is_object()) return;
     QTreeWidgetItem* s = section(tr(title));
-    for (auto it = obj.begin(); it != obj.end(); ++it) field(s, qs(it.key()), it.value(), prefix + qs(it.key()));
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      field(s, qs(it.key()), it.value(), prefix + qs(it.key()));
   };
   if (m_doc.is_object()) {
-    const json kernel = m_doc.contains("kernel") && m_doc["kernel"].is_object() ? m_doc["kernel"] : json::object();
+    const json kernel =
+        m_doc.contains("kernel") && m_doc["kernel"].is_object() ? m_doc["kernel"] : json::object();
     QTreeWidgetItem* k = section(tr("Kernel"));
     for (const char* key : {"source", "entry", "compiler"})
-      if (kernel.contains(key)) field(k, QString::fromLatin1(key), kernel[key], QStringLiteral("kernel.") + QString::fromLatin1(key));
-    objectFields("Defines (tile parameters)", kernel.value("defines", json()), QStringLiteral("kernel.defines."));
+      if (kernel.contains(key))
+        field(k, QString::fromLatin1(key), kernel[key], QStringLiteral("kernel.") + QString::fromLatin1(key));
+    objectFields("Defines (tile parameters)", kernel.value("defines", json()),
+                 QStringLiteral("kernel.defines."));
     auto member = [this](const char* key) { return m_doc.contains(key) ? m_doc[key] : json(); };
     objectFields("Params", member("params"), QStringLiteral("params."));
     if (m_doc.contains("tensors") && m_doc["tensors"].is_object()) {
       QTreeWidgetItem* s = section(tr("Tensor shapes"));
       for (auto it = m_doc["tensors"].begin(); it != m_doc["tensors"].end(); ++it)
-        if (it.value().is_object() && it.value().contains("shape")) field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
+        if (it.value().is_object() && it.value().contains("shape"))
+          field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
     }
     objectFields("Launch", member("launch"), QStringLiteral("launch."));
     if (m_doc.contains("tiles") && m_doc["tiles"].is_object()) {
@@ -262,21 +273,26 @@ void ConfigPanel::markError() {
   for (QTreeWidgetItemIterator it(m_form); *it; ++it) {
     const QString path = (*it)->data(0, kPathRole).toString();
     // An error at tensors.C.shape[1] belongs to the item tensors.C.shape.
-    const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() && (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
-                                                                     m_errorPath.startsWith(path + QLatin1Char('.')));
+    const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() &&
+                     (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
+                      m_errorPath.startsWith(path + QLatin1Char('.')));
     (*it)->setBackground(1, bad ? QBrush(QColor(0xff, 0x52, 0x52, 80)) : QBrush());
     (*it)->setToolTip(1, bad ? m_error : QString());
   }
   if (m_error.isEmpty()) {
     m_status->setStyleSheet(QString());
-    m_status->setText(tr("\u2714 valid config%1").arg(m_path.isEmpty() ? QString() : QStringLiteral(": ") + m_path));
+    m_status->setText(
+        tr("\u2714 valid config%1").arg(m_path.isEmpty() ? QString() : QStringLiteral(": ") + m_path));
   } else if (m_fromReport && m_errorPath == QLatin1String("kernel.source")) {
     // A report's config read where its kernel source is not: nothing is wrong with the report.
     m_status->setStyleSheet(QString());
-    m_status->setText(tr("\u2139 The config this report ran with; its kernel source is not here. Open the .tscfg.json to check, "
-                         "edit or run it."));
+    m_status->setText(
+        tr("\u2139 The config this report ran with; its kernel source is not here. Open the .tscfg.json to "
+           "check, "
+           "edit or run it."));
   } else {
-    m_status->setStyleSheet(QStringLiteral("color: #a02c00"));  // dark vermillion: >= 4.5:1 on the window colour
+    m_status->setStyleSheet(
+        QStringLiteral("color: #a02c00"));  // dark vermillion: >= 4.5:1 on the window colour
     m_status->setText(m_error);
   }
   emit validationFinished(m_error.isEmpty(), m_error);

@@ -1,11 +1,11 @@
 #include "panels/coveragepanel.h"
 
 #include <QComboBox>
-#include <QStringList>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
@@ -27,8 +27,9 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
   m_layerBox->addItem(tr("State"), static_cast<int>(CoverageLayer::state));
   m_layerBox->addItem(tr("Measured writes (trace)"), static_cast<int>(CoverageLayer::writes));
   m_layerBox->addItem(tr("Measured reads (trace)"), static_cast<int>(CoverageLayer::reads));
-  m_layerBox->setToolTip(tr("With a traced report: which CTA wrote or read each cell (a colour per CTA; hatched where "
-                            "more than one did, grey where none did)"));
+  m_layerBox->setToolTip(
+      tr("With a traced report: which CTA wrote or read each cell (a colour per CTA; hatched where "
+         "more than one did, grey where none did)"));
   m_summary = new QLabel(this);
   m_widget = new CoverageWidget(this);
 
@@ -54,7 +55,8 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
   connect(fit, &QPushButton::clicked, m_widget, &CoverageWidget::fitAll);
   connect(m_layerBox, &QComboBox::currentIndexChanged, this, [this] {
     m_widget->setLayer(static_cast<CoverageLayer>(m_layerBox->currentData().toInt()));
-    m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);  // the state legend does not apply to CTA colours
+    m_legend->setVisible(m_widget->effectiveLayer() ==
+                         CoverageLayer::state);  // the state legend does not apply to CTA colours
   });
   connect(m_tensorBox, &QComboBox::currentTextChanged, this, [this](const QString& t) {
     if (m_updating) return;
@@ -62,7 +64,9 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
     rebuildDimControls();
     rebuild();
   });
-  auto dimsChanged = [this] { if (!m_updating) rebuild(); };
+  auto dimsChanged = [this] {
+    if (!m_updating) rebuild();
+  };
   connect(m_rowDim, &QComboBox::currentIndexChanged, this, dimsChanged);
   connect(m_colDim, &QComboBox::currentIndexChanged, this, dimsChanged);
   connect(m_widget, &CoverageWidget::tileClicked, this, [this](int r, int c) {
@@ -96,10 +100,13 @@ void CoveragePanel::rebuildDimControls() {
     for (int d = 0; n > 2 && d < n; ++d) {
       auto* spin = new QSpinBox(m_sliceBox);
       spin->setPrefix(QStringLiteral("i%1=").arg(d));
-      spin->setRange(0, static_cast<int>(std::min<std::int64_t>(c.shape[static_cast<size_t>(d)] - 1, INT_MAX)));
+      spin->setRange(0,
+                     static_cast<int>(std::min<std::int64_t>(c.shape[static_cast<size_t>(d)] - 1, INT_MAX)));
       m_sliceLayout->addWidget(spin);
       m_sliceSpins << spin;
-      connect(spin, &QSpinBox::valueChanged, this, [this] { if (!m_updating) rebuild(); });
+      connect(spin, &QSpinBox::valueChanged, this, [this] {
+        if (!m_updating) rebuild();
+      });
     }
   }
   const bool highRank = m_rowDim->count() > 2;
@@ -115,11 +122,17 @@ QString CoveragePanel::oobSummary(const CoverageGrid& g) {
     if (n == 0) continue;
     const auto tiles = g.oobTiles(write);
     QStringList names;
-    for (size_t i = 0; i < tiles.size() && i < 4; ++i) names << QStringLiteral("(%1, %2)").arg(tiles[i].first).arg(tiles[i].second);
-    if (tiles.size() > 4) names << QStringLiteral("… (%1, %2)").arg(tiles.back().first).arg(tiles.back().second);
-    out += QLatin1Char('\n') + (write ? tr("\u2716 %1 element(s) written out of bounds (hatched, past the edge) by %2 tile(s): %3")
-                                      : tr("\u2716 %1 element(s) read out of bounds by %2 tile(s): %3"))
-                                   .arg(n).arg(tiles.size()).arg(names.join(QStringLiteral(", ")));
+    for (size_t i = 0; i < tiles.size() && i < 4; ++i)
+      names << QStringLiteral("(%1, %2)").arg(tiles[i].first).arg(tiles[i].second);
+    if (tiles.size() > 4)
+      names << QStringLiteral("… (%1, %2)").arg(tiles.back().first).arg(tiles.back().second);
+    out +=
+        QLatin1Char('\n') +
+        (write ? tr("\u2716 %1 element(s) written out of bounds (hatched, past the edge) by %2 tile(s): %3")
+               : tr("\u2716 %1 element(s) read out of bounds by %2 tile(s): %3"))
+            .arg(n)
+            .arg(tiles.size())
+            .arg(names.join(QStringLiteral(", ")));
   }
   return out;
 }
@@ -141,19 +154,34 @@ void CoveragePanel::rebuild() {
   for (const auto& c : p.coverage) {
     if (qs(c.tensor) != m_tensor) continue;
     text = c.measured ? tr("%1: %2 elements, %3 written, %4 unwritten; %5 tiles, %6 crossing the edge")
-                            .arg(qs(c.tensor)).arg(c.elements).arg(c.written).arg(c.unwritten).arg(c.tilesTotal).arg(c.tilesCrossing)
+                            .arg(qs(c.tensor))
+                            .arg(c.elements)
+                            .arg(c.written)
+                            .arg(c.unwritten)
+                            .arg(c.tilesTotal)
+                            .arg(c.tilesCrossing)
                       : tr("%1: declared tiling only (not measured on a GPU); %2 tiles, %3 crossing the edge")
-                            .arg(qs(c.tensor)).arg(c.tilesTotal).arg(c.tilesCrossing);
+                            .arg(qs(c.tensor))
+                            .arg(c.tilesTotal)
+                            .arg(c.tilesCrossing);
   }
   if (grid->valid()) text += oobSummary(*grid);
   m_layerBox->setEnabled(grid->valid() && grid->hasFootprint());
   if (grid->valid() && grid->hasFootprint())
     for (const TraceFootprint& fp : p.trace.footprints)
       if (fp.tensor == grid->tensor())
-        text += tr("\ntrace: %1 written, %2 by more than one CTA, %3 read (device cells, element-exact up to 4 M elements); "
+        text += tr("\ntrace: %1 written, %2 by more than one CTA, %3 read (device cells, element-exact up to "
+                   "4 M elements); "
                    "the layers draw cells of %4×%5")
-                    .arg(fp.cellsWritten).arg(fp.cellsMultiWriter).arg(fp.cellsRead).arg(fp.cellH).arg(fp.cellW);
-  m_summary->setText(grid->valid() ? text : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
+                    .arg(fp.cellsWritten)
+                    .arg(fp.cellsMultiWriter)
+                    .arg(fp.cellsRead)
+                    .arg(fp.cellH)
+                    .arg(fp.cellW);
+  m_summary->setText(
+      grid->valid()
+          ? text
+          : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
   m_widget->setGrid(grid->valid() ? grid : nullptr);
   m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);
   if (m_selection) m_widget->setSelectedTile(m_selection->state().tileRow, m_selection->state().tileCol);
@@ -186,7 +214,8 @@ void CoveragePanel::showWithinPoint(const SelectionState& state) {
     m_tensorBox->setCurrentText(state.tensor);
   m_widget->setSelectedTile(state.tileRow, state.tileCol);
   // A newly selected finding brings its tile into view (a click in this view does not move it).
-  if (state.finding >= 0 && state.finding != m_finding && state.tileRow >= 0) m_widget->showTile(state.tileRow, state.tileCol);
+  if (state.finding >= 0 && state.finding != m_finding && state.tileRow >= 0)
+    m_widget->showTile(state.tileRow, state.tileCol);
   m_finding = state.finding;
 }
 

@@ -85,7 +85,9 @@ FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_tabs);
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) { if (current.isValid()) selectFinding(current.row()); });
+          [this](const QModelIndex& current) {
+            if (current.isValid()) selectFinding(current.row());
+          });
 }
 
 QString FindingsPanel::workerStderr() const { return m_stderr->toPlainText(); }
@@ -133,8 +135,9 @@ void FindingsPanel::showPoint(int point) {
   m_view->resizeColumnToContents(FindingsModel::SeverityColumn);
   m_view->resizeColumnToContents(FindingsModel::CategoryColumn);
   const int reportLevel = m_model->reportLevelCount();
-  m_tabs->setTabText(0, reportLevel > 0 ? tr("Findings (%1 report + %2 point)").arg(reportLevel).arg(p.findings.size())
-                                        : tr("Findings (%1)").arg(p.findings.size()));
+  m_tabs->setTabText(0, reportLevel > 0
+                            ? tr("Findings (%1 report + %2 point)").arg(reportLevel).arg(p.findings.size())
+                            : tr("Findings (%1)").arg(p.findings.size()));
 }
 
 void FindingsPanel::onReportLoaded(const ReportPtr& report) {
@@ -154,7 +157,8 @@ void FindingsPanel::onSelectionChanged(const SelectionState& state) {
   if (state.point != m_point) showPoint(state.point);
   m_logPanel->onSelectionChanged(state);
   // Mirror a finding selected elsewhere (e.g. a test or the mask view) without re-emitting.
-  if (state.finding >= 0 && state.finding < m_model->rowCount() && m_view->currentIndex().row() != state.finding) {
+  if (state.finding >= 0 && state.finding < m_model->rowCount() &&
+      m_view->currentIndex().row() != state.finding) {
     const QSignalBlocker block(m_view->selectionModel());
     m_view->selectRow(state.finding);
   }

@@ -19,8 +19,10 @@ namespace tilescope::ui {
 
 QList<LogDiagnostic> parseCompileLog(const QString& log) {
   // NVRTC/nvcc (EDG front end): "file(42): error: msg"; gcc/clang/ptxas-style: "file:42:7: error: msg".
-  static const QRegularExpression edg(QStringLiteral(R"(^(.+?)\((\d+)\):\s*(error|warning|remark)[^:]*:\s*(.*)$)"));
-  static const QRegularExpression gnu(QStringLiteral(R"(^(.+?):(\d+):(?:\d+:)?\s*(error|warning|note):\s*(.*)$)"));
+  static const QRegularExpression edg(
+      QStringLiteral(R"(^(.+?)\((\d+)\):\s*(error|warning|remark)[^:]*:\s*(.*)$)"));
+  static const QRegularExpression gnu(
+      QStringLiteral(R"(^(.+?):(\d+):(?:\d+:)?\s*(error|warning|note):\s*(.*)$)"));
   QList<LogDiagnostic> out;
   const QStringList lines = log.split(QLatin1Char('\n'));
   for (const QString& l : lines) {
@@ -53,7 +55,8 @@ LogPanel::LogPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_s
   layout->addWidget(split);
   connect(m_log, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
     const QUrlQuery q(url);
-    showSourceLine(q.queryItemValue(QStringLiteral("file")), q.queryItemValue(QStringLiteral("line")).toInt());
+    showSourceLine(q.queryItemValue(QStringLiteral("file")),
+                   q.queryItemValue(QStringLiteral("line")).toInt());
   });
 }
 
@@ -110,8 +113,10 @@ void LogPanel::showPoint(int point) {
     q.addQueryItem(QStringLiteral("file"), d.front().file);
     q.addQueryItem(QStringLiteral("line"), QString::number(d.front().line));
     url.setQuery(q);
-    const QString colour = d.front().severity == QLatin1String("error") ? QStringLiteral("#e53935") : QStringLiteral("#fb8c00");
-    html += QStringLiteral("<a href=\"%1\" style=\"color:%2\">%3</a>\n").arg(url.toString(QUrl::FullyEncoded), colour, l.toHtmlEscaped());
+    const QString colour =
+        d.front().severity == QLatin1String("error") ? QStringLiteral("#e53935") : QStringLiteral("#fb8c00");
+    html += QStringLiteral("<a href=\"%1\" style=\"color:%2\">%3</a>\n")
+                .arg(url.toString(QUrl::FullyEncoded), colour, l.toHtmlEscaped());
   }
   html += QStringLiteral("</pre>");
   if (log.isEmpty()) html = tr("<i>(empty compile log)</i>");

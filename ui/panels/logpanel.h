@@ -17,7 +17,7 @@ namespace tilescope::ui {
 struct LogDiagnostic {
   QString file;
   int line = 0;
-  QString severity;   ///< error | warning | ...
+  QString severity;  ///< error | warning | ...
   QString message;
 };
 QList<LogDiagnostic> parseCompileLog(const QString& log);

@@ -72,14 +72,19 @@ void MaskPanel::rebuild() {
   }
   // The out-of-bounds evidence as the coverage view reads it (CoverageGrid::oobRegions).
   QList<OobEvidence> ev;
-  auto clampInt = [](std::int64_t v) { return static_cast<int>(std::clamp<std::int64_t>(v, INT_MIN / 2, INT_MAX / 2)); };
+  auto clampInt = [](std::int64_t v) {
+    return static_cast<int>(std::clamp<std::int64_t>(v, INT_MIN / 2, INT_MAX / 2));
+  };
   for (const OobRegion& o : grid->oobRegions())
-    ev.append({QRect(QPoint(clampInt(o.col0), clampInt(o.row0)), QPoint(clampInt(o.col1), clampInt(o.row1))), o.write});
+    ev.append({QRect(QPoint(clampInt(o.col0), clampInt(o.row0)), QPoint(clampInt(o.col1), clampInt(o.row1))),
+               o.write});
   m_mask->setGrid(grid);
   m_mask->setEvidence(ev);
   // Boundary tiles, those with out-of-bounds evidence first: they are the culprits.
   const auto writers = grid->oobTiles(true), readers = grid->oobTiles(false);
-  auto has = [](const std::vector<std::pair<int, int>>& v, std::pair<int, int> t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+  auto has = [](const std::vector<std::pair<int, int>>& v, std::pair<int, int> t) {
+    return std::find(v.begin(), v.end(), t) != v.end();
+  };
   std::vector<std::pair<int, int>> tiles = writers;
   for (const auto& t : readers)
     if (!has(tiles, t)) tiles.push_back(t);
@@ -89,8 +94,10 @@ void MaskPanel::rebuild() {
   for (const auto& [tr_, tc] : tiles) {
     const bool w = has(writers, {tr_, tc}), r = has(readers, {tr_, tc});
     QString label = tr("tile (%1, %2)").arg(tr_).arg(tc);
-    if (w) label += tr(" \u2716 writes OOB");
-    else if (r) label += tr(" \u2716 reads OOB");
+    if (w)
+      label += tr(" \u2716 writes OOB");
+    else if (r)
+      label += tr(" \u2716 reads OOB");
     auto* item = new QListWidgetItem(label, m_list);
     item->setData(Qt::UserRole, QPoint(tc, tr_));
     if (w || r) item->setForeground(oobColor(w));
@@ -104,7 +111,11 @@ void MaskPanel::showTile(int tileRow, int tileCol) {
     return;
   }
   QString text = tr("Tile (%1, %2): %3 in-bounds elements, %4 masked, %5 with out-of-bounds evidence")
-                     .arg(tileRow).arg(tileCol).arg(m_mask->inBoundsCount()).arg(m_mask->maskedCount()).arg(m_mask->evidenceCount());
+                     .arg(tileRow)
+                     .arg(tileCol)
+                     .arg(m_mask->inBoundsCount())
+                     .arg(m_mask->maskedCount())
+                     .arg(m_mask->evidenceCount());
   const auto cta = m_mask->grid()->ctaOfTile(tileRow, tileCol);
   if (cta.size() == 3) text += tr(" · CTA blockIdx (%1, %2, %3)").arg(cta[0]).arg(cta[1]).arg(cta[2]);
   m_info->setText(text);

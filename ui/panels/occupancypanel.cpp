@@ -13,8 +13,7 @@
 
 namespace tilescope::ui {
 
-OccupancyPanel::OccupancyPanel(Selection* selection, QWidget* parent)
-    : PointPanel(selection, parent) {
+OccupancyPanel::OccupancyPanel(Selection* selection, QWidget* parent) : PointPanel(selection, parent) {
   setupLayout();
   rebuild();
 }
@@ -84,16 +83,22 @@ void OccupancyPanel::rebuild() {
     const DeviceSpec* spec = db ? findDevice(*db, m_report->device) : nullptr;
     const SmLimits limits = spec ? smLimitsOf(*spec) : smLimitsFromReport(m_report->device, occ);
     if (occ.computed) {
-      m_summary->setText(tr("Theoretical occupancy %1 on %2: %3 of %4 warps per SM, %5 blocks/SM; "
-                            "limited by %6 (%7 threads, %8 registers/thread, %9 shared memory per block).")
-                             .arg(formatPercent(occ.theoretical), QString::fromStdString(m_report->device.name))
-                             .arg(occ.warpsPerSm).arg(occ.maxWarpsPerSm).arg(occ.blocksPerSm)
-                             .arg(limiterName(occ.limiter)).arg(occ.threadsPerBlock).arg(occ.regsPerThread)
-                             .arg(formatBytes(double(occ.smemPerBlock))));
+      m_summary->setText(
+          tr("Theoretical occupancy %1 on %2: %3 of %4 warps per SM, %5 blocks/SM; "
+             "limited by %6 (%7 threads, %8 registers/thread, %9 shared memory per block).")
+              .arg(formatPercent(occ.theoretical), QString::fromStdString(m_report->device.name))
+              .arg(occ.warpsPerSm)
+              .arg(occ.maxWarpsPerSm)
+              .arg(occ.blocksPerSm)
+              .arg(limiterName(occ.limiter))
+              .arg(occ.threadsPerBlock)
+              .arg(occ.regsPerThread)
+              .arg(formatBytes(double(occ.smemPerBlock))));
       m_limiterLabel = plotResourceBars(m_resources, occ, limits);
       m_resources->setTitle(tr("Per-SM resources"));
     } else {
-      m_summary->setText(tr("The report holds no occupancy for this point (the kernel was not compiled or launched)."));
+      m_summary->setText(
+          tr("The report holds no occupancy for this point (the kernel was not compiled or launched)."));
     }
     for (int i = 0; i < 3; ++i) plotOccupancyCurve(m_curves[i], occ, OccupancyCurve(i));
     m_curves[0]->setTitle(tr("vs block size"));
@@ -118,8 +123,8 @@ void OccupancyPanel::fillDeviceTable(const QVector<DeviceOccupancy>& rows) {
   m_deviceTable->setRowCount(int(rows.size()));
   for (int i = 0; i < rows.size(); ++i) {
     const DeviceOccupancy& d = rows[i];
-    const QStringList cells = {d.device, formatPercent(d.occupancy), QString::number(d.blocksPerSm), d.limiter,
-                               d.smemFit};
+    const QStringList cells = {d.device, formatPercent(d.occupancy), QString::number(d.blocksPerSm),
+                               d.limiter, d.smemFit};
     for (int col = 0; col < cells.size(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       if (d.current) {

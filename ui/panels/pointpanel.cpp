@@ -5,7 +5,8 @@ namespace tilescope::ui {
 PointPanel::PointPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
   // The main window forwards the selection too: showing the same state twice changes nothing.
   if (m_selection)
-    connect(m_selection, &Selection::selectionChanged, this, [this](const SelectionState& s) { onSelectionChanged(s); });
+    connect(m_selection, &Selection::selectionChanged, this,
+            [this](const SelectionState& s) { onSelectionChanged(s); });
 }
 
 void PointPanel::onReportLoaded(const ReportPtr& report) {

@@ -14,15 +14,18 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "controllers/runstream.h"
 #include "models/qtconv.h"
 #include "models/resultmatrixmodel.h"
-#include "controllers/runstream.h"
 #include "style/colors.h"
 
 namespace tilescope::ui {
 
 RunPanel::RunPanel(Selection* selection, QWidget* parent)
-    : QWidget(parent), m_selection(selection), m_controller(new RunController(this)), m_matrix(new ResultMatrixModel(this)) {
+    : QWidget(parent),
+      m_selection(selection),
+      m_controller(new RunController(this)),
+      m_matrix(new ResultMatrixModel(this)) {
   setupLayout();
   setupConnections();
   setRunning(false);
@@ -37,16 +40,19 @@ void RunPanel::setupLayout() {
   m_cancel = new QPushButton(tr("Cancel"), this);
   m_run->setToolTip(tr("tilescope-run run CONFIG --stream (F5)"));
   m_sweep->setToolTip(tr("tilescope-run sweep CONFIG --stream (Shift+F5)"));
-  m_diagnose->setToolTip(tr("tilescope-run diagnose CONFIG --stream (F6): run, then the experiments "
-                            "that locate the bug, each in its own worker"));
+  m_diagnose->setToolTip(
+      tr("tilescope-run diagnose CONFIG --stream (F6): run, then the experiments "
+         "that locate the bug, each in its own worker"));
   m_remote = new QLineEdit(this);
   m_remote->setPlaceholderText(tr("this machine's GPU, or [user@]host over ssh"));
   m_slurm = new QCheckBox(tr("Sweeps go to Slurm"), this);
-  m_slurm->setToolTip(tr("tilescope-run sweep CONFIG --slurm: one Slurm array task per shard of the points, "
-                         "run from a login node with a folder the nodes share (README, \"On a cluster\")"));
+  m_slurm->setToolTip(
+      tr("tilescope-run sweep CONFIG --slurm: one Slurm array task per shard of the points, "
+         "run from a login node with a folder the nodes share (README, \"On a cluster\")"));
   m_sbatch = new QLineEdit(this);
   m_sbatch->setPlaceholderText(tr("sbatch options: --gres=gpu:1"));
-  m_sbatch->setToolTip(tr("Options for every sbatch of the sweep, e.g. --gres=gpu:1 --partition=gpu --time=30"));
+  m_sbatch->setToolTip(
+      tr("Options for every sbatch of the sweep, e.g. --gres=gpu:1 --partition=gpu --time=30"));
   m_progress = new QProgressBar(this);
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
@@ -103,7 +109,8 @@ void RunPanel::setupConnections() {
   connect(m_sweep, &QPushButton::clicked, this, &RunPanel::startSweep);
   connect(m_diagnose, &QPushButton::clicked, this, &RunPanel::startDiagnose);
   connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
-  connect(m_remote, &QLineEdit::editingFinished, this, [this] { m_controller->setRemoteHost(m_remote->text()); });
+  connect(m_remote, &QLineEdit::editingFinished, this,
+          [this] { m_controller->setRemoteHost(m_remote->text()); });
   connect(m_slurm, &QCheckBox::toggled, m_controller, &RunController::setSlurm);
   connect(m_sbatch, &QLineEdit::editingFinished, this, [this] { setSbatchOptions(m_sbatch->text()); });
   connect(m_controller, &RunController::slurmChanged, this, [this](bool on) {
@@ -111,10 +118,11 @@ void RunPanel::setupConnections() {
     setRunning(isRunning());
     emit slurmChanged(on);
   });
-  connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& idx) {
-    const int point = idx.data(ResultMatrixModel::PointIndexRole).toInt();
-    if (idx.isValid() && point >= 0 && m_selection) m_selection->setPoint(point);
-  });
+  connect(m_matrixView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& idx) {
+            const int point = idx.data(ResultMatrixModel::PointIndexRole).toInt();
+            if (idx.isValid() && point >= 0 && m_selection) m_selection->setPoint(point);
+          });
   connect(m_matrix, &QAbstractItemModel::headerDataChanged, this, [this] {
     m_matrixKeys->setText(tr("Rows: %1").arg(m_matrix->rowKeysText()));
     m_matrixKeys->setVisible(!m_matrix->rowKeysText().isEmpty());
@@ -128,10 +136,13 @@ void RunPanel::setupConnections() {
     m_status->setText(tr("Point %1 of %2: %3").arg(point).arg(total).arg(msg));
   });
   connect(stream, &RunStream::pointAvailable, this, &RunPanel::showPoint);
-  connect(m_controller, &RunController::reportAvailable, this, [this](const std::shared_ptr<const Report>& r) {
-    m_status->setText(tr("Done: verdict %1 over %2 point(s)").arg(QString::fromLatin1(verdictName(r->verdict))).arg(r->points.size()));
-    emit reportAvailable(r);
-  });
+  connect(m_controller, &RunController::reportAvailable, this,
+          [this](const std::shared_ptr<const Report>& r) {
+            m_status->setText(tr("Done: verdict %1 over %2 point(s)")
+                                  .arg(QString::fromLatin1(verdictName(r->verdict)))
+                                  .arg(r->points.size()));
+            emit reportAvailable(r);
+          });
   connect(m_controller, &RunController::logAvailable, m_log, &QPlainTextEdit::appendPlainText);
   connect(m_controller, &RunController::runStarted, this, &RunPanel::showStarted);
   connect(m_controller, &RunController::runningChanged, this, &RunPanel::setRunning);
@@ -201,12 +212,16 @@ void RunPanel::showPoint(const Point& p) {
     m_matrix->setPoint(row, m_streamedPoints++);
     item = new QListWidgetItem(tr("%1: %2, %3 finding(s)")
                                    .arg(qs(p.experiment), QString::fromLatin1(verdictName(p.verdict)))
-                                   .arg(p.findings.size()), m_pointStatus);
+                                   .arg(p.findings.size()),
+                               m_pointStatus);
   } else {
     m_matrix->setPoint(p, m_streamedPoints++);
     item = new QListWidgetItem(tr("%1 (trial %2): %3, %4 finding(s)")
-                                   .arg(qs(p.label)).arg(p.trial).arg(QString::fromLatin1(verdictName(p.verdict)))
-                                   .arg(p.findings.size()), m_pointStatus);
+                                   .arg(qs(p.label))
+                                   .arg(p.trial)
+                                   .arg(QString::fromLatin1(verdictName(p.verdict)))
+                                   .arg(p.findings.size()),
+                               m_pointStatus);
   }
   item->setBackground(verdictColor(p.verdict));
   item->setForeground(textColorOn(verdictColor(p.verdict)));

@@ -44,7 +44,8 @@ class RunPanel : public QWidget, public ReportView {
   QStringList commandLine(const QString& verb) const { return m_controller->commandLine(verb); }
   bool isRunning() const { return m_controller->isRunning(); }
   RunStream* stream() const { return m_controller->stream(); }
-  static QString failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail, bool remote) {
+  static QString failureMessage(const QString& verb, int code, bool gotReport, const QString& stderrTail,
+                                bool remote) {
     return RunController::failureMessage(verb, code, gotReport, stderrTail, remote);
   }
 
@@ -88,7 +89,7 @@ class RunPanel : public QWidget, public ReportView {
   RunController* m_controller;
   ResultMatrixModel* m_matrix;
   int m_streamedPoints = 0;
-  bool m_failed = false;      ///< the last run failed: its status goes stale when a report loads
+  bool m_failed = false;  ///< the last run failed: its status goes stale when a report loads
   bool m_cancelled = false;
   QPushButton* m_run;
   QPushButton* m_sweep;

@@ -26,17 +26,20 @@ void note(QMap<int, SourceMark>& marks, int line, int severity, const QString& t
 /// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
 QStringList zooDirs() {
   QStringList out;
-  for (const QString& root : {QDir(QString::fromStdString(resourceDir().string())).filePath(QStringLiteral("../kernels")),
-                              QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR "/../kernels")}) {
+  for (const QString& root :
+       {QDir(QString::fromStdString(resourceDir().string())).filePath(QStringLiteral("../kernels")),
+        QStringLiteral(TILESCOPE_SOURCE_RESOURCE_DIR "/../kernels")}) {
     const QDir d(root);
-    for (const QString& sub : d.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) out << d.filePath(sub);
+    for (const QString& sub : d.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+      out << d.filePath(sub);
   }
   return out;
 }
 }  // namespace
 
 SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
-  m_label = new QLabel(tr("Select a finding with a source line, or a compile error, to open the kernel source."), this);
+  m_label = new QLabel(
+      tr("Select a finding with a source line, or a compile error, to open the kernel source."), this);
   m_label->setWordWrap(true);
   m_view = new SourceView(this);
   auto* layout = new QVBoxLayout(this);
@@ -68,7 +71,9 @@ bool SourcePanel::showSourceLine(const QString& file, int line) {
     QFile f(path);
     // A kernel source is small; refuse what is plainly not one.
     if (f.size() > (qint64(8) << 20) || !f.open(QIODevice::ReadOnly | QIODevice::Text)) {
-      m_label->setText(tr("%1: cannot read: %2").arg(path, f.size() > (qint64(8) << 20) ? tr("larger than 8 MiB") : f.errorString()));
+      m_label->setText(
+          tr("%1: cannot read: %2")
+              .arg(path, f.size() > (qint64(8) << 20) ? tr("larger than 8 MiB") : f.errorString()));
       return false;
     }
     m_view->setPlainText(QString::fromUtf8(f.readAll()));
@@ -85,7 +90,10 @@ QMap<int, SourceMark> SourcePanel::marksFor(const Point& p, const QString& file)
   QMap<int, SourceMark> marks;
   for (const Finding& f : p.findings)
     if (f.location.line && sameFile(f.location.file, file))
-      note(marks, *f.location.line, f.severity == Severity::error ? 2 : f.severity == Severity::warning ? 1 : 0,
+      note(marks, *f.location.line,
+           f.severity == Severity::error     ? 2
+           : f.severity == Severity::warning ? 1
+                                             : 0,
            QStringLiteral("%1: %2").arg(qs(f.category), qs(f.message).left(200)));
   for (const TraceLine& l : p.trace.lines) {
     if (!sameFile(l.file, file)) continue;
@@ -93,7 +101,11 @@ QMap<int, SourceMark> SourcePanel::marksFor(const Point& p, const QString& file)
     if (l.hazards) note(marks, l.line, 2, tr("%1 shared-memory hazard(s) (trace)").arg(l.hazards));
     if (l.uninit) note(marks, l.line, 2, tr("%1 read(s) of never-written memory (trace)").arg(l.uninit));
     if (l.maxWays > 1)
-      note(marks, l.line, 1, tr("bank conflicts: up to %1-way, %2 wavefronts for %3 ideal (trace)").arg(l.maxWays).arg(l.wavefronts).arg(l.ideal));
+      note(marks, l.line, 1,
+           tr("bank conflicts: up to %1-way, %2 wavefronts for %3 ideal (trace)")
+               .arg(l.maxWays)
+               .arg(l.wavefronts)
+               .arg(l.ideal));
     if (l.accesses > 0)
       note(marks, l.line, 0,
            tr("%1 %2 access(es), %3 bytes, executed %4× by warps (trace)")

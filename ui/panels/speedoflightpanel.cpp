@@ -73,7 +73,8 @@ void SpeedOfLightPanel::setupLayout() {
   auto* tables = new QHBoxLayout;
   m_metrics = makeTable({tr("Metric"), tr("Kernel"), tr("Baseline"), tr("Kernel / baseline")},
                         QStringLiteral("countersTable"), content);
-  m_lines = makeTable({tr("Line"), tr("Samples"), tr("Share"), tr("Main stalls")}, QStringLiteral("hotLinesTable"), content);
+  m_lines = makeTable({tr("Line"), tr("Samples"), tr("Share"), tr("Main stalls")},
+                      QStringLiteral("hotLinesTable"), content);
   tables->addWidget(m_metrics, 3);
   tables->addWidget(m_lines, 2);
   layout->addLayout(tables, 1);
@@ -85,7 +86,8 @@ void SpeedOfLightPanel::setupLayout() {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   outer->addWidget(scroll);
-  for (ChartPlot* plot : {m_sol, m_roofline}) connect(plot, &ChartPlot::paletteChanged, this, &SpeedOfLightPanel::rebuild);
+  for (ChartPlot* plot : {m_sol, m_roofline})
+    connect(plot, &ChartPlot::paletteChanged, this, &SpeedOfLightPanel::rebuild);
 }
 
 QString SpeedOfLightPanel::summaryText() const { return m_summary->text(); }
@@ -102,18 +104,24 @@ void SpeedOfLightPanel::rebuild() {
     const CountersInfo& c = p.counters;
     QStringList text;
     if (!c.collected) {
-      text << (c.note.empty() ? tr("This point has no hardware counters (the run had no GPU, or `run.counters` was off).")
-                              : q(c.note));
+      text
+          << (c.note.empty()
+                  ? tr("This point has no hardware counters (the run had no GPU, or `run.counters` was off).")
+                  : q(c.note));
     } else {
       const QString bound = boundText(p);
       if (!bound.isEmpty()) text << bound;
       text << tr("%1 metrics on %2 in %3 replay passes; the profiling pass took %4 s.")
-                  .arg(c.metrics.size()).arg(q(c.chip)).arg(c.passes).arg(QString::number(c.seconds, 'f', 2));
+                  .arg(c.metrics.size())
+                  .arg(q(c.chip))
+                  .arg(c.passes)
+                  .arg(QString::number(c.seconds, 'f', 2));
       if (!c.note.empty()) text << q(c.note);
       if (!c.baselineNote.empty()) text << q(c.baselineNote);
       if (!c.pcSampling.note.empty()) text << q(c.pcSampling.note);
       plotSpeedOfLight(m_sol, c, q(p.baseline.name));
-      m_sol->setTitle(tr("Speed of light: kernel vs %1").arg(p.baseline.name.empty() ? tr("baseline") : q(p.baseline.name)));
+      m_sol->setTitle(tr("Speed of light: kernel vs %1")
+                          .arg(p.baseline.name.empty() ? tr("baseline") : q(p.baseline.name)));
       const DeviceDb* db = defaultDeviceDb();
       const DeviceSpec* spec = db ? findDevice(*db, m_report->device) : nullptr;
       plotRoofline(m_roofline, p, rooflinePeaks(m_report->device, spec));
@@ -136,8 +144,9 @@ void SpeedOfLightPanel::fillMetrics(const Point& p) {
     const MetricDef d = metricDef(name);
     const double k = c.kernel.get(name, NAN);
     const double b = c.baseline ? c.baseline->get(name, NAN) : NAN;
-    const QString ratio = known(k) && known(b) && b != 0 ? QStringLiteral("%1×").arg(QString::number(k / b, 'g', 3))
-                                                         : QStringLiteral("–");
+    const QString ratio = known(k) && known(b) && b != 0
+                              ? QStringLiteral("%1×").arg(QString::number(k / b, 'g', 3))
+                              : QStringLiteral("–");
     m_metrics->insertRow(row);
     setRow(m_metrics, row++, {q(d.label), formatMetric(name, k), formatMetric(name, b), ratio}, q(name));
   }
@@ -150,12 +159,16 @@ void SpeedOfLightPanel::fillHotLines(const Point& p) {
   for (const HotLine& l : pc.lines) {
     QStringList stalls;
     for (std::size_t i = 0; i < l.stalls.size() && i < 3; ++i)
-      stalls << QStringLiteral("%1 %2 %").arg(q(l.stalls[i].reason))
-                    .arg(QString::number(100.0 * double(l.stalls[i].samples) / double(std::max<std::int64_t>(l.samples, 1)), 'f', 0));
+      stalls << QStringLiteral("%1 %2 %")
+                    .arg(q(l.stalls[i].reason))
+                    .arg(QString::number(
+                        100.0 * double(l.stalls[i].samples) / double(std::max<std::int64_t>(l.samples, 1)),
+                        'f', 0));
     const double share = pc.totalSamples > 0 ? 100.0 * double(l.samples) / double(pc.totalSamples) : 0;
     m_lines->insertRow(row);
-    setRow(m_lines, row++, {QStringLiteral("%1:%2").arg(q(l.file)).arg(l.line), QString::number(l.samples),
-                            QStringLiteral("%1 %").arg(QString::number(share, 'f', 1)), stalls.join(QStringLiteral(", "))});
+    setRow(m_lines, row++,
+           {QStringLiteral("%1:%2").arg(q(l.file)).arg(l.line), QString::number(l.samples),
+            QStringLiteral("%1 %").arg(QString::number(share, 'f', 1)), stalls.join(QStringLiteral(", "))});
   }
 }
 

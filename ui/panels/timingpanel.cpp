@@ -31,11 +31,12 @@ TimingPanel::TimingPanel(Selection* selection, QWidget* parent) : PointPanel(sel
     connect(plot, &ChartPlot::paletteChanged, this, &TimingPanel::rebuild);
   m_sweep->installEventFilter(this);  // the x labels are laid out for the chart's width
   // Clicking a point in the sweep chart selects it for every panel.
-  connect(m_sweep, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int dataIndex, QMouseEvent*) {
-    if (!m_selection || !m_report) return;
-    if (auto* g = m_sweep->graph(0); g && dataIndex >= 0 && dataIndex < g->dataCount())
-      m_selection->setPoint(int(g->data()->at(dataIndex)->key));
-  });
+  connect(m_sweep, &QCustomPlot::plottableClick, this,
+          [this](QCPAbstractPlottable*, int dataIndex, QMouseEvent*) {
+            if (!m_selection || !m_report) return;
+            if (auto* g = m_sweep->graph(0); g && dataIndex >= 0 && dataIndex < g->dataCount())
+              m_selection->setPoint(int(g->data()->at(dataIndex)->key));
+          });
   rebuild();
 }
 
@@ -67,12 +68,16 @@ void TimingPanel::rebuild() {
                    .arg(formatPercent(p.timing.cv));
       if (p.timing.throttled)
         parts << tr("SM clock fell from %1 to %2 MHz during timing: the numbers are throttled")
-                     .arg(p.timing.smClockBeforeMHz).arg(p.timing.smClockAfterMHz);
+                     .arg(p.timing.smClockBeforeMHz)
+                     .arg(p.timing.smClockAfterMHz);
     } else {
-      parts << tr("not timed%1").arg(p.timing.note.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(p.timing.note));
+      parts << tr("not timed%1")
+                   .arg(p.timing.note.empty() ? QString()
+                                              : QStringLiteral(": ") + QString::fromStdString(p.timing.note));
     }
     if (p.baseline.measured)
-      parts << tr("%1 median %2").arg(QString::fromStdString(p.baseline.name), formatDuration(p.baseline.kernelNs.median));
+      parts << tr("%1 median %2")
+                   .arg(QString::fromStdString(p.baseline.name), formatDuration(p.baseline.kernelNs.median));
     else if (!p.baseline.error.empty())
       parts << tr("baseline failed: %1").arg(QString::fromStdString(p.baseline.error));
     if (const QString s = speedupText(p); !s.isEmpty()) parts << s;

@@ -33,7 +33,8 @@ QColor withAlpha(QColor c, int alpha) {
 
 }  // namespace
 
-TroubleshootPanel::TroubleshootPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+TroubleshootPanel::TroubleshootPanel(Selection* selection, QWidget* parent)
+    : QWidget(parent), m_selection(selection) {
   buildUi();
   try {
     m_tree = std::make_unique<Tree>(loadDefaultTree());
@@ -73,7 +74,8 @@ void TroubleshootPanel::buildUi() {
   m_treeView->setUniformRowHeights(true);
   m_treeView->setAlternatingRowColors(false);
   m_treeView->header()->setStretchLastSection(true);
-  connect(m_treeView, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* cur) { showItemDetails(cur); });
+  connect(m_treeView, &QTreeWidget::currentItemChanged, this,
+          [this](QTreeWidgetItem* cur) { showItemDetails(cur); });
 
   m_questionBox = new QGroupBox(tr("Open question"), this);
   m_questionLabel = new QLabel(m_questionBox);
@@ -103,7 +105,8 @@ void TroubleshootPanel::buildUi() {
   m_classLabel->setWordWrap(true);
   m_classLabel->setTextFormat(Qt::PlainText);  // pasted text is data, never markup
   m_classLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  connect(m_classifyButton, &QPushButton::clicked, this, [this] { classifyAndWalk(m_logEdit->toPlainText()); });
+  connect(m_classifyButton, &QPushButton::clicked, this,
+          [this] { classifyAndWalk(m_logEdit->toPlainText()); });
   // What the paste holds: sanitizer findings, then the lines that decided.
   m_pasteFindings = new QTreeWidget(paste);
   m_pasteFindings->setObjectName(QStringLiteral("pasteFindings"));
@@ -113,7 +116,8 @@ void TroubleshootPanel::buildUi() {
   m_pasteFindings->setUniformRowHeights(true);
   m_pasteFindings->setMaximumHeight(140);
   m_pasteFindings->setVisible(false);
-  connect(m_pasteFindings, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* cur) { showSourceOf(cur); });
+  connect(m_pasteFindings, &QTreeWidget::currentItemChanged, this,
+          [this](QTreeWidgetItem* cur) { showSourceOf(cur); });
   m_sourceView = new QPlainTextEdit(paste);
   m_sourceView->setObjectName(QStringLiteral("pasteSource"));
   m_sourceView->setReadOnly(true);
@@ -231,7 +235,8 @@ void TroubleshootPanel::showPasteFindings() {
   if (!san.findings.empty()) {
     auto* group = new QTreeWidgetItem(m_pasteFindings);
     group->setText(0, tr("%1: %n finding(s)", nullptr, static_cast<int>(san.findings.size()))
-                          .arg(san.legacy ? QStringLiteral("cuda-memcheck") : QStringLiteral("compute-sanitizer ") + qs(san.tool)));
+                          .arg(san.legacy ? QStringLiteral("cuda-memcheck")
+                                          : QStringLiteral("compute-sanitizer ") + qs(san.tool)));
     for (const SanitizerFinding& f : san.findings) {
       const FindingClass fc = classifyFinding(f);
       auto* it = new QTreeWidgetItem(group);
@@ -239,7 +244,8 @@ void TroubleshootPanel::showPasteFindings() {
                          (f.count > 1 ? tr(" (%1 reports)").arg(f.count) : QString()));
       QString where = qs(f.kernelDemangled.empty() ? f.kernel : f.kernelDemangled);
       if (f.pc) where += QStringLiteral("+0x") + QString::number(*f.pc, 16);
-      if (!f.file.empty()) where += QStringLiteral("  ") + qs(f.file) + QLatin1Char(':') + QString::number(f.line);
+      if (!f.file.empty())
+        where += QStringLiteral("  ") + qs(f.file) + QLatin1Char(':') + QString::number(f.line);
       it->setText(1, where);
       it->setText(2, qs(describe(f)));
       it->setToolTip(2, qs(describe(f)));
@@ -278,21 +284,29 @@ void TroubleshootPanel::showSourceOf(QTreeWidgetItem* item) {
   QStringList around;
   for (int n = 1; !in.atEnd() && n <= line + 2; ++n) {
     const QString text = in.readLine();
-    if (n >= line - 2) around << QStringLiteral("%1%2 | %3").arg(n == line ? QStringLiteral("> ") : QStringLiteral("  ")).arg(n, 5).arg(text);
+    if (n >= line - 2)
+      around << QStringLiteral("%1%2 | %3")
+                    .arg(n == line ? QStringLiteral("> ") : QStringLiteral("  "))
+                    .arg(n, 5)
+                    .arg(text);
   }
   if (around.isEmpty()) return;
   m_sourceView->setPlainText(file + QLatin1Char('\n') + around.join(QLatin1Char('\n')));
   m_sourceView->setVisible(true);
 }
 
-QString TroubleshootPanel::sourceText() const { return m_sourceView->isHidden() ? QString() : m_sourceView->toPlainText(); }
+QString TroubleshootPanel::sourceText() const {
+  return m_sourceView->isHidden() ? QString() : m_sourceView->toPlainText();
+}
 
 nlohmann::json TroubleshootPanel::subjectJson(std::string* start) const {
   start->clear();
   switch (m_subject) {
-    case Subject::report: return toJson(*m_report);
+    case Subject::report:
+      return toJson(*m_report);
     case Subject::point:
-      if (m_report && m_point >= 0 && m_point < static_cast<int>(m_report->points.size())) return toJson(m_report->points[m_point]);
+      if (m_report && m_point >= 0 && m_point < static_cast<int>(m_report->points.size()))
+        return toJson(m_report->points[m_point]);
       return nullptr;
     case Subject::log:
       if (m_classification && m_tree) {
@@ -306,7 +320,8 @@ nlohmann::json TroubleshootPanel::subjectJson(std::string* start) const {
           for (const Finding& f : reportFindings(m_classification->sanitizer)) findings.push_back(toJson(f));
         return nlohmann::json{{"log", m_log.toStdString()}, {"findings", findings}};
       }
-    case Subject::none: break;
+    case Subject::none:
+      break;
   }
   return nullptr;
 }
@@ -329,11 +344,13 @@ void TroubleshootPanel::rewalk() {
 
 void TroubleshootPanel::showWalk() {
   const QColor pathColor = withAlpha(stateColor(kStateOverlapped), 90);
-  const QColor endColor = withAlpha(m_walk.complete ? verdictColor(Verdict::ok) : verdictColor(Verdict::slow), 130);
+  const QColor endColor =
+      withAlpha(m_walk.complete ? verdictColor(Verdict::ok) : verdictColor(Verdict::slow), 130);
   m_highlighted = m_tree ? highlightWalk(m_treeView, *m_tree, m_walk, pathColor, endColor) : QStringList();
   m_fixView->setHtml(m_walk.complete && m_walk.leaf ? leafHtml(*m_walk.leaf) : QString());
   if (!m_walk.complete && !m_walk.stoppedAt.empty())
-    m_fixView->setHtml(tr("<p><i>No fix yet: the walk stopped at an open question. Answer it above.</i></p>"));
+    m_fixView->setHtml(
+        tr("<p><i>No fix yet: the walk stopped at an open question. Answer it above.</i></p>"));
   rebuildAnswerButtons();
   m_status->setText(statusText());
   m_status->setToolTip(m_status->text());
@@ -346,7 +363,8 @@ void TroubleshootPanel::showWalk() {
     for (int i = 1; end && i < m_highlighted.size(); ++i) {
       QTreeWidgetItem* next = nullptr;
       for (int c = 0; c < end->childCount() && !next; ++c)
-        if (end->child(c)->data(0, kOnPathRole).toBool() && end->child(c)->data(0, kNodeIdRole).toString() == m_highlighted[i])
+        if (end->child(c)->data(0, kOnPathRole).toBool() &&
+            end->child(c)->data(0, kNodeIdRole).toString() == m_highlighted[i])
           next = end->child(c);
       end = next;
     }
@@ -365,8 +383,9 @@ void TroubleshootPanel::rebuildAnswerButtons() {
   m_questionBox->setVisible(open);
   if (!open) return;
   const TreeNode* node = m_tree ? m_tree->find(m_walk.stoppedAt) : nullptr;
-  m_questionLabel->setText(QStringLiteral("<b>%1</b><br>%2").arg(node ? qs(node->title).toHtmlEscaped() : QString(),
-                                                                  qs(m_walk.openQuestion).toHtmlEscaped()));
+  m_questionLabel->setText(
+      QStringLiteral("<b>%1</b><br>%2")
+          .arg(node ? qs(node->title).toHtmlEscaped() : QString(), qs(m_walk.openQuestion).toHtmlEscaped()));
   for (const TreeAnswer& a : m_walk.openAnswers) {
     auto* b = new QPushButton(qs(a.label), m_questionBox);
     b->setObjectName(QStringLiteral("answer:") + qs(a.id));
@@ -400,9 +419,9 @@ void TroubleshootPanel::showItemDetails(QTreeWidgetItem* item) {
     const TreeStep& s = m_walk.steps[step];
     const TreeNode* node = m_tree->find(s.node);
     const TreeAnswer* answer = node ? node->answer(s.answer) : nullptr;
-    text += tr("\nAnswer: %1 → %2 (%3)\n\nEvidence:\n").arg(qs(answer ? answer->label : s.answer),
-                                                         qs(answer ? answer->next : std::string()),
-                                                         s.automatic ? tr("from the evidence") : tr("your answer"));
+    text += tr("\nAnswer: %1 → %2 (%3)\n\nEvidence:\n")
+                .arg(qs(answer ? answer->label : s.answer), qs(answer ? answer->next : std::string()),
+                     s.automatic ? tr("from the evidence") : tr("your answer"));
     text += evidenceText(s);
   } else if (item->data(0, kOnPathRole).toBool() && !m_walk.complete) {
     text += tr("\nThe walk stopped here: the evidence does not answer this question.");
@@ -420,20 +439,28 @@ QString TroubleshootPanel::statusText() const {
   if (!m_tree) return m_treeError;
   QString what;
   switch (m_subject) {
-    case Subject::none: return tr("Open a report, or paste an error below.");
-    case Subject::report: what = tr("the report (%1, with its recorded tree path)").arg(qs(m_report->verb)); break;
+    case Subject::none:
+      return tr("Open a report, or paste an error below.");
+    case Subject::report:
+      what = tr("the report (%1, with its recorded tree path)").arg(qs(m_report->verb));
+      break;
     case Subject::point:
       what = m_report && m_point < static_cast<int>(m_report->points.size())
                  ? tr("point %1 (%2)").arg(m_point).arg(qs(m_report->points[m_point].label))
                  : tr("no point");
       break;
-    case Subject::log: what = tr("the pasted log"); break;
+    case Subject::log:
+      what = tr("the pasted log");
+      break;
   }
   QString text = tr("Walking %1: ").arg(what);
   if (!m_walk.error.empty()) text += tr("error: %1. ").arg(qs(m_walk.error));
-  if (m_walk.complete && m_walk.leaf) text += tr("%1 steps to the fix “%2”.").arg(m_walk.steps.size()).arg(qs(m_walk.leaf->title));
-  else if (!m_walk.stoppedAt.empty()) text += tr("%1 steps, then an open question the evidence cannot answer.").arg(m_walk.steps.size());
-  else text += tr("nothing to walk.");
+  if (m_walk.complete && m_walk.leaf)
+    text += tr("%1 steps to the fix “%2”.").arg(m_walk.steps.size()).arg(qs(m_walk.leaf->title));
+  else if (!m_walk.stoppedAt.empty())
+    text += tr("%1 steps, then an open question the evidence cannot answer.").arg(m_walk.steps.size());
+  else
+    text += tr("nothing to walk.");
   if (!m_walk.experiments.empty()) {
     QStringList ex;
     for (const auto& e : m_walk.experiments) ex << qs(e);
@@ -450,7 +477,8 @@ QString TroubleshootPanel::classificationText() const {
     QStringList near;
     for (const Candidate& k : c.candidates)
       near << tr("%1 (%2, %3)").arg(qs(k.category), qs(k.treeNode)).arg(k.confidence, 0, 'f', 2);
-    return tr("Unknown: no rule is confident enough; walking from the root.\nNearest: %1").arg(near.join(QStringLiteral("; ")));
+    return tr("Unknown: no rule is confident enough; walking from the root.\nNearest: %1")
+        .arg(near.join(QStringLiteral("; ")));
   }
   return tr("Category: %1 · detail: %2 · source: %3 · confidence %4\nStarts at: %5\nMatched: %6")
       .arg(qs(c.category), qs(c.detail), qs(c.source))

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "reportview.h"
-#include "tilescope/logs/classify.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
 
 class QGroupBox;
 class QLabel;

@@ -10,20 +10,28 @@ namespace tilescope::ui {
 // The Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight
 // colours that stay distinct under protanopia, deuteranopia and tritanopia.
 namespace okabeito {
-const QColor orange(0xe6, 0x9f, 0x00), skyBlue(0x56, 0xb4, 0xe9), bluishGreen(0x00, 0x9e, 0x73), yellow(0xf0, 0xe4, 0x42),
-    blue(0x00, 0x72, 0xb2), vermillion(0xd5, 0x5e, 0x00), reddishPurple(0xcc, 0x79, 0xa7);
+const QColor orange(0xe6, 0x9f, 0x00), skyBlue(0x56, 0xb4, 0xe9), bluishGreen(0x00, 0x9e, 0x73),
+    yellow(0xf0, 0xe4, 0x42), blue(0x00, 0x72, 0xb2), vermillion(0xd5, 0x5e, 0x00),
+    reddishPurple(0xcc, 0x79, 0xa7);
 }  // namespace okabeito
 
 QColor verdictColor(Verdict v) {
   using namespace okabeito;
   switch (v) {
-    case Verdict::ok: return bluishGreen;
-    case Verdict::slow: return yellow;
-    case Verdict::incorrect: return orange;
-    case Verdict::hang: return skyBlue;
-    case Verdict::fault: return vermillion;
-    case Verdict::launch_error: return reddishPurple;
-    case Verdict::compile_error: return QColor(0x55, 0x55, 0x55);
+    case Verdict::ok:
+      return bluishGreen;
+    case Verdict::slow:
+      return yellow;
+    case Verdict::incorrect:
+      return orange;
+    case Verdict::hang:
+      return skyBlue;
+    case Verdict::fault:
+      return vermillion;
+    case Verdict::launch_error:
+      return reddishPurple;
+    case Verdict::compile_error:
+      return QColor(0x55, 0x55, 0x55);
   }
   return Qt::gray;
 }
@@ -37,13 +45,20 @@ QColor textColorOn(const QColor& background) {
 QColor stateColor(int state) {
   using namespace okabeito;
   switch (state) {
-    case kStateOk: return bluishGreen;
-    case kStateMismatch: return orange;
-    case kStateUnwritten: return QColor(0x33, 0x33, 0x33);
-    case kStateNanInf: return reddishPurple;
-    case kStateOverlapped: return skyBlue;
-    case kStateOob: return vermillion;
-    default: return QColor(0xc8, 0xc8, 0xc8);
+    case kStateOk:
+      return bluishGreen;
+    case kStateMismatch:
+      return orange;
+    case kStateUnwritten:
+      return QColor(0x33, 0x33, 0x33);
+    case kStateNanInf:
+      return reddishPurple;
+    case kStateOverlapped:
+      return skyBlue;
+    case kStateOob:
+      return vermillion;
+    default:
+      return QColor(0xc8, 0xc8, 0xc8);
   }
 }
 
@@ -51,12 +66,18 @@ Qt::BrushStyle stateHatch(int state) {
   // The second channel: states that need a look carry a pattern, so they read in
   // greyscale and for every colour vision. Correct and "no data" stay plain.
   switch (state) {
-    case kStateMismatch: return Qt::BDiagPattern;
-    case kStateUnwritten: return Qt::Dense6Pattern;
-    case kStateNanInf: return Qt::CrossPattern;
-    case kStateOverlapped: return Qt::HorPattern;
-    case kStateOob: return Qt::DiagCrossPattern;
-    default: return Qt::NoBrush;
+    case kStateMismatch:
+      return Qt::BDiagPattern;
+    case kStateUnwritten:
+      return Qt::Dense6Pattern;
+    case kStateNanInf:
+      return Qt::CrossPattern;
+    case kStateOverlapped:
+      return Qt::HorPattern;
+    case kStateOob:
+      return Qt::DiagCrossPattern;
+    default:
+      return Qt::NoBrush;
   }
 }
 
@@ -70,13 +91,20 @@ QColor oobHatchColor() { return QColor(0x1a, 0x1a, 0x1a); }
 
 QString stateName(int state) {
   switch (state) {
-    case kStateOk: return QStringLiteral("correct");
-    case kStateMismatch: return QStringLiteral("mismatched");
-    case kStateUnwritten: return QStringLiteral("unwritten");
-    case kStateNanInf: return QStringLiteral("NaN/Inf");
-    case kStateOverlapped: return QStringLiteral("overlapped");
-    case kStateOob: return QStringLiteral("out of bounds");
-    default: return QStringLiteral("no data");
+    case kStateOk:
+      return QStringLiteral("correct");
+    case kStateMismatch:
+      return QStringLiteral("mismatched");
+    case kStateUnwritten:
+      return QStringLiteral("unwritten");
+    case kStateNanInf:
+      return QStringLiteral("NaN/Inf");
+    case kStateOverlapped:
+      return QStringLiteral("overlapped");
+    case kStateOob:
+      return QStringLiteral("out of bounds");
+    default:
+      return QStringLiteral("no data");
   }
 }
 
@@ -84,26 +112,35 @@ int stateSeverity(int state) {
   // Order in which a person fixes things: faults past the end first, then holes,
   // then garbage values, then double writes, then plain mismatches.
   switch (state) {
-    case kStateOob: return 6;
-    case kStateUnwritten: return 5;
-    case kStateNanInf: return 4;
-    case kStateOverlapped: return 3;
-    case kStateMismatch: return 2;
-    case kStateOk: return 1;
-    default: return 0;
+    case kStateOob:
+      return 6;
+    case kStateUnwritten:
+      return 5;
+    case kStateNanInf:
+      return 4;
+    case kStateOverlapped:
+      return 3;
+    case kStateMismatch:
+      return 2;
+    case kStateOk:
+      return 1;
+    default:
+      return 0;
   }
 }
 
 BannerColors bannerColors(int kind) {
   // Tints of bluish green, sky blue, yellow and vermillion.
-  static const QColor bg[] = {QColor(0xd4, 0xef, 0xe6), QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xf7, 0xc8), QColor(0xf7, 0xdd, 0xcc)};
+  static const QColor bg[] = {QColor(0xd4, 0xef, 0xe6), QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xf7, 0xc8),
+                              QColor(0xf7, 0xdd, 0xcc)};
   return {bg[std::clamp(kind, 0, 3)], QColor(0x1a, 0x1a, 0x1a)};
 }
 
 QColor gpuTint(int i) {
   // Tints of sky blue, orange, bluish green, reddish purple, yellow, blue.
-  static const QColor tints[] = {QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xe9, 0xc4), QColor(0xd4, 0xef, 0xe6),
-                                 QColor(0xf2, 0xdd, 0xe8), QColor(0xfc, 0xf7, 0xc8), QColor(0xcc, 0xe0, 0xf0)};
+  static const QColor tints[] = {QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xe9, 0xc4),
+                                 QColor(0xd4, 0xef, 0xe6), QColor(0xf2, 0xdd, 0xe8),
+                                 QColor(0xfc, 0xf7, 0xc8), QColor(0xcc, 0xe0, 0xf0)};
   return tints[static_cast<std::size_t>(std::max(i, 0)) % std::size(tints)];
 }
 

@@ -44,7 +44,8 @@ CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View
   if (m_view.colDim == m_view.rowDim) m_view.rowDim = (m_view.colDim + n - 1) % n;
   m_view.slice.resize(static_cast<size_t>(n), 0);
   for (int d = 0; d < n; ++d)
-    m_view.slice[static_cast<size_t>(d)] = std::clamp<std::int64_t>(m_view.slice[static_cast<size_t>(d)], 0, m_shape[static_cast<size_t>(d)] - 1);
+    m_view.slice[static_cast<size_t>(d)] = std::clamp<std::int64_t>(m_view.slice[static_cast<size_t>(d)], 0,
+                                                                    m_shape[static_cast<size_t>(d)] - 1);
   m_rows = m_shape[static_cast<size_t>(m_view.rowDim)];
   m_cols = m_shape[static_cast<size_t>(m_view.colDim)];
   std::vector<std::int64_t> tile = cov->tile;
@@ -90,10 +91,12 @@ bool CoverageGrid::contains(std::int64_t r, std::int64_t c) const {
 
 std::int64_t CoverageGrid::tileElementsInBounds(int tileRow, int tileCol) const {
   const std::int64_t r0 = tileRow * m_tileH, c0 = tileCol * m_tileW;
-  const std::int64_t h = std::clamp<std::int64_t>(m_rows - r0, 0, m_tileH), w = std::clamp<std::int64_t>(m_cols - c0, 0, m_tileW);
+  const std::int64_t h = std::clamp<std::int64_t>(m_rows - r0, 0, m_tileH),
+                     w = std::clamp<std::int64_t>(m_cols - c0, 0, m_tileW);
   if (m_wrap == 0 || h == 0 || w == 0) return h * w;
   std::int64_t n = 0;  // a wrapped vector: rows of the tile, each cut at the vector's end
-  for (std::int64_t r = r0; r < r0 + h; ++r) n += std::clamp<std::int64_t>(m_length - wrappedIndex(r, c0), 0, w);
+  for (std::int64_t r = r0; r < r0 + h; ++r)
+    n += std::clamp<std::int64_t>(m_length - wrappedIndex(r, c0), 0, w);
   return n;
 }
 
@@ -102,11 +105,15 @@ void CoverageGrid::readFootprint(const Point& p) {
   const bool plain = m_shape.size() == 2 && m_view.rowDim == 0 && m_view.colDim == 1 && m_wrap == 0;
   if (!plain || !p.trace.traced()) return;
   for (const TraceFootprint& fp : p.trace.footprints) {
-    if (fp.tensor != m_tensor || fp.cellRows <= 0 || fp.cellCols <= 0 || fp.cellH < 1 || fp.cellW < 1) continue;
+    if (fp.tensor != m_tensor || fp.cellRows <= 0 || fp.cellCols <= 0 || fp.cellH < 1 || fp.cellW < 1)
+      continue;
     const auto n = static_cast<size_t>(fp.cellRows * fp.cellCols);
     // The reader decoded the run-length lists; a list of another length is not this map.
-    auto take = [n](const std::vector<std::int64_t>& v) { return v.size() == n ? v : std::vector<std::int64_t>(n, -1); };
-    m_writeMin = take(fp.writeMin), m_writeMax = take(fp.writeMax), m_readMin = take(fp.readMin), m_readMax = take(fp.readMax);
+    auto take = [n](const std::vector<std::int64_t>& v) {
+      return v.size() == n ? v : std::vector<std::int64_t>(n, -1);
+    };
+    m_writeMin = take(fp.writeMin), m_writeMax = take(fp.writeMax), m_readMin = take(fp.readMin),
+    m_readMax = take(fp.readMax);
     // The device keeps the maximum as ~cta, and ~0 is its "none" (trace_engine.cpp,
     // decodeMax): a cell whose only CTA is 0 arrives as min 0, max -1. Read it as 0.
     for (size_t i = 0; i < n; ++i) {
@@ -115,7 +122,8 @@ void CoverageGrid::readFootprint(const Point& p) {
     }
     m_fpRows = fp.cellRows, m_fpCols = fp.cellCols, m_fpCellH = fp.cellH, m_fpCellW = fp.cellW;
     m_fpMulti = fp.cellsMultiWriter;
-    for (int i = 0; i < 3; ++i) m_traceGrid[static_cast<size_t>(i)] = std::max<std::int64_t>(1, p.trace.grid[static_cast<size_t>(i)]);
+    for (int i = 0; i < 3; ++i)
+      m_traceGrid[static_cast<size_t>(i)] = std::max<std::int64_t>(1, p.trace.grid[static_cast<size_t>(i)]);
     return;
   }
 }
@@ -126,7 +134,8 @@ std::pair<std::int64_t, std::int64_t> CoverageGrid::footprintCell(bool write, in
   return write ? std::make_pair(m_writeMin[i], m_writeMax[i]) : std::make_pair(m_readMin[i], m_readMax[i]);
 }
 
-std::pair<std::int64_t, std::int64_t> CoverageGrid::footprintAt(bool write, std::int64_t r, std::int64_t c) const {
+std::pair<std::int64_t, std::int64_t> CoverageGrid::footprintAt(bool write, std::int64_t r,
+                                                                std::int64_t c) const {
   if (!hasFootprint() || r < 0 || c < 0) return {-1, -1};
   return footprintCell(write, static_cast<int>(r / m_fpCellH), static_cast<int>(c / m_fpCellW));
 }
@@ -149,7 +158,8 @@ std::vector<OobRegion> boxesOf(const ElementRange& e, std::int64_t cols) {
   const std::int64_t r0 = a[a.size() - 2], c0 = a.back(), r1 = b[b.size() - 2], c1 = b.back();
   auto rect = [](std::int64_t ra, std::int64_t ca, std::int64_t rb, std::int64_t cb) {
     OobRegion o;
-    o.row0 = std::min(ra, rb), o.row1 = std::max(ra, rb), o.col0 = std::min(ca, cb), o.col1 = std::max(ca, cb);
+    o.row0 = std::min(ra, rb), o.row1 = std::max(ra, rb), o.col0 = std::min(ca, cb),
+    o.col1 = std::max(ca, cb);
     return o;
   };
   const auto inside = [cols](std::int64_t c) { return c >= 0 && c < cols; };
@@ -165,7 +175,8 @@ std::vector<OobRegion> boxesOf(const ElementRange& e, std::int64_t cols) {
 
 void CoverageGrid::readOob(const Point& p) {
   // Only the plain 2-D view (and vectors, drawn as one row) can place an element past the edge.
-  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1;
+  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 &&
+                     m_view.colDim == static_cast<int>(m_shape.size()) - 1;
   if (!plain || m_shape.size() != 2) return;
   for (size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& f = p.findings[i];
@@ -184,24 +195,30 @@ void CoverageGrid::readOob(const Point& p) {
       o.write = f.category == "oob_write";
       o.finding = static_cast<int>(i);
       // Never draw an absurd extent from a wild index: at most one more tensor's worth.
-      if (o.row0 > 2 * m_extentRows || o.col0 > 2 * m_extentCols || o.row1 < -m_extentRows || o.col1 < -m_extentCols) continue;
+      if (o.row0 > 2 * m_extentRows || o.col0 > 2 * m_extentCols || o.row1 < -m_extentRows ||
+          o.col1 < -m_extentCols)
+        continue;
       m_extentRows = std::max(m_extentRows, std::min(o.row1 + 1, 2 * m_extentRows));
       m_extentCols = std::max(m_extentCols, std::min(o.col1 + 1, 2 * m_extentCols));
       m_oob.push_back(o);
     }
   }
   // Writes first: oobAt answers with the worse of two overlapping regions.
-  std::stable_sort(m_oob.begin(), m_oob.end(), [](const OobRegion& a, const OobRegion& b) { return a.write && !b.write; });
+  std::stable_sort(m_oob.begin(), m_oob.end(),
+                   [](const OobRegion& a, const OobRegion& b) { return a.write && !b.write; });
 }
 
 void CoverageGrid::readCrossingTiles(const CoverageInfo& cov) {
-  if (!cov.extra.is_object() || !cov.extra.contains("crossing_tiles") || !cov.extra["crossing_tiles"].is_array()) return;
+  if (!cov.extra.is_object() || !cov.extra.contains("crossing_tiles") ||
+      !cov.extra["crossing_tiles"].is_array())
+    return;
   for (const json& t : cov.extra["crossing_tiles"]) {
     if (!t.is_object()) continue;
     auto origin = indexOf(t.value("origin", json()));
     auto cta = indexOf(t.value("cta", json()));
     if (!origin || !cta || origin->size() < 2) continue;
-    const int tr = static_cast<int>((*origin)[origin->size() - 2] / m_tileH), tc = static_cast<int>(origin->back() / m_tileW);
+    const int tr = static_cast<int>((*origin)[origin->size() - 2] / m_tileH),
+              tc = static_cast<int>(origin->back() / m_tileW);
     m_tileCtas[{tr, tc}] = *cta;
   }
 }
@@ -224,8 +241,10 @@ std::vector<std::pair<int, int>> CoverageGrid::oobTiles(bool write) const {
   const int down = tilesDown(), across = tilesAcross();
   for (const OobRegion& o : m_oob) {
     if (o.write != write) continue;
-    const int tr0 = static_cast<int>(std::max<std::int64_t>(0, o.row0) / m_tileH), tr1 = static_cast<int>(std::max<std::int64_t>(0, o.row1) / m_tileH);
-    const int tc0 = static_cast<int>(std::max<std::int64_t>(0, o.col0) / m_tileW), tc1 = static_cast<int>(std::max<std::int64_t>(0, o.col1) / m_tileW);
+    const int tr0 = static_cast<int>(std::max<std::int64_t>(0, o.row0) / m_tileH),
+              tr1 = static_cast<int>(std::max<std::int64_t>(0, o.row1) / m_tileH);
+    const int tc0 = static_cast<int>(std::max<std::int64_t>(0, o.col0) / m_tileW),
+              tc1 = static_cast<int>(std::max<std::int64_t>(0, o.col1) / m_tileW);
     for (int tr = tr0; tr <= std::min(tr1, down - 1); ++tr)
       for (int tc = tc0; tc <= std::min(tc1, across - 1); ++tc) out.emplace_back(tr, tc);
   }
@@ -237,7 +256,8 @@ std::vector<std::pair<int, int>> CoverageGrid::oobTiles(bool write) const {
 std::vector<std::int64_t> CoverageGrid::ctaOfTile(int tileRow, int tileCol) const {
   auto it = m_tileCtas.find({tileRow, tileCol});
   if (it != m_tileCtas.end()) return it->second;
-  if (m_wrap > 0) return {static_cast<std::int64_t>(tileRow) * tilesAcross() + tileCol, 0, 0};  // tile t of the vector
+  if (m_wrap > 0)
+    return {static_cast<std::int64_t>(tileRow) * tilesAcross() + tileCol, 0, 0};  // tile t of the vector
   return {tileCol, tileRow, 0};
 }
 
@@ -251,8 +271,9 @@ void CoverageGrid::readMap(const CellMap& map) {
   m_states = map.states;
   // Image resolution in view coordinates: the map's own for the plain 2-D view,
   // a sampling of at most 1024 cells per axis for sliced higher-rank views.
-  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 && m_view.colDim == static_cast<int>(m_shape.size()) - 1 &&
-                     m_shape.size() == 2 && m_wrap == 0;
+  const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 &&
+                     m_view.colDim == static_cast<int>(m_shape.size()) - 1 && m_shape.size() == 2 &&
+                     m_wrap == 0;
   if (plain) {
     m_viewCellH = static_cast<double>(m_cellH);
     m_viewCellW = static_cast<double>(m_cellW);
@@ -285,13 +306,16 @@ void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
       auto idx = indexOf(s.contains("index") ? s["index"] : s.value("element", json()));
       if (!idx) continue;
       std::pair<std::int64_t, std::int64_t> flat;
-      if (idx->size() == 1 && m_wrap > 0) flat = {0, (*idx)[0]};
-      else if (idx->size() == 2 && m_shape.size() == 2) flat = {(*idx)[0], (*idx)[1]};
+      if (idx->size() == 1 && m_wrap > 0)
+        flat = {0, (*idx)[0]};
+      else if (idx->size() == 2 && m_shape.size() == 2)
+        flat = {(*idx)[0], (*idx)[1]};
       else if (idx->size() == m_shape.size()) {
         std::int64_t row = 0;
         for (size_t d = 0; d + 1 < m_shape.size(); ++d) row = row * m_shape[d] + (*idx)[d];
         flat = {row, idx->back()};
-      } else continue;
+      } else
+        continue;
       const auto num = [](const json& x) { return x.is_number() ? x.get<double>() : NAN; };
       m_samples[flat] = {num(s["expected"]), num(s["actual"])};
     }
@@ -374,7 +398,8 @@ std::vector<std::pair<int, int>> CoverageGrid::boundaryTiles() const {
   std::vector<std::pair<int, int>> out;
   if (m_wrap > 0) {  // the tile holding the vector's last element, when it reaches past the end
     if (m_tileH == 1 && m_length % m_tileW != 0)
-      out.emplace_back(static_cast<int>((m_length - 1) / m_wrap), static_cast<int>(((m_length - 1) % m_wrap) / m_tileW));
+      out.emplace_back(static_cast<int>((m_length - 1) / m_wrap),
+                       static_cast<int>(((m_length - 1) % m_wrap) / m_tileW));
     return out;
   }
   const bool rowEdge = m_rows % m_tileH != 0, colEdge = m_cols % m_tileW != 0;
@@ -392,7 +417,12 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
     // Past the edge: the masked part of a declared tile, and what went there.
     const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
     QStringList lines;
-    lines << QStringLiteral("element [%1, %2]: past the edge of %3[%4, %5] (masked)").arg(r).arg(c).arg(QString::fromStdString(m_tensor)).arg(m_rows).arg(m_cols);
+    lines << QStringLiteral("element [%1, %2]: past the edge of %3[%4, %5] (masked)")
+                 .arg(r)
+                 .arg(c)
+                 .arg(QString::fromStdString(m_tensor))
+                 .arg(m_rows)
+                 .arg(m_cols);
     if (tr < tilesDown() && tc < tilesAcross()) {
       const auto cta = ctaOfTile(tr, tc);
       QStringList idx;
@@ -400,7 +430,8 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
       lines << QStringLiteral("tile (%1, %2), CTA (%3)").arg(tr).arg(tc).arg(idx.join(QStringLiteral(", ")));
     }
     if (const OobRegion* o = oobAt(r, c))
-      lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)") : QStringLiteral("read out of bounds (oob_read)"));
+      lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)")
+                         : QStringLiteral("read out of bounds (oob_read)"));
     return lines.join(QLatin1Char('\n'));
   }
   QString element;
@@ -409,7 +440,9 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   } else {
     QStringList idx;
     for (size_t d = 0; d < m_shape.size(); ++d) {
-      const std::int64_t v = static_cast<int>(d) == m_view.rowDim ? r : static_cast<int>(d) == m_view.colDim ? c : m_view.slice[d];
+      const std::int64_t v = static_cast<int>(d) == m_view.rowDim   ? r
+                             : static_cast<int>(d) == m_view.colDim ? c
+                                                                    : m_view.slice[d];
       idx << QString::number(v);
     }
     element = QStringLiteral("%1[%2]").arg(QString::fromStdString(m_tensor), idx.join(QStringLiteral(", ")));
@@ -418,18 +451,28 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   QStringList lines;
   lines << QStringLiteral("element %1").arg(element);
   lines << QStringLiteral("tile (%1, %2): rows %3..%4, cols %5..%6")
-               .arg(tr).arg(tc)
-               .arg(tr * m_tileH).arg(std::min((tr + 1) * m_tileH, m_rows) - 1)
-               .arg(tc * m_tileW).arg(std::min((tc + 1) * m_tileW, m_cols) - 1);
-  // The declared tiling's convention (tests/data/config/gemm_example.tscfg.json, docs/config.md `tiles`): origin = (pid_y * tile_m, pid_x * tile_n).
+               .arg(tr)
+               .arg(tc)
+               .arg(tr * m_tileH)
+               .arg(std::min((tr + 1) * m_tileH, m_rows) - 1)
+               .arg(tc * m_tileW)
+               .arg(std::min((tc + 1) * m_tileW, m_cols) - 1);
+  // The declared tiling's convention (tests/data/config/gemm_example.tscfg.json, docs/config.md `tiles`):
+  // origin = (pid_y * tile_m, pid_x * tile_n).
   {
     const auto cta = ctaOfTile(tr, tc);
-    lines << QStringLiteral("CTA blockIdx (%1, %2, %3)").arg(cta.size() > 0 ? cta[0] : tc).arg(cta.size() > 1 ? cta[1] : tr).arg(cta.size() > 2 ? cta[2] : 0);
+    lines << QStringLiteral("CTA blockIdx (%1, %2, %3)")
+                 .arg(cta.size() > 0 ? cta[0] : tc)
+                 .arg(cta.size() > 1 ? cta[1] : tr)
+                 .arg(cta.size() > 2 ? cta[2] : 0);
   }
   lines << QStringLiteral("state: %1").arg(stateName(stateAt(r, c)));
-  if (auto e = tileErrors(tr, tc)) lines << QStringLiteral("tile mismatches: %1, max |err| %2").arg(e->first).arg(e->second, 0, 'g', 4);
+  if (auto e = tileErrors(tr, tc))
+    lines << QStringLiteral("tile mismatches: %1, max |err| %2").arg(e->first).arg(e->second, 0, 'g', 4);
   // -1 marks a cell holding NaN/Inf (report.h, ErrorMap), not an error of -1.
-  if (auto err = errorAt(r, c)) lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf") : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
+  if (auto err = errorAt(r, c))
+    lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf")
+                       : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
   if (auto v = valuesAt(r, c))
     lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
   for (bool write : {true, false}) {
@@ -440,9 +483,12 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
       return QStringLiteral("CTA %1 (blockIdx %2, %3, %4)").arg(l).arg(b[0]).arg(b[1]).arg(b[2]);
     };
     const QString what = write ? QStringLiteral("written") : QStringLiteral("read");
-    if (lo < 0) lines << QStringLiteral("trace: not %1 by any CTA").arg(what);
-    else if (lo == hi) lines << QStringLiteral("trace: %1 by %2").arg(what, name(lo));
-    else lines << QStringLiteral("trace: %1 by more than one CTA: %2 … %3").arg(what, name(lo), name(hi));
+    if (lo < 0)
+      lines << QStringLiteral("trace: not %1 by any CTA").arg(what);
+    else if (lo == hi)
+      lines << QStringLiteral("trace: %1 by %2").arg(what, name(lo));
+    else
+      lines << QStringLiteral("trace: %1 by more than one CTA: %2 … %3").arg(what, name(lo), name(hi));
   }
   return lines.join(QLatin1Char('\n'));
 }
@@ -453,14 +499,23 @@ QString CoverageGrid::wrappedHoverText(std::int64_t r, std::int64_t c) const {
   QStringList lines;
   const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
   const std::int64_t t = static_cast<std::int64_t>(tr) * tilesAcross() + tc, first = t * m_tileW;
-  if (!contains(r, c)) lines << QStringLiteral("element %1: past the end of %2[%3] (masked)").arg(i).arg(name).arg(m_length);
-  else lines << QStringLiteral("element %1[%2]").arg(name).arg(i);
-  lines << QStringLiteral("tile %1: elements %2..%3, CTA blockIdx (%1, 0, 0)").arg(t).arg(first).arg(std::min(first + m_tileW, m_length) - 1);
+  if (!contains(r, c))
+    lines << QStringLiteral("element %1: past the end of %2[%3] (masked)").arg(i).arg(name).arg(m_length);
+  else
+    lines << QStringLiteral("element %1[%2]").arg(name).arg(i);
+  lines << QStringLiteral("tile %1: elements %2..%3, CTA blockIdx (%1, 0, 0)")
+               .arg(t)
+               .arg(first)
+               .arg(std::min(first + m_tileW, m_length) - 1);
   if (contains(r, c)) lines << QStringLiteral("state: %1").arg(stateName(stateAt(r, c)));
   if (const OobRegion* o = oobAt(r, c))
-    lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)") : QStringLiteral("read out of bounds (oob_read)"));
-  if (auto err = errorAt(r, c)) lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf") : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
-  if (auto v = valuesAt(r, c)) lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
+    lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)")
+                       : QStringLiteral("read out of bounds (oob_read)"));
+  if (auto err = errorAt(r, c))
+    lines << (*err < 0 ? QStringLiteral("cell holds NaN/Inf")
+                       : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
+  if (auto v = valuesAt(r, c))
+    lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
   return lines.join(QLatin1Char('\n'));
 }
 

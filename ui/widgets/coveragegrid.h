@@ -26,18 +26,20 @@ namespace tilescope::ui {
 
 /// Which two dimensions a view shows, and the index of every other one.
 struct CoverageSlice {
-  int rowDim = -1, colDim = -1;        ///< -1: the last two dimensions
-  std::vector<std::int64_t> slice;     ///< index per dimension (view dims ignored)
+  int rowDim = -1, colDim = -1;     ///< -1: the last two dimensions
+  std::vector<std::int64_t> slice;  ///< index per dimension (view dims ignored)
 };
 
 /// Elements a point's oob_write/oob_read findings name, as a box of the view
 /// (inclusive, may lie past the tensor's edge: that is the point).
 struct OobRegion {
   std::int64_t row0 = 0, col0 = 0, row1 = 0, col1 = 0;
-  bool write = true;       ///< oob_write (else oob_read)
-  int finding = -1;        ///< index into the point's findings
+  bool write = true;  ///< oob_write (else oob_read)
+  int finding = -1;   ///< index into the point's findings
   std::int64_t elements() const { return (row1 - row0 + 1) * (col1 - col0 + 1); }
-  bool contains(std::int64_t r, std::int64_t c) const { return r >= row0 && r <= row1 && c >= col0 && c <= col1; }
+  bool contains(std::int64_t r, std::int64_t c) const {
+    return r >= row0 && r <= row1 && c >= col0 && c <= col1;
+  }
 };
 
 /// What the coverage view colours: the measured state, or the trace's footprint
@@ -64,7 +66,7 @@ class CoverageGrid {
   const std::string& tensor() const { return m_tensor; }
   const std::vector<std::int64_t>& shape() const { return m_shape; }
   const View& view() const { return m_view; }
-  std::int64_t rows() const { return m_rows; }       ///< elements along the view's row dimension
+  std::int64_t rows() const { return m_rows; }  ///< elements along the view's row dimension
   std::int64_t cols() const { return m_cols; }
   std::int64_t tileRows() const { return m_tileH; }  ///< declared tile extent (elements)
   std::int64_t tileCols() const { return m_tileW; }
@@ -98,7 +100,7 @@ class CoverageGrid {
   bool hasFootprint() const { return m_fpRows > 0; }
   int footprintRows() const { return static_cast<int>(m_fpRows); }  ///< cells
   int footprintCols() const { return static_cast<int>(m_fpCols); }
-  int footprintCellRows() const { return m_fpCellH; }               ///< elements per cell
+  int footprintCellRows() const { return m_fpCellH; }  ///< elements per cell
   int footprintCellCols() const { return m_fpCellW; }
   /// Lowest and highest linear CTA that wrote (read) footprint cell (cr, cc); -1 none.
   std::pair<std::int64_t, std::int64_t> footprintCell(bool write, int cr, int cc) const;

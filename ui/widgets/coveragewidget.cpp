@@ -40,8 +40,9 @@ CoverageLayer CoverageWidget::effectiveLayer() const {
 
 QColor CoverageWidget::ctaColor(std::int64_t cta) {
   // Neighbouring CTAs (linear ids one apart) get different Okabe–Ito hues; no writer is light grey.
-  static const QColor hues[] = {QColor(0x00, 0x9e, 0x73), QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9), QColor(0xcc, 0x79, 0xa7),
-                                QColor(0x00, 0x72, 0xb2), QColor(0xf0, 0xe4, 0x42), QColor(0xd5, 0x5e, 0x00)};
+  static const QColor hues[] = {QColor(0x00, 0x9e, 0x73), QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9),
+                                QColor(0xcc, 0x79, 0xa7), QColor(0x00, 0x72, 0xb2), QColor(0xf0, 0xe4, 0x42),
+                                QColor(0xd5, 0x5e, 0x00)};
   return cta < 0 ? QColor(0xe6, 0xe6, 0xe6) : hues[cta % 7];
 }
 
@@ -55,12 +56,15 @@ void CoverageWidget::rebuildImage() {
     m_image = QImage(w, h, QImage::Format_RGB32);
     for (int y = 0; y < h; ++y) {
       auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
-      for (int x = 0; x < w; ++x) line[x] = ctaColor(m_grid->footprintCell(layer == CoverageLayer::writes, y, x).first).rgb();
+      for (int x = 0; x < w; ++x)
+        line[x] = ctaColor(m_grid->footprintCell(layer == CoverageLayer::writes, y, x).first).rgb();
     }
     return;
   }
-  const int h = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->rows() / m_grid->cellRows())) : m_grid->tilesDown();
-  const int w = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->cols() / m_grid->cellCols())) : m_grid->tilesAcross();
+  const int h = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->rows() / m_grid->cellRows()))
+                                   : m_grid->tilesDown();
+  const int w = m_grid->measured() ? static_cast<int>(std::ceil(m_grid->cols() / m_grid->cellCols()))
+                                   : m_grid->tilesAcross();
   m_image = QImage(std::max(w, 1), std::max(h, 1), QImage::Format_RGB32);
   QRgb lut[256];
   for (int s = 0; s < 256; ++s) lut[s] = stateColor(s).rgb();
@@ -82,7 +86,8 @@ void CoverageWidget::setSelectedTile(int tileRow, int tileCol) {
 
 double CoverageWidget::minScale() const {
   if (!m_grid || !m_grid->valid() || width() <= 0 || height() <= 0) return 1e-6;
-  return 0.5 * std::min(width() / static_cast<double>(m_grid->extentCols()), height() / static_cast<double>(m_grid->extentRows()));
+  return 0.5 * std::min(width() / static_cast<double>(m_grid->extentCols()),
+                        height() / static_cast<double>(m_grid->extentRows()));
 }
 
 void CoverageWidget::setView(double scale, QPointF origin) {
@@ -124,10 +129,12 @@ void CoverageWidget::fitAll() {
   // their masked part is on screen from the start. Centred in what the rulers leave.
   const QMargins m = rulerMargins();
   const double w = std::max(1, width() - m.left()), h = std::max(1, height() - m.top());
-  const double rows = static_cast<double>(m_grid->extentRows()), cols = static_cast<double>(m_grid->extentCols());
+  const double rows = static_cast<double>(m_grid->extentRows()),
+               cols = static_cast<double>(m_grid->extentCols());
   const double s = std::min(w / cols, h / rows);
   m_scale = std::clamp(s, 1e-6, kMaxScale);
-  m_origin = QPointF((cols - w / m_scale) / 2 - m.left() / m_scale, (rows - h / m_scale) / 2 - m.top() / m_scale);
+  m_origin =
+      QPointF((cols - w / m_scale) / 2 - m.left() / m_scale, (rows - h / m_scale) / 2 - m.top() / m_scale);
   m_fitted = true;
   m_autoFit = true;
   update();
@@ -156,19 +163,25 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   }
   // Visible element rectangle, clipped to the tensor.
   const QRectF visible = QRectF(m_origin, QSizeF(width() / m_scale, height() / m_scale))
-                             .intersected(QRectF(0, 0, static_cast<double>(m_grid->cols()), static_cast<double>(m_grid->rows())));
+                             .intersected(QRectF(0, 0, static_cast<double>(m_grid->cols()),
+                                                 static_cast<double>(m_grid->rows())));
   if (visible.isEmpty()) return;
   // Source rectangle in image pixels (cell units) and the target in widget pixels.
   const bool footprint = effectiveLayer() != CoverageLayer::state;
-  const double cw = footprint ? m_grid->footprintCellCols() : m_grid->measured() ? m_grid->cellCols() : static_cast<double>(m_grid->tileCols());
-  const double ch = footprint ? m_grid->footprintCellRows() : m_grid->measured() ? m_grid->cellRows() : static_cast<double>(m_grid->tileRows());
+  const double cw = footprint            ? m_grid->footprintCellCols()
+                    : m_grid->measured() ? m_grid->cellCols()
+                                         : static_cast<double>(m_grid->tileCols());
+  const double ch = footprint            ? m_grid->footprintCellRows()
+                    : m_grid->measured() ? m_grid->cellRows()
+                                         : static_cast<double>(m_grid->tileRows());
   const double x0 = std::floor(visible.left() / cw), y0 = std::floor(visible.top() / ch);
   const double x1 = std::min<double>(std::ceil(visible.right() / cw), m_image.width());
   const double y1 = std::min<double>(std::ceil(visible.bottom() / ch), m_image.height());
   // Integer rectangles keep QPainter on its fast scaled-blit path (a fractional
   // target sends it through the general transform path). The last, partial cell
   // is drawn whole and cut at the tensor's edge by an integer clip.
-  const QRect source(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0));
+  const QRect source(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0),
+                     static_cast<int>(y1 - y0));
   auto px = [](double v) { return static_cast<int>(std::lround(v)); };
   const QPointF tl = elementToWidget(QPointF(x0 * cw, y0 * ch));
   const QPointF br = elementToWidget(QPointF(x1 * cw, y1 * ch));
@@ -182,13 +195,15 @@ void CoverageWidget::paintEvent(QPaintEvent*) {
   p.restore();
   drawOutside(p);
   const QRectF visibleExtent = QRectF(m_origin, QSizeF(width() / m_scale, height() / m_scale))
-                                   .intersected(QRectF(0, 0, static_cast<double>(m_grid->extentCols()), static_cast<double>(m_grid->extentRows())));
+                                   .intersected(QRectF(0, 0, static_cast<double>(m_grid->extentCols()),
+                                                       static_cast<double>(m_grid->extentRows())));
   drawTileLines(p, visibleExtent);
   drawOobTiles(p);
   // Tensor outline.
   p.setPen(QPen(palette().color(QPalette::WindowText), 1));
   p.setBrush(Qt::NoBrush);
-  p.drawRect(QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
+  p.drawRect(
+      QRectF(elementToWidget(QPointF(0, 0)), elementToWidget(QPointF(m_grid->cols(), m_grid->rows()))));
   drawRulers(p);
 }
 
@@ -222,10 +237,12 @@ QVector<QPair<int, qint64>> CoverageWidget::axisTicks(Qt::Orientation o) const {
   const double first = (cols ? m_origin.x() : m_origin.y()) + (cols ? m.left() : m.top()) / m_scale;
   const double last = (cols ? m_origin.x() + width() / m_scale : m_origin.y() + height() / m_scale);
   const double centre = m_scale >= kElementGridScale ? 0.5 : 0.0;  // large elements: the label at its middle
-  for (double i = std::max(0.0, std::ceil(first / step) * step); i < std::min<double>(last, static_cast<double>(extent)); i += step) {
+  for (double i = std::max(0.0, std::ceil(first / step) * step);
+       i < std::min<double>(last, static_cast<double>(extent)); i += step) {
     const QPointF px = elementToWidget(cols ? QPointF(i + centre, 0) : QPointF(0, i + centre));
     const auto index = static_cast<qint64>(i);
-    out.append({static_cast<int>(std::lround(cols ? px.x() : px.y())), cols ? index : m_grid->rowStartIndex(index)});
+    out.append(
+        {static_cast<int>(std::lround(cols ? px.x() : px.y())), cols ? index : m_grid->rowStartIndex(index)});
   }
   return out;
 }
@@ -246,7 +263,8 @@ void CoverageWidget::drawRulers(QPainter& p) {
   for (const auto& [y, index] : axisTicks(Qt::Vertical)) {
     if (y < m.top()) continue;
     p.drawLine(m.left() - 4, y, m.left() - 1, y);
-    p.drawText(QRect(0, y - fm.height() / 2, m.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter, QString::number(index));
+    p.drawText(QRect(0, y - fm.height() / 2, m.left() - 6, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+               QString::number(index));
   }
 }
 
@@ -263,7 +281,8 @@ void CoverageWidget::drawHatches(QPainter& p, const QRect& cells, double cw, dou
         // More than one CTA touched the cell: a measured overlap, hatched.
         const auto [lo, hi] = m_grid->footprintCell(layer == CoverageLayer::writes, y, x);
         if (lo != hi) {
-          const QRectF r(elementToWidget(QPointF(x * cw, y * ch)), elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
+          const QRectF r(elementToWidget(QPointF(x * cw, y * ch)),
+                         elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
           p.fillRect(r, QBrush(QColor(0x1a, 0x1a, 0x1a), Qt::BDiagPattern));
         }
         continue;
@@ -271,7 +290,8 @@ void CoverageWidget::drawHatches(QPainter& p, const QRect& cells, double cw, dou
       const int s = m_grid->measured() ? m_grid->mapCellState(y, x) : m_grid->tileState(y, x);
       const Qt::BrushStyle hatch = stateHatch(s);
       if (hatch == Qt::NoBrush) continue;
-      const QRectF r(elementToWidget(QPointF(x * cw, y * ch)), elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
+      const QRectF r(elementToWidget(QPointF(x * cw, y * ch)),
+                     elementToWidget(QPointF((x + 1) * cw, (y + 1) * ch)));
       p.fillRect(r, QBrush(stateHatchColor(s), hatch));
     }
 }
@@ -284,7 +304,8 @@ void CoverageWidget::drawOutside(QPainter& p) {
   const QPointF o = elementToWidget(QPointF(0, 0));
   const QBrush masked(palette().color(QPalette::Mid), Qt::BDiagPattern);
   if (far.x() > edge.x()) p.fillRect(QRectF(QPointF(edge.x(), o.y()), QPointF(far.x(), far.y())), masked);
-  if (far.y() > edge.y()) p.fillRect(QRectF(QPointF(o.x(), edge.y()), QPointF(std::min(edge.x(), far.x()), far.y())), masked);
+  if (far.y() > edge.y())
+    p.fillRect(QRectF(QPointF(o.x(), edge.y()), QPointF(std::min(edge.x(), far.x()), far.y())), masked);
   // A wrapped vector's last row past its end.
   if (const std::int64_t w = m_grid->wrapWidth(); w > 0) {
     const std::int64_t lastRow = m_grid->rows() - 1;
@@ -296,8 +317,9 @@ void CoverageWidget::drawOutside(QPainter& p) {
                  masked);
   }
   for (const OobRegion& r : m_grid->oobRegions()) {
-    const QRectF box(elementToWidget(QPointF(static_cast<double>(r.col0), static_cast<double>(r.row0))),
-                     elementToWidget(QPointF(static_cast<double>(r.col1 + 1), static_cast<double>(r.row1 + 1))));
+    const QRectF box(
+        elementToWidget(QPointF(static_cast<double>(r.col0), static_cast<double>(r.row0))),
+        elementToWidget(QPointF(static_cast<double>(r.col1 + 1), static_cast<double>(r.row1 + 1))));
     if (!box.intersects(QRectF(rect()))) continue;
     // Colour and a cross-hatch: the second channel that survives colour blindness and greyscale.
     p.fillRect(box, oobColor(r.write));
@@ -315,7 +337,8 @@ void CoverageWidget::drawOobTiles(QPainter& p) {
     p.setPen(QPen(oobColor(write), 2, write ? Qt::SolidLine : Qt::DashLine));
     p.setBrush(Qt::NoBrush);
     for (const auto& [tr, tc] : tiles)
-      p.drawRect(QRectF(elementToWidget(QPointF(tc * tw, tr * th)), elementToWidget(QPointF((tc + 1) * tw, (tr + 1) * th))));
+      p.drawRect(QRectF(elementToWidget(QPointF(tc * tw, tr * th)),
+                        elementToWidget(QPointF((tc + 1) * tw, (tr + 1) * th))));
   }
 }
 
@@ -323,7 +346,8 @@ void CoverageWidget::drawTileLines(QPainter& p, const QRectF& visible) {
   // Lines go out as one batch of integer lines with an opaque cosmetic pen: the
   // raster engine's fast path. A translucent or wide pen costs ~50 ms a frame here.
   const double th = static_cast<double>(m_grid->tileRows()), tw = static_cast<double>(m_grid->tileCols());
-  const QRect bounds = QRectF(elementToWidget(visible.topLeft()), elementToWidget(visible.bottomRight())).toAlignedRect();
+  const QRect bounds =
+      QRectF(elementToWidget(visible.topLeft()), elementToWidget(visible.bottomRight())).toAlignedRect();
   auto gridLines = [&](double stepX, double stepY) {
     QVector<QLine> lines;
     for (double x = std::ceil(visible.left() / stepX) * stepX; x <= visible.right(); x += stepX) {
@@ -394,8 +418,10 @@ void CoverageWidget::mouseReleaseEvent(QMouseEvent* event) {
 
 void CoverageWidget::resizeEvent(QResizeEvent*) {
   // Until the user zooms or pans, the view follows the widget's size.
-  if (!m_fitted || m_autoFit) fitAll();
-  else clampOrigin();
+  if (!m_fitted || m_autoFit)
+    fitAll();
+  else
+    clampOrigin();
 }
 
 bool CoverageWidget::event(QEvent* event) {

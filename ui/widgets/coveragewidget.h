@@ -11,8 +11,8 @@
 #include <QImage>
 #include <QMargins>
 #include <QPair>
-#include <QVector>
 #include <QPointF>
+#include <QVector>
 #include <QWidget>
 #include <memory>
 
@@ -85,12 +85,12 @@ class CoverageWidget : public QWidget {
   void drawRulers(QPainter& p);
 
   std::shared_ptr<const CoverageGrid> m_grid;
-  QImage m_image;             ///< one pixel per map cell (view coordinates)
+  QImage m_image;  ///< one pixel per map cell (view coordinates)
   CoverageLayer m_layer = CoverageLayer::state;
   double m_scale = 1.0;
   QPointF m_origin;
   bool m_fitted = false;
-  bool m_autoFit = true;   ///< refit on resize until the user zooms or pans
+  bool m_autoFit = true;  ///< refit on resize until the user zooms or pans
   int m_selRow = -1, m_selCol = -1;
   QPoint m_pressPos, m_lastDrag;
   bool m_dragging = false;

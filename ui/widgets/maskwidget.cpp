@@ -43,8 +43,9 @@ qint64 MaskWidget::maskedCount() const {
 
 qint64 MaskWidget::evidenceCount() const {
   if (!m_grid || m_tileRow < 0) return 0;
-  const QRect tile(static_cast<int>(m_tileCol * m_grid->tileCols()), static_cast<int>(m_tileRow * m_grid->tileRows()),
-                   static_cast<int>(m_grid->tileCols()), static_cast<int>(m_grid->tileRows()));
+  const QRect tile(static_cast<int>(m_tileCol * m_grid->tileCols()),
+                   static_cast<int>(m_tileRow * m_grid->tileRows()), static_cast<int>(m_grid->tileCols()),
+                   static_cast<int>(m_grid->tileRows()));
   qint64 n = 0;
   for (const auto& e : m_evidence) {
     const QRect in = e.elements.intersected(tile);
@@ -90,7 +91,8 @@ void MaskWidget::paintEvent(QPaintEvent*) {
   }
   // Out-of-bounds evidence, crossed out.
   for (const auto& e : m_evidence) {
-    const QRect in = e.elements.intersected(QRect(static_cast<int>(c0), static_cast<int>(r0), static_cast<int>(tw), static_cast<int>(th)));
+    const QRect in = e.elements.intersected(
+        QRect(static_cast<int>(c0), static_cast<int>(r0), static_cast<int>(tw), static_cast<int>(th)));
     if (in.isEmpty()) continue;
     // Filled in the out-of-bounds colour and crossed out: colour and glyph both say it.
     p.setPen(QPen(oobHatchColor(), std::max(1.0, s / 8)));

@@ -13,8 +13,8 @@
 namespace tilescope::ui {
 
 struct OobEvidence {
-  QRect elements;      ///< element range (x = column, y = row), inclusive, may lie past the edge
-  bool write = true;   ///< oob_write (else oob_read)
+  QRect elements;     ///< element range (x = column, y = row), inclusive, may lie past the edge
+  bool write = true;  ///< oob_write (else oob_read)
 };
 
 class MaskWidget : public QWidget {

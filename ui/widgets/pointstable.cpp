@@ -8,7 +8,10 @@
 namespace tilescope::ui {
 
 PointsTable::PointsTable(Selection* selection, QWidget* parent)
-    : QTableView(parent), m_selection(selection), m_model(new PointsModel(this)), m_proxy(new QSortFilterProxyModel(this)) {
+    : QTableView(parent),
+      m_selection(selection),
+      m_model(new PointsModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)) {
   m_proxy->setSourceModel(m_model);
   m_proxy->setSortRole(PointsModel::SortRole);
   setModel(m_proxy);

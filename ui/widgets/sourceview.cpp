@@ -25,17 +25,25 @@ class CudaHighlighter : public QSyntaxHighlighter {
     };
     // Dark tones of the Okabe–Ito hues: >= 4.5:1 on a white page.
     const QString kw = QStringLiteral(
-        "\\b(if|else|for|while|do|return|break|continue|switch|case|default|const|constexpr|static|inline|template|typename|"
-        "struct|class|namespace|using|extern|volatile|sizeof|auto|__global__|__device__|__host__|__shared__|__constant__|"
+        "\\b(if|else|for|while|do|return|break|continue|switch|case|default|const|constexpr|static|inline|"
+        "template|typename|"
+        "struct|class|namespace|using|extern|volatile|sizeof|auto|__global__|__device__|__host__|__shared__|_"
+        "_constant__|"
         "__restrict__|__forceinline__|__syncthreads|__syncwarp|true|false|nullptr)\\b");
     m_rules.push_back({QRegularExpression(kw), fmt(QColor(0x00, 0x4f, 0x7c), true)});
-    m_rules.push_back({QRegularExpression(QStringLiteral(
-                           "\\b(void|bool|char|short|int|long|unsigned|signed|float|double|half|__half|__nv_bfloat16|size_t|"
-                           "u?int(8|16|32|64)_t|float[1-4]|int[1-4]|uint[1-4]|dim3)\\b")),
-                       fmt(QColor(0x7a, 0x3e, 0x00))});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\\b(threadIdx|blockIdx|blockDim|gridDim|warpSize)\\b")), fmt(QColor(0x8a, 0x2f, 0x6a), true)});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\\b(0x[0-9a-fA-F]+|\\d+\\.?\\d*([eE][-+]?\\d+)?[fFuUlL]*)\\b")), fmt(QColor(0x00, 0x6b, 0x4e))});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\"([^\"\\\\]|\\\\.)*\"")), fmt(QColor(0x00, 0x6b, 0x4e))});
+    m_rules.push_back(
+        {QRegularExpression(QStringLiteral("\\b(void|bool|char|short|int|long|unsigned|signed|float|double|"
+                                           "half|__half|__nv_bfloat16|size_t|"
+                                           "u?int(8|16|32|64)_t|float[1-4]|int[1-4]|uint[1-4]|dim3)\\b")),
+         fmt(QColor(0x7a, 0x3e, 0x00))});
+    m_rules.push_back(
+        {QRegularExpression(QStringLiteral("\\b(threadIdx|blockIdx|blockDim|gridDim|warpSize)\\b")),
+         fmt(QColor(0x8a, 0x2f, 0x6a), true)});
+    m_rules.push_back(
+        {QRegularExpression(QStringLiteral("\\b(0x[0-9a-fA-F]+|\\d+\\.?\\d*([eE][-+]?\\d+)?[fFuUlL]*)\\b")),
+         fmt(QColor(0x00, 0x6b, 0x4e))});
+    m_rules.push_back(
+        {QRegularExpression(QStringLiteral("\"([^\"\\\\]|\\\\.)*\"")), fmt(QColor(0x00, 0x6b, 0x4e))});
     m_rules.push_back({QRegularExpression(QStringLiteral("^\\s*#\\s*\\w+")), fmt(QColor(0x8a, 0x2f, 0x6a))});
     m_comment = fmt(QColor(0x5a, 0x5a, 0x5a), false, true);
   }
@@ -92,8 +100,10 @@ class SourceMargin : public QWidget {
       auto* help = static_cast<QHelpEvent*>(e);
       const int line = m_view->lineAt(help->pos().y());
       const auto it = m_view->marks().find(line);
-      if (it != m_view->marks().end()) QToolTip::showText(help->globalPos(), it->notes.join(QLatin1Char('\n')), this);
-      else QToolTip::hideText();
+      if (it != m_view->marks().end())
+        QToolTip::showText(help->globalPos(), it->notes.join(QLatin1Char('\n')), this);
+      else
+        QToolTip::hideText();
       return true;
     }
     return QWidget::event(e);
@@ -111,10 +121,13 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent) {
   setFont(mono);
   new CudaHighlighter(document());
   m_margin = new SourceMargin(this);
-  connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { setViewportMargins(marginWidth(), 0, 0, 0); });
+  connect(this, &QPlainTextEdit::blockCountChanged, this,
+          [this] { setViewportMargins(marginWidth(), 0, 0, 0); });
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& r, int dy) {
-    if (dy) m_margin->scroll(0, dy);
-    else m_margin->update(0, r.y(), m_margin->width(), r.height());
+    if (dy)
+      m_margin->scroll(0, dy);
+    else
+      m_margin->update(0, r.y(), m_margin->width(), r.height());
   });
   setViewportMargins(marginWidth(), 0, 0, 0);
 }
@@ -135,7 +148,8 @@ bool SourceView::showLine(int line) {
   const QTextBlock block = document()->findBlockByNumber(line - 1);
   if (line < 1 || !block.isValid()) return false;
   QTextEdit::ExtraSelection sel;
-  sel.format.setBackground(QColor(0xf0, 0xe4, 0x42, 110));  // Okabe–Ito yellow, light: text keeps its contrast
+  sel.format.setBackground(
+      QColor(0xf0, 0xe4, 0x42, 110));  // Okabe–Ito yellow, light: text keeps its contrast
   sel.format.setProperty(QTextFormat::FullWidthSelection, true);
   sel.cursor = QTextCursor(block);
   setExtraSelections({sel});
@@ -177,14 +191,16 @@ void SourceView::paintMargin(QPaintEvent* event) {
     f.setBold(line == m_line);
     p.setFont(f);
     p.setPen(palette().color(line == m_line ? QPalette::WindowText : QPalette::PlaceholderText));
-    p.drawText(QRect(0, static_cast<int>(r.top()), numberRight, static_cast<int>(r.height())), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(line));
+    p.drawText(QRect(0, static_cast<int>(r.top()), numberRight, static_cast<int>(r.height())),
+               Qt::AlignRight | Qt::AlignVCenter, QString::number(line));
     const auto it = m_marks.find(line);
     if (it == m_marks.end()) continue;
     // A filled circle with a glyph: severity reads from the glyph as well as the colour.
     static const char* glyphs[] = {"i", "!", "\u2716"};
     const int sev = std::clamp(it->severity, 0, 2);
-    const QColor fill = sev == 2 ? oobColor(true) : sev == 1 ? verdictColor(Verdict::slow) : stateColor(kStateOverlapped);
+    const QColor fill = sev == 2   ? oobColor(true)
+                        : sev == 1 ? verdictColor(Verdict::slow)
+                                   : stateColor(kStateOverlapped);
     const QRectF dot(numberRight + 4, r.top() + (r.height() - glyph) / 2 + 1, glyph - 2, glyph - 2);
     p.setRenderHint(QPainter::Antialiasing);
     p.setPen(Qt::NoPen);

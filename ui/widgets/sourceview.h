@@ -11,8 +11,8 @@ namespace tilescope::ui {
 
 /// What a margin mark says about one source line.
 struct SourceMark {
-  int severity = 0;  ///< 0 info (trace counts), 1 warning (bank conflicts), 2 error (a fault, a hazard)
-  QStringList notes; ///< one line each, shown in the tooltip
+  int severity = 0;   ///< 0 info (trace counts), 1 warning (bank conflicts), 2 error (a fault, a hazard)
+  QStringList notes;  ///< one line each, shown in the tooltip
 };
 
 class SourceView : public QPlainTextEdit {

@@ -15,7 +15,8 @@ namespace {
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString nodeTooltip(const TreeNode& n) {
-  QString t = QStringLiteral("<b>%1</b> <code>%2</code>").arg(q(n.title).toHtmlEscaped(), q(n.id).toHtmlEscaped());
+  QString t =
+      QStringLiteral("<b>%1</b> <code>%2</code>").arg(q(n.title).toHtmlEscaped(), q(n.id).toHtmlEscaped());
   if (!n.question.empty()) t += QStringLiteral("<br>%1").arg(q(n.question).toHtmlEscaped());
   if (n.isLeaf()) t += QStringLiteral("<br><i>Fix:</i> %1").arg(q(n.fix).toHtmlEscaped());
   if (!n.experiment.empty()) t += QStringLiteral("<br><i>Experiment:</i> %1").arg(q(n.experiment));
@@ -59,12 +60,14 @@ void setMarked(QTreeWidgetItem* item, bool on, const QColor& color) {
 int populateTreeOutline(QTreeWidget* view, const Tree& tree, int maxItems) {
   view->clear();
   view->setColumnCount(3);
-  view->setHeaderLabels({QObject::tr("Node"), QObject::tr("Answer leading here"), QObject::tr("Question / fix")});
+  view->setHeaderLabels(
+      {QObject::tr("Node"), QObject::tr("Answer leading here"), QObject::tr("Question / fix")});
   const TreeNode* root = tree.find(tree.root);
   if (!root) return 0;
   int made = 0;
   QSet<QString> ancestors;  // ids on the chain from the root to the item being filled
-  std::function<void(QTreeWidgetItem*, const TreeNode&)> fill = [&](QTreeWidgetItem* parent, const TreeNode& n) {
+  std::function<void(QTreeWidgetItem*, const TreeNode&)> fill = [&](QTreeWidgetItem* parent,
+                                                                    const TreeNode& n) {
     ancestors.insert(q(n.id));
     for (const TreeAnswer& a : n.answers) {
       const TreeNode* next = tree.find(a.next);
@@ -125,8 +128,9 @@ QStringList highlightWalk(QTreeWidget* view, const Tree& tree, const TreeWalk& w
       const TreeStep& s = walk.steps[i];
       const TreeNode* node = tree.find(s.node);
       const TreeAnswer* answer = node ? node->answer(s.answer) : nullptr;
-      QString tip = QObject::tr("%1 → %2 (%3)").arg(q(s.question), q(answer ? answer->label : s.answer),
-                                                     s.automatic ? QObject::tr("from the evidence") : QObject::tr("your answer"));
+      QString tip = QObject::tr("%1 → %2 (%3)")
+                        .arg(q(s.question), q(answer ? answer->label : s.answer),
+                             s.automatic ? QObject::tr("from the evidence") : QObject::tr("your answer"));
       if (s.automatic && s.evidence.is_array() && !s.evidence.empty())
         tip += QStringLiteral("\n\n") + evidenceText(s).left(1500);
       item->setToolTip(1, tip);
@@ -142,15 +146,19 @@ QString leafHtml(const TreeNode& leaf) {
   if (!leaf.explanation.empty()) html += QStringLiteral("<p>%1</p>").arg(q(leaf.explanation).toHtmlEscaped());
   html += QStringLiteral("<p><b>%1</b> %2</p>").arg(QObject::tr("Fix:"), q(leaf.fix).toHtmlEscaped());
   for (const TreeExample& ex : leaf.examples) {
-    html += QStringLiteral("<p><i>%1</i></p><table border='0' cellspacing='6'><tr><th align='left'>%2</th><th align='left'>%3</th></tr>")
+    html += QStringLiteral(
+                "<p><i>%1</i></p><table border='0' cellspacing='6'><tr><th align='left'>%2</th><th "
+                "align='left'>%3</th></tr>")
                 .arg(q(ex.language).toHtmlEscaped(), QObject::tr("Before"), QObject::tr("After"));
-    html += QStringLiteral("<tr><td valign='top'><pre>%1</pre></td><td valign='top'><pre>%2</pre></td></tr></table>")
+    html += QStringLiteral(
+                "<tr><td valign='top'><pre>%1</pre></td><td valign='top'><pre>%2</pre></td></tr></table>")
                 .arg(q(ex.before).toHtmlEscaped(), q(ex.after).toHtmlEscaped());
   }
   if (!leaf.sources.empty()) {
     QStringList src;
     for (const auto& s : leaf.sources) src << q(s).toHtmlEscaped();
-    html += QStringLiteral("<p><small>%1 %2</small></p>").arg(QObject::tr("Sources:"), src.join(QStringLiteral("; ")));
+    html += QStringLiteral("<p><small>%1 %2</small></p>")
+                .arg(QObject::tr("Sources:"), src.join(QStringLiteral("; ")));
   }
   return html;
 }

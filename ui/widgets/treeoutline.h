@@ -17,9 +17,9 @@ namespace tilescope::ui {
 
 /// Item data roles of the outline's column 0.
 enum TreeOutlineRole : int {
-  kNodeIdRole = 0x0100 + 1,   ///< QString: the node id (Qt::UserRole + 1)
-  kOnPathRole,                ///< bool: the item is on the shown walk's path
-  kStepRole,                  ///< int: index into TreeWalk::steps of the item's step, -1 when none
+  kNodeIdRole = 0x0100 + 1,  ///< QString: the node id (Qt::UserRole + 1)
+  kOnPathRole,               ///< bool: the item is on the shown walk's path
+  kStepRole,                 ///< int: index into TreeWalk::steps of the item's step, -1 when none
 };
 
 /// Fills `view` (cleared first) with the tree from its root: one item per node reached

@@ -24,9 +24,16 @@ struct Comparer {
 
   Comparer(const HostTensor& o, const HostTensor& r, const OutputGeometry& geo, double rt, double at,
            const ScanResult* scan)
-      : out(o), ref(r), g(geo), rtol(rt), atol(at), skipUnwritten(scan && scan->hasSentinel && scan->coverage.unwritten > 0),
-        sentinel(scan ? scan->sentinel : 0), st(geo.tilesTotal()),
-        cellMax(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0.0), cellNonFinite(cellMax.size(), 0),
+      : out(o),
+        ref(r),
+        g(geo),
+        rtol(rt),
+        atol(at),
+        skipUnwritten(scan && scan->hasSentinel && scan->coverage.unwritten > 0),
+        sentinel(scan ? scan->sentinel : 0),
+        st(geo.tilesTotal()),
+        cellMax(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0.0),
+        cellNonFinite(cellMax.size(), 0),
         cellMis(cellMax.size(), 0) {}
 
   void run() {
@@ -165,7 +172,8 @@ void applyMismatchStates(ScanResult& scan, const CompareResult& cmp) {
 
 void raiseCellState(CoverageInfo& coverage, const OutputGeometry& g, const std::vector<std::int64_t>& index,
                     CellState state) {
-  if (index.size() != g.shape.size()) throw std::invalid_argument("raiseCellState: index rank differs from the tensor's");
+  if (index.size() != g.shape.size())
+    throw std::invalid_argument("raiseCellState: index rank differs from the tensor's");
   std::int64_t row = 0;
   for (std::size_t d = 0; d + 1 < index.size(); ++d) row = row * g.shape[d] + index[d];
   const std::int64_t col = index.empty() ? 0 : index.back();

@@ -68,7 +68,8 @@ bool equalsTransposed(const HostTensor& out, const HostTensor& ref, double rtol,
       const std::int64_t nj = std::min(B, C - j0);
       for (std::int64_t j = 0; j < nj; ++j)  // out as [C, R]: element (j, i) is flat (j0+j)*R + i0+i
         decodeRange(out, (j0 + j) * R + i0, ni, ov.data() + j * B, ob.data() + j * B);
-      for (std::int64_t i = 0; i < ni; ++i) decodeRange(ref, (i0 + i) * C + j0, nj, rv.data() + i * B, nullptr);
+      for (std::int64_t i = 0; i < ni; ++i)
+        decodeRange(ref, (i0 + i) * C + j0, nj, rv.data() + i * B, nullptr);
       for (std::int64_t i = 0; i < ni; ++i)
         for (std::int64_t j = 0; j < nj; ++j) {
           if (skip && ob[j * B + i] == scan->sentinel) continue;
@@ -82,9 +83,10 @@ bool equalsTransposed(const HostTensor& out, const HostTensor& ref, double rtol,
   return compared > 0;
 }
 
-std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
-                                        const OutputGeometry& g, const MismatchStats& st,
-                                        const std::vector<TileTally::Entry>& badTiles, const ScanResult* scan) {
+std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor& ref, double rtol,
+                                        double atol, const OutputGeometry& g, const MismatchStats& st,
+                                        const std::vector<TileTally::Entry>& badTiles,
+                                        const ScanResult* scan) {
   // One bug, one finding: an all-zero output is all_zero, not also a mismatch; NaN/Inf
   // already reported as nan_inf leave only the finite wrong values to report here.
   if (scan && scan->allZero) return std::nullopt;
@@ -108,26 +110,32 @@ std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor&
   const auto first = g.index(firstRow, firstCol);
   f.location.elements = ElementRange{first, g.index(st.lastRow, st.lastCol), {}, {}, {}};
   if (!f.location.ctas.empty()) f.location.cta = f.location.ctas.front();
-  f.evidence = {{"mismatches", count},          {"all_mismatches", st.mismatches},
-                {"compared", st.compared},      {"max_abs_err", st.maxAbs},
-                {"max_rel_err", st.maxRel},     {"rtol", rtol},
-                {"atol", atol},                 {"bad_tiles", badTiles.size()},
-                {"tiles_total", g.tilesTotal()}, {"tile", g.tile}};
+  f.evidence = {{"mismatches", count},
+                {"all_mismatches", st.mismatches},
+                {"compared", st.compared},
+                {"max_abs_err", st.maxAbs},
+                {"max_rel_err", st.maxRel},
+                {"rtol", rtol},
+                {"atol", atol},
+                {"bad_tiles", badTiles.size()},
+                {"tiles_total", g.tilesTotal()},
+                {"tile", g.tile}};
 
-  const std::string where = " in " + std::to_string(badTiles.size()) + " of " + std::to_string(g.tilesTotal()) +
-                            " tiles; first at " + indexText(first);
+  const std::string where = " in " + std::to_string(badTiles.size()) + " of " +
+                            std::to_string(g.tilesTotal()) + " tiles; first at " + indexText(first);
   if (inBoundary) {
     f.detail = "tail_tiles";
     f.treeNode = "wrong.mismatch.tail_tiles";
     f.message = out.name + ": " + std::to_string(count) +
                 " wrong elements, all in boundary tiles (the last tile row/column)" + where;
-  } else if (out.shape.size() == 2 && g.rows > 1 && g.cols > 1 && equalsTransposed(out, ref, rtol, atol, scan)) {
+  } else if (out.shape.size() == 2 && g.rows > 1 && g.cols > 1 &&
+             equalsTransposed(out, ref, rtol, atol, scan)) {
     f.detail = "transposed";
     f.treeNode = "wrong.mismatch.transposed";
     f.message = out.name + ": the output equals the reference transposed (" +
                 (g.rows == g.cols ? std::string("out[i][j] == ref[j][i]")
-                                  : "the buffer read as [" + std::to_string(g.cols) + ", " + std::to_string(g.rows) +
-                                        "] equals ref^T") +
+                                  : "the buffer read as [" + std::to_string(g.cols) + ", " +
+                                        std::to_string(g.rows) + "] equals ref^T") +
                 "); " + std::to_string(count) + " elements differ as stored";
     f.evidence["transposed_matches"] = true;
   } else {

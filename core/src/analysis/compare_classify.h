@@ -13,7 +13,7 @@ inline constexpr double kNonFiniteErr = -1.0;
 
 struct MismatchStats {
   explicit MismatchStats(std::int64_t tiles) : tally(tiles) {}
-  TileTally tally;                   // per tile: mismatches and largest error (-1: non-finite)
+  TileTally tally;  // per tile: mismatches and largest error (-1: non-finite)
   std::int64_t compared = 0, mismatches = 0, valueMismatches = 0, nan = 0, inf = 0;
   double maxAbs = 0, maxRel = 0;
   std::int64_t firstRow = -1, firstCol = -1, lastRow = -1, lastCol = -1;
@@ -36,9 +36,10 @@ TileSummary tileSummary(const OutputGeometry& g, const std::vector<TileTally::En
 
 /// The mismatch finding (tail_tiles | transposed | plain), or none when there is
 /// nothing left to report after the scan's findings (compare.h).
-std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
-                                        const OutputGeometry& g, const MismatchStats& st,
-                                        const std::vector<TileTally::Entry>& badTiles, const ScanResult* scan);
+std::optional<Finding> classifyMismatch(const HostTensor& out, const HostTensor& ref, double rtol,
+                                        double atol, const OutputGeometry& g, const MismatchStats& st,
+                                        const std::vector<TileTally::Entry>& badTiles,
+                                        const ScanResult* scan);
 
 /// True when `out`'s buffer read as the [cols, rows] matrix equals ref^T within
 /// tolerance (rank 2; unwritten elements skipped). Stops at the first miss.

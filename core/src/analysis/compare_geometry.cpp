@@ -117,7 +117,9 @@ std::string describeElementBox(const std::vector<std::int64_t>& lo, const std::v
   };
   if (lo.size() != hi.size() || lo.empty()) return "";
   if (lo.size() == 1) return (lo[0] == hi[0] ? "element " : "elements ") + range(0);
-  if (lo.size() == 2) return (lo[0] == hi[0] ? "row " : "rows ") + range(0) + (lo[1] == hi[1] ? ", col " : ", cols ") + range(1);
+  if (lo.size() == 2)
+    return (lo[0] == hi[0] ? "row " : "rows ") + range(0) + (lo[1] == hi[1] ? ", col " : ", cols ") +
+           range(1);
   std::string s = "[";
   for (std::size_t d = 0; d < lo.size(); ++d) s += (d ? ", " : "") + range(d);
   return s + "]";

@@ -6,7 +6,9 @@
 namespace tilescope {
 namespace {
 
-std::int64_t roundUp(std::int64_t x, std::int64_t unit) { return unit <= 0 ? x : (x + unit - 1) / unit * unit; }
+std::int64_t roundUp(std::int64_t x, std::int64_t unit) {
+  return unit <= 0 ? x : (x + unit - 1) / unit * unit;
+}
 
 // The carveout the SM is configured to: the smallest supported size >= want (the driver
 // rounds a preference up), or 0 when `want` exceeds every size.
@@ -25,10 +27,11 @@ int smemLimit(const DeviceSpec& dev, const KernelResources& k, OccupancyResult& 
   r.smemPerBlockAllocated = roundUp(fixed + k.smemDynamic, dev.smemAllocUnit);
   // Opting in above 48 KiB (the default per-block limit) raises the limit to the opt-in maximum.
   const std::int64_t perBlockLimit =
-      (k.smemStatic + maxDyn > dev.smemPerBlock ? dev.smemPerBlockOptin : dev.smemPerBlock) + dev.smemReservedPerBlock;
+      (k.smemStatic + maxDyn > dev.smemPerBlock ? dev.smemPerBlockOptin : dev.smemPerBlock) +
+      dev.smemReservedPerBlock;
   if (k.smemDynamic > maxDyn) {
-    r.problem = "dynamic shared memory " + std::to_string(k.smemDynamic) + " B exceeds the kernel's maximum " +
-                std::to_string(maxDyn) + " B";
+    r.problem = "dynamic shared memory " + std::to_string(k.smemDynamic) +
+                " B exceeds the kernel's maximum " + std::to_string(maxDyn) + " B";
     return 0;
   }
   if (r.smemPerBlockAllocated > perBlockLimit) {
@@ -37,8 +40,8 @@ int smemLimit(const DeviceSpec& dev, const KernelResources& k, OccupancyResult& 
                 std::to_string(perBlockLimit) + " B";
     return 0;
   }
-  const std::int64_t preferred = carveoutAtLeast(
-      dev, k.carveoutPercent < 0 ? dev.smemPerSm : k.carveoutPercent * dev.smemPerSm / 100);
+  const std::int64_t preferred =
+      carveoutAtLeast(dev, k.carveoutPercent < 0 ? dev.smemPerSm : k.carveoutPercent * dev.smemPerSm / 100);
   r.smemPerSmConfigured =
       preferred >= r.smemPerBlockAllocated ? preferred : carveoutAtLeast(dev, r.smemPerBlockAllocated);
   return r.smemPerBlockAllocated > 0 ? int(r.smemPerSmConfigured / r.smemPerBlockAllocated) : INT_MAX;
@@ -52,7 +55,8 @@ int regsLimit(const DeviceSpec& dev, const KernelResources& k, OccupancyResult& 
   if (k.regsPerThread <= 0) return INT_MAX;
   r.regsPerWarpAllocated = int(roundUp(std::int64_t(k.regsPerThread) * dev.warpSize, dev.registerAllocUnit));
   r.regsPerBlockAllocated = std::int64_t(r.regsPerWarpAllocated) * r.warpsPerBlock;
-  const std::int64_t assumed = std::int64_t(r.regsPerWarpAllocated) * roundUp(r.warpsPerBlock, dev.warpAllocGranularity);
+  const std::int64_t assumed =
+      std::int64_t(r.regsPerWarpAllocated) * roundUp(r.warpsPerBlock, dev.warpAllocGranularity);
   if (r.regsPerBlockAllocated > dev.regsPerBlock || assumed > dev.regsPerBlock) {
     r.problem = std::to_string(k.regsPerThread) + " registers x " + std::to_string(k.threadsPerBlock) +
                 " threads exceed the " + std::to_string(dev.regsPerBlock) + " registers of a block";

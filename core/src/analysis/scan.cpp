@@ -37,7 +37,8 @@ struct AnomalyBox {
   void endRow(const OutputGeometry& g, std::int64_t r) {
     if (!rowHit || lo.empty()) return;
     const auto idx = g.index(r, 0);
-    for (std::size_t d = 0; d + 1 < idx.size(); ++d) lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
+    for (std::size_t d = 0; d + 1 < idx.size(); ++d)
+      lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
     lo.back() = std::min(lo.back(), rowColMin);
     hi.back() = std::max(hi.back(), rowColMax);
   }
@@ -75,7 +76,8 @@ std::string plural(std::int64_t n, const char* one, const char* many) {
 }
 
 Finding coverageGapFinding(const HostTensor& out, const OutputGeometry& g, const AnomalyBox& box,
-                           const std::vector<TileCount>& tiles, std::size_t tileCount, std::uint64_t sentinel) {
+                           const std::vector<TileCount>& tiles, std::size_t tileCount,
+                           std::uint64_t sentinel) {
   Finding f;
   f.category = "coverage_gap";
   f.severity = Severity::error;
@@ -122,14 +124,16 @@ Finding nanInfFinding(const HostTensor& out, const OutputGeometry& g, const Anom
   return f;
 }
 
-Finding allZeroFinding(const HostTensor& out, std::int64_t written, std::int64_t refNonZero, double refMaxAbs) {
+Finding allZeroFinding(const HostTensor& out, std::int64_t written, std::int64_t refNonZero,
+                       double refMaxAbs) {
   Finding f;
   f.category = "all_zero";
   f.severity = Severity::error;
   f.tensor = out.name;
   f.treeNode = "wrong.all_zero";
-  f.message = out.name + ": all " + std::to_string(written) + " written elements are 0 while the reference has " +
-              std::to_string(refNonZero) + " non-zero (max |ref| " + std::to_string(refMaxAbs) + ")";
+  f.message = out.name + ": all " + std::to_string(written) +
+              " written elements are 0 while the reference has " + std::to_string(refNonZero) +
+              " non-zero (max |ref| " + std::to_string(refMaxAbs) + ")";
   f.evidence = {{"written", written}, {"reference_nonzero", refNonZero}, {"reference_max_abs", refMaxAbs}};
   return f;
 }
@@ -153,11 +157,16 @@ struct BitClass {
 
 BitClass bitClass(DType dtype) {
   switch (dtype) {
-    case DType::f32: return {0x7FFFFFFFull, 0x7F800000ull, 0x007FFFFFull, true};
-    case DType::f64: return {0x7FFFFFFFFFFFFFFFull, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, true};
-    case DType::f16: return {0x7FFFull, 0x7C00ull, 0x03FFull, true};
-    case DType::bf16: return {0x7FFFull, 0x7F80ull, 0x007Full, true};
-    default: break;
+    case DType::f32:
+      return {0x7FFFFFFFull, 0x7F800000ull, 0x007FFFFFull, true};
+    case DType::f64:
+      return {0x7FFFFFFFFFFFFFFFull, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull, true};
+    case DType::f16:
+      return {0x7FFFull, 0x7C00ull, 0x03FFull, true};
+    case DType::bf16:
+      return {0x7FFFull, 0x7F80ull, 0x007Full, true};
+    default:
+      break;
   }
   const std::size_t bytes = dtypeSize(dtype);
   return {bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1, 0, 0, false};
@@ -183,10 +192,20 @@ struct Scanner {
   std::vector<std::uint64_t> bits;
 
   Scanner(const HostTensor& o, const HostTensor* r, const OutputGeometry& geo, bool hs, std::uint64_t s)
-      : out(o), ref(r), g(geo), hasSentinel(hs), sentinel(s), guardBits(guardNanBits(o.dtype)),
-        cls(bitClass(o.dtype)), cells(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0),
-        gapTally(geo.tilesTotal()), nanTally(geo.tilesTotal()), gaps(geo.shape.size()), nans(geo.shape.size()),
-        rvals(r ? static_cast<std::size_t>(geo.cols) : 0), bits(static_cast<std::size_t>(geo.cols)) {}
+      : out(o),
+        ref(r),
+        g(geo),
+        hasSentinel(hs),
+        sentinel(s),
+        guardBits(guardNanBits(o.dtype)),
+        cls(bitClass(o.dtype)),
+        cells(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0),
+        gapTally(geo.tilesTotal()),
+        nanTally(geo.tilesTotal()),
+        gaps(geo.shape.size()),
+        nans(geo.shape.size()),
+        rvals(r ? static_cast<std::size_t>(geo.cols) : 0),
+        bits(static_cast<std::size_t>(geo.cols)) {}
 
   void raise(std::int64_t row, std::int64_t col, CellState s) {
     auto& c = cells[static_cast<std::size_t>(row / g.cellH * g.mapCols + col / g.cellW)];
@@ -222,7 +241,8 @@ struct Scanner {
         if (!cls.floating || (b[c] & cls.exp) != cls.exp) continue;  // finite
         if (ref) {
           if (!refDecoded) decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr), refDecoded = true;
-          if (!std::isfinite(rvals[static_cast<std::size_t>(c)])) continue;  // the reference is not finite either
+          if (!std::isfinite(rvals[static_cast<std::size_t>(c)]))
+            continue;  // the reference is not finite either
         }
         ++segNans;
         (b[c] & cls.mant) ? ++nanCount : ++infCount;
@@ -305,11 +325,15 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
   cov.measured = hasSentinel;
   cov.unwritten = s.gaps.count;
   cov.written = g.elements() - s.gaps.count;
-  cov.map = CellMap{g.mapRows, g.mapCols, {g.cellH, g.cellW},
-                    {"ok", "mismatch", "unwritten", "nan_inf", "overlapped", "oob"}, std::move(s.cells)};
+  cov.map = CellMap{g.mapRows,
+                    g.mapCols,
+                    {g.cellH, g.cellW},
+                    {"ok", "mismatch", "unwritten", "nan_inf", "overlapped", "oob"},
+                    std::move(s.cells)};
   cov.extra = {{"gap_tiles", gapEntries.size()}, {"nan_inf_tiles", nanEntries.size()}};
 
-  if (s.gaps.count > 0) res.findings.push_back(coverageGapFinding(out, g, s.gaps, res.gapTiles, gapEntries.size(), sentinel));
+  if (s.gaps.count > 0)
+    res.findings.push_back(coverageGapFinding(out, g, s.gaps, res.gapTiles, gapEntries.size(), sentinel));
   if (res.nanInf > 0)
     res.findings.push_back(nanInfFinding(out, g, s.nans, res.nanInfTiles, nanEntries.size(),
                                          {s.nanCount, s.infCount, res.nanInfInCrossingTiles, s.guardPayload},
@@ -320,8 +344,8 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
 
 }  // namespace
 
-ScanResult scanOutput(const HostTensor& out, std::uint64_t sentinelBits, const std::vector<std::int64_t>& tileExtent,
-                      const HostTensor* reference) {
+ScanResult scanOutput(const HostTensor& out, std::uint64_t sentinelBits,
+                      const std::vector<std::int64_t>& tileExtent, const HostTensor* reference) {
   return scanImpl(out, true, sentinelBits, tileExtent, reference);
 }
 

@@ -1,8 +1,8 @@
 #include "tilescope/analysis/static_analysis.h"
 
-#include "tilescope/base/expr.h"
 #include "tilescope/analysis/occupancy.h"
 #include "tilescope/analysis/tiles.h"
+#include "tilescope/base/expr.h"
 
 namespace tilescope {
 namespace {
@@ -55,42 +55,56 @@ bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding
     if (l.grid[i] < 1) why.push_back(std::string("grid.") + axis[i] + " is " + std::to_string(l.grid[i]));
     if (l.block[i] < 1) why.push_back(std::string("block.") + axis[i] + " is " + std::to_string(l.block[i]));
     if (l.grid[i] > dev.maxGridDim[i])
-      why.push_back(std::string("grid.") + axis[i] + " = " + std::to_string(l.grid[i]) + " exceeds " + std::to_string(dev.maxGridDim[i]));
+      why.push_back(std::string("grid.") + axis[i] + " = " + std::to_string(l.grid[i]) + " exceeds " +
+                    std::to_string(dev.maxGridDim[i]));
     if (l.block[i] > dev.maxBlockDim[i])
-      why.push_back(std::string("block.") + axis[i] + " = " + std::to_string(l.block[i]) + " exceeds " + std::to_string(dev.maxBlockDim[i]));
+      why.push_back(std::string("block.") + axis[i] + " = " + std::to_string(l.block[i]) + " exceeds " +
+                    std::to_string(dev.maxBlockDim[i]));
   }
   if (threads > dev.maxThreadsPerBlock)
-    why.push_back(std::to_string(threads) + " threads per block exceed " + std::to_string(dev.maxThreadsPerBlock));
+    why.push_back(std::to_string(threads) + " threads per block exceed " +
+                  std::to_string(dev.maxThreadsPerBlock));
   if (l.sharedBytes < 0) why.push_back("shared_bytes is negative");
   if (why.empty()) return true;
   std::string msg = "launch configuration invalid on " + dev.name + ": ";
   for (std::size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];
   out.push_back(finding("invalid_launch", Severity::error, msg, "launch.invalid_config",
-                        {{"grid", l.grid}, {"block", l.block}, {"threads_per_block", threads},
-                         {"max_threads_per_block", dev.maxThreadsPerBlock}, {"max_block_dim", dev.maxBlockDim},
-                         {"max_grid_dim", dev.maxGridDim}, {"problems", why}},
+                        {{"grid", l.grid},
+                         {"block", l.block},
+                         {"threads_per_block", threads},
+                         {"max_threads_per_block", dev.maxThreadsPerBlock},
+                         {"max_block_dim", dev.maxBlockDim},
+                         {"max_grid_dim", dev.maxGridDim},
+                         {"problems", why}},
                         launchLocation(l)));
   return false;
 }
 
-void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev, std::vector<Finding>& out) {
+void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev,
+               std::vector<Finding>& out) {
   // Both are below 2^53 (expressions and compiler output), so the sum cannot overflow.
   const std::int64_t total = smemStatic + dynamic;
-  const json ev{{"smem_static", smemStatic}, {"smem_dynamic", dynamic}, {"smem_total", total},
-                {"smem_per_block", dev.smemPerBlock}, {"smem_per_block_optin", dev.smemPerBlockOptin},
+  const json ev{{"smem_static", smemStatic},
+                {"smem_dynamic", dynamic},
+                {"smem_total", total},
+                {"smem_per_block", dev.smemPerBlock},
+                {"smem_per_block_optin", dev.smemPerBlockOptin},
                 {"device", dev.key}};
   if (total > dev.smemPerBlockOptin) {
     out.push_back(finding("smem_exceeded", Severity::error,
-                          "shared memory per block " + std::to_string(total) + " B (static " + std::to_string(smemStatic) +
-                              " + dynamic " + std::to_string(dynamic) + ") exceeds " + dev.name + "'s limit of " +
+                          "shared memory per block " + std::to_string(total) + " B (static " +
+                              std::to_string(smemStatic) + " + dynamic " + std::to_string(dynamic) +
+                              ") exceeds " + dev.name + "'s limit of " +
                               std::to_string(dev.smemPerBlockOptin) + " B even with opt-in",
                           "launch.smem_exceeded", ev));
   } else if (total > dev.smemPerBlock) {
     out.push_back(finding("smem_exceeded", Severity::warning,
-                          "shared memory per block " + std::to_string(total) + " B is above the default 48 KiB: the launch "
+                          "shared memory per block " + std::to_string(total) +
+                              " B is above the default 48 KiB: the launch "
                               "fails unless the kernel opts in with cudaFuncSetAttribute(kernel, "
-                              "cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(dynamic) + ") (" + dev.name +
-                              " allows up to " + std::to_string(dev.smemPerBlockOptin) + " B)",
+                              "cudaFuncAttributeMaxDynamicSharedMemorySize, " +
+                              std::to_string(dynamic) + ") (" + dev.name + " allows up to " +
+                              std::to_string(dev.smemPerBlockOptin) + " B)",
                           "launch.smem_exceeded", ev));
   }
 }
@@ -118,19 +132,31 @@ void addCoverage(const TileCoverage& tc, Point& p) {
   };
   json crossing = json::array();
   for (const TileInfo& t : tc.crossingTiles(kListedTiles))
-    crossing.push_back({{"cta", t.cta}, {"origin", t.origin}, {"extent", t.extent},
-                        {"in_bounds_begin", t.inBoundsBegin}, {"in_bounds_extent", t.inBoundsExtent}});
+    crossing.push_back({{"cta", t.cta},
+                        {"origin", t.origin},
+                        {"extent", t.extent},
+                        {"in_bounds_begin", t.inBoundsBegin},
+                        {"in_bounds_extent", t.inBoundsExtent}});
   const std::vector<Region> gaps = tc.gapRegions(kListedTiles);
   const std::vector<Region> overlaps = tc.overlapRegions(kListedTiles);
-  c.extra = {{"method", tc.method()}, {"affine", tc.affine()}, {"grid", tc.grid()}, {"crossing_tiles", crossing},
-             {"gap_regions", regionsJson(gaps)}, {"overlap_regions", regionsJson(overlaps)}};
-  const json ev{{"elements", c.elements}, {"uncovered", c.declaredUncovered}, {"overlapped", c.declaredOverlapped},
-                {"tile", c.tile}, {"grid", tc.grid()}, {"shape", c.shape}};
+  c.extra = {{"method", tc.method()},
+             {"affine", tc.affine()},
+             {"grid", tc.grid()},
+             {"crossing_tiles", crossing},
+             {"gap_regions", regionsJson(gaps)},
+             {"overlap_regions", regionsJson(overlaps)}};
+  const json ev{{"elements", c.elements},
+                {"uncovered", c.declaredUncovered},
+                {"overlapped", c.declaredOverlapped},
+                {"tile", c.tile},
+                {"grid", tc.grid()},
+                {"shape", c.shape}};
   if (c.declaredUncovered > 0) {
-    Finding f = finding("coverage_gap", Severity::error,
-                        std::to_string(c.declaredUncovered) + " of " + std::to_string(c.elements) + " elements of " +
-                            c.tensor + " are in no declared tile: the grid does not cover the tensor",
-                        "wrong.coverage_gap", ev, regionsAt(gaps));
+    Finding f =
+        finding("coverage_gap", Severity::error,
+                std::to_string(c.declaredUncovered) + " of " + std::to_string(c.elements) + " elements of " +
+                    c.tensor + " are in no declared tile: the grid does not cover the tensor",
+                "wrong.coverage_gap", ev, regionsAt(gaps));
     f.tensor = c.tensor;
     p.findings.push_back(f);
   }
@@ -175,36 +201,49 @@ Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileIn
   if (launchOk) {
     const OccupancyResult occ = computeOccupancy(dev, k);
     if (regsKnown && occ.limitRegs == 0) {
-      p.findings.push_back(finding(
-          "too_many_resources", Severity::error,
-          std::to_string(compile.regs) + " registers x " + std::to_string(k.threadsPerBlock) + " threads need " +
-              std::to_string(occ.regsPerBlockAllocated) + " registers per block, more than the " +
-              std::to_string(dev.regsPerBlock) + " of " + dev.name + " (cudaErrorLaunchOutOfResources)",
-          "launch.too_many_resources",
-          {{"regs_per_thread", compile.regs}, {"threads_per_block", k.threadsPerBlock},
-           {"regs_per_block_allocated", occ.regsPerBlockAllocated}, {"regs_per_block", dev.regsPerBlock},
-           {"regs_per_sm", dev.regsPerSm}}));
+      p.findings.push_back(
+          finding("too_many_resources", Severity::error,
+                  std::to_string(compile.regs) + " registers x " + std::to_string(k.threadsPerBlock) +
+                      " threads need " + std::to_string(occ.regsPerBlockAllocated) +
+                      " registers per block, more than the " + std::to_string(dev.regsPerBlock) + " of " +
+                      dev.name + " (cudaErrorLaunchOutOfResources)",
+                  "launch.too_many_resources",
+                  {{"regs_per_thread", compile.regs},
+                   {"threads_per_block", k.threadsPerBlock},
+                   {"regs_per_block_allocated", occ.regsPerBlockAllocated},
+                   {"regs_per_block", dev.regsPerBlock},
+                   {"regs_per_sm", dev.regsPerSm}}));
     }
     p.occupancy = toOccupancyInfo(dev, k);
     if (occ.blocksPerSm > 0 && occ.occupancy < kLowOccupancyThreshold) {
-      p.findings.push_back(finding(
-          "low_occupancy", Severity::warning,
-          "theoretical occupancy " + std::to_string(int(occ.occupancy * 100 + 0.5)) + "% (" +
-              std::to_string(occ.warpsPerSm) + " of " + std::to_string(occ.maxWarpsPerSm) + " warps per SM), limited by " +
-              occ.limiter,
-          "perf.low_occupancy",
-          {{"theoretical", occ.occupancy}, {"limiter", occ.limiter}, {"blocks_per_sm", occ.blocksPerSm},
-           {"threshold", kLowOccupancyThreshold}, {"limits", {{"warps", occ.limitWarps}, {"registers", p.occupancy.blocksLimitRegs},
-           {"shared_memory", p.occupancy.blocksLimitSmem}, {"blocks", occ.limitSlots}}}}));
+      p.findings.push_back(finding("low_occupancy", Severity::warning,
+                                   "theoretical occupancy " + std::to_string(int(occ.occupancy * 100 + 0.5)) +
+                                       "% (" + std::to_string(occ.warpsPerSm) + " of " +
+                                       std::to_string(occ.maxWarpsPerSm) + " warps per SM), limited by " +
+                                       occ.limiter,
+                                   "perf.low_occupancy",
+                                   {{"theoretical", occ.occupancy},
+                                    {"limiter", occ.limiter},
+                                    {"blocks_per_sm", occ.blocksPerSm},
+                                    {"threshold", kLowOccupancyThreshold},
+                                    {"limits",
+                                     {{"warps", occ.limitWarps},
+                                      {"registers", p.occupancy.blocksLimitRegs},
+                                      {"shared_memory", p.occupancy.blocksLimitSmem},
+                                      {"blocks", occ.limitSlots}}}}));
     }
   }
   if (compile.spillStores > 0 || compile.spillLoads > 0) {
-    p.findings.push_back(finding("register_spill", Severity::warning,
-                                 "the compiler spilled registers to local memory (" + std::to_string(std::max<std::int64_t>(compile.spillStores, 0)) +
-                                     " B stores, " + std::to_string(std::max<std::int64_t>(compile.spillLoads, 0)) + " B loads)",
-                                 "perf.register_spill",
-                                 {{"spill_stores", compile.spillStores}, {"spill_loads", compile.spillLoads},
-                                  {"local_bytes", compile.localBytes}, {"regs", compile.regs}}));
+    p.findings.push_back(
+        finding("register_spill", Severity::warning,
+                "the compiler spilled registers to local memory (" +
+                    std::to_string(std::max<std::int64_t>(compile.spillStores, 0)) + " B stores, " +
+                    std::to_string(std::max<std::int64_t>(compile.spillLoads, 0)) + " B loads)",
+                "perf.register_spill",
+                {{"spill_stores", compile.spillStores},
+                 {"spill_loads", compile.spillLoads},
+                 {"local_bytes", compile.localBytes},
+                 {"regs", compile.regs}}));
   }
   if (launchOk && !config.tiles.empty()) {
     const ResolvedPoint resolved = resolvePoint(config);

@@ -96,8 +96,9 @@ OriginModel buildOrigins(const TileSpec& spec, const SymbolTable& symbols, const
   if (m.affine) return m;
   const std::int64_t n = grid[0] * grid[1] * grid[2];
   if (n > TileCoverage::kMaxEvaluatedCtas)
-    throw tilesError(spec.tensor, "origin is not affine in pid_x/pid_y/pid_z and the grid has " + std::to_string(n) +
-                                      " CTAs, more than the " + std::to_string(TileCoverage::kMaxEvaluatedCtas) +
+    throw tilesError(spec.tensor, "origin is not affine in pid_x/pid_y/pid_z and the grid has " +
+                                      std::to_string(n) + " CTAs, more than the " +
+                                      std::to_string(TileCoverage::kMaxEvaluatedCtas) +
                                       " evaluated one by one");
   m.table.reserve(std::size_t(n * m.rank));
   for (std::int64_t z = 0; z < grid[2]; ++z)
@@ -133,7 +134,8 @@ void OriginModel::origin(const CtaIndex& cta, std::int64_t linear, std::int64_t*
     for (int d = 0; d < rank; ++d) out[d] = table[std::size_t(linear * rank + d)];
     return;
   }
-  for (int d = 0; d < rank; ++d) out[d] = c0[d] + coef[d][0] * cta[0] + coef[d][1] * cta[1] + coef[d][2] * cta[2];
+  for (int d = 0; d < rank; ++d)
+    out[d] = c0[d] + coef[d][0] * cta[0] + coef[d][1] * cta[1] + coef[d][2] * cta[2];
 }
 
 std::int64_t Region::elements() const {
@@ -185,8 +187,8 @@ bool TileCoverage::Impl::ctaCrosses(const CtaIndex& cta, std::int64_t linear) co
 
 TileCoverage::TileCoverage(std::shared_ptr<const Impl> impl) : m_impl(std::move(impl)) {}
 
-TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::int64_t>& shape, const CtaIndex& grid,
-                                   const SymbolTable& symbols) {
+TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::int64_t>& shape,
+                                   const CtaIndex& grid, const SymbolTable& symbols) {
   auto impl = std::make_shared<Impl>();
   impl->tensor = spec.tensor;
   impl->shape = shape;
@@ -197,7 +199,8 @@ TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::
                                       std::to_string(rank) + ")");
   if (rank == 0 || rank > 16) throw tilesError(spec.tensor, "unsupported rank " + std::to_string(rank));
   for (int a = 0; a < 3; ++a)
-    if (grid[a] < 1) throw tilesError(spec.tensor, "grid dimension " + std::to_string(a) + " is " + std::to_string(grid[a]));
+    if (grid[a] < 1)
+      throw tilesError(spec.tensor, "grid dimension " + std::to_string(a) + " is " + std::to_string(grid[a]));
   const std::int64_t ctas = mulSaturating(mulSaturating(grid[0], grid[1]), grid[2]);
   if (ctas > kMaxCtas)
     throw tilesError(spec.tensor, "the grid has " + std::to_string(ctas) + " CTAs, more than the " +
@@ -211,11 +214,14 @@ TileCoverage TileCoverage::analyze(const TileSpec& spec, const std::vector<std::
     } catch (const std::exception& e) {
       throw tilesError(spec.tensor, "tile[" + std::to_string(d) + "] '" + spec.tile[d] + "': " + e.what());
     }
-    if (t < 1) throw tilesError(spec.tensor, "tile[" + std::to_string(d) + "] '" + spec.tile[d] + "' is " + std::to_string(t));
+    if (t < 1)
+      throw tilesError(spec.tensor,
+                       "tile[" + std::to_string(d) + "] '" + spec.tile[d] + "' is " + std::to_string(t));
     if (shape[d] < 0) throw tilesError(spec.tensor, "negative extent in dimension " + std::to_string(d));
     impl->tile.push_back(t);
     impl->elements = mulSaturating(impl->elements, shape[d]);
-    if (impl->elements >= (std::int64_t(1) << 53)) throw tilesError(spec.tensor, "the tensor has 2^53 elements or more");
+    if (impl->elements >= (std::int64_t(1) << 53))
+      throw tilesError(spec.tensor, "the tensor has 2^53 elements or more");
   }
   impl->origins = buildOrigins(spec, symbols, grid);
   impl->separable = impl->origins.affine && assignAxes(*impl);
@@ -247,12 +253,14 @@ std::int64_t TileCoverage::tilesCrossing() const { return m_impl->crossing; }
 
 TileInfo TileCoverage::tile(const CtaIndex& cta) const {
   for (int a = 0; a < 3; ++a)
-    if (cta[a] < 0 || cta[a] >= m_impl->grid[a]) throw std::out_of_range("tiles." + m_impl->tensor + ": CTA outside the grid");
+    if (cta[a] < 0 || cta[a] >= m_impl->grid[a])
+      throw std::out_of_range("tiles." + m_impl->tensor + ": CTA outside the grid");
   return m_impl->tileOf(cta);
 }
 
 TileInfo TileCoverage::tile(std::int64_t linear) const {
-  if (linear < 0 || linear >= m_impl->ctaCount()) throw std::out_of_range("tiles." + m_impl->tensor + ": CTA outside the grid");
+  if (linear < 0 || linear >= m_impl->ctaCount())
+    throw std::out_of_range("tiles." + m_impl->tensor + ": CTA outside the grid");
   return m_impl->tileOf(m_impl->ctaOf(linear));
 }
 
@@ -270,7 +278,9 @@ std::vector<TileInfo> TileCoverage::crossingTiles(std::size_t limit) const {
   // Separable: a CTA crosses when its index along some axis does (or a dimension
   // no axis drives does). Walk only the crossing indices, in CTA order, so that a
   // 2^48-CTA grid whose last row crosses costs no more than a small one.
-  auto crosses = [&](int a, std::int64_t k) { return !m.axisCross[a].empty() && m.axisCross[a][std::size_t(k)]; };
+  auto crosses = [&](int a, std::int64_t k) {
+    return !m.axisCross[a].empty() && m.axisCross[a][std::size_t(k)];
+  };
   std::array<std::vector<std::int64_t>, 2> listed;  // crossing x and y indices
   for (int a = 0; a < 2; ++a)
     for (std::int64_t k = 0; k < m.grid[a]; ++k)

@@ -13,8 +13,8 @@ struct OriginModel {
   int rank = 0;
   bool affine = true;
   std::vector<std::int64_t> c0;
-  std::vector<CtaIndex> coef;          ///< per dimension: coefficient of pid_x, pid_y, pid_z
-  std::vector<std::int64_t> table;     ///< non-affine: rank origins per CTA, in linear order
+  std::vector<CtaIndex> coef;       ///< per dimension: coefficient of pid_x, pid_y, pid_z
+  std::vector<std::int64_t> table;  ///< non-affine: rank origins per CTA, in linear order
   void origin(const CtaIndex& cta, std::int64_t linear, std::int64_t* out) const;
 };
 
@@ -35,11 +35,11 @@ struct TileCoverage::Impl {
   bool separable = false;
   std::vector<int> axisOfDim;
   std::int64_t multiplicity = 1;
-  std::vector<std::vector<Segment>> segments;        ///< per dimension, covering [0, shape)
-  std::array<std::vector<std::uint8_t>, 3> axisCross; ///< per axis and CTA index: the tile crosses
-  bool fixedCross = false;                           ///< a dimension with no axis crosses
+  std::vector<std::vector<Segment>> segments;          ///< per dimension, covering [0, shape)
+  std::array<std::vector<std::uint8_t>, 3> axisCross;  ///< per axis and CTA index: the tile crosses
+  bool fixedCross = false;                             ///< a dimension with no axis crosses
 
-  std::vector<std::uint8_t> dense;                   ///< dense: owner count per element, saturating
+  std::vector<std::uint8_t> dense;  ///< dense: owner count per element, saturating
 
   std::int64_t ctaCount() const { return grid[0] * grid[1] * grid[2]; }
   CtaIndex ctaOf(std::int64_t linear) const;

@@ -9,7 +9,9 @@
 namespace tilescope {
 namespace {
 
-std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return -floorDiv(-a, b); }
 
 std::int64_t saturatingMul(std::int64_t a, std::int64_t b) {
@@ -19,14 +21,16 @@ std::int64_t saturatingMul(std::int64_t a, std::int64_t b) {
 
 // The count of the segment containing index i.
 std::int64_t countAt(const std::vector<Segment>& segs, std::int64_t i) {
-  auto it = std::upper_bound(segs.begin(), segs.end(), i, [](std::int64_t v, const Segment& s) { return v < s.end; });
+  auto it = std::upper_bound(segs.begin(), segs.end(), i,
+                             [](std::int64_t v, const Segment& s) { return v < s.end; });
   return it == segs.end() ? 0 : it->count;
 }
 
 // Calls f(index vector) for each element of the cartesian product of per-dimension choices,
 // in row-major order, until f returns false.
 template <class T>
-void product(const std::vector<std::vector<T>>& choices, const std::function<bool(const std::vector<T>&)>& f) {
+void product(const std::vector<std::vector<T>>& choices,
+             const std::function<bool(const std::vector<T>&)>& f) {
   for (const auto& c : choices)
     if (c.empty()) return;
   std::vector<std::size_t> idx(choices.size(), 0);
@@ -126,8 +130,9 @@ void buildSeparable(TileCoverage::Impl& m) {
 void buildDense(TileCoverage::Impl& m) {
   if (m.elements > TileCoverage::kMaxDenseElements)
     throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and its " +
-                             std::to_string(m.elements) + " elements exceed the dense map's limit of " +
-                             std::to_string(TileCoverage::kMaxDenseElements));
+                                               std::to_string(m.elements) +
+                                               " elements exceed the dense map's limit of " +
+                                               std::to_string(TileCoverage::kMaxDenseElements));
   const std::size_t rank = m.shape.size();
   m.dense.assign(std::size_t(m.elements), 0);
   std::vector<std::int64_t> stride(rank, 1);
@@ -135,8 +140,8 @@ void buildDense(TileCoverage::Impl& m) {
   const std::int64_t n = m.ctaCount();
   if (n > TileCoverage::kMaxEvaluatedCtas)
     throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and its " +
-                             std::to_string(n) + " tiles exceed the dense map's limit of " +
-                             std::to_string(TileCoverage::kMaxEvaluatedCtas));
+                                               std::to_string(n) + " tiles exceed the dense map's limit of " +
+                                               std::to_string(TileCoverage::kMaxEvaluatedCtas));
   std::int64_t painted = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     const TileInfo t = m.tileOf(m.ctaOf(i));
@@ -146,9 +151,11 @@ void buildDense(TileCoverage::Impl& m) {
     for (auto e : t.inBoundsExtent) inBounds *= e;  // each <= shape: the product is <= elements
     painted += inBounds;
     if (painted > TileCoverage::kMaxDensePaint)
-      throw ConfigError("tiles." + m.tensor, "this tiling is not separable per dimension, and painting its "
-                               "tiles visits more than " + std::to_string(TileCoverage::kMaxDensePaint) +
-                               " elements (tiles overlap that much)");
+      throw ConfigError("tiles." + m.tensor,
+                        "this tiling is not separable per dimension, and painting its "
+                        "tiles visits more than " +
+                            std::to_string(TileCoverage::kMaxDensePaint) +
+                            " elements (tiles overlap that much)");
     std::vector<std::vector<std::int64_t>> rows(rank - 1);
     for (std::size_t d = 0; d + 1 < rank; ++d)
       for (std::int64_t k = 0; k < t.inBoundsExtent[d]; ++k) rows[d].push_back(t.inBoundsBegin[d] + k);
@@ -170,9 +177,11 @@ void buildDense(TileCoverage::Impl& m) {
   }
 }
 
-std::vector<CtaIndex> TileCoverage::ownersOf(const std::vector<std::int64_t>& element, std::size_t limit) const {
+std::vector<CtaIndex> TileCoverage::ownersOf(const std::vector<std::int64_t>& element,
+                                             std::size_t limit) const {
   const Impl& m = *m_impl;
-  if (element.size() != m.shape.size()) throw std::invalid_argument("tiles." + m.tensor + ": element rank mismatch");
+  if (element.size() != m.shape.size())
+    throw std::invalid_argument("tiles." + m.tensor + ": element rank mismatch");
   std::vector<CtaIndex> out;
   if (!m.separable) {  // scan the CTAs
     for (std::int64_t i = 0; i < m.ctaCount() && out.size() < limit; ++i) {
@@ -222,7 +231,8 @@ std::vector<std::uint8_t> TileCoverage::coverageCounts(const Region& r) const {
     throw std::invalid_argument("tiles." + m.tensor + ": region rank mismatch");
   for (std::size_t d = 0; d < rank; ++d)
     if (r.begin[d] < 0 || r.extent[d] < 0 || r.begin[d] + r.extent[d] > m.shape[d])
-      throw std::out_of_range("tiles." + m.tensor + ": region outside the tensor in dimension " + std::to_string(d));
+      throw std::out_of_range("tiles." + m.tensor + ": region outside the tensor in dimension " +
+                              std::to_string(d));
   std::vector<std::uint8_t> out;
   out.reserve(std::size_t(r.elements()));
   std::vector<std::vector<std::int64_t>> perDim(rank);  // separable: counts; dense: offsets
@@ -230,7 +240,8 @@ std::vector<std::uint8_t> TileCoverage::coverageCounts(const Region& r) const {
   for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * m.shape[d];
   for (std::size_t d = 0; d < rank; ++d)
     for (std::int64_t k = 0; k < r.extent[d]; ++k)
-      perDim[d].push_back(m.separable ? countAt(m.segments[d], r.begin[d] + k) : (r.begin[d] + k) * stride[d]);
+      perDim[d].push_back(m.separable ? countAt(m.segments[d], r.begin[d] + k)
+                                      : (r.begin[d] + k) * stride[d]);
   product<std::int64_t>(perDim, [&](const std::vector<std::int64_t>& v) {
     if (!m.separable) {
       std::int64_t off = 0;
@@ -313,7 +324,8 @@ std::vector<Region> TileCoverage::gapRegions(std::size_t limit) const {
   const Impl& m = *m_impl;
   if (m.covered == m.elements) return {};
   if (!m.separable) return denseRuns(m, limit, [](std::uint8_t c) { return c == 0; });
-  return separableBoxes(m, limit, [](std::int64_t c) { return c == 0; }, nullptr);
+  return separableBoxes(
+      m, limit, [](std::int64_t c) { return c == 0; }, nullptr);
 }
 
 std::vector<Region> TileCoverage::overlapRegions(std::size_t limit) const {
@@ -321,15 +333,19 @@ std::vector<Region> TileCoverage::overlapRegions(std::size_t limit) const {
   if (m.overlapped == 0) return {};
   if (!m.separable) return denseRuns(m, limit, [](std::uint8_t c) { return c > 1; });
   if (m.multiplicity > 1) {  // every covered element is owned multiplicity times
-    std::vector<Region> all = separableBoxes(m, limit, [](std::int64_t c) { return c > 0; }, [](std::int64_t c) { return c > 0; });
+    std::vector<Region> all = separableBoxes(
+        m, limit, [](std::int64_t c) { return c > 0; }, [](std::int64_t c) { return c > 0; });
     // each box appears once per dimension; keep the first rank-th share (dimension 0's)
     std::vector<Region> out;
     for (auto& r : all)
-      if (std::find_if(out.begin(), out.end(), [&](const Region& o) { return o.begin == r.begin && o.extent == r.extent; }) == out.end())
+      if (std::find_if(out.begin(), out.end(), [&](const Region& o) {
+            return o.begin == r.begin && o.extent == r.extent;
+          }) == out.end())
         out.push_back(r);
     return out;
   }
-  return separableBoxes(m, limit, [](std::int64_t c) { return c > 1; }, [](std::int64_t c) { return c > 0; });
+  return separableBoxes(
+      m, limit, [](std::int64_t c) { return c > 1; }, [](std::int64_t c) { return c > 0; });
 }
 
 }  // namespace tilescope

@@ -16,14 +16,16 @@
 
 #include "tilescope/base/json_input.h"
 
-#include <muParserBase.h>
 #include <muParser.h>
+#include <muParserBase.h>
 
 namespace tilescope {
 
 ExprError::ExprError(std::string expr, std::string sym, std::string message)
     : std::runtime_error(message + " in expression '" + clipForMessage(expr, 160) + "'"),
-      expression(std::move(expr)), symbol(std::move(sym)), problem(std::move(message)) {}
+      expression(std::move(expr)),
+      symbol(std::move(sym)),
+      problem(std::move(message)) {}
 
 namespace {
 
@@ -95,7 +97,8 @@ int readIntLiteral(const mu::char_type* s, int* pos, mu::value_type* val) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size() || !exact(static_cast<double>(n)) ||
       n >= (std::uint64_t{1} << 53))
-    throw EvalFailure{clipForMessage(text, 64), "literal " + clipForMessage(text, 64) + " reaches 2^53 (not exactly representable)"};
+    throw EvalFailure{clipForMessage(text, 64),
+                      "literal " + clipForMessage(text, 64) + " reaches 2^53 (not exactly representable)"};
   double v = static_cast<double>(n);
   *pos += static_cast<int>(p - s);
   *val = v;
@@ -105,7 +108,7 @@ int readIntLiteral(const mu::char_type* s, int* pos, mu::value_type* val) {
 /// Variables are created on first use, from the symbol table; an unknown name
 /// stops the parse with its name (muParser's own message would only say "unexpected token").
 struct VarScope {
-  const SymbolTable* symbols = nullptr;   // null: record names only
+  const SymbolTable* symbols = nullptr;  // null: record names only
   std::deque<double> storage;
   std::vector<std::string> used;
 };
@@ -193,9 +196,15 @@ std::string offendingToken(const std::string& rest) {
     case mu::ecUNEXPECTED_FUN:
       problem = "unexpected '" + token + "' at position " + std::to_string(e.GetPos() + 1);
       break;
-    case mu::ecUNEXPECTED_EOF: problem = "unexpected end of expression"; break;
-    case mu::ecEMPTY_EXPRESSION: problem = "empty expression"; break;
-    default: problem = e.GetMsg(); break;
+    case mu::ecUNEXPECTED_EOF:
+      problem = "unexpected end of expression";
+      break;
+    case mu::ecEMPTY_EXPRESSION:
+      problem = "empty expression";
+      break;
+    default:
+      problem = e.GetMsg();
+      break;
   }
   throw ExprError(expr, token, problem);
 }

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-
 namespace tilescope {
 
 const std::vector<Unit>& durationUnits() {
@@ -23,8 +22,8 @@ const std::vector<Unit>& byteUnits() {
 }
 
 const std::vector<Unit>& flopsUnits() {
-  static const std::vector<Unit> units = {{1.0, "FLOP/s"},   {1e3, "kFLOP/s"},  {1e6, "MFLOP/s"},
-                                          {1e9, "GFLOP/s"},  {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}};
+  static const std::vector<Unit> units = {{1.0, "FLOP/s"},  {1e3, "kFLOP/s"},  {1e6, "MFLOP/s"},
+                                          {1e9, "GFLOP/s"}, {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}};
   return units;
 }
 
@@ -61,7 +60,8 @@ std::string formatWithUnit(double value, const std::vector<Unit>& ladder, int si
   std::size_t i = static_cast<std::size_t>(&pickUnit(ladder, value) - ladder.data());
   std::string digits = significantDigits(value / ladder[i].factor, significant);
   // 999.96 ns rounds to "1000": that is 1 µs.
-  if (i + 1 < ladder.size() && std::fabs(std::strtod(digits.c_str(), nullptr)) * ladder[i].factor >= ladder[i + 1].factor) {
+  if (i + 1 < ladder.size() &&
+      std::fabs(std::strtod(digits.c_str(), nullptr)) * ladder[i].factor >= ladder[i + 1].factor) {
     ++i;
     digits = significantDigits(value / ladder[i].factor, significant);
   }
@@ -90,7 +90,7 @@ std::string formatRatio(double factor) {
   if (!std::isfinite(factor)) return "n/a";
   const double a = std::fabs(factor);
   // Three significant digits, the trailing zero kept: "48.0×" reads as measured to a tenth.
-  const std::string digits = a >= 100 ? printed("%.0f", factor)
+  const std::string digits = a >= 100  ? printed("%.0f", factor)
                              : a >= 10 ? printed("%.1f", factor)
                              : a >= 1  ? printed("%.2f", factor)
                                        : significantDigits(factor, 3);
@@ -100,7 +100,8 @@ std::string formatRatio(double factor) {
 std::string formatCount(double count) {
   if (!std::isfinite(count)) return "n/a";
   std::string digits = printed("%.0f", std::fabs(count));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), "\u2009");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), "\u2009");
   return count <= -0.5 ? "-" + digits : digits;
 }
 

@@ -13,7 +13,9 @@
 namespace tilescope {
 
 JsonInputError::JsonInputError(std::string w, std::string p, bool s)
-    : std::runtime_error((w.empty() ? std::string() : w + ": ") + p), where(std::move(w)), problem(std::move(p)),
+    : std::runtime_error((w.empty() ? std::string() : w + ": ") + p),
+      where(std::move(w)),
+      problem(std::move(p)),
       syntax(s) {}
 
 std::string clipForMessage(const std::string& s, std::size_t maxBytes) {
@@ -28,7 +30,8 @@ std::string jsonPathChild(const std::string& path, const std::string& key) {
   const std::string k = clipForMessage(key, 64);
   // A key that is empty or holds the path's own punctuation is quoted: `[""]`,
   // `tensors["a.b"]` (an empty key once read as "the top level").
-  if (k.empty() || k.find_first_of(".[]\" ") != std::string::npos) return path + "[" + nlohmann::json(k).dump() + "]";
+  if (k.empty() || k.find_first_of(".[]\" ") != std::string::npos)
+    return path + "[" + nlohmann::json(k).dump() + "]";
   return path.empty() ? k : path + "." + k;
 }
 
@@ -50,7 +53,8 @@ std::string lineCol(const std::string& text, std::size_t byte) {
 /// nlohmann's what(): "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...".
 std::string parseProblem(const std::string& what) {
   std::string s = what;
-  if (auto close = s.find("] "); s.rfind("[json.exception.", 0) == 0 && close != std::string::npos) s = s.substr(close + 2);
+  if (auto close = s.find("] "); s.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    s = s.substr(close + 2);
   if (s.rfind("parse error", 0) == 0)
     if (auto colon = s.find(": "); colon != std::string::npos) s = s.substr(colon + 2);
   return clipForMessage(s, 200);
@@ -140,8 +144,10 @@ class LimitChecker {
 
 void checkLimits(const std::string& text, const JsonLimits& limits) {
   if (text.size() > limits.maxBytes)
-    throw JsonInputError("", std::to_string(text.size()) + " bytes, over the limit of " +
-                                 std::to_string(limits.maxBytes) + " bytes", false);
+    throw JsonInputError("",
+                         std::to_string(text.size()) + " bytes, over the limit of " +
+                             std::to_string(limits.maxBytes) + " bytes",
+                         false);
   LimitChecker checker(text, limits);
   nlohmann::json::sax_parse(text, &checker);
   if (checker.error()) throw *checker.error();
@@ -171,14 +177,17 @@ std::string readInputFile(const std::filesystem::path& file, std::size_t maxByte
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) throw JsonInputError("", "cannot open (no such file)", false);
   if (S_ISDIR(st.st_mode)) throw JsonInputError("", "is a directory, not a file", false);
-  if (!S_ISREG(st.st_mode)) throw JsonInputError("", "is not a regular file (a device, FIFO or socket)", false);
+  if (!S_ISREG(st.st_mode))
+    throw JsonInputError("", "is not a regular file (a device, FIFO or socket)", false);
   if (static_cast<std::uint64_t>(st.st_size) > maxBytes)
-    throw JsonInputError("", std::to_string(st.st_size) + " bytes, over the limit of " + std::to_string(maxBytes) +
-                                 " bytes", false);
+    throw JsonInputError(
+        "", std::to_string(st.st_size) + " bytes, over the limit of " + std::to_string(maxBytes) + " bytes",
+        false);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw JsonInputError("", "cannot open (permission denied?)", false);
   // Read at most maxBytes + 1: the file may have grown since stat().
-  std::string text(maxBytes + 1 < std::size_t(st.st_size) + 1 ? maxBytes + 1 : std::size_t(st.st_size) + 1, '\0');
+  std::string text(maxBytes + 1 < std::size_t(st.st_size) + 1 ? maxBytes + 1 : std::size_t(st.st_size) + 1,
+                   '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > maxBytes)

@@ -56,7 +56,8 @@ std::vector<std::int64_t> parseShape(const std::string& tuple, const std::filesy
     // The 'L' suffix of Python 2 longs.
     if (end < tuple.data() + tuple.size() && *end == 'L') ++end;
     shape.push_back(v);
-    if (shape.size() > kMaxRank) fail(file, "shape has more than " + std::to_string(kMaxRank) + " dimensions");
+    if (shape.size() > kMaxRank)
+      fail(file, "shape has more than " + std::to_string(kMaxRank) + " dimensions");
     i = static_cast<std::size_t>(end - tuple.data());
   }
   return shape;
@@ -90,14 +91,22 @@ std::int64_t NpyHeader::elements() const {
 
 std::string npyDescr(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "<f4";
-    case DType::f16: return "<f2";
-    case DType::bf16: return "<u2";
-    case DType::f64: return "<f8";
-    case DType::i32: return "<i4";
-    case DType::i64: return "<i8";
-    case DType::u8: return "|u1";
-    case DType::i8: return "|i1";
+    case DType::f32:
+      return "<f4";
+    case DType::f16:
+      return "<f2";
+    case DType::bf16:
+      return "<u2";
+    case DType::f64:
+      return "<f8";
+    case DType::i32:
+      return "<i4";
+    case DType::i64:
+      return "<i8";
+    case DType::u8:
+      return "|u1";
+    case DType::i8:
+      return "|i1";
   }
   return "";
 }
@@ -116,7 +125,8 @@ namespace {
 /// Returns the offset of the header text.
 std::size_t prefixOf(const std::string& prefix, const std::filesystem::path& file, NpyHeader& h,
                      std::size_t& headerLen) {
-  if (prefix.size() < 10 || std::memcmp(prefix.data(), kMagic, 6) != 0) fail(file, "not a .npy file (bad magic)");
+  if (prefix.size() < 10 || std::memcmp(prefix.data(), kMagic, 6) != 0)
+    fail(file, "not a .npy file (bad magic)");
   const auto* b = reinterpret_cast<const unsigned char*>(prefix.data());
   h.version = b[6];
   if (h.version == 1) {
@@ -141,7 +151,8 @@ void parseHeaderText(const std::string& header, const std::filesystem::path& fil
   if (h.fortranOrder)
     fail(file, "fortran_order is True: only C-order arrays are supported (save np.ascontiguousarray(x))");
   if (!h.descr.empty() && h.descr[0] == '>' && descrSize(h.descr) > 1)
-    fail(file, "big-endian data ('" + h.descr + "') is not supported (save x.astype(x.dtype.newbyteorder('<')))");
+    fail(file,
+         "big-endian data ('" + h.descr + "') is not supported (save x.astype(x.dtype.newbyteorder('<')))");
 }
 
 /// The data's size in bytes, or a clear error when the shape makes it absurd.
@@ -190,7 +201,8 @@ NpyArray readNpy(const std::filesystem::path& file) {
   a.data.resize(bytes);
   in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes));
   if (static_cast<std::size_t>(in.gcount()) != bytes)
-    fail(file, "truncated data: expected " + std::to_string(bytes) + " bytes, found " + std::to_string(in.gcount()));
+    fail(file, "truncated data: expected " + std::to_string(bytes) + " bytes, found " +
+                   std::to_string(in.gcount()));
   return a;
 }
 
@@ -217,7 +229,8 @@ void writeNpy(const std::filesystem::path& file, DType dtype, const std::vector<
   std::string tuple;
   for (std::size_t i = 0; i < shape.size(); ++i) tuple += (i ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) tuple += ",";
-  std::string header = "{'descr': '" + npyDescr(dtype) + "', 'fortran_order': False, 'shape': (" + tuple + "), }";
+  std::string header =
+      "{'descr': '" + npyDescr(dtype) + "', 'fortran_order': False, 'shape': (" + tuple + "), }";
   // Pad with spaces so that the data starts on a 64-byte boundary; end with '\n'.
   bool v2 = header.size() + 11 > 65535;
   std::size_t prefix = v2 ? 12 : 10;

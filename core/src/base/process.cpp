@@ -73,8 +73,8 @@ std::vector<std::string> childEnvironment(const std::vector<std::string>& extraE
 /// posix_spawn(p) of argv in a new process group with stdout and stderr on pipes
 /// (and stdin, when stdinWrite is given: its write end goes there).
 /// Returns "" or why it could not start.
-std::string spawnChild(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv, Child& c,
-                       int* stdinWrite) {
+std::string spawnChild(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,
+                       Child& c, int* stdinWrite) {
   int out[2], err[2], in[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || (stdinWrite && pipe2(in, O_CLOEXEC) != 0))
     return std::string("pipe: ") + std::strerror(errno);
@@ -119,8 +119,8 @@ std::string spawnChild(const std::vector<std::string>& argv, const std::vector<s
 
 /// The total limit and the current phase's, as the watchdog callback sets them.
 struct Limits {
-  double totalS = 0;     // from the start, 0 = none
-  double phaseS = 0;     // from phaseStart, 0 = none
+  double totalS = 0;  // from the start, 0 = none
+  double phaseS = 0;  // from phaseStart, 0 = none
   Clock::time_point start, phaseStart;
   std::string phase;
 
@@ -236,8 +236,10 @@ bool writeAll(int fd, const std::string& text) {
   for (std::size_t doneBytes = 0; ok && doneBytes < text.size();) {
     const ssize_t n = ::write(fd, text.data() + doneBytes, text.size() - doneBytes);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false;
-    else doneBytes += std::size_t(n);
+    if (n <= 0)
+      ok = false;
+    else
+      doneBytes += std::size_t(n);
   }
   if (!ok) {  // consume the SIGPIPE this thread raised before unblocking it
     const timespec zero{0, 0};
@@ -279,7 +281,8 @@ ServedChild::~ServedChild() {
   (void)finish(0);
 }
 
-std::string ServedChild::start(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv) {
+std::string ServedChild::start(const std::vector<std::string>& argv,
+                               const std::vector<std::string>& extraEnv) {
   if (argv.empty()) return "no program given";
   Child child;
   int in = -1;
@@ -294,7 +297,8 @@ std::string ServedChild::start(const std::vector<std::string>& argv, const std::
 }
 
 ChildResult ServedChild::request(const std::string& line, double timeoutS,
-                                 const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+                                 const std::function<void(const std::string&)>& onLine,
+                                 const WatchdogFn& watchdog,
                                  const std::function<bool(const std::string&)>& done) {
   ChildResult r;
   if (pid_ <= 0) {

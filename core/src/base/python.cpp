@@ -39,7 +39,8 @@ std::string memoised(const std::string& key, const std::vector<std::string>& arg
 
 std::string pythonInterpreter() {
   if (const char* env = std::getenv("TILESCOPE_PYTHON"); env && *env) return env;
-  const auto venv = (resourceDir() / ".." / "build-deps" / "triton-venv" / "bin" / "python3").lexically_normal();
+  const auto venv =
+      (resourceDir() / ".." / "build-deps" / "triton-venv" / "bin" / "python3").lexically_normal();
   if (isExecutable(venv)) return venv.string();
   return "python3";
 }
@@ -57,9 +58,8 @@ PythonResult runPython(const std::vector<std::string>& args, double timeoutS) {
   std::vector<std::string> argv{pythonInterpreter()};
   argv.insert(argv.end(), args.begin(), args.end());
   PythonResult r;
-  ChildResult c = runChild(
-      argv, timeoutS, [&](const std::string& line) { r.out += line + "\n"; }, {}, {},
-      {"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"});
+  ChildResult c = runChild(argv, timeoutS, [&](const std::string& line) { r.out += line + "\n"; }, {}, {},
+                           {"PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1"});
   r.started = c.started;
   r.exitCode = c.exitCode;
   r.signal = c.timedOut ? 0 : c.signal;
@@ -70,8 +70,8 @@ PythonResult runPython(const std::vector<std::string>& args, double timeoutS) {
 }
 
 bool pythonHasModule(const std::string& module) {
-  return memoised("has " + module,
-                  {"-c", "import importlib.util; print(bool(importlib.util.find_spec('" + module + "')))"}) == "True";
+  return memoised("has " + module, {"-c", "import importlib.util; print(bool(importlib.util.find_spec('" +
+                                              module + "')))"}) == "True";
 }
 
 std::string pythonPackageVersion(const std::string& distribution) {
@@ -83,16 +83,18 @@ std::string pythonPackageVersion(const std::string& distribution) {
 std::vector<std::string> tilelangIncludeDirs() {
   auto layout = [](const std::filesystem::path& root) -> std::vector<std::string> {
     std::error_code ec;
-    if (root.empty() || !std::filesystem::is_regular_file(root / "src" / "tl_templates" / "cuda" / "common.h", ec))
+    if (root.empty() ||
+        !std::filesystem::is_regular_file(root / "src" / "tl_templates" / "cuda" / "common.h", ec))
       return {};
     return {(root / "src").string(), (root / "3rdparty" / "cutlass" / "include").string()};
   };
   if (const char* env = std::getenv("TILESCOPE_TILELANG_HOME"); env && *env)
     if (auto dirs = layout(env); !dirs.empty()) return dirs;
   // find_spec locates the package without importing it (an import takes many seconds).
-  const std::string pkg = memoised(
-      "tilelang home", {"-c", "import importlib.util, os; s = importlib.util.find_spec('tilelang'); "
-                              "print(os.path.dirname(s.origin) if s and s.origin else '')"});
+  const std::string pkg =
+      memoised("tilelang home", {"-c",
+                                 "import importlib.util, os; s = importlib.util.find_spec('tilelang'); "
+                                 "print(os.path.dirname(s.origin) if s and s.origin else '')"});
   if (auto dirs = layout(pkg); !dirs.empty()) return dirs;
   return layout((resourceDir() / ".." / "build-deps" / "tilelang").lexically_normal());
 }

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope::detail {
 
@@ -21,8 +21,8 @@ struct Node {
 
   /// Fails at this node; the top level's path is "" and reads "(top level)".
   [[noreturn]] void fail(const std::string& problem) const;
-  Node at(const std::string& key) const;       ///< object member (must exist)
-  Node at(std::size_t index) const;            ///< array element
+  Node at(const std::string& key) const;  ///< object member (must exist)
+  Node at(std::size_t index) const;       ///< array element
   bool has(const std::string& key) const { return j.is_object() && j.contains(key); }
   /// Fails on the first key not in `allowed` ("unknown key").
   void onlyKeys(std::initializer_list<const char*> allowed) const;
@@ -33,11 +33,11 @@ struct Node {
   /// A member of this object by iterator position: its path, with the key's
   /// length checked against ConfigLimits::kMaxNameBytes.
   Node member(const Json::const_iterator& it) const;
-  std::int64_t integer() const;                ///< a JSON integer below 2^53
+  std::int64_t integer() const;  ///< a JSON integer below 2^53
   double number() const;
   bool boolean() const;
-  std::string expr() const;                    ///< a JSON integer or an expression string
-  std::vector<std::string> exprList() const;   ///< a non-empty array of expressions
+  std::string expr() const;                   ///< a JSON integer or an expression string
+  std::vector<std::string> exprList() const;  ///< a non-empty array of expressions
   /// Fails when this array has more than ConfigLimits::kMaxListLength elements.
   void needShortArray() const;
 };

@@ -8,7 +8,8 @@
 namespace tilescope {
 
 ConfigError::ConfigError(std::string p, std::string message)
-    : std::runtime_error((p.empty() ? std::string(kConfigTopLevel) : p) + ": " + message), path(std::move(p)),
+    : std::runtime_error((p.empty() ? std::string(kConfigTopLevel) : p) + ": " + message),
+      path(std::move(p)),
       problem(std::move(message)) {}
 
 namespace detail {
@@ -47,7 +48,8 @@ Node Node::member(const Json::const_iterator& it) const {
 void Node::needShortArray() const {
   needArray();
   if (j.size() > ConfigLimits::kMaxListLength)
-    fail(std::to_string(j.size()) + " entries, over the limit of " + std::to_string(ConfigLimits::kMaxListLength));
+    fail(std::to_string(j.size()) + " entries, over the limit of " +
+         std::to_string(ConfigLimits::kMaxListLength));
 }
 
 void Node::onlyKeys(std::initializer_list<const char*> allowed) const {
@@ -88,7 +90,8 @@ std::int64_t Node::integer() const {
       fail(j.dump() + " reaches 2^53 (not exactly representable)");
     return v;
   }
-  fail("expected an integer, found " + jsonTypeName(j) + (j.is_number() ? " (" + clipForMessage(j.dump()) + ")" : ""));
+  fail("expected an integer, found " + jsonTypeName(j) +
+       (j.is_number() ? " (" + clipForMessage(j.dump()) + ")" : ""));
 }
 
 double Node::number() const {

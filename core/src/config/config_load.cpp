@@ -27,7 +27,8 @@ void parseParams(const Node& n, Config& c) {
     Node p = n.member(it);
     for (const auto& [name, value] : c.kernel.defines)
       if (name == it.key())
-        p.fail("'" + name + "' is both a " + (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") +
+        p.fail("'" + name + "' is both a " +
+               (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") +
                " and a param");
     c.params.emplace_back(it.key(), p.integer());
   }
@@ -40,7 +41,8 @@ void checkSymbolName(const Node& where, const std::string& name, const KernelSpe
     if (name == f) where.fail("'" + name + "' is a function name and cannot be a symbol");
   for (const char* t : kTileNames)
     if (name == t) where.fail("'" + name + "' is reserved for tiles expressions");
-  if (detail::isTritonOption(k, name)) where.fail("'" + name + "' is a launch option of a Triton kernel: set kernel." + name);
+  if (detail::isTritonOption(k, name))
+    where.fail("'" + name + "' is a launch option of a Triton kernel: set kernel." + name);
 }
 
 detail::SymbolCheck baseSymbols(const Config& c) {
@@ -74,7 +76,8 @@ int parseTrials(const Node& n) {
 Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
   Node root{doc, ""};
   root.needObject();
-  if (!doc.contains("schema")) throw ConfigError("schema", "missing (expected \"" + std::string(kConfigSchema) + "\")");
+  if (!doc.contains("schema"))
+    throw ConfigError("schema", "missing (expected \"" + std::string(kConfigSchema) + "\")");
   Node schema = root.at("schema");
   if (!schema.j.is_string() || schema.j.get<std::string>() != kConfigSchema)
     schema.fail("expected \"" + std::string(kConfigSchema) + "\", found " + schema.j.dump());
@@ -88,7 +91,8 @@ Config parseOrdered(const Json& doc, const std::filesystem::path& dir) {
   if (root.has("description")) c.description = root.at("description").str(ConfigLimits::kMaxTextBytes);
   detail::parseKernel(root.at("kernel"), dir, c.kernel, false);
   const char* definesKey = c.kernel.isPython() ? "constexprs" : "defines";
-  for (const auto& [name, v] : c.kernel.defines) checkSymbolName(root.at("kernel").at(definesKey).at(name), name, c.kernel);
+  for (const auto& [name, v] : c.kernel.defines)
+    checkSymbolName(root.at("kernel").at(definesKey).at(name), name, c.kernel);
   if (root.has("params")) parseParams(root.at("params"), c);
   for (const auto& [name, v] : c.params) checkSymbolName(root.at("params").at(name), name, c.kernel);
   if (c.name.empty()) c.name = c.kernel.entry;

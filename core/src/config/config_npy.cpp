@@ -1,7 +1,7 @@
 // A config's tensors read from .npy files: the references, checked against the
 // tensor's dtype and shape with ConfigError paths (the file format is npy.cpp's).
-#include "tilescope/config/config.h"
 #include "tilescope/base/npy.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope {
 
@@ -24,10 +24,10 @@ void checkTensorNpy(const Config& config, const ResolvedTensor& tensor, bool exp
   }
   bool dtypeOk = npyDescrFits(spec.dtype, h.descr);
   if (!dtypeOk || h.shape != tensor.shape)
-    throw ConfigError(path, std::string(dtypeOk ? "shape" : "dtype") + " mismatch: '" + file.string() + "' holds " +
-                                h.descr + " of shape " + npyShapeText(h.shape) + ", the tensor is " +
-                                dtypeName(spec.dtype) + " (" + npyDescr(spec.dtype) + ") of shape " +
-                                npyShapeText(tensor.shape));
+    throw ConfigError(path, std::string(dtypeOk ? "shape" : "dtype") + " mismatch: '" + file.string() +
+                                "' holds " + h.descr + " of shape " + npyShapeText(h.shape) +
+                                ", the tensor is " + dtypeName(spec.dtype) + " (" + npyDescr(spec.dtype) +
+                                ") of shape " + npyShapeText(tensor.shape));
 }
 
 NpyArray loadTensorNpy(const Config& config, const ResolvedTensor& tensor, bool expected) {

@@ -12,8 +12,9 @@ void parsePySource(const Node& n, const std::filesystem::path& dir, KernelSpec& 
   if (k.source.empty()) n.fail("empty path");
   std::filesystem::path p(k.source);
   if (p.extension() != ".py")
-    n.fail("a " + k.language + " kernel's source is a .py file, found '" + k.source + "'" +
-           (p.extension() == ".cu" ? " (TileLang's generated .cu is CUDA C++: leave kernel.language out)" : ""));
+    n.fail(
+        "a " + k.language + " kernel's source is a .py file, found '" + k.source + "'" +
+        (p.extension() == ".cu" ? " (TileLang's generated .cu is CUDA C++: leave kernel.language out)" : ""));
   k.sourcePath = p.is_absolute() ? p : (dir / p).lexically_normal();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(k.sourcePath, ec))
@@ -50,9 +51,10 @@ void checkTritonOption(const Node& where, const std::string& name, std::int64_t 
 void parsePythonKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k) {
   n.onlyKeys({"language", "source", "entry", "constexprs", "num_warps", "num_stages", "num_ctas"});
   if (k.language == "tilelang" && !pythonHasModule("tilelang"))
-    n.at("language").fail("TileLang is not installed for " + pythonInterpreter() +
-                          " (pip install tilelang, or set TILESCOPE_PYTHON to an interpreter that has it); "
-                          "TileLang's generated .cu can be opened as a CUDA kernel without it");
+    n.at("language")
+        .fail("TileLang is not installed for " + pythonInterpreter() +
+              " (pip install tilelang, or set TILESCOPE_PYTHON to an interpreter that has it); "
+              "TileLang's generated .cu can be opened as a CUDA kernel without it");
   parsePySource(n.at("source"), dir, k);
   k.entry = n.at("entry").str();
   if (k.entry.empty()) n.at("entry").fail("empty kernel name");
@@ -63,17 +65,20 @@ void parsePythonKernel(const Node& n, const std::filesystem::path& dir, KernelSp
   k.numCtas = option(n, "num_ctas", 1);
   if (k.language == "tilelang")
     for (const char* key : kTritonOptionNames)
-      if (n.has(key)) n.at(key).fail("TileLang sets its own launch (T.Kernel threads=...); remove " + std::string(key));
+      if (n.has(key))
+        n.at(key).fail("TileLang sets its own launch (T.Kernel threads=...); remove " + std::string(key));
 }
 
 LaunchSpec parsePythonLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel) {
   n.needObject();
   const std::string who = kernel.isTriton() ? "a Triton kernel" : "a TileLang kernel";
   if (n.has("block"))
-    n.at("block").fail(kernel.isTriton() ? "a Triton kernel's block is 32·num_warps threads: set kernel.num_warps instead"
-                                         : "a TileLang kernel's block comes from its T.Kernel(threads=...)");
+    n.at("block").fail(kernel.isTriton()
+                           ? "a Triton kernel's block is 32·num_warps threads: set kernel.num_warps instead"
+                           : "a TileLang kernel's block comes from its T.Kernel(threads=...)");
   if (n.has("shared_bytes"))
-    n.at("shared_bytes").fail("the shared memory of " + who + " comes from the compiled kernel; remove shared_bytes");
+    n.at("shared_bytes")
+        .fail("the shared memory of " + who + " comes from the compiled kernel; remove shared_bytes");
   n.onlyKeys({"grid"});
   LaunchSpec l;
   Node g = n.at("grid");

@@ -1,8 +1,8 @@
 // Evaluating a config point: symbols, tensor shapes and strides, launch geometry.
 #include <limits>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope {
 
@@ -72,8 +72,12 @@ std::int64_t mulSaturating(std::int64_t a, std::int64_t b) {
   return a > std::numeric_limits<std::int64_t>::max() / b ? std::numeric_limits<std::int64_t>::max() : a * b;
 }
 
-std::int64_t ResolvedLaunch::threadsPerBlock() const { return mulSaturating(mulSaturating(block[0], block[1]), block[2]); }
-std::int64_t ResolvedLaunch::blocks() const { return mulSaturating(mulSaturating(grid[0], grid[1]), grid[2]); }
+std::int64_t ResolvedLaunch::threadsPerBlock() const {
+  return mulSaturating(mulSaturating(block[0], block[1]), block[2]);
+}
+std::int64_t ResolvedLaunch::blocks() const {
+  return mulSaturating(mulSaturating(grid[0], grid[1]), grid[2]);
+}
 
 std::uint64_t ResolvedTensor::bytes() const {
   return static_cast<std::uint64_t>(spanElements) * (spec ? dtypeSize(spec->dtype) : 1);
@@ -119,14 +123,16 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::strin
     r.grid[i] = i < static_cast<int>(launch.grid.size()) ? eval(launch.grid[i], symbols, gp) : 1;
     r.block[i] = i < static_cast<int>(launch.block.size()) ? eval(launch.block[i], symbols, bp) : 1;
     if (r.grid[i] < 1)
-      throw ConfigError(gp, "grid dimension must be >= 1, '" + launch.grid[i] + "' is " + std::to_string(r.grid[i]));
+      throw ConfigError(
+          gp, "grid dimension must be >= 1, '" + launch.grid[i] + "' is " + std::to_string(r.grid[i]));
     if (r.block[i] < 1)
-      throw ConfigError(bp, "block dimension must be >= 1, '" + launch.block[i] + "' is " + std::to_string(r.block[i]));
+      throw ConfigError(
+          bp, "block dimension must be >= 1, '" + launch.block[i] + "' is " + std::to_string(r.block[i]));
   }
   r.sharedBytes = eval(launch.sharedBytes, symbols, jsonPath + ".shared_bytes");
   if (r.sharedBytes < 0)
-    throw ConfigError(jsonPath + ".shared_bytes", "must be >= 0, '" + launch.sharedBytes + "' is " +
-                                                      std::to_string(r.sharedBytes));
+    throw ConfigError(jsonPath + ".shared_bytes",
+                      "must be >= 0, '" + launch.sharedBytes + "' is " + std::to_string(r.sharedBytes));
   return r;
 }
 
@@ -145,12 +151,13 @@ ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::strin
   r.i = eval(arg.expr, symbols, jsonPath);
   r.f = static_cast<double>(r.i);
   std::int64_t lo = 0, hi = kExactLimit;
-  if (arg.type == ScalarType::i32) lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  if (arg.type == ScalarType::i32)
+    lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
   if (arg.type == ScalarType::u32) hi = std::numeric_limits<std::uint32_t>::max();
   if (arg.type == ScalarType::i64) lo = -kExactLimit;
   if (r.i < lo || r.i > hi)
-    throw ConfigError(jsonPath, "value " + std::to_string(r.i) + " of '" + arg.expr + "' does not fit :" +
-                                    scalarTypeName(arg.type) +
+    throw ConfigError(jsonPath, "value " + std::to_string(r.i) + " of '" + arg.expr +
+                                    "' does not fit :" + scalarTypeName(arg.type) +
                                     (arg.type == ScalarType::i32 ? " (write \"" + arg.expr + ":i64\")" : ""));
   return r;
 }

@@ -18,7 +18,8 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
     n.fail("unsupported source type '.py' in '" + k.source +
            "': a Triton kernel needs \"language\": \"triton\" in kernel (docs/config.md)");
   if (ext != ".cu" && ext != ".ptx" && ext != ".cubin" && ext != ".fatbin")
-    n.fail("unsupported source type '" + ext + "' in '" + k.source + "' (expected .cu, .ptx, .cubin or .fatbin)");
+    n.fail("unsupported source type '" + ext + "' in '" + k.source +
+           "' (expected .cu, .ptx, .cubin or .fatbin)");
   k.sourcePath = p.is_absolute() ? p : (dir / p).lexically_normal();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(k.sourcePath, ec))
@@ -46,8 +47,8 @@ void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
       v.isBool = true;
       v.s = d.j.dump();
     } else {
-      d.fail(std::string("expected an integer") + (allowBool ? ", a number, a boolean" : "") + " or a string, found " +
-             jsonTypeName(d.j));
+      d.fail(std::string("expected an integer") + (allowBool ? ", a number, a boolean" : "") +
+             " or a string, found " + jsonTypeName(d.j));
     }
     k.defines.emplace_back(it.key(), v);
   }
@@ -58,7 +59,8 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
     k.language = n.at("language").str();
     if (k.language == "triton" || k.language == "tilelang") return parsePythonKernel(n, dir, k);
     if (k.language != "cuda")
-      n.at("language").fail("unknown language '" + clipForMessage(k.language) + "' (expected cuda, triton or tilelang)");
+      n.at("language")
+          .fail("unknown language '" + clipForMessage(k.language) + "' (expected cuda, triton or tilelang)");
   }
   // A .py source without a language is a Triton kernel missing its language: say that
   // before its Triton keys are reported as unknown.
@@ -119,9 +121,10 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
     }
   } else {
     // A bare unknown name is most likely a misspelt tensor: say so.
-    bool bareName = !a.expr.empty() && (std::isalpha(static_cast<unsigned char>(a.expr[0])) || a.expr[0] == '_') &&
-                    std::all_of(a.expr.begin(), a.expr.end(),
-                                [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    bool bareName =
+        !a.expr.empty() && (std::isalpha(static_cast<unsigned char>(a.expr[0])) || a.expr[0] == '_') &&
+        std::all_of(a.expr.begin(), a.expr.end(),
+                    [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
     if (bareName && !symbols.names.count(a.expr) && !symbols.stringDefines.count(a.expr))
       n.fail("'" + clipForMessage(a.expr) + "' is neither a tensor nor a known symbol (unknown symbol '" +
              clipForMessage(a.expr) + "')");
@@ -211,7 +214,8 @@ void parseReference(const Node& n, Config& c, const SymbolCheck& symbols) {
           throw ConfigError("tensors." + t.name + ".expected",
                             "missing: reference op 'npy' needs \"expected\": \"npy:PATH\" on every output");
   } else {
-    n.at("op").fail("unknown reference op '" + clipForMessage(r.op) + "' (expected gemm, sdpa, kernel, npy or none)");
+    n.at("op").fail("unknown reference op '" + clipForMessage(r.op) +
+                    "' (expected gemm, sdpa, kernel, npy or none)");
   }
 }
 
@@ -225,19 +229,22 @@ void parseBaseline(const Node& n, Config& c) {
     return;
   }
   if (!n.j.is_object())
-    n.fail("expected a baseline name (cublas, sdpa, sdpa_math, none) or {\"command\": ...}, found " + jsonTypeName(n.j));
+    n.fail("expected a baseline name (cublas, sdpa, sdpa_math, none) or {\"command\": ...}, found " +
+           jsonTypeName(n.j));
   n.onlyKeys({"command", "parse"});
   c.baseline.kind = "command";
   c.baseline.command = n.at("command").str();
   if (c.baseline.command.empty()) n.at("command").fail("empty command");
   if (n.has("parse")) {
     c.baseline.parse = n.at("parse").str();
-    if (c.baseline.parse != "json") n.at("parse").fail("unsupported parse '" + c.baseline.parse + "' (expected json)");
+    if (c.baseline.parse != "json")
+      n.at("parse").fail("unsupported parse '" + c.baseline.parse + "' (expected json)");
   }
 }
 
 void parseRun(const Node& n, Config& c) {
-  n.onlyKeys({"timeout_s", "slow_factor", "time_budget_s", "min_reps", "max_reps", "warmup", "counters", "metrics"});
+  n.onlyKeys(
+      {"timeout_s", "slow_factor", "time_budget_s", "min_reps", "max_reps", "warmup", "counters", "metrics"});
   RunSettings& r = c.run;
   auto positive = [&](const char* key, double& out) {
     if (!n.has(key)) return;
@@ -256,7 +263,8 @@ void parseRun(const Node& n, Config& c) {
   count("min_reps", r.minReps, 1);
   count("max_reps", r.maxReps, 1);
   count("warmup", r.warmup, 0);
-  if (r.maxReps < r.minReps) n.at("max_reps").fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
+  if (r.maxReps < r.minReps)
+    n.at("max_reps").fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
   if (n.has("counters")) r.counters = n.at("counters").boolean();
   if (n.has("metrics")) {
     // The chip's own list decides whether a name exists (the worker and `check`
@@ -266,10 +274,12 @@ void parseRun(const Node& n, Config& c) {
     for (std::size_t i = 0; i < m.j.size(); ++i) {
       Node e = m.at(i);
       std::string name = e.str();
-      const bool shaped = name.find("__") != std::string::npos && name.find('.') != std::string::npos &&
-                          name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string::npos;
+      const bool shaped =
+          name.find("__") != std::string::npos && name.find('.') != std::string::npos &&
+          name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string::npos;
       if (!shaped)
-        e.fail("'" + name + "' is not a metric name: expected ncu's form unit__counter.rollup, "
+        e.fail("'" + name +
+               "' is not a metric name: expected ncu's form unit__counter.rollup, "
                "e.g. smsp__warps_launched.sum or dram__throughput.avg.pct_of_peak_sustained_elapsed");
       r.metrics.push_back(name);
     }
@@ -292,8 +302,9 @@ void parseSweep(const Node& n, Config& c) {
     const bool isOption = isTritonOption(c.kernel, it.key());
     if (!isDefine && !isParam && !isOption)
       axis.fail("'" + clipForMessage(it.key()) + "' is neither a " +
-                (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") + " nor a param" +
-                (c.kernel.isTriton() ? " nor num_warps/num_stages/num_ctas" : "") + "; a sweep key must be one");
+                (c.kernel.isPython() ? "constexpr (kernel.constexprs)" : "define (kernel.defines)") +
+                " nor a param" + (c.kernel.isTriton() ? " nor num_warps/num_stages/num_ctas" : "") +
+                "; a sweep key must be one");
     axis.needArray();
     if (axis.j.empty()) axis.fail("empty list of values");
     // Checked before the values are read: a sweep's points are expanded (and

@@ -88,8 +88,8 @@ void checkCaptureCount(const Config& config, std::int64_t trials, const std::str
   if (trials < 1) throw ConfigError(jsonPath, "trials must be >= 1, found " + std::to_string(trials));
   if (static_cast<std::uint64_t>(trials) > ConfigLimits::kMaxCaptures / points)
     throw ConfigError(jsonPath, std::to_string(points) + " point(s) x " + std::to_string(trials) +
-                                    " trials is over the limit of " + std::to_string(ConfigLimits::kMaxCaptures) +
-                                    " captures");
+                                    " trials is over the limit of " +
+                                    std::to_string(ConfigLimits::kMaxCaptures) + " captures");
 }
 
 std::vector<SweepPoint> expandSweep(const Config& config) {
@@ -137,7 +137,8 @@ nlohmann::json configToJson(const Config& config) {
   if (config.kernel.isTriton()) {
     j["kernel"]["num_warps"] = config.kernel.numWarps;
     j["kernel"]["num_stages"] = config.kernel.numStages;
-    if (config.kernel.numCtas != 1 || j["kernel"].contains("num_ctas")) j["kernel"]["num_ctas"] = config.kernel.numCtas;
+    if (config.kernel.numCtas != 1 || j["kernel"].contains("num_ctas"))
+      j["kernel"]["num_ctas"] = config.kernel.numCtas;
   }
   for (const auto& [name, v] : config.params) j["params"][name] = v;
   if (config.sweep.empty() && j.contains("sweep")) {

@@ -32,7 +32,9 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
   t.name = name;
   Node dtype = n.at("dtype");
   auto parsed = parseDType(dtype.str());
-  if (!parsed) dtype.fail("unknown dtype '" + clipForMessage(dtype.str()) + "' (expected f32 f16 bf16 f64 i32 i64 u8 i8)");
+  if (!parsed)
+    dtype.fail("unknown dtype '" + clipForMessage(dtype.str()) +
+               "' (expected f32 f16 bf16 f64 i32 i64 u8 i8)");
   t.dtype = *parsed;
   Node shape = n.at("shape");
   t.shape = shape.exprList();
@@ -41,7 +43,8 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
     Node strides = n.at("strides");
     t.strides = strides.exprList();
     if (t.strides.size() != t.shape.size())
-      strides.fail("has " + std::to_string(t.strides.size()) + " entries but shape has " + std::to_string(t.shape.size()));
+      strides.fail("has " + std::to_string(t.strides.size()) + " entries but shape has " +
+                   std::to_string(t.shape.size()));
     for (std::size_t i = 0; i < t.strides.size(); ++i) symbols.check(strides.at(i), t.strides[i]);
   }
   if (n.has("init")) {
@@ -49,8 +52,10 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
     t.init = init.str();
     if (t.init.rfind("npy:", 0) == 0) {
       checkNpyRef(init, t.init, c.dir);
-    } else if (t.init != "randn" && t.init != "rand" && t.init != "zeros" && t.init != "ones" && t.init != "arange") {
-      init.fail("unknown init '" + clipForMessage(t.init) + "' (expected randn, rand, zeros, ones, arange or npy:PATH)");
+    } else if (t.init != "randn" && t.init != "rand" && t.init != "zeros" && t.init != "ones" &&
+               t.init != "arange") {
+      init.fail("unknown init '" + clipForMessage(t.init) +
+                "' (expected randn, rand, zeros, ones, arange or npy:PATH)");
     }
   }
   t.seed = stableNameHash(name);
@@ -65,7 +70,8 @@ TensorSpec parseTensor(const Node& n, const std::string& name, const Config& c, 
     Node e = n.at("expected");
     if (!t.output) e.fail("only an output tensor (\"output\": true) may have an expected result");
     t.expected = e.str();
-    if (t.expected.rfind("npy:", 0) != 0) e.fail("expected \"npy:PATH\", found \"" + clipForMessage(t.expected) + "\"");
+    if (t.expected.rfind("npy:", 0) != 0)
+      e.fail("expected \"npy:PATH\", found \"" + clipForMessage(t.expected) + "\"");
     checkNpyRef(e, t.expected, c.dir);
   }
   return t;
@@ -79,7 +85,8 @@ void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols) {
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
     Node t = n.member(it);
     if (symbols.names.count(it.key()) || symbols.stringDefines.count(it.key()))
-      t.fail("tensor name '" + clipForMessage(it.key()) + "' is also a define or param; args could not tell them apart");
+      t.fail("tensor name '" + clipForMessage(it.key()) +
+             "' is also a define or param; args could not tell them apart");
     c.tensors.push_back(parseTensor(t, it.key(), c, symbols));
   }
 }
@@ -90,7 +97,8 @@ void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols) {
     Node t = n.member(it);
     const TensorSpec* spec = c.tensor(it.key());
     if (!spec) t.fail("unknown tensor '" + clipForMessage(it.key()) + "'");
-    if (!spec->output) t.fail("tensor '" + clipForMessage(it.key()) + "' is not an output; tiles are declared for outputs");
+    if (!spec->output)
+      t.fail("tensor '" + clipForMessage(it.key()) + "' is not an output; tiles are declared for outputs");
     t.onlyKeys({"tile", "origin"});
     TileSpec tile;
     tile.tensor = it.key();

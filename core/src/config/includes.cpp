@@ -117,7 +117,7 @@ bool startsWith(const std::string& s, std::string_view p) { return s.compare(0, 
 
 /// The include-path options: {spelling, is a file (-include) rather than a folder}.
 constexpr std::pair<std::string_view, bool> kPathOptions[] = {
-    {"-I", false}, {"-isystem", false}, {"--include-path", false}, {"--system-include", false},
+    {"-I", false},      {"-isystem", false},    {"--include-path", false}, {"--system-include", false},
     {"-include", true}, {"--pre-include", true}};
 
 fs::path against(const fs::path& base, const std::string& value) {
@@ -190,7 +190,8 @@ IncludeSearch includeSearchFor(const KernelSpec& k, const fs::path& toolkitRoot)
   IncludeSearch s;
   s.dirs.push_back(fs::absolute(k.sourcePath).lexically_normal().parent_path());
   if (!toolkitRoot.empty()) s.dirs.push_back(toolkitRoot / "include");
-  for (const IncludePathOption& o : includePathOptions(k)) (o.isFile ? s.preIncludes : s.dirs).push_back(o.path);
+  for (const IncludePathOption& o : includePathOptions(k))
+    (o.isFile ? s.preIncludes : s.dirs).push_back(o.path);
   return s;
 }
 

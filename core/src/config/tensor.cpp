@@ -12,10 +12,18 @@ namespace {
 // Element size without depending on config.cpp, so tensor code links on its own.
 std::size_t elementSize(DType t) {
   switch (t) {
-    case DType::f64: case DType::i64: return 8;
-    case DType::f32: case DType::i32: return 4;
-    case DType::f16: case DType::bf16: return 2;
-    case DType::u8: case DType::i8: return 1;
+    case DType::f64:
+    case DType::i64:
+      return 8;
+    case DType::f32:
+    case DType::i32:
+      return 4;
+    case DType::f16:
+    case DType::bf16:
+      return 2;
+    case DType::u8:
+    case DType::i8:
+      return 1;
   }
   return 1;
 }
@@ -70,8 +78,8 @@ std::int64_t HostTensor::elements() const {
 std::int64_t HostTensor::offsetOf(std::int64_t logicalIndex) const {
   if (strides.empty()) return logicalIndex;
   if (strides.size() != shape.size())
-    throw std::runtime_error("tensor " + name + ": " + std::to_string(strides.size()) +
-                             " strides for rank " + std::to_string(shape.size()));
+    throw std::runtime_error("tensor " + name + ": " + std::to_string(strides.size()) + " strides for rank " +
+                             std::to_string(shape.size()));
   std::int64_t off = 0;
   for (std::size_t d = shape.size(); d-- > 0;) {
     const std::int64_t ext = shape[d] > 0 ? shape[d] : 1;
@@ -161,41 +169,78 @@ std::uint16_t floatToBf16(float f) {
 
 double decodeElement(DType dtype, const std::uint8_t* p) {
   switch (dtype) {
-    case DType::f32: return load<float>(p);
-    case DType::f64: return load<double>(p);
-    case DType::f16: return halfToFloat(load<std::uint16_t>(p));
-    case DType::bf16: return bf16ToFloat(load<std::uint16_t>(p));
-    case DType::i32: return load<std::int32_t>(p);
-    case DType::i64: return static_cast<double>(load<std::int64_t>(p));
-    case DType::u8: return *p;
-    case DType::i8: return static_cast<std::int8_t>(*p);
+    case DType::f32:
+      return load<float>(p);
+    case DType::f64:
+      return load<double>(p);
+    case DType::f16:
+      return halfToFloat(load<std::uint16_t>(p));
+    case DType::bf16:
+      return bf16ToFloat(load<std::uint16_t>(p));
+    case DType::i32:
+      return load<std::int32_t>(p);
+    case DType::i64:
+      return static_cast<double>(load<std::int64_t>(p));
+    case DType::u8:
+      return *p;
+    case DType::i8:
+      return static_cast<std::int8_t>(*p);
   }
   return 0;
 }
 
 void encodeElement(DType dtype, double v, std::uint8_t* p) {
   switch (dtype) {
-    case DType::f32: store(p, static_cast<float>(v)); return;
-    case DType::f64: store(p, v); return;
+    case DType::f32:
+      store(p, static_cast<float>(v));
+      return;
+    case DType::f64:
+      store(p, v);
+      return;
     // double -> float -> half can double-round; the float step is exact for every
     // value a capture produces (inits are generated in float), so it is accepted.
-    case DType::f16: store(p, floatToHalf(static_cast<float>(v))); return;
-    case DType::bf16: store(p, floatToBf16(static_cast<float>(v))); return;
-    case DType::i32: store(p, toInteger<std::int32_t>(v)); return;
-    case DType::i64: store(p, toInteger<std::int64_t>(v)); return;
-    case DType::u8: store(p, toInteger<std::uint8_t>(v)); return;
-    case DType::i8: store(p, toInteger<std::int8_t>(v)); return;
+    case DType::f16:
+      store(p, floatToHalf(static_cast<float>(v)));
+      return;
+    case DType::bf16:
+      store(p, floatToBf16(static_cast<float>(v)));
+      return;
+    case DType::i32:
+      store(p, toInteger<std::int32_t>(v));
+      return;
+    case DType::i64:
+      store(p, toInteger<std::int64_t>(v));
+      return;
+    case DType::u8:
+      store(p, toInteger<std::uint8_t>(v));
+      return;
+    case DType::i8:
+      store(p, toInteger<std::int8_t>(v));
+      return;
   }
 }
 
 namespace {
 
 // Bits type per element size, for the raw-bits copy.
-template <std::size_t N> struct BitsOf;
-template <> struct BitsOf<1> { using type = std::uint8_t; };
-template <> struct BitsOf<2> { using type = std::uint16_t; };
-template <> struct BitsOf<4> { using type = std::uint32_t; };
-template <> struct BitsOf<8> { using type = std::uint64_t; };
+template <std::size_t N>
+struct BitsOf;
+template <>
+struct BitsOf<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct BitsOf<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct BitsOf<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct BitsOf<8> {
+  using type = std::uint64_t;
+};
 
 template <DType D, std::size_t N>
 double decodeOne(typename BitsOf<N>::type b) {
@@ -267,14 +312,30 @@ void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, do
                             std::to_string(t.bytes.size()) + " bytes");
   const std::uint8_t* p = t.bytes.data() + byte;
   switch (t.dtype) {
-    case DType::f32: decodeContiguous<DType::f32, 4>(p, count, values, bits); return;
-    case DType::f64: decodeContiguous<DType::f64, 8>(p, count, values, bits); return;
-    case DType::f16: decodeContiguous<DType::f16, 2>(p, count, values, bits); return;
-    case DType::bf16: decodeContiguous<DType::bf16, 2>(p, count, values, bits); return;
-    case DType::i32: decodeContiguous<DType::i32, 4>(p, count, values, bits); return;
-    case DType::i64: decodeContiguous<DType::i64, 8>(p, count, values, bits); return;
-    case DType::u8: decodeContiguous<DType::u8, 1>(p, count, values, bits); return;
-    case DType::i8: decodeContiguous<DType::i8, 1>(p, count, values, bits); return;
+    case DType::f32:
+      decodeContiguous<DType::f32, 4>(p, count, values, bits);
+      return;
+    case DType::f64:
+      decodeContiguous<DType::f64, 8>(p, count, values, bits);
+      return;
+    case DType::f16:
+      decodeContiguous<DType::f16, 2>(p, count, values, bits);
+      return;
+    case DType::bf16:
+      decodeContiguous<DType::bf16, 2>(p, count, values, bits);
+      return;
+    case DType::i32:
+      decodeContiguous<DType::i32, 4>(p, count, values, bits);
+      return;
+    case DType::i64:
+      decodeContiguous<DType::i64, 8>(p, count, values, bits);
+      return;
+    case DType::u8:
+      decodeContiguous<DType::u8, 1>(p, count, values, bits);
+      return;
+    case DType::i8:
+      decodeContiguous<DType::i8, 1>(p, count, values, bits);
+      return;
   }
 }
 
@@ -292,13 +353,21 @@ std::uint64_t sentinelBits(DType dtype, int variant) {
   // that the output depends on memory the kernel never initialised.
   const bool second = variant != 0;
   switch (dtype) {
-    case DType::f32: return second ? 0x5C5C5C5Cull : 0x7FBADBADull;
-    case DType::f64: return second ? 0x5C5C5C5C5C5C5C5Cull : 0x7FF4BADBADBADBADull;
-    case DType::f16: return second ? 0x5C5Cull : 0x7DBAull;
-    case DType::bf16: return second ? 0x5C5Cull : 0x7FBAull;
-    case DType::i32: return second ? 0x5C5C5C5Cull : 0xBABABABAull;
-    case DType::i64: return second ? 0x5C5C5C5C5C5C5C5Cull : 0xBABABABABABABABAull;
-    case DType::u8: case DType::i8: return second ? 0x5Cull : 0xBAull;
+    case DType::f32:
+      return second ? 0x5C5C5C5Cull : 0x7FBADBADull;
+    case DType::f64:
+      return second ? 0x5C5C5C5C5C5C5C5Cull : 0x7FF4BADBADBADBADull;
+    case DType::f16:
+      return second ? 0x5C5Cull : 0x7DBAull;
+    case DType::bf16:
+      return second ? 0x5C5Cull : 0x7FBAull;
+    case DType::i32:
+      return second ? 0x5C5C5C5Cull : 0xBABABABAull;
+    case DType::i64:
+      return second ? 0x5C5C5C5C5C5C5C5Cull : 0xBABABABABABABABAull;
+    case DType::u8:
+    case DType::i8:
+      return second ? 0x5Cull : 0xBAull;
   }
   return 0;
 }
@@ -310,11 +379,20 @@ std::uint8_t guardByte(DType dtype, std::size_t byteIndexInElement) {
   if (!guardIsNan(dtype)) return 0xA5;
   std::uint64_t pattern = 0;
   switch (dtype) {
-    case DType::f32: pattern = 0x7FC0DEADull; break;
-    case DType::f64: pattern = 0x7FF8DEAD7FC0DEADull; break;
-    case DType::f16: pattern = 0x7E5Aull; break;
-    case DType::bf16: pattern = 0x7FDAull; break;
-    default: return 0xA5;
+    case DType::f32:
+      pattern = 0x7FC0DEADull;
+      break;
+    case DType::f64:
+      pattern = 0x7FF8DEAD7FC0DEADull;
+      break;
+    case DType::f16:
+      pattern = 0x7E5Aull;
+      break;
+    case DType::bf16:
+      pattern = 0x7FDAull;
+      break;
+    default:
+      return 0xA5;
   }
   const std::size_t i = byteIndexInElement % elementSize(dtype);
   return static_cast<std::uint8_t>(pattern >> (8 * i));  // little-endian byte order

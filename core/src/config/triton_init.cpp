@@ -26,15 +26,15 @@ std::string upper(std::string s) {
 
 bool isFloatScalar(const TritonParamInfo& p) {
   if (p.annotation.rfind("fp", 0) == 0 || p.annotation.rfind("bf", 0) == 0) return true;
-  static const std::regex floaty(R"((^|_)(eps|epsilon|scale|alpha|beta|temperature|momentum|lr|p|dropout)(_|$))",
-                                 std::regex::icase);
+  static const std::regex floaty(
+      R"((^|_)(eps|epsilon|scale|alpha|beta|temperature|momentum|lr|p|dropout)(_|$))", std::regex::icase);
   return std::regex_search(p.name, floaty);
 }
 
 const char* dtypeForAnnotation(const std::string& a) {
-  static const std::pair<const char*, const char*> kMap[] = {{"*fp16", "f16"}, {"*bf16", "bf16"}, {"*fp32", "f32"},
-                                                             {"*fp64", "f64"}, {"*i32", "i32"},   {"*i64", "i64"},
-                                                             {"*u8", "u8"},    {"*i8", "i8"}};
+  static const std::pair<const char*, const char*> kMap[] = {
+      {"*fp16", "f16"}, {"*bf16", "bf16"}, {"*fp32", "f32"}, {"*fp64", "f64"},
+      {"*i32", "i32"},  {"*i64", "i64"},   {"*u8", "u8"},    {"*i8", "i8"}};
   std::string t = a.rfind("*k", 0) == 0 ? "*" + a.substr(2) : a;
   for (const auto& [ann, dt] : kMap)
     if (t == ann) return dt;
@@ -45,9 +45,12 @@ const char* dtypeForAnnotation(const std::string& a) {
 /// "x_row_stride" → x, "row"); tensor -1 when no tensor name fits.
 std::pair<int, std::string> strideOwner(const std::string& stride, const std::vector<std::string>& tensors) {
   std::string rest = lower(stride);
-  if (rest.rfind("stride_", 0) == 0) rest = rest.substr(7);
-  else if (rest.size() > 7 && rest.compare(rest.size() - 7, 7, "_stride") == 0) rest = rest.substr(0, rest.size() - 7);
-  else return {-1, ""};
+  if (rest.rfind("stride_", 0) == 0)
+    rest = rest.substr(7);
+  else if (rest.size() > 7 && rest.compare(rest.size() - 7, 7, "_stride") == 0)
+    rest = rest.substr(0, rest.size() - 7);
+  else
+    return {-1, ""};
   int best = -1;
   std::size_t bestLen = 0;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -65,8 +68,8 @@ nlohmann::json guessConstexpr(const std::string& name, int blockCount) {
   if (n.find("BLOCK") != std::string::npos) return blockCount == 1 ? 1024 : 64;
   if (n.find("GROUP") != std::string::npos) return 8;
   if (n.find("HEAD") != std::string::npos || n == "D") return 64;
-  if (n.rfind("BUG", 0) == 0 || n.rfind("IS_", 0) == 0 || n.rfind("USE_", 0) == 0 || n.rfind("HAS_", 0) == 0 ||
-      n.rfind("EVEN", 0) == 0)
+  if (n.rfind("BUG", 0) == 0 || n.rfind("IS_", 0) == 0 || n.rfind("USE_", 0) == 0 ||
+      n.rfind("HAS_", 0) == 0 || n.rfind("EVEN", 0) == 0)
     return false;
   return 16;
 }
@@ -82,7 +85,9 @@ std::string tensorNameForPointer(const std::string& param) {
 TritonSignatureInfo tritonSignatureFromJson(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error("the Triton helper's answer is not a JSON object");
   if (!j.value("ok", false)) {
-    std::string where = j.value("line", 0) > 0 ? j.value("file", std::string()) + ":" + std::to_string(j.value("line", 0)) + ": " : "";
+    std::string where = j.value("line", 0) > 0
+                            ? j.value("file", std::string()) + ":" + std::to_string(j.value("line", 0)) + ": "
+                            : "";
     throw std::runtime_error(where + j.value("message", std::string("the Triton helper failed")));
   }
   TritonSignatureInfo s;
@@ -99,14 +104,16 @@ TritonSignatureInfo tritonSignatureFromJson(const nlohmann::json& j) {
     if (p.contains("default")) q.defaultValue = p["default"];
     s.params.push_back(std::move(q));
   }
-  for (const auto& a : j.value("program_id_axes", nlohmann::json::array())) s.programIdAxes.push_back(a.get<int>());
+  for (const auto& a : j.value("program_id_axes", nlohmann::json::array()))
+    s.programIdAxes.push_back(a.get<int>());
   s.autotuneConfigs = j.value("autotune_configs", nlohmann::json::array());
   return s;
 }
 
 ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source) {
   const nlohmann::json tuned = sig.autotuneConfigs.is_array() && !sig.autotuneConfigs.empty()
-                                   ? sig.autotuneConfigs[0] : nlohmann::json::object();
+                                   ? sig.autotuneConfigs[0]
+                                   : nlohmann::json::object();
   // Names, in signature order.
   std::vector<const TritonParamInfo*> pointers, sizes, strides, floats, constexprs;
   int blockCount = 0;
@@ -186,7 +193,8 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
       // Row-major: the stride of a dimension is the product of the ones after it.
       const auto& d = dims[std::size_t(it->second.first)];
       std::string e;
-      for (std::size_t k = std::size_t(it->second.second) + 1; k < d.size(); ++k) e += (e.empty() ? "" : " * ") + d[k];
+      for (std::size_t k = std::size_t(it->second.second) + 1; k < d.size(); ++k)
+        e += (e.empty() ? "" : " * ") + d[k];
       args.push_back(e.empty() ? ojson(1) : ojson(e));
     } else if (std::find(strides.begin(), strides.end(), &p) != strides.end()) {
       params[p.name] = 1;  // a stride no tensor name explains: fill it in

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <string_view>
 
-#include "tilescope/config/config_inputs.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/config/config_inputs.h"
 
 namespace tilescope {
 
@@ -19,27 +19,93 @@ namespace {
 
 // Flags without a value that only change code generation or diagnostics
 // (NVRTC, nvcc and ptxas spellings).
-constexpr std::string_view kSafeFlags[] = {
-    "-G", "--device-debug", "-lineinfo", "--generate-line-info", "-use_fast_math", "--use_fast_math",
-    "-rdc=true", "-rdc=false", "-ewp", "--extensible-whole-program", "-w", "--disable-warnings",
-    "-restrict", "--restrict", "-default-device", "--device-as-default-execution-space",
-    "--device-int128", "-device-int128", "--extra-device-vectorization", "-extra-device-vectorization",
-    "--expt-relaxed-constexpr", "-expt-relaxed-constexpr", "--expt-extended-lambda", "-expt-extended-lambda",
-    "--extended-lambda", "-extended-lambda", "-Wno-deprecated-gpu-targets", "--Wno-deprecated-gpu-targets",
-    "-Wno-deprecated-declarations", "--Wno-deprecated-declarations", "-Werror=all-warnings", "--Werror=all-warnings",
-    "--display-error-number", "--no-display-error-number", "--brief-diagnostics", "-brief-diagnostics",
-    "--resource-usage", "-res-usage", "-src-in-ptx", "--source-in-ptx", "-v", "--verbose",
-    "--warn-on-spills", "--warn-on-local-memory-usage", "--allow-expensive-optimizations", "-dlto"};
+constexpr std::string_view kSafeFlags[] = {"-G",
+                                           "--device-debug",
+                                           "-lineinfo",
+                                           "--generate-line-info",
+                                           "-use_fast_math",
+                                           "--use_fast_math",
+                                           "-rdc=true",
+                                           "-rdc=false",
+                                           "-ewp",
+                                           "--extensible-whole-program",
+                                           "-w",
+                                           "--disable-warnings",
+                                           "-restrict",
+                                           "--restrict",
+                                           "-default-device",
+                                           "--device-as-default-execution-space",
+                                           "--device-int128",
+                                           "-device-int128",
+                                           "--extra-device-vectorization",
+                                           "-extra-device-vectorization",
+                                           "--expt-relaxed-constexpr",
+                                           "-expt-relaxed-constexpr",
+                                           "--expt-extended-lambda",
+                                           "-expt-extended-lambda",
+                                           "--extended-lambda",
+                                           "-extended-lambda",
+                                           "-Wno-deprecated-gpu-targets",
+                                           "--Wno-deprecated-gpu-targets",
+                                           "-Wno-deprecated-declarations",
+                                           "--Wno-deprecated-declarations",
+                                           "-Werror=all-warnings",
+                                           "--Werror=all-warnings",
+                                           "--display-error-number",
+                                           "--no-display-error-number",
+                                           "--brief-diagnostics",
+                                           "-brief-diagnostics",
+                                           "--resource-usage",
+                                           "-res-usage",
+                                           "-src-in-ptx",
+                                           "--source-in-ptx",
+                                           "-v",
+                                           "--verbose",
+                                           "--warn-on-spills",
+                                           "--warn-on-local-memory-usage",
+                                           "--allow-expensive-optimizations",
+                                           "-dlto"};
 
 // Options taking a value (joined with '=' or as the next element) that only
 // change code generation or diagnostics.
-constexpr std::string_view kSafeValued[] = {
-    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
-    "-std", "--std", "-maxrregcount", "--maxrregcount", "-ftz", "--ftz", "-prec-div", "--prec-div",
-    "-prec-sqrt", "--prec-sqrt", "-fmad", "--fmad", "-rdc", "--relocatable-device-code", "-dopt", "--dopt",
-    "-diag-suppress", "--diag-suppress", "-diag-error", "--diag-error", "-diag-warn", "--diag-warn",
-    "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache", "--modify-stack-limit", "-split-compile",
-    "--split-compile", "--jump-table-density", "-O", "--optimize"};
+constexpr std::string_view kSafeValued[] = {"-arch",
+                                            "--gpu-architecture",
+                                            "-code",
+                                            "--gpu-code",
+                                            "-gencode",
+                                            "--generate-code",
+                                            "-std",
+                                            "--std",
+                                            "-maxrregcount",
+                                            "--maxrregcount",
+                                            "-ftz",
+                                            "--ftz",
+                                            "-prec-div",
+                                            "--prec-div",
+                                            "-prec-sqrt",
+                                            "--prec-sqrt",
+                                            "-fmad",
+                                            "--fmad",
+                                            "-rdc",
+                                            "--relocatable-device-code",
+                                            "-dopt",
+                                            "--dopt",
+                                            "-diag-suppress",
+                                            "--diag-suppress",
+                                            "-diag-error",
+                                            "--diag-error",
+                                            "-diag-warn",
+                                            "--diag-warn",
+                                            "-dlcm",
+                                            "--def-load-cache",
+                                            "-dscm",
+                                            "--def-store-cache",
+                                            "--modify-stack-limit",
+                                            "-split-compile",
+                                            "--split-compile",
+                                            "--jump-table-density",
+                                            "-O",
+                                            "--optimize"};
 
 // Options that name a program to run or a file to write: named in the message.
 struct Risky {
@@ -49,8 +115,10 @@ struct Risky {
 constexpr Risky kKnownRisky[] = {
     {"-ccbin", "names the host compiler nvcc runs", true},
     {"--compiler-bindir", "names the host compiler nvcc runs", true},
-    {"-Xcompiler", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)", true},
-    {"--compiler-options", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)", true},
+    {"-Xcompiler", "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)",
+     true},
+    {"--compiler-options",
+     "passes options to the host compiler, which can run programs (-wrapper, -fplugin, -B)", true},
     {"-Xlinker", "passes options to the host linker", true},
     {"--linker-options", "passes options to the host linker", true},
     {"-Xnvlink", "passes options to nvlink", true},
@@ -74,11 +142,20 @@ constexpr Risky kKnownRisky[] = {
 };
 
 // ptxas options behind -Xptxas (comma separated).
-constexpr std::string_view kSafePtxas[] = {
-    "-v", "--verbose", "-O0", "-O1", "-O2", "-O3", "--warn-on-spills", "--warn-on-local-memory-usage",
-    "--warn-on-double-precision-use", "--allow-expensive-optimizations", "-warn-spills", "-warn-lmem-usage"};
-constexpr std::string_view kSafePtxasValued[] = {
-    "--maxrregcount", "-maxrregcount", "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache"};
+constexpr std::string_view kSafePtxas[] = {"-v",
+                                           "--verbose",
+                                           "-O0",
+                                           "-O1",
+                                           "-O2",
+                                           "-O3",
+                                           "--warn-on-spills",
+                                           "--warn-on-local-memory-usage",
+                                           "--warn-on-double-precision-use",
+                                           "--allow-expensive-optimizations",
+                                           "-warn-spills",
+                                           "-warn-lmem-usage"};
+constexpr std::string_view kSafePtxasValued[] = {"--maxrregcount",   "-maxrregcount", "-dlcm",
+                                                 "--def-load-cache", "-dscm",         "--def-store-cache"};
 
 template <std::size_t N>
 bool contains(const std::string_view (&list)[N], std::string_view s) {
@@ -97,9 +174,11 @@ std::string ptxasRisk(std::string_view value) {
   std::size_t start = 0;
   while (start <= value.size()) {
     const auto comma = value.find(',', start);
-    const std::string_view sub = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view sub =
+        value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (!sub.empty() && !contains(kSafePtxas, sub) && !contains(kSafePtxasValued, nameOf(sub)))
-      return "passes '" + clipForMessage(std::string(sub)) + "' to ptxas, an option TileScope does not know to be harmless";
+      return "passes '" + clipForMessage(std::string(sub)) +
+             "' to ptxas, an option TileScope does not know to be harmless";
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -108,7 +187,8 @@ std::string ptxasRisk(std::string_view value) {
 
 }  // namespace
 
-std::string compilerOptionRisk(const std::vector<std::string>& options, std::size_t i, std::size_t* consumed) {
+std::string compilerOptionRisk(const std::vector<std::string>& options, std::size_t i,
+                               std::size_t* consumed) {
   *consumed = 1;
   const std::string_view o = options[i];
   const bool hasNext = i + 1 < options.size();
@@ -123,8 +203,8 @@ std::string compilerOptionRisk(const std::vector<std::string>& options, std::siz
   // Macros and include paths (where include paths point is checked elsewhere).
   for (std::string_view p : {"-D", "-U", "-I", "-isystem"})
     if (startsWith(o, p) && o.size() > p.size()) return "";
-  for (std::string_view p : {"-D", "-U", "-I", "-isystem", "--define-macro", "--undefine-macro", "--include-path",
-                             "--system-include", "-include", "--pre-include"})
+  for (std::string_view p : {"-D", "-U", "-I", "-isystem", "--define-macro", "--undefine-macro",
+                             "--include-path", "--system-include", "-include", "--pre-include"})
     if (name == p) {
       (void)value();
       return "";
@@ -141,7 +221,8 @@ std::string compilerOptionRisk(const std::vector<std::string>& options, std::siz
       if (r.valued) (void)value();
       return std::string(name) + " " + std::string(r.why);
     }
-  return "'" + clipForMessage(std::string(o)) + "' is not an option TileScope knows to be harmless (it could run a program or write a file)";
+  return "'" + clipForMessage(std::string(o)) +
+         "' is not an option TileScope knows to be harmless (it could run a program or write a file)";
 }
 
 namespace {
@@ -160,7 +241,8 @@ void optionIssues(const KernelSpec& k, const std::string& base, std::vector<Trus
 std::vector<TrustIssue> commandIssues(const Config& config) {
   std::vector<TrustIssue> out;
   if (config.baseline.kind == "command")
-    out.push_back({"baseline.command", "runs `" + clipForMessage(config.baseline.command, 200) + "` through /bin/sh"});
+    out.push_back(
+        {"baseline.command", "runs `" + clipForMessage(config.baseline.command, 200) + "` through /bin/sh"});
   optionIssues(config.kernel, "kernel", out);
   if (config.reference.op == "kernel") optionIssues(config.reference.kernel, "reference", out);
   return out;
@@ -201,22 +283,25 @@ void checkPath(const fs::path& p, const std::string& jsonPath, const std::string
   std::error_code ec;
   const fs::path real = fs::weakly_canonical(p, ec);
   out.push_back({jsonPath, "'" + clipForMessage(shown, 200) + "' resolves to " + (ec ? p : real).string() +
-                               ", outside the config's folder" + (roots.empty() ? "" : " (" + roots.front().string() + ")")});
+                               ", outside the config's folder" +
+                               (roots.empty() ? "" : " (" + roots.front().string() + ")")});
 }
 
 /// An #include line of the config's kernels that reads outside `roots`, or that
 /// names its file through a macro (nobody can say where it points).
-void includeIssue(const ConfigInput& in, const std::vector<fs::path>& toolkit, const std::vector<fs::path>& roots,
-                  std::vector<TrustIssue>& out) {
+void includeIssue(const ConfigInput& in, const std::vector<fs::path>& toolkit,
+                  const std::vector<fs::path>& roots, std::vector<TrustIssue>& out) {
   if (!toolkit.empty() && insideRoots(in.from, toolkit)) return;  // the toolkit's own headers
   const std::string site = in.from.filename().string() + ":" + std::to_string(in.line);
   if (in.kind == ConfigInput::Kind::computedInclude) {
-    out.push_back({in.jsonPath, "#include " + clipForMessage(in.spelled) + " (" + site +
-                                    ") names its file through a macro: TileScope cannot check where it points"});
+    out.push_back(
+        {in.jsonPath, "#include " + clipForMessage(in.spelled) + " (" + site +
+                          ") names its file through a macro: TileScope cannot check where it points"});
   } else if (!in.path.empty() && !insideRoots(in.path, roots)) {
     std::error_code ec;
     out.push_back({in.jsonPath, "#include " + clipForMessage(in.spelled) + " (" + site + ") reads " +
-                                    fs::weakly_canonical(in.path, ec).string() + ", outside the config's folder"});
+                                    fs::weakly_canonical(in.path, ec).string() +
+                                    ", outside the config's folder"});
   }
 }
 
@@ -226,11 +311,13 @@ std::vector<TrustIssue> pathIssues(const Config& config, const fs::path& toolkit
   std::vector<TrustIssue> out;
   const std::vector<fs::path> roots = trustedRoots(config, toolkitRoot);
   std::error_code ec;
-  const std::vector<fs::path> toolkit =
-      toolkitRoot.empty() ? std::vector<fs::path>{} : std::vector<fs::path>{fs::weakly_canonical(toolkitRoot, ec)};
+  const std::vector<fs::path> toolkit = toolkitRoot.empty()
+                                            ? std::vector<fs::path>{}
+                                            : std::vector<fs::path>{fs::weakly_canonical(toolkitRoot, ec)};
   bool inIncludes = false, skipIncludes = false;
   for (const ConfigInput& in : configInputs(config, toolkitRoot)) {
-    const bool include = in.kind == ConfigInput::Kind::include || in.kind == ConfigInput::Kind::computedInclude;
+    const bool include =
+        in.kind == ConfigInput::Kind::include || in.kind == ConfigInput::Kind::computedInclude;
     // The #include lines themselves: a kernel may name any file ("/etc/passwd",
     // "../../secret.h"), and the compiler would copy its first lines into the log.
     // Where a source or folder is outside already, that is said once: a kernel's
@@ -240,7 +327,8 @@ std::vector<TrustIssue> pathIssues(const Config& config, const fs::path& toolkit
     if (include) {
       if (!skipIncludes) includeIssue(in, toolkit, roots, out);
     } else if (in.kind != ConfigInput::Kind::config && in.kind != ConfigInput::Kind::module) {
-      // Not the config (the file the user named) nor modules (read from the source's folder, which is checked).
+      // Not the config (the file the user named) nor modules (read from the source's folder, which is
+      // checked).
       checkPath(in.path, in.jsonPath, in.spelled, roots, out);
     }
   }

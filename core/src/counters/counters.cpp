@@ -21,12 +21,16 @@ const std::vector<MetricDef>& standardMetrics() {
   // most of the replay passes; everything else is one pass or shares one.
   static const std::vector<MetricDef> list = {
       {"gpu__time_duration.sum", "Duration", "ns", "speed_of_light", kSum},
-      {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) throughput", "%", "speed_of_light", kTime},
-      {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory throughput", "%", "speed_of_light", kTime},
+      {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) throughput", "%", "speed_of_light",
+       kTime},
+      {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory throughput", "%",
+       "speed_of_light", kTime},
       {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput", "%", "speed_of_light", kTime},
       {"lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 throughput", "%", "speed_of_light", kTime},
-      {"l1tex__throughput.avg.pct_of_peak_sustained_active", "L1/shared throughput", "%", "speed_of_light", kTime},
-      {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "Tensor pipe utilisation", "%", "speed_of_light", kTime},
+      {"l1tex__throughput.avg.pct_of_peak_sustained_active", "L1/shared throughput", "%", "speed_of_light",
+       kTime},
+      {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "Tensor pipe utilisation", "%",
+       "speed_of_light", kTime},
       {"dram__bytes_read.sum", "DRAM bytes read", "B", "memory", kSum},
       {"dram__bytes_write.sum", "DRAM bytes written", "B", "memory", kSum},
       {"l1tex__t_sector_hit_rate.pct", "L1 hit rate", "%", "memory", kTime},
@@ -39,10 +43,14 @@ const std::vector<MetricDef>& standardMetrics() {
       {"sm__sass_data_bytes_mem_global_op_st.sum", "Global store bytes requested", "B", "memory", kSum},
       // cp.async (LDGSTS): its sectors count as global-load sectors, its bytes only here.
       {"sm__sass_data_bytes_mem_global_op_ldgsts.sum", "cp.async bytes requested", "B", "memory", kSum},
-      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "Shared load bank conflicts", "count", "shared", kSum},
-      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "Shared store bank conflicts", "count", "shared", kSum},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "Shared load wavefronts", "count", "shared", kSum},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "Shared store wavefronts", "count", "shared", kSum},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "Shared load bank conflicts", "count",
+       "shared", kSum},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "Shared store bank conflicts", "count",
+       "shared", kSum},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "Shared load wavefronts", "count", "shared",
+       kSum},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "Shared store wavefronts", "count", "shared",
+       kSum},
       {"smsp__sass_inst_executed_op_shared_ld.sum", "Shared load requests", "inst", "shared", kSum},
       {"smsp__sass_inst_executed_op_shared_st.sum", "Shared store requests", "inst", "shared", kSum},
       {"sm__sass_data_bytes_mem_shared_op_ld.sum", "Shared bytes loaded", "B", "shared", kSum},
@@ -159,8 +167,10 @@ CounterFigures counterFigures(const KernelCounters& k) {
 
   f.globalLdSectors = metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
   f.globalStSectors = metric(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-  f.globalLdSectorsPerRequest = ratio(f.globalLdSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"));
-  f.globalStSectorsPerRequest = ratio(f.globalStSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
+  f.globalLdSectorsPerRequest =
+      ratio(f.globalLdSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"));
+  f.globalStSectorsPerRequest =
+      ratio(f.globalStSectors, metric(k, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
   // cp.async's sectors are global-load sectors (l1tex..._op_ld), its bytes are not in
   // the load bytes: measured on an H100, a Triton matmul whose loads are all cp.async
   // had 1,048,576 load sectors, 0 load bytes and 33.5 MB of ldgsts bytes.

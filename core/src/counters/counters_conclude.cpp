@@ -46,8 +46,10 @@ Location hotLineFor(const PcSamplingInfo& pc, std::initializer_list<const char*>
 
 void bankConflicts(const CountersInfo& c, const CounterFigures& f, const CounterThresholds& t,
                    std::vector<Finding>& out) {
-  const bool ld = known(f.sharedLdWays) && f.sharedLdRequests >= t.minSharedRequests && f.sharedLdWays >= t.bankWays;
-  const bool st = known(f.sharedStWays) && f.sharedStRequests >= t.minSharedRequests && f.sharedStWays >= t.bankWays;
+  const bool ld =
+      known(f.sharedLdWays) && f.sharedLdRequests >= t.minSharedRequests && f.sharedLdWays >= t.bankWays;
+  const bool st =
+      known(f.sharedStWays) && f.sharedStRequests >= t.minSharedRequests && f.sharedStWays >= t.bankWays;
   if (!ld && !st) return;
   const bool loadsWorse = ld && (!st || f.sharedLdWays >= f.sharedStWays);
   const double ways = loadsWorse ? f.sharedLdWays : f.sharedStWays;
@@ -58,8 +60,10 @@ void bankConflicts(const CountersInfo& c, const CounterFigures& f, const Counter
   Finding g = finding("bank_conflicts", Severity::warning, msg, "perf.bank_conflicts",
                       {{"ways_ld", known(f.sharedLdWays) ? nlohmann::json(f.sharedLdWays) : nullptr},
                        {"ways_st", known(f.sharedStWays) ? nlohmann::json(f.sharedStWays) : nullptr},
-                       {"conflicts_ld", f.sharedLdConflicts}, {"conflicts_st", f.sharedStConflicts},
-                       {"requests_ld", f.sharedLdRequests}, {"requests_st", f.sharedStRequests},
+                       {"conflicts_ld", f.sharedLdConflicts},
+                       {"conflicts_st", f.sharedStConflicts},
+                       {"requests_ld", f.sharedLdRequests},
+                       {"requests_st", f.sharedStRequests},
                        {"threshold_ways", t.bankWays}});
   g.detail = loadsWorse ? "load" : "store";
   g.location = hotLineFor(c.pcSampling, {"mio_throttle", "short_scoreboard"});
@@ -71,44 +75,56 @@ void uncoalesced(const CountersInfo& c, const CounterFigures& f, const CounterTh
   auto bad = [&](double eff, double sectors) {
     return known(eff) && known(sectors) && sectors >= t.minGlobalSectors && eff < t.coalescedEfficiency;
   };
-  const bool ld = bad(f.globalLdEfficiency, f.globalLdSectors), st = bad(f.globalStEfficiency, f.globalStSectors);
+  const bool ld = bad(f.globalLdEfficiency, f.globalLdSectors),
+             st = bad(f.globalStEfficiency, f.globalStSectors);
   if (!ld && !st) return;
   const bool loads = ld && (!st || f.globalLdEfficiency <= f.globalStEfficiency);
   const double eff = loads ? f.globalLdEfficiency : f.globalStEfficiency;
   const double spr = loads ? f.globalLdSectorsPerRequest : f.globalStSectorsPerRequest;
   Finding g = finding(
       "uncoalesced_access", Severity::warning,
-      std::string("global ") + (loads ? "loads" : "stores") + " fetch " + num(spr) + " sectors per request of which the threads use " +
-          pct(100 * eff) + ": neighbouring threads access addresses far apart, so each warp touches many 32-byte sectors",
+      std::string("global ") + (loads ? "loads" : "stores") + " fetch " + num(spr) +
+          " sectors per request of which the threads use " + pct(100 * eff) +
+          ": neighbouring threads access addresses far apart, so each warp touches many 32-byte sectors",
       "perf.uncoalesced_access",
-      {{"sectors_per_request_ld", known(f.globalLdSectorsPerRequest) ? nlohmann::json(f.globalLdSectorsPerRequest) : nullptr},
-       {"sectors_per_request_st", known(f.globalStSectorsPerRequest) ? nlohmann::json(f.globalStSectorsPerRequest) : nullptr},
+      {{"sectors_per_request_ld",
+        known(f.globalLdSectorsPerRequest) ? nlohmann::json(f.globalLdSectorsPerRequest) : nullptr},
+       {"sectors_per_request_st",
+        known(f.globalStSectorsPerRequest) ? nlohmann::json(f.globalStSectorsPerRequest) : nullptr},
        {"efficiency_ld", known(f.globalLdEfficiency) ? nlohmann::json(f.globalLdEfficiency) : nullptr},
        {"efficiency_st", known(f.globalStEfficiency) ? nlohmann::json(f.globalStEfficiency) : nullptr},
        {"threshold_efficiency", t.coalescedEfficiency}});
   g.detail = loads ? "load" : "store";
-  g.location = hotLineFor(c.pcSampling, loads ? std::initializer_list<const char*>{"long_scoreboard", "lg_throttle"}
-                                              : std::initializer_list<const char*>{"lg_throttle", "drain"});
+  g.location =
+      hotLineFor(c.pcSampling, loads ? std::initializer_list<const char*>{"long_scoreboard", "lg_throttle"}
+                                     : std::initializer_list<const char*>{"lg_throttle", "drain"});
   out.push_back(std::move(g));
 }
 
-void lowOccupancy(const Point& p, const CounterFigures& f, const CounterThresholds& t, std::vector<Finding>& out) {
+void lowOccupancy(const Point& p, const CounterFigures& f, const CounterThresholds& t,
+                  std::vector<Finding>& out) {
   const OccupancyInfo& o = p.occupancy;
   if (!o.computed || !known(f.achievedOccupancy)) return;
   const bool achievedLow = f.achievedOccupancy < t.achievedShare * o.theoretical;
   if (!achievedLow && o.theoretical >= t.lowTheoretical) return;
   const std::int64_t ctas = p.launch.grid[0] * p.launch.grid[1] * p.launch.grid[2];
   int sms = 0;
-  if (p.extra.contains("device") && p.extra["device"].contains("sm_count")) sms = p.extra["device"]["sm_count"].get<int>();
+  if (p.extra.contains("device") && p.extra["device"].contains("sm_count"))
+    sms = p.extra["device"]["sm_count"].get<int>();
   const bool fewCtas = sms > 0 && o.blocksPerSm > 0 && ctas < std::int64_t(sms) * o.blocksPerSm;
-  std::string msg = "achieved occupancy " + pct(100 * f.achievedOccupancy) + " of the SM's warp slots against a theoretical " +
-                    pct(100 * o.theoretical) + " (limited by " + o.limiter + ")";
+  std::string msg = "achieved occupancy " + pct(100 * f.achievedOccupancy) +
+                    " of the SM's warp slots against a theoretical " + pct(100 * o.theoretical) +
+                    " (limited by " + o.limiter + ")";
   if (fewCtas && achievedLow)
     msg += ": the grid's " + std::to_string(ctas) + " CTAs cannot fill " + std::to_string(sms) + " SMs × " +
            std::to_string(o.blocksPerSm) + " resident blocks";
   Finding g = finding("low_occupancy", Severity::warning, msg, "perf.low_occupancy",
-                      {{"achieved", f.achievedOccupancy}, {"theoretical", o.theoretical}, {"limiter", o.limiter},
-                       {"blocks_per_sm", o.blocksPerSm}, {"ctas", ctas}, {"sm_count", sms},
+                      {{"achieved", f.achievedOccupancy},
+                       {"theoretical", o.theoretical},
+                       {"limiter", o.limiter},
+                       {"blocks_per_sm", o.blocksPerSm},
+                       {"ctas", ctas},
+                       {"sm_count", sms},
                        {"threshold_share", t.achievedShare}});
   if (fewCtas && achievedLow) g.detail = "grid";
   out.push_back(std::move(g));
@@ -149,8 +165,8 @@ void speedOfLight(const CountersInfo& c, const CounterFigures& f, const CounterT
     msg = "compute-bound: SM throughput " + pct(f.smPct) + " of peak against memory " + pct(f.memPct);
   } else {
     category = "latency_bound";
-    msg = "latency-bound: neither compute (" + pct(f.smPct) + ") nor memory (" + pct(f.memPct) + ") reaches " +
-          pct(t.boundPct) + " of peak; the warps mostly wait";
+    msg = "latency-bound: neither compute (" + pct(f.smPct) + ") nor memory (" + pct(f.memPct) +
+          ") reaches " + pct(t.boundPct) + " of peak; the warps mostly wait";
     if (!stall.empty()) msg += ", most often on " + stall;
   }
   out.push_back(finding(category, Severity::info, msg, "perf." + category, ev));
@@ -161,18 +177,22 @@ bool gemmLikeBaseline(const Point& p) {
   return b == "cublas" || b == "sdpa" || b == "sdpa_math";
 }
 
-void tensorCores(const Point& p, const CounterFigures& f, const CounterThresholds& t, std::vector<Finding>& out) {
+void tensorCores(const Point& p, const CounterFigures& f, const CounterThresholds& t,
+                 std::vector<Finding>& out) {
   const CountersInfo& c = p.counters;
   if (!c.baseline || !gemmLikeBaseline(p) || !known(f.tensorPct)) return;
   const CounterFigures b = counterFigures(*c.baseline);
   if (!known(b.tensorPct) || b.tensorPct < t.baselineTensorPct || f.tensorPct >= t.tensorIdlePct) return;
-  std::string msg = "the kernel leaves the tensor cores idle (tensor pipe " + pct(f.tensorPct) + " busy) while the " +
-                    p.baseline.name + " baseline keeps them " + pct(b.tensorPct) + " busy";
+  std::string msg = "the kernel leaves the tensor cores idle (tensor pipe " + pct(f.tensorPct) +
+                    " busy) while the " + p.baseline.name + " baseline keeps them " + pct(b.tensorPct) +
+                    " busy";
   if (known(f.fp32Flops) && f.fp32Flops > 0) msg += ": its products run on the FP32 pipe";
   out.push_back(finding("no_tensor_cores", Severity::warning, msg, "perf.no_tensor_cores",
-                        {{"tensor_pct", f.tensorPct}, {"baseline_tensor_pct", b.tensorPct},
+                        {{"tensor_pct", f.tensorPct},
+                         {"baseline_tensor_pct", b.tensorPct},
                          {"fp32_flops", known(f.fp32Flops) ? nlohmann::json(f.fp32Flops) : nullptr},
-                         {"baseline", p.baseline.name}, {"threshold_idle_pct", t.tensorIdlePct}}));
+                         {"baseline", p.baseline.name},
+                         {"threshold_idle_pct", t.tensorIdlePct}}));
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ std::vector<StallCount> sorted(const std::map<std::string, std::int64_t>& m) {
   std::vector<StallCount> out;
   for (const auto& [reason, n] : m)
     if (n > 0) out.push_back({reason, n});
-  std::stable_sort(out.begin(), out.end(), [](const StallCount& a, const StallCount& b) { return a.samples > b.samples; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const StallCount& a, const StallCount& b) { return a.samples > b.samples; });
   return out;
 }
 
@@ -65,7 +66,8 @@ PcSamplingInfo foldPcSamples(const std::vector<PcSample>& samples, const std::st
   std::stable_sort(info.lines.begin(), info.lines.end(),
                    [](const HotLine& a, const HotLine& b) { return a.samples > b.samples; });
   if (maxLines >= 0 && info.lines.size() > std::size_t(maxLines)) info.lines.resize(std::size_t(maxLines));
-  if (table.empty()) info.note = "the kernel has no line table (compiled without -lineinfo): samples are per kernel only";
+  if (table.empty())
+    info.note = "the kernel has no line table (compiled without -lineinfo): samples are per kernel only";
   return info;
 }
 

@@ -4,15 +4,15 @@
 #include <fstream>
 #include <regex>
 
-#include "tilescope/logs/classify.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
 
 namespace tilescope {
 
 namespace {
 
 const Tree* defaultTreeOrNull() {
-  static const Tree* tree = [] () -> const Tree* {
+  static const Tree* tree = []() -> const Tree* {
     try {
       static Tree t = loadDefaultTree();
       return &t;
@@ -52,7 +52,8 @@ Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int 
   f.message = cfg.kernel.source + (line > 0 ? ":" + std::to_string(line) : "") + ": " + firstError;
   f.location.file = cfg.kernel.source;
   f.location.kernel = cfg.kernel.entry;
-  nlohmann::json ev{{"compiler", ci.compiler}, {"arch", ci.arch}, {"first_error", firstError}, {"language", lang}};
+  nlohmann::json ev{
+      {"compiler", ci.compiler}, {"arch", ci.arch}, {"first_error", firstError}, {"language", lang}};
   if (line > 0) {
     f.location.line = line;
     if (column > 0) f.location.extra["column"] = column;
@@ -60,7 +61,10 @@ Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int 
     if (!text.empty()) ev["source_line"] = text;
   }
   if (c.known())
-    ev["classifier"] = {{"category", c.category}, {"detail", c.detail}, {"rule", c.rule}, {"source", c.source},
+    ev["classifier"] = {{"category", c.category},
+                        {"detail", c.detail},
+                        {"rule", c.rule},
+                        {"source", c.source},
                         {"node", c.treeNode}};
   if (const Tree* tree = defaultTreeOrNull()) {
     if (const TreeNode* node = tree->findNearest(f.treeNode)) {
@@ -70,7 +74,9 @@ Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int 
       const TreeExample* example = nullptr;
       for (const auto& e : node->examples)
         if (!example || (e.language == lang && example->language != lang)) example = &e;
-      if (example) ev["example"] = {{"language", example->language}, {"before", example->before}, {"after", example->after}};
+      if (example)
+        ev["example"] = {
+            {"language", example->language}, {"before", example->before}, {"after", example->after}};
     }
   }
   f.evidence = std::move(ev);

@@ -128,12 +128,16 @@ struct Diagnosis {
       if (c.settled) break;
     }
     if (!runs.empty()) {
-      json entry = {{"group", experimentKindName(kind)}, {"runs", runs.size()}, {"settled", c.settled},
-                    {"summary", c.summary}, {"findings", json::array()}};
+      json entry = {{"group", experimentKindName(kind)},
+                    {"runs", runs.size()},
+                    {"settled", c.settled},
+                    {"summary", c.summary},
+                    {"findings", json::array()}};
       for (const auto& f : c.findings) entry["findings"].push_back(f.category);
       report.extra["diagnose"]["conclusions"].push_back(entry);
       ProgressEvent settled;
-      settled.message = std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary);
+      settled.message =
+          std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary);
       settled.group = experimentKindName(kind);
       for (const auto& f : c.findings) settled.findings.push_back(f.category);
       emit(settled);
@@ -201,7 +205,10 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     d.emitCapture(e, "trace");
     Point p = d.run(e);
     traced = traceConclusions(p);
-    json entry = {{"group", "trace"}, {"runs", 1}, {"settled", true}, {"findings", json::array()},
+    json entry = {{"group", "trace"},
+                  {"runs", 1},
+                  {"settled", true},
+                  {"findings", json::array()},
                   {"summary", p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
                                                : "trace " + p.trace.status + ": " + p.trace.reason}};
     for (const auto& f : traced) entry["findings"].push_back(f.category);

@@ -140,13 +140,14 @@ Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& r
     return c;
   }
   const std::string exp = "trials x" + std::to_string(n);
-  Finding f = makeFinding("race", faultMix ? "intermittent_fault" : "nondeterministic",
-                          std::to_string(differing.size()) + " of " + std::to_string(n - 1) +
-                              " repeated trials differ from the first on identical inputs" +
-                              (faultMix ? ": an intermittent fault (the kernel faults or hangs in some trials only)"
-                                        : ": the result is not deterministic (a data race, e.g. a missing "
-                                          "__syncthreads between writing and reading shared memory)"),
-                          exp, "fault.race");
+  Finding f =
+      makeFinding("race", faultMix ? "intermittent_fault" : "nondeterministic",
+                  std::to_string(differing.size()) + " of " + std::to_string(n - 1) +
+                      " repeated trials differ from the first on identical inputs" +
+                      (faultMix ? ": an intermittent fault (the kernel faults or hangs in some trials only)"
+                                : ": the result is not deterministic (a data race, e.g. a missing "
+                                  "__syncthreads between writing and reading shared memory)"),
+                  exp, "fault.race");
   // The failing run says where: the baseline when it failed, else the first failing trial.
   const Point& where = pointPassed(base) ? *differing.front() : base;
   f.location = locationOf(where);
@@ -193,15 +194,19 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
   if (!passing.empty()) msg += " (and passes when shifted by " + joinInts(passing, " bytes") + ")";
   msg += ": it assumes " + std::string(passing.empty() ? "at least " : "") + std::to_string(required) +
          "-byte aligned base pointers (a vector access of that width) without checking";
-  Finding f = makeFinding("misaligned_access", misaligned ? "" : faulted ? "fault" : "wrong_results", msg, exp,
-                          "fault.misaligned_access");
+  Finding f = makeFinding("misaligned_access",
+                          misaligned ? ""
+                          : faulted  ? "fault"
+                                     : "wrong_results",
+                          msg, exp, "fault.misaligned_access");
   // Where the failing run failed, and the shifts that prove why.
   if (const Finding* pf = primaryFinding(*firstBad)) f.location = pf->location;
   f.location.extra["failing_shifts"] = bad;
   f.location.extra["passing_shifts"] = passing;
   f.location.extra["required_alignment"] = required;
   f.tensor = tensorOf(*firstBad);
-  f.evidence = {{"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", runOutcome(*firstBad, true)}};
+  f.evidence = {
+      {"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", runOutcome(*firstBad, true)}};
   c.findings.push_back(f);
   c.summary = exp + ": " + msg;
   return c;
@@ -221,10 +226,11 @@ Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& r
       c.summary = "the output does not change with the poison";
       continue;
     }
-    Finding f = makeFinding("uninitialized_read", "",
-                            "the output changes when the output memory starts with a different poison pattern: "
-                            "the kernel reads memory it never wrote (e.g. accumulates into an output nobody zeroed)",
-                            r.experiment.name, "wrong.uninitialized_read");
+    Finding f =
+        makeFinding("uninitialized_read", "",
+                    "the output changes when the output memory starts with a different poison pattern: "
+                    "the kernel reads memory it never wrote (e.g. accumulates into an output nobody zeroed)",
+                    r.experiment.name, "wrong.uninitialized_read");
     f.location = locationOf(pointPassed(base) ? r.point : base);
     f.tensor = tensorOf(pointPassed(base) ? r.point : base);
     f.evidence = {{"poison_0", a}, {"poison_1", b}};
@@ -270,20 +276,23 @@ Conclusion concludeScaledUp(const Point& base, const std::vector<ExperimentRun>&
     const std::int64_t nans = nan ? nan->evidence.value("nan", std::int64_t(0)) : 0;
     const std::string factor = scaleText(r.experiment.inputScale);
     if (nans == 0) {
-      c.summary = r.experiment.name + ": " + verdictName(r.point.verdict) + ", no NaN where the reference is finite";
+      c.summary =
+          r.experiment.name + ": " + verdictName(r.point.verdict) + ", no NaN where the reference is finite";
       continue;
     }
-    Finding f = makeFinding("nan_inf", "input_magnitude",
-                            std::string("passes at the configured inputs, but with every generated float input "
-                                        "scaled by ") +
-                                factor + " the output has NaN where the reference stays finite (" + nan->message +
-                                "): an intermediate value overflows with larger inputs. exp() of unshifted logits "
-                                "(a softmax without subtracting the row maximum: exp overflows past 88.7 in f32, "
-                                "11.1 in f16) is the usual cause",
-                            r.experiment.name, "wrong.nan_inf.softmax_max");
+    Finding f =
+        makeFinding("nan_inf", "input_magnitude",
+                    std::string("passes at the configured inputs, but with every generated float input "
+                                "scaled by ") +
+                        factor + " the output has NaN where the reference stays finite (" + nan->message +
+                        "): an intermediate value overflows with larger inputs. exp() of unshifted logits "
+                        "(a softmax without subtracting the row maximum: exp overflows past 88.7 in f32, "
+                        "11.1 in f16) is the usual cause",
+                    r.experiment.name, "wrong.nan_inf.softmax_max");
     f.location = nan->location;
     f.tensor = nan->tensor;
-    f.evidence = {{"baseline", runOutcome(base, true)}, {"scaled", runOutcome(r.point, true)},
+    f.evidence = {{"baseline", runOutcome(base, true)},
+                  {"scaled", runOutcome(r.point, true)},
                   {"input_scale", r.experiment.inputScale}};
     c.findings.push_back(f);
     c.summary = r.experiment.name + ": " + f.message;
@@ -323,17 +332,18 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
                           "11.1 in f16) is the usual cause",
                       exp, "wrong.nan_inf.softmax_max");
     } else {
-      f = makeFinding("nan_inf", "magnitude_independent",
-                      std::string("the NaN/Inf remain when every generated float input is scaled by ") +
-                          factor +
-                          ": they do not come from values growing too large, but from a division by zero "
-                          "(0/0, x/0), NaN read from memory or an invalid operation (sqrt or log of a negative)",
-                      exp, "wrong.nan_inf.division_by_zero");
+      f = makeFinding(
+          "nan_inf", "magnitude_independent",
+          std::string("the NaN/Inf remain when every generated float input is scaled by ") + factor +
+              ": they do not come from values growing too large, but from a division by zero "
+              "(0/0, x/0), NaN read from memory or an invalid operation (sqrt or log of a negative)",
+          exp, "wrong.nan_inf.division_by_zero");
       f.severity = Severity::warning;  // narrows the cause; does not name it
     }
     f.location = locationOf(base);
     f.tensor = tensorOf(base);
-    f.evidence = {{"baseline", runOutcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
+    f.evidence = {
+        {"baseline", runOutcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
     c.findings.push_back(f);
     c.summary = exp + ": " + f.message;
     break;
@@ -341,16 +351,24 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
   return c;
 }
 
-Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg, const std::vector<ExperimentRun>& runs) {
+Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg,
+                    const std::vector<ExperimentRun>& runs) {
   switch (kind) {
-    case ExperimentKind::trials: return concludeTrials(base, runs);
-    case ExperimentKind::align_shift: return concludeAlignment(base, runs);
-    case ExperimentKind::poison: return concludePoison(base, runs);
-    case ExperimentKind::small_shapes: return concludeShapes(base, cfg, runs);
-    case ExperimentKind::warps: return concludeWarps(base, runs);
-    case ExperimentKind::input_scale: return concludeInputScale(base, runs);
+    case ExperimentKind::trials:
+      return concludeTrials(base, runs);
+    case ExperimentKind::align_shift:
+      return concludeAlignment(base, runs);
+    case ExperimentKind::poison:
+      return concludePoison(base, runs);
+    case ExperimentKind::small_shapes:
+      return concludeShapes(base, cfg, runs);
+    case ExperimentKind::warps:
+      return concludeWarps(base, runs);
+    case ExperimentKind::input_scale:
+      return concludeInputScale(base, runs);
     case ExperimentKind::baseline:
-    case ExperimentKind::trace: break;
+    case ExperimentKind::trace:
+      break;
   }
   return {};
 }
@@ -364,7 +382,8 @@ std::vector<Finding> orderFindings(std::vector<Finding> conclusions, const std::
   std::vector<Finding> rest;
   for (const auto& f : baseline) {
     bool dup = std::any_of(conclusions.begin(), conclusions.end(), [&](const Finding& g) {
-      return g.category == f.category && g.detail == f.detail && g.tensor == f.tensor && g.message == f.message;
+      return g.category == f.category && g.detail == f.detail && g.tensor == f.tensor &&
+             g.message == f.message;
     });
     if (!dup) rest.push_back(f);
   }
@@ -373,12 +392,14 @@ std::vector<Finding> orderFindings(std::vector<Finding> conclusions, const std::
   // unmasked column past the edge of a row-major tensor is the next row's start),
   // and whichever CTA writes last wins: the race is a consequence. The out-of-
   // bounds write names the bug and where it is, so it leads.
-  auto oob = std::find_if(rest.begin(), rest.end(),
-                          [](const Finding& f) { return f.category == "oob_write" && f.severity == Severity::error; });
+  auto oob = std::find_if(rest.begin(), rest.end(), [](const Finding& f) {
+    return f.category == "oob_write" && f.severity == Severity::error;
+  });
   if (!conclusions.empty() && conclusions.front().category == "race" && oob != rest.end()) {
     conclusions.front().evidence["explained_by"] = "oob_write";
-    conclusions.front().message += " (explained by the out-of-bounds writes: stray stores land in elements other "
-                                   "CTAs own, and the last writer wins)";
+    conclusions.front().message +=
+        " (explained by the out-of-bounds writes: stray stores land in elements other "
+        "CTAs own, and the last writer wins)";
     Finding lead = *oob;
     rest.erase(oob);
     conclusions.insert(conclusions.begin(), std::move(lead));

@@ -6,21 +6,29 @@
 #include <set>
 
 #include "diagnose_detail.h"
-#include "tilescope/diagnose/diagnose.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/diagnose/diagnose.h"
 
 namespace tilescope {
 
 const char* experimentKindName(ExperimentKind k) {
   switch (k) {
-    case ExperimentKind::baseline: return "baseline";
-    case ExperimentKind::trials: return "trials";
-    case ExperimentKind::align_shift: return "align_shift";
-    case ExperimentKind::small_shapes: return "small_shapes";
-    case ExperimentKind::poison: return "poison";
-    case ExperimentKind::input_scale: return "input_scale";
-    case ExperimentKind::warps: return "warps";
-    case ExperimentKind::trace: return "trace";
+    case ExperimentKind::baseline:
+      return "baseline";
+    case ExperimentKind::trials:
+      return "trials";
+    case ExperimentKind::align_shift:
+      return "align_shift";
+    case ExperimentKind::small_shapes:
+      return "small_shapes";
+    case ExperimentKind::poison:
+      return "poison";
+    case ExperimentKind::input_scale:
+      return "input_scale";
+    case ExperimentKind::warps:
+      return "warps";
+    case ExperimentKind::trace:
+      return "trace";
   }
   return "?";
 }
@@ -34,7 +42,8 @@ std::vector<std::string> Experiment::workerArgs() const {
     std::snprintf(buf, sizeof buf, "%.17g", inputScale);
     a.insert(a.end(), {"--input-scale", buf});
   }
-  if (!timing) a.insert(a.end(), {"--no-timing", "--no-counters"});  // follow-ups prove correctness, not speed
+  if (!timing)
+    a.insert(a.end(), {"--no-timing", "--no-counters"});  // follow-ups prove correctness, not speed
   if (trace) a.push_back("--trace");
   for (const auto& [k, v] : overrides) a.insert(a.end(), {"--set", k + "=" + std::to_string(v)});
   return a;
@@ -130,17 +139,20 @@ std::vector<Experiment> planShapes(const Point& base, const Config& cfg) {
       }
     }
     if (!rounded.empty())
-      out.push_back(shapeExperiment("rounded", rounded, "the failing sizes are not multiples of their tiles"));
+      out.push_back(
+          shapeExperiment("rounded", rounded, "the failing sizes are not multiples of their tiles"));
     if (!small.empty()) out.push_back(shapeExperiment("small", small, "does it fail at small sizes too?"));
     if (!reduction.empty() && reduction.size() < small.size())
-      out.push_back(shapeExperiment("reduction", reduction, "is the summed (reduction) size alone to blame?"));
+      out.push_back(
+          shapeExperiment("reduction", reduction, "is the summed (reduction) size alone to blame?"));
   } else {
     std::vector<std::pair<std::string, std::int64_t>> odd, under;
     for (const auto& s : sizes) {
       if (s.tile > 1) odd.emplace_back(s.name, s.tile + 1);
       if (s.tile > 2) under.emplace_back(s.name, s.tile - 1);
     }
-    if (!odd.empty()) out.push_back(shapeExperiment("odd", odd, "partial tiles (tile + 1): are the boundary masks right?"));
+    if (!odd.empty())
+      out.push_back(shapeExperiment("odd", odd, "partial tiles (tile + 1): are the boundary masks right?"));
     if (!under.empty()) out.push_back(shapeExperiment("under", under, "sizes below one tile (tile - 1)"));
   }
   std::vector<Experiment> valid;

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "diagnose_detail.h"
-#include "tilescope/diagnose/diagnose.h"
 #include "tilescope/config/tensor.h"
+#include "tilescope/diagnose/diagnose.h"
 
 namespace tilescope {
 
@@ -75,29 +75,30 @@ Finding maskFinding(const Point& failing, const std::string& passingAt, const st
     std::string names;
     for (std::size_t i = 0; i < guarded.size(); ++i)
       names += (i == 0 ? "" : i + 1 == guarded.size() ? " or " : ", ") + guarded[i];
-    Finding f = makeFinding("oob_read", "",
-                            "NaN/Inf at " + failingAt + " (partial tiles) but none at " + passingAt +
-                                " (whole tiles): loads of the partial tiles read past the end of " + names +
-                                ", into the NaN guard zone after it (or into the next row or head before it); "
-                                "the load mask of partial tiles is missing (inferred from the NaN)" +
-                                (pf ? " (" + (baseFailed ? std::string("baseline") : experiment) + ": " +
-                                          pf->message + ")"
-                                    : ""),
-                            experiment, "fault.oob_read");
+    Finding f = makeFinding(
+        "oob_read", "",
+        "NaN/Inf at " + failingAt + " (partial tiles) but none at " + passingAt +
+            " (whole tiles): loads of the partial tiles read past the end of " + names +
+            ", into the NaN guard zone after it (or into the next row or head before it); "
+            "the load mask of partial tiles is missing (inferred from the NaN)" +
+            (pf ? " (" + (baseFailed ? std::string("baseline") : experiment) + ": " + pf->message + ")" : ""),
+        experiment, "fault.oob_read");
     f.location = locationOf(failing);
     f.tensor = guarded.size() == 1 ? guarded.front() : "";
-    f.evidence = {{"inferred", true}, {"candidates", guarded}, {"nan_at", failingAt}, {"clean_at", passingAt}};
+    f.evidence = {
+        {"inferred", true}, {"candidates", guarded}, {"nan_at", failingAt}, {"clean_at", passingAt}};
     return f;
   }
   if (category == "misaligned_access")
     msg = "faults with a misaligned address at " + failingAt + " but passes at " + passingAt +
-          ": a vector access assumes each row starts aligned, i.e. sizes that are multiples of the vector width";
+          ": a vector access assumes each row starts aligned, i.e. sizes that are multiples of the vector "
+          "width";
   else
     msg = "fails at " + failingAt + " (partial tiles) but passes at " + passingAt +
           " (whole tiles): the boundary mask of partial tiles is missing or wrong";
   if (pf) msg += " (" + (baseFailed ? std::string("baseline") : experiment) + ": " + pf->message + ")";
-  Finding f = makeFinding(category, detail, msg, experiment, pf && !pf->treeNode.empty() ? pf->treeNode
-                                                                                         : nodeFor(category, detail));
+  Finding f = makeFinding(category, detail, msg, experiment,
+                          pf && !pf->treeNode.empty() ? pf->treeNode : nodeFor(category, detail));
   f.location = locationOf(failing);
   f.tensor = tensorOf(failing);
   return f;
@@ -109,12 +110,13 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
   const std::string at = describeSizes(sizes);
   const std::string exp = small.experiment.name;
   if (json ov = int32Overflow(cfg); !ov.is_null()) {
-    Finding f = makeFinding("int_overflow", "",
-                            "fails at " + at + " but passes at " + exp.substr(6) + ": tensor " +
-                                ov["tensor"].get<std::string>() + " has " + std::to_string(ov["elements"].get<std::int64_t>()) +
-                                " elements, past what a signed 32-bit index reaches (2^31); offsets computed in "
-                                "`int` wrap",
-                            exp, "wrong.int_overflow");
+    Finding f = makeFinding(
+        "int_overflow", "",
+        "fails at " + at + " but passes at " + exp.substr(6) + ": tensor " + ov["tensor"].get<std::string>() +
+            " has " + std::to_string(ov["elements"].get<std::int64_t>()) +
+            " elements, past what a signed 32-bit index reaches (2^31); offsets computed in "
+            "`int` wrap",
+        exp, "wrong.int_overflow");
     f.tensor = ov["tensor"];
     // Where the large run failed, and the tensor whose offsets wrap.
     f.location = locationOf(base);
@@ -145,10 +147,11 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
   }
   const Finding* pf = primaryFinding(base);
   std::string category = base.verdict == Verdict::incorrect || !pf ? "mismatch" : pf->category;
-  Finding f = makeFinding(category, "large_only",
-                          "fails at " + at + " but passes at " + exp.substr(6) +
-                              ": the failure needs large sizes (index arithmetic, grid limits or accumulated error)",
-                          exp, nodeFor(category, "large_only"));
+  Finding f =
+      makeFinding(category, "large_only",
+                  "fails at " + at + " but passes at " + exp.substr(6) +
+                      ": the failure needs large sizes (index arithmetic, grid limits or accumulated error)",
+                  exp, nodeFor(category, "large_only"));
   f.location = locationOf(base);
   f.tensor = tensorOf(base);
   return f;
@@ -186,8 +189,8 @@ Conclusion concludeShapes(const Point& base, const Config& cfg, const std::vecto
     }
     if (baseFailed && role == "reduction") reduction = &r;
     if (!baseFailed && !passed && (role == "odd" || role == "under")) {
-      Finding f =
-          maskFinding(r.point, describeSizes(sizes), r.experiment.name.substr(6), r.experiment.name, false, cfg);
+      Finding f = maskFinding(r.point, describeSizes(sizes), r.experiment.name.substr(6), r.experiment.name,
+                              false, cfg);
       f.location.extra["sizes"] = r.experiment.name.substr(6);
       c.findings.push_back(f);
       c.settled = true;

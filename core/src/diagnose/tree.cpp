@@ -34,7 +34,8 @@ std::string getString(const json& j, const char* key, const std::string& node, b
 
 TreeNode nodeFromJson(const std::string& id, const json& j) {
   if (!j.is_object()) throw TreeError(id, "a node must be an object");
-  checkKeys(j, {"title", "question", "answers", "experiment", "explanation", "fix", "examples", "sources"}, id, "node");
+  checkKeys(j, {"title", "question", "answers", "experiment", "explanation", "fix", "examples", "sources"},
+            id, "node");
   TreeNode n;
   n.id = id;
   n.title = getString(j, "title", id, true);
@@ -80,7 +81,8 @@ void validateNode(const TreeNode& n, const Tree& t) {
   } else {
     if (n.question.empty()) throw TreeError(n.id, "a node with answers must have a 'question'");
     for (const auto& a : n.answers)
-      if (!t.contains(a.next)) throw TreeError(n.id, "answer '" + a.id + "' leads to unknown node '" + a.next + "'");
+      if (!t.contains(a.next))
+        throw TreeError(n.id, "answer '" + a.id + "' leads to unknown node '" + a.next + "'");
   }
   if (!n.experiment.empty()) {
     const auto& known = knownExperiments();
@@ -110,10 +112,12 @@ void validateShape(const Tree& t) {
 }  // namespace
 
 TreeError::TreeError(std::string node, const std::string& message)
-    : std::runtime_error(node.empty() ? message : "tree node '" + node + "': " + message), m_node(std::move(node)) {}
+    : std::runtime_error(node.empty() ? message : "tree node '" + node + "': " + message),
+      m_node(std::move(node)) {}
 
 const std::vector<std::string>& knownExperiments() {
-  static const std::vector<std::string> k{"trials", "align_shift", "small_shapes", "poison", "input_scale", "warps"};
+  static const std::vector<std::string> k{"trials", "align_shift", "small_shapes",
+                                          "poison", "input_scale", "warps"};
   return k;
 }
 
@@ -147,11 +151,13 @@ Tree treeFromJson(const json& j, const std::string& origin) {
   for (const auto& [k, v] : j.items())
     if (k != "schema" && k != "root" && k != "nodes" && k != "description")
       throw TreeError("", origin + ": unknown key '" + k + "'");
-  if (!j.contains("nodes") || !j["nodes"].is_object()) throw TreeError("", origin + ": 'nodes' must be an object");
+  if (!j.contains("nodes") || !j["nodes"].is_object())
+    throw TreeError("", origin + ": 'nodes' must be an object");
   Tree t;
   t.root = j.value("root", "");
   for (const auto& [id, nj] : j["nodes"].items()) t.nodes.push_back(nodeFromJson(id, nj));
-  if (t.root.empty() || !t.contains(t.root)) throw TreeError(t.root, origin + ": root node '" + t.root + "' does not exist");
+  if (t.root.empty() || !t.contains(t.root))
+    throw TreeError(t.root, origin + ": root node '" + t.root + "' does not exist");
   for (const auto& n : t.nodes) validateNode(n, t);
   validateShape(t);
   return t;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <regex>
 
-#include "tilescope/logs/classify.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
 
 namespace tilescope {
 namespace {
@@ -12,7 +12,8 @@ namespace {
 using nlohmann::json;
 
 const char* const kOps[] = {"finding", "verdict", "field", "log", "any", "all", "not", "always"};
-const char* const kComparators[] = {"eq", "ne", "lt", "le", "gt", "ge", "exists", "contains", "matches", "multiple_of", "in"};
+const char* const kComparators[] = {"eq",     "ne",       "lt",      "le",          "gt", "ge",
+                                    "exists", "contains", "matches", "multiple_of", "in"};
 
 bool isOneOf(const std::string& s, std::initializer_list<const char*> names) {
   for (const char* n : names)
@@ -32,7 +33,8 @@ void requireNames(const json& spec, const std::string& node, const std::string& 
   bool ok = spec.is_string() || (spec.is_array() && !spec.empty());
   if (spec.is_array())
     for (const auto& s : spec) ok = ok && s.is_string();
-  if (!ok) throw TreeError(node, "predicate '" + key + "' needs a string or a list of strings, got " + spec.dump());
+  if (!ok)
+    throw TreeError(node, "predicate '" + key + "' needs a string or a list of strings, got " + spec.dump());
 }
 
 // Category names (of findings, or of a classified log) must be the registry's: a
@@ -40,7 +42,8 @@ void requireNames(const json& spec, const std::string& node, const std::string& 
 void requireCategories(const json& spec, const std::string& node, const std::string& key) {
   for (const json& s : spec.is_array() ? spec : json::array({spec}))
     if (s != "*" && !isKnownCategory(s.get<std::string>()))
-      throw TreeError(node, "predicate '" + key + "' names unknown finding category '" + s.get<std::string>() +
+      throw TreeError(node, "predicate '" + key + "' names unknown finding category '" +
+                                s.get<std::string>() +
                                 "' (the registry is in core/src/model/vocabulary.cpp)");
 }
 
@@ -49,7 +52,8 @@ std::string opOf(const json& p, const std::string& node) {
   std::string op;
   for (const char* o : kOps)
     if (p.contains(o)) {
-      if (!op.empty()) throw TreeError(node, "predicate has two operators ('" + op + "' and '" + o + "'): " + p.dump());
+      if (!op.empty())
+        throw TreeError(node, "predicate has two operators ('" + op + "' and '" + o + "'): " + p.dump());
       op = o;
     }
   if (op.empty()) throw TreeError(node, "unknown predicate operator in " + p.dump());
@@ -70,7 +74,8 @@ std::vector<const json*> findingsOf(const json& s) {
 }
 
 // Values at a dotted path; "*" steps into every member or element.
-void collect(const json& at, const std::vector<std::string>& parts, std::size_t i, std::vector<const json*>& out) {
+void collect(const json& at, const std::vector<std::string>& parts, std::size_t i,
+             std::vector<const json*>& out) {
   if (i == parts.size()) {
     out.push_back(&at);
     return;
@@ -81,7 +86,8 @@ void collect(const json& at, const std::vector<std::string>& parts, std::size_t 
       for (const auto& v : at) collect(v, parts, i + 1, out);
     return;
   }
-  if (at.is_object() && at.contains(key)) collect(at[key], parts, i + 1, out);
+  if (at.is_object() && at.contains(key))
+    collect(at[key], parts, i + 1, out);
   else if (at.is_array() && !key.empty() && std::isdigit(static_cast<unsigned char>(key[0]))) {
     std::size_t idx = std::stoul(key);
     if (idx < at.size()) collect(at[idx], parts, i + 1, out);
@@ -106,8 +112,10 @@ bool compare(const std::string& cmp, const json& v, const json& arg) {
   if (cmp == "eq") return v == arg;
   if (cmp == "ne") return v != arg;
   if (cmp == "in") return std::find(arg.begin(), arg.end(), v) != arg.end();
-  if (cmp == "contains") return v.is_string() && v.get<std::string>().find(arg.get<std::string>()) != std::string::npos;
-  if (cmp == "matches") return v.is_string() && std::regex_search(v.get<std::string>(), std::regex(arg.get<std::string>()));
+  if (cmp == "contains")
+    return v.is_string() && v.get<std::string>().find(arg.get<std::string>()) != std::string::npos;
+  if (cmp == "matches")
+    return v.is_string() && std::regex_search(v.get<std::string>(), std::regex(arg.get<std::string>()));
   if (!v.is_number()) return false;
   const double x = v.get<double>(), y = arg.get<double>();
   if (cmp == "lt") return x < y;
@@ -143,7 +151,8 @@ bool evalVerdict(const json& p, const json& s, json* ev) {
   if (s.contains("points") && s["points"].is_array())
     for (const auto& pt : s["points"]) subjects.push_back(&pt);
   for (const json* o : subjects)
-    if (o->contains("verdict") && (*o)["verdict"].is_string() && matchesNames(p["verdict"], (*o)["verdict"])) {
+    if (o->contains("verdict") && (*o)["verdict"].is_string() &&
+        matchesNames(p["verdict"], (*o)["verdict"])) {
       addEvidence(ev, {{"verdict", (*o)["verdict"]}});
       return true;
     }
@@ -176,9 +185,11 @@ std::vector<std::string> logsOf(const json& s) {
   std::vector<std::string> out;
   auto add = [&](const json& o) {
     if (o.contains("log") && o["log"].is_string()) out.push_back(o["log"]);
-    if (o.contains("compile") && o["compile"].is_object() && o["compile"].contains("log") && o["compile"]["log"].is_string())
+    if (o.contains("compile") && o["compile"].is_object() && o["compile"].contains("log") &&
+        o["compile"]["log"].is_string())
       out.push_back(o["compile"]["log"]);
-    if (o.contains("launch") && o["launch"].is_object() && o["launch"].contains("error") && o["launch"]["error"].is_string())
+    if (o.contains("launch") && o["launch"].is_object() && o["launch"].contains("error") &&
+        o["launch"]["error"].is_string())
       out.push_back(o["launch"]["error"]);
     if (o.contains("worker_stderr") && o["worker_stderr"].is_string()) out.push_back(o["worker_stderr"]);
   };
@@ -196,8 +207,11 @@ bool evalLog(const json& p, const json& s, json* ev) {
     if (p.contains("detail") && !matchesNames(p["detail"], c.detail)) continue;
     if (p.contains("source") && !matchesNames(p["source"], c.source)) continue;
     if (p.contains("node") && !matchesNames(p["node"], c.treeNode)) continue;
-    addEvidence(ev, {{"log", c.category}, {"detail", c.detail}, {"source", c.source},
-                     {"matched", c.matched}, {"rule", c.rule}});
+    addEvidence(ev, {{"log", c.category},
+                     {"detail", c.detail},
+                     {"source", c.source},
+                     {"matched", c.matched},
+                     {"rule", c.rule}});
     return true;
   }
   return false;
@@ -231,15 +245,20 @@ void validatePredicate(const json& p, const std::string& node) {
     int n = 0;
     for (const char* c : kComparators) n += p.contains(c);
     if (n != 1)
-      throw TreeError(node, "predicate 'field' needs exactly one of eq ne lt le gt ge exists contains matches "
-                            "multiple_of in: " + p.dump());
+      throw TreeError(node,
+                      "predicate 'field' needs exactly one of eq ne lt le gt ge exists contains matches "
+                      "multiple_of in: " +
+                          p.dump());
     allow({"eq", "ne", "lt", "le", "gt", "ge", "exists", "contains", "matches", "multiple_of", "in"});
     for (const char* c : {"lt", "le", "gt", "ge", "multiple_of"})
-      if (p.contains(c) && !p[c].is_number()) throw TreeError(node, std::string("'") + c + "' needs a number: " + p.dump());
-    if (p.contains("exists") && !p["exists"].is_boolean()) throw TreeError(node, "'exists' needs true or false: " + p.dump());
+      if (p.contains(c) && !p[c].is_number())
+        throw TreeError(node, std::string("'") + c + "' needs a number: " + p.dump());
+    if (p.contains("exists") && !p["exists"].is_boolean())
+      throw TreeError(node, "'exists' needs true or false: " + p.dump());
     if (p.contains("in") && !p["in"].is_array()) throw TreeError(node, "'in' needs a list: " + p.dump());
     for (const char* c : {"contains", "matches"})
-      if (p.contains(c) && !p[c].is_string()) throw TreeError(node, std::string("'") + c + "' needs a string: " + p.dump());
+      if (p.contains(c) && !p[c].is_string())
+        throw TreeError(node, std::string("'") + c + "' needs a string: " + p.dump());
     if (p.contains("matches")) {
       try {
         std::regex re(p["matches"].get<std::string>());
@@ -249,7 +268,8 @@ void validatePredicate(const json& p, const std::string& node) {
     }
   } else if (op == "any" || op == "all") {
     allow({});
-    if (!p[op].is_array() || p[op].empty()) throw TreeError(node, "'" + op + "' needs a non-empty list: " + p.dump());
+    if (!p[op].is_array() || p[op].empty())
+      throw TreeError(node, "'" + op + "' needs a non-empty list: " + p.dump());
     for (const auto& q : p[op]) validatePredicate(q, node);
   } else if (op == "not") {
     allow({});

@@ -10,14 +10,15 @@ namespace {
 using nlohmann::json;
 
 void addExperiment(TreeWalk& w, const TreeNode& n) {
-  if (!n.experiment.empty() && std::find(w.experiments.begin(), w.experiments.end(), n.experiment) == w.experiments.end())
+  if (!n.experiment.empty() &&
+      std::find(w.experiments.begin(), w.experiments.end(), n.experiment) == w.experiments.end())
     w.experiments.push_back(n.experiment);
 }
 
 }  // namespace
 
-TreeWalk walkTree(const Tree& tree, const json& subject, const std::map<std::string, std::string>& userAnswers,
-                  const std::string& startNode) {
+TreeWalk walkTree(const Tree& tree, const json& subject,
+                  const std::map<std::string, std::string>& userAnswers, const std::string& startNode) {
   TreeWalk w;
   const std::string start = startNode.empty() ? tree.root : startNode;
   const TreeNode* node = tree.find(start);

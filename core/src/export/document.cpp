@@ -7,8 +7,8 @@
 
 #include "document_detail.h"
 #include "tilescope/base/format.h"
-#include "tilescope/model/location.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/model/location.h"
 
 namespace tilescope {
 
@@ -21,7 +21,9 @@ const DocSection* Document::section(const std::string& id) const {
 }
 
 std::string pointLabel(const Point& p) {
-  std::string s = !p.label.empty() ? p.label : !p.experiment.empty() ? p.experiment : "#" + std::to_string(p.index);
+  std::string s = !p.label.empty()        ? p.label
+                  : !p.experiment.empty() ? p.experiment
+                                          : "#" + std::to_string(p.index);
   if (p.trial > 0) s += " t" + std::to_string(p.trial);
   return s;
 }
@@ -60,7 +62,8 @@ std::string configText(const nlohmann::json& config, const char* a, const char* 
 
 namespace {
 
-void flatten(const nlohmann::json& j, const std::string& key, std::vector<std::pair<std::string, std::string>>* rows) {
+void flatten(const nlohmann::json& j, const std::string& key,
+             std::vector<std::pair<std::string, std::string>>* rows) {
   auto endsWith = [&](const char* suffix) {
     const std::string s = suffix;
     return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
@@ -69,15 +72,18 @@ void flatten(const nlohmann::json& j, const std::string& key, std::vector<std::p
     for (const auto& [k, v] : j.items()) flatten(v, key.empty() ? k : key + "." + k, rows);
     return;
   }
-  const bool scalars = j.is_array() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_primitive(); });
+  const bool scalars = j.is_array() && std::all_of(j.begin(), j.end(),
+                                                   [](const nlohmann::json& e) { return e.is_primitive(); });
   if (j.is_array() && !scalars) {
     std::size_t i = 0;
     for (const auto& v : j) flatten(v, key + "[" + std::to_string(i++) + "]", rows);
     return;
   }
   std::string value;
-  if (j.is_number() && endsWith("_ns")) value = formatDuration(j.get<double>());
-  else if (j.is_number() && endsWith("_bytes")) value = formatBytes(j.get<double>());
+  if (j.is_number() && endsWith("_ns"))
+    value = formatDuration(j.get<double>());
+  else if (j.is_number() && endsWith("_bytes"))
+    value = formatBytes(j.get<double>());
   else if (scalars) {
     std::size_t n = 0;
     for (const auto& v : j) {
@@ -87,15 +93,18 @@ void flatten(const nlohmann::json& j, const std::string& key, std::vector<std::p
       }
       value += (n++ ? ", " : "") + jsonText(v);
     }
-  } else value = jsonText(j);
+  } else
+    value = jsonText(j);
   rows->emplace_back(key.empty() ? "value" : key, value);
 }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> evidenceRows(const nlohmann::json& evidence, std::size_t maxRows) {
+std::vector<std::pair<std::string, std::string>> evidenceRows(const nlohmann::json& evidence,
+                                                              std::size_t maxRows) {
   std::vector<std::pair<std::string, std::string>> rows;
-  if (evidence.is_null() || (evidence.is_object() && evidence.empty()) || (evidence.is_array() && evidence.empty()))
+  if (evidence.is_null() || (evidence.is_object() && evidence.empty()) ||
+      (evidence.is_array() && evidence.empty()))
     return rows;
   flatten(evidence, "", &rows);
   if (rows.size() > maxRows) {
@@ -108,7 +117,8 @@ std::vector<std::pair<std::string, std::string>> evidenceRows(const nlohmann::js
 
 namespace {
 
-DocTable keyValueTable(const std::vector<std::pair<std::string, std::string>>& rows, std::string caption = "") {
+DocTable keyValueTable(const std::vector<std::pair<std::string, std::string>>& rows,
+                       std::string caption = "") {
   DocTable t{std::move(caption), {"Key", "Value"}, {}};
   for (const auto& [k, v] : rows) t.rows.push_back({k, v});
   return t;
@@ -130,9 +140,12 @@ DocBanner banner(const Report& r, const Tree* tree) {
     }
   if (b.headline.empty() && !r.findings.empty()) b.headline = r.findings.front().message;
   if (b.headline.empty())
-    b.headline = std::to_string(r.points.size()) + (r.points.size() == 1 ? " point" : " points") + ", no findings";
-  if (const TreeNode* leaf = leafOf(r, tree)) b.fix = leaf->title + ": " + leaf->fix;
-  else if (!r.treePath.empty()) b.fix = "see the troubleshooting node " + r.treePath.back();
+    b.headline =
+        std::to_string(r.points.size()) + (r.points.size() == 1 ? " point" : " points") + ", no findings";
+  if (const TreeNode* leaf = leafOf(r, tree))
+    b.fix = leaf->title + ": " + leaf->fix;
+  else if (!r.treePath.empty())
+    b.fix = "see the troubleshooting node " + r.treePath.back();
   return b;
 }
 
@@ -215,7 +228,8 @@ DocSection findings(const Report& r, const DocumentOptions& o) {
     for (std::size_t i = shown; i < r.findings.size(); ++i) ++rest[r.findings[i].category];
     std::string counts;
     for (const auto& [c, n] : rest) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + c;
-    s.blocks.push_back(DocParagraph{"The first " + std::to_string(shown) + " of " + std::to_string(r.findings.size()) +
+    s.blocks.push_back(DocParagraph{"The first " + std::to_string(shown) + " of " +
+                                        std::to_string(r.findings.size()) +
                                         " findings are listed; the others: " + counts + ".",
                                     true});
   }
@@ -223,7 +237,8 @@ DocSection findings(const Report& r, const DocumentOptions& o) {
     const Finding& f = r.findings[i];
     const auto rows = evidenceRows(f.evidence, o.maxEvidenceRows);
     if (rows.empty() && f.treeNode.empty() && f.experiment.empty()) continue;
-    s.blocks.push_back(DocSubheading{std::to_string(i + 1) + ". " + severityName(f.severity) + " " + findingName(f)});
+    s.blocks.push_back(
+        DocSubheading{std::to_string(i + 1) + ". " + severityName(f.severity) + " " + findingName(f)});
     std::vector<std::pair<std::string, std::string>> facts;
     if (!f.experiment.empty()) facts.emplace_back("experiment", f.experiment);
     if (!f.treeNode.empty()) facts.emplace_back("troubleshooting node", f.treeNode);
@@ -263,9 +278,11 @@ DocSection troubleshooting(const Report& r, const Tree* tree, const DocumentOpti
       if (!e.after.empty()) s.blocks.push_back(DocCode{e.language, "// after\n" + e.after});
     }
   } else if (!tree) {
-    s.blocks.push_back(DocParagraph{"The troubleshooting tree was not available: node titles and the fix text are left out.", true});
+    s.blocks.push_back(DocParagraph{
+        "The troubleshooting tree was not available: node titles and the fix text are left out.", true});
   } else {
-    s.blocks.push_back(DocParagraph{"The walk stopped before a fix: answer its open question in the GUI's Troubleshooting panel.", true});
+    s.blocks.push_back(DocParagraph{
+        "The walk stopped before a fix: answer its open question in the GUI's Troubleshooting panel.", true});
   }
   return s;
 }
@@ -280,9 +297,10 @@ DocSection diagnoseExperiments(const Report& r) {
     for (const auto& e : (*d)["experiments"]) {
       if (!e.is_object()) continue;
       const double wall = e.value("wall_s", 0.0);
-      t.rows.push_back({jsonText(e.value("experiment", nlohmann::json())), jsonText(e.value("group", nlohmann::json())),
-                        jsonText(e.value("why", nlohmann::json())), jsonText(e.value("verdict", nlohmann::json())),
-                        wall > 0 ? formatDuration(wall * 1e9) : "–"});
+      t.rows.push_back(
+          {jsonText(e.value("experiment", nlohmann::json())), jsonText(e.value("group", nlohmann::json())),
+           jsonText(e.value("why", nlohmann::json())), jsonText(e.value("verdict", nlohmann::json())),
+           wall > 0 ? formatDuration(wall * 1e9) : "–"});
     }
     if (!t.rows.empty()) s.blocks.push_back(t);
   }
@@ -290,8 +308,9 @@ DocSection diagnoseExperiments(const Report& r) {
     DocTable t{"Conclusions", {"Group", "Runs", "Settled", "Summary"}, {}};
     for (const auto& c : (*d)["conclusions"])
       if (c.is_object())
-        t.rows.push_back({jsonText(c.value("group", nlohmann::json())), jsonText(c.value("runs", nlohmann::json())),
-                          jsonText(c.value("settled", nlohmann::json())), jsonText(c.value("summary", nlohmann::json()))});
+        t.rows.push_back(
+            {jsonText(c.value("group", nlohmann::json())), jsonText(c.value("runs", nlohmann::json())),
+             jsonText(c.value("settled", nlohmann::json())), jsonText(c.value("summary", nlohmann::json()))});
     if (!t.rows.empty()) s.blocks.push_back(t);
   }
   if (d->contains("stopped")) s.blocks.push_back(DocParagraph{"Stopped: " + jsonText((*d)["stopped"])});

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "document_detail.h"
-#include "tilescope/counters/counters.h"
 #include "tilescope/base/format.h"
+#include "tilescope/counters/counters.h"
 
 namespace tilescope::doc_detail {
 
@@ -21,13 +21,15 @@ std::string grid3(const std::int64_t v[3]) {
 /// The note under a capped table, or nothing.
 void capNote(DocSection* s, const Report& r, std::size_t cap) {
   if (r.points.size() <= cap) return;
-  s->blocks.push_back(DocParagraph{"The table lists the first " + std::to_string(cap) + " of " +
-                                       std::to_string(r.points.size()) +
-                                       " points (the summary counts every verdict; the report's JSON holds them all).",
-                                   true});
+  s->blocks.push_back(DocParagraph{
+      "The table lists the first " + std::to_string(cap) + " of " + std::to_string(r.points.size()) +
+          " points (the summary counts every verdict; the report's JSON holds them all).",
+      true});
 }
 
-std::size_t rowsOf(const Report& r, const DocumentOptions& o) { return std::min(r.points.size(), o.maxPointRows); }
+std::size_t rowsOf(const Report& r, const DocumentOptions& o) {
+  return std::min(r.points.size(), o.maxPointRows);
+}
 
 DocSection points(const Report& r, const DocumentOptions& o) {
   DocSection s{"points", "Points", {}, true};
@@ -35,11 +37,13 @@ DocSection points(const Report& r, const DocumentOptions& o) {
   for (std::size_t i = 0; i < rowsOf(r, o); ++i) {
     const Point& p = r.points[i];
     const bool timed = p.timing.measured;
-    t.rows.push_back({std::to_string(i), pointLabel(p), verdictName(p.verdict),
-                      timed ? formatDuration(p.timing.kernelNs.median) : kDash,
-                      timed ? formatDuration(p.timing.kernelNs.p10) + " – " + formatDuration(p.timing.kernelNs.p90) : kDash,
-                      p.baseline.measured ? p.baseline.name + " " + formatDuration(p.baseline.kernelNs.median) : kDash,
-                      p.speedup ? formatRatio(*p.speedup) : kDash, timed ? formatPercent(p.timing.cv) : kDash});
+    t.rows.push_back(
+        {std::to_string(i), pointLabel(p), verdictName(p.verdict),
+         timed ? formatDuration(p.timing.kernelNs.median) : kDash,
+         timed ? formatDuration(p.timing.kernelNs.p10) + " – " + formatDuration(p.timing.kernelNs.p90)
+               : kDash,
+         p.baseline.measured ? p.baseline.name + " " + formatDuration(p.baseline.kernelNs.median) : kDash,
+         p.speedup ? formatRatio(*p.speedup) : kDash, timed ? formatPercent(p.timing.cv) : kDash});
   }
   s.blocks.push_back(t);
   capNote(&s, r, o.maxPointRows);
@@ -48,8 +52,10 @@ DocSection points(const Report& r, const DocumentOptions& o) {
 
 DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
   DocSection s{"compile", "Compile and launch", {}, false};
-  DocTable t{"", {"Point", "Compile", "Regs/thread", "Static smem", "Local/thread", "Spills (st / ld)", "Grid", "Block",
-                  "Dynamic smem", "Launch"}, {}};
+  DocTable t{"",
+             {"Point", "Compile", "Regs/thread", "Static smem", "Local/thread", "Spills (st / ld)", "Grid",
+              "Block", "Dynamic smem", "Launch"},
+             {}};
   bool any = false;
   for (std::size_t i = 0; i < rowsOf(r, o); ++i) {
     const Point& p = r.points[i];
@@ -57,14 +63,19 @@ DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
     const LaunchInfo& l = p.launch;
     any = any || c.attempted || l.attempted;
     const std::string compile = !c.attempted ? kDash
-                                : c.ok ? "ok (" + c.compiler + ", " + c.arch + (c.cached ? ", cached" : "") + ")"
-                                       : "FAILED (" + c.compiler + ")";
+                                : c.ok
+                                    ? "ok (" + c.compiler + ", " + c.arch + (c.cached ? ", cached" : "") + ")"
+                                    : "FAILED (" + c.compiler + ")";
     t.rows.push_back({pointLabel(p), compile, c.regs >= 0 ? std::to_string(c.regs) : kDash,
                       c.smemStatic >= 0 ? formatBytes(double(c.smemStatic)) : kDash,
                       c.localBytes >= 0 ? formatBytes(double(c.localBytes)) : kDash,
-                      c.spillStores >= 0 ? formatBytes(double(c.spillStores)) + " / " + formatBytes(double(std::max<std::int64_t>(0, c.spillLoads))) : kDash,
+                      c.spillStores >= 0 ? formatBytes(double(c.spillStores)) + " / " +
+                                               formatBytes(double(std::max<std::int64_t>(0, c.spillLoads)))
+                                         : kDash,
                       grid3(l.grid), grid3(l.block), formatBytes(double(l.sharedBytes)),
-                      !l.attempted ? kDash : l.ok ? "ok" : (l.error.empty() ? "failed" : l.error)});
+                      !l.attempted ? kDash
+                      : l.ok       ? "ok"
+                                   : (l.error.empty() ? "failed" : l.error)});
   }
   if (!any) return s;
   s.blocks.push_back(t);
@@ -74,15 +85,20 @@ DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
 
 DocSection correctness(const Report& r, const DocumentOptions& o) {
   DocSection s{"correctness", "Correctness", {}, false};
-  DocTable t{"", {"Point", "Tensor", "Reference", "Max abs err", "Max rel err", "Mismatches", "NaN", "Inf", "First mismatch"}, {}};
+  DocTable t{"",
+             {"Point", "Tensor", "Reference", "Max abs err", "Max rel err", "Mismatches", "NaN", "Inf",
+              "First mismatch"},
+             {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i)
     for (const CorrectnessInfo& c : r.points[i].correctness) {
       if (!c.checked) continue;
-      t.rows.push_back({pointLabel(r.points[i]), c.tensor, c.reference, formatNumber(c.maxAbsErr), formatNumber(c.maxRelErr),
-                        std::to_string(c.mismatches) + " of " + std::to_string(c.elements), std::to_string(c.nan),
-                        std::to_string(c.inf),
-                        c.firstMismatch[0] < 0 ? kDash
-                                               : "[" + std::to_string(c.firstMismatch[0]) + ", " + std::to_string(c.firstMismatch[1]) + "]"});
+      t.rows.push_back(
+          {pointLabel(r.points[i]), c.tensor, c.reference, formatNumber(c.maxAbsErr),
+           formatNumber(c.maxRelErr), std::to_string(c.mismatches) + " of " + std::to_string(c.elements),
+           std::to_string(c.nan), std::to_string(c.inf),
+           c.firstMismatch[0] < 0
+               ? kDash
+               : "[" + std::to_string(c.firstMismatch[0]) + ", " + std::to_string(c.firstMismatch[1]) + "]"});
     }
   if (t.rows.empty()) return s;
   s.blocks.push_back(t);
@@ -98,12 +114,16 @@ std::string limiterName(const std::string& limiter) {
 
 DocSection occupancy(const Report& r, const DocumentOptions& o) {
   DocSection s{"occupancy", "Occupancy", {}, true};
-  DocTable t{"", {"Point", "Threads", "Regs/thread", "Smem/block", "Blocks/SM", "Warps/SM", "Occupancy", "Limiter"}, {}};
+  DocTable t{
+      "",
+      {"Point", "Threads", "Regs/thread", "Smem/block", "Blocks/SM", "Warps/SM", "Occupancy", "Limiter"},
+      {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i) {
     const OccupancyInfo& oc = r.points[i].occupancy;
     if (!oc.computed) continue;
-    t.rows.push_back({pointLabel(r.points[i]), std::to_string(oc.threadsPerBlock), std::to_string(oc.regsPerThread),
-                      formatBytes(double(oc.smemPerBlock)), std::to_string(oc.blocksPerSm),
+    t.rows.push_back({pointLabel(r.points[i]), std::to_string(oc.threadsPerBlock),
+                      std::to_string(oc.regsPerThread), formatBytes(double(oc.smemPerBlock)),
+                      std::to_string(oc.blocksPerSm),
                       std::to_string(oc.warpsPerSm) + " of " + std::to_string(oc.maxWarpsPerSm),
                       formatPercent(oc.theoretical), limiterName(oc.limiter)});
   }
@@ -115,13 +135,16 @@ DocSection occupancy(const Report& r, const DocumentOptions& o) {
 
 DocSection coverage(const Report& r, const DocumentOptions& o) {
   DocSection s{"coverage", "Coverage", {}, true};
-  DocTable t{"", {"Point", "Tensor", "Elements", "Written", "Unwritten", "Declared uncovered", "Declared overlapped",
-                  "Tiles (crossing the bounds)"}, {}};
+  DocTable t{"",
+             {"Point", "Tensor", "Elements", "Written", "Unwritten", "Declared uncovered",
+              "Declared overlapped", "Tiles (crossing the bounds)"},
+             {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i)
     for (const CoverageInfo& c : r.points[i].coverage)
       t.rows.push_back({pointLabel(r.points[i]), c.tensor, std::to_string(c.elements),
-                        c.measured ? std::to_string(c.written) : kDash, c.measured ? std::to_string(c.unwritten) : kDash,
-                        std::to_string(c.declaredUncovered), std::to_string(c.declaredOverlapped),
+                        c.measured ? std::to_string(c.written) : kDash,
+                        c.measured ? std::to_string(c.unwritten) : kDash, std::to_string(c.declaredUncovered),
+                        std::to_string(c.declaredOverlapped),
                         std::to_string(c.tilesTotal) + " (" + std::to_string(c.tilesCrossing) + ")"});
   if (t.rows.empty()) return s;
   s.blocks.push_back(t);
@@ -153,7 +176,8 @@ DocSection counters(const Report& r) {
   s.blocks.push_back(t);
   if (c.pcSampling.collected && !c.pcSampling.lines.empty()) {
     DocTable l{"Hottest lines (PC sampling, " + std::to_string(c.pcSampling.totalSamples) + " samples)",
-               {"Line", "Samples", "Main stalls"}, {}};
+               {"Line", "Samples", "Main stalls"},
+               {}};
     for (const HotLine& h : c.pcSampling.lines) {
       std::string stalls;
       for (std::size_t i = 0; i < h.stalls.size() && i < 3; ++i)
@@ -178,7 +202,8 @@ void addFigures(std::vector<DocSection>* sections, const Report& r) {
 
 std::vector<DocSection> pointSections(const Report& r, const DocumentOptions& o) {
   if (r.points.empty()) return {};
-  std::vector<DocSection> out{points(r, o), compileLaunch(r, o), correctness(r, o), occupancy(r, o), counters(r), coverage(r, o)};
+  std::vector<DocSection> out{points(r, o),    compileLaunch(r, o), correctness(r, o),
+                              occupancy(r, o), counters(r),         coverage(r, o)};
   addFigures(&out, r);
   return out;
 }

@@ -13,12 +13,23 @@ std::string htmlEscape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -30,17 +41,35 @@ std::string markdownEscape(const std::string& s) {
   for (char c : s) {
     switch (c) {
       // Markdown renders inline HTML: entities keep a "<script>" in a name inert.
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '\n': o += "<br>"; break;
-      case '\r': break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '\n':
+        o += "<br>";
+        break;
+      case '\r':
+        break;
       // Table cells, emphasis, code spans, links and images, headings, strikethrough.
-      case '|': case '\\': case '*': case '_': case '`': case '[': case ']': case '#': case '~':
+      case '|':
+      case '\\':
+      case '*':
+      case '_':
+      case '`':
+      case '[':
+      case ']':
+      case '#':
+      case '~':
         o += '\\';
         o += c;
         break;
-      default: o += c;
+      default:
+        o += c;
     }
   }
   // Newlines became <br>, so the text is one line: only its start can open a list
@@ -102,26 +131,29 @@ std::string safeLanguage(const std::string& l) {
 std::string renderMarkdown(const Document& doc, const RenderOptions& opt) {
   std::ostringstream o;
   o << "# " << markdownEscape(doc.title) << "\n\n";
-  o << "> **Verdict: " << verdictName(doc.banner.verdict) << "** — " << markdownEscape(doc.banner.headline) << "\n";
+  o << "> **Verdict: " << verdictName(doc.banner.verdict) << "** — " << markdownEscape(doc.banner.headline)
+    << "\n";
   if (!doc.banner.fix.empty()) o << ">\n> **Fix:** " << markdownEscape(doc.banner.fix) << "\n";
   o << "\n";
   for (const DocSection& s : doc.sections) {
     o << "## " << markdownEscape(s.heading) << "\n\n";
     for (const DocBlock& b : s.blocks)
-      std::visit(Overloaded{
-                     [&](const DocParagraph& p) { o << (p.note ? "*" : "") << markdownEscape(p.text) << (p.note ? "*" : "") << "\n\n"; },
-                     [&](const DocSubheading& h) { o << "### " << markdownEscape(h.text) << "\n\n"; },
-                     [&](const DocTable& t) { o << mdTable(t); },
-                     [&](const DocCode& c) {
-                       const std::string fence = fenceFor(c.text);
-                       o << fence << safeLanguage(c.language) << "\n" << c.text << (c.text.ends_with('\n') ? "" : "\n")
-                         << fence << "\n\n";
-                     },
-                     [&](const DocFigure& f) {
-                       const auto img = opt.figures ? opt.figures(f) : std::nullopt;
-                       // The src is ours (a relative file name or a data: URI), never the report's.
-                       if (img) o << "![" << markdownEscape(f.title) << "](" << img->src << ")\n\n";
-                     }},
+      std::visit(Overloaded{[&](const DocParagraph& p) {
+                              o << (p.note ? "*" : "") << markdownEscape(p.text) << (p.note ? "*" : "")
+                                << "\n\n";
+                            },
+                            [&](const DocSubheading& h) { o << "### " << markdownEscape(h.text) << "\n\n"; },
+                            [&](const DocTable& t) { o << mdTable(t); },
+                            [&](const DocCode& c) {
+                              const std::string fence = fenceFor(c.text);
+                              o << fence << safeLanguage(c.language) << "\n"
+                                << c.text << (c.text.ends_with('\n') ? "" : "\n") << fence << "\n\n";
+                            },
+                            [&](const DocFigure& f) {
+                              const auto img = opt.figures ? opt.figures(f) : std::nullopt;
+                              // The src is ours (a relative file name or a data: URI), never the report's.
+                              if (img) o << "![" << markdownEscape(f.title) << "](" << img->src << ")\n\n";
+                            }},
                  b);
   }
   return o.str();
@@ -133,10 +165,12 @@ namespace {
 // no flexbox): keep to it so the PDF looks like the page.
 const char* const kCss =
     "body { font-family: sans-serif; font-size: 10pt; color: #222; }"
-    "h1 { font-size: 18pt; } h2 { font-size: 14pt; margin-top: 18px; } h3 { font-size: 11pt; margin-top: 10px; }"
+    "h1 { font-size: 18pt; } h2 { font-size: 14pt; margin-top: 18px; } h3 { font-size: 11pt; margin-top: "
+    "10px; }"
     "table { border-collapse: collapse; margin: 6px 0; }"
     "th, td { border: 1px solid #bbb; padding: 3px 6px; text-align: left; vertical-align: top; }"
-    "th { background: #eee; } .caption { font-style: italic; margin-top: 8px; } .note { color: #555; font-style: italic; }"
+    "th { background: #eee; } .caption { font-style: italic; margin-top: 8px; } .note { color: #555; "
+    "font-style: italic; }"
     "pre { font-family: monospace; font-size: 8pt; background: #f6f6f6; }"
     ".figure { margin: 10px 0; } .figcaption { color: #555; font-size: 9pt; }";
 
@@ -144,9 +178,12 @@ const char* const kCss =
 /// verdict is also spelled out, so colour is never the only channel.
 const char* bannerColour(Verdict v) {
   switch (v) {
-    case Verdict::ok: return "#d4eee6";
-    case Verdict::slow: return "#fbeacc";
-    default: return "#f6d9c8";
+    case Verdict::ok:
+      return "#d4eee6";
+    case Verdict::slow:
+      return "#fbeacc";
+    default:
+      return "#f6d9c8";
   }
 }
 
@@ -169,32 +206,32 @@ std::string htmlTable(const DocTable& t) {
 
 std::string renderHtml(const Document& doc, const RenderOptions& opt) {
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>" << htmlEscape(doc.title) << "</title>\n<style>"
-    << kCss << "</style>\n</head><body>\n<h1>" << htmlEscape(doc.title) << "</h1>\n";
+  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>" << htmlEscape(doc.title)
+    << "</title>\n<style>" << kCss << "</style>\n</head><body>\n<h1>" << htmlEscape(doc.title) << "</h1>\n";
   o << "<table class=\"banner\" width=\"100%\" cellpadding=\"8\" cellspacing=\"0\"><tr><td bgcolor=\""
     << bannerColour(doc.banner.verdict) << "\"><b>Verdict: " << verdictName(doc.banner.verdict) << "</b> — "
     << htmlEscape(doc.banner.headline);
   if (!doc.banner.fix.empty()) o << "<br><b>Fix:</b> " << htmlEscape(doc.banner.fix);
   o << "</td></tr></table>\n";
   for (const DocSection& s : doc.sections) {
-    o << "<h2 id=\"" << s.id << "\"" << (opt.paged && s.pageBreakBefore ? " style=\"page-break-before: always\"" : "")
-      << ">" << htmlEscape(s.heading) << "</h2>\n";
+    o << "<h2 id=\"" << s.id << "\""
+      << (opt.paged && s.pageBreakBefore ? " style=\"page-break-before: always\"" : "") << ">"
+      << htmlEscape(s.heading) << "</h2>\n";
     for (const DocBlock& b : s.blocks)
-      std::visit(Overloaded{
-                     [&](const DocParagraph& p) {
-                       o << (p.note ? "<p class=\"note\">" : "<p>") << htmlEscape(p.text) << "</p>\n";
-                     },
-                     [&](const DocSubheading& h) { o << "<h3>" << htmlEscape(h.text) << "</h3>\n"; },
-                     [&](const DocTable& t) { o << htmlTable(t); },
-                     [&](const DocCode& c) { o << "<pre>" << htmlEscape(c.text) << "</pre>\n"; },
-                     [&](const DocFigure& f) {
-                       const auto img = opt.figures ? opt.figures(f) : std::nullopt;
-                       if (!img) return;
-                       o << "<div class=\"figure\"><img src=\"" << htmlEscape(img->src) << "\"";
-                       if (img->width > 0) o << " width=\"" << img->width << "\"";
-                       o << " alt=\"" << htmlEscape(f.title) << "\"><p class=\"figcaption\">" << htmlEscape(f.title)
-                         << "</p></div>\n";
-                     }},
+      std::visit(Overloaded{[&](const DocParagraph& p) {
+                              o << (p.note ? "<p class=\"note\">" : "<p>") << htmlEscape(p.text) << "</p>\n";
+                            },
+                            [&](const DocSubheading& h) { o << "<h3>" << htmlEscape(h.text) << "</h3>\n"; },
+                            [&](const DocTable& t) { o << htmlTable(t); },
+                            [&](const DocCode& c) { o << "<pre>" << htmlEscape(c.text) << "</pre>\n"; },
+                            [&](const DocFigure& f) {
+                              const auto img = opt.figures ? opt.figures(f) : std::nullopt;
+                              if (!img) return;
+                              o << "<div class=\"figure\"><img src=\"" << htmlEscape(img->src) << "\"";
+                              if (img->width > 0) o << " width=\"" << img->width << "\"";
+                              o << " alt=\"" << htmlEscape(f.title) << "\"><p class=\"figcaption\">"
+                                << htmlEscape(f.title) << "</p></div>\n";
+                            }},
                  b);
   }
   o << "</body></html>\n";

@@ -27,44 +27,49 @@ void printPoint(const Point& p, std::ostream& out) {
     out << '\n';
   }
   const LaunchInfo& l = p.launch;
-  out << "    launch: grid (" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2] << ") block (" << l.block[0] << ","
-      << l.block[1] << "," << l.block[2] << "), dynamic smem " << formatBytes(static_cast<double>(l.sharedBytes));
+  out << "    launch: grid (" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2] << ") block ("
+      << l.block[0] << "," << l.block[1] << "," << l.block[2] << "), dynamic smem "
+      << formatBytes(static_cast<double>(l.sharedBytes));
   if (!l.error.empty()) out << ", error: " << l.error;
   out << '\n';
   const OccupancyInfo& o = p.occupancy;
   if (o.computed) {
-    out << "    occupancy: " << formatPercent(o.theoretical) << " (" << o.blocksPerSm << " blocks/SM, " << o.warpsPerSm
-        << " of " << o.maxWarpsPerSm << " warps), limited by " << o.limiter << "; smem/block "
+    out << "    occupancy: " << formatPercent(o.theoretical) << " (" << o.blocksPerSm << " blocks/SM, "
+        << o.warpsPerSm << " of " << o.maxWarpsPerSm << " warps), limited by " << o.limiter << "; smem/block "
         << formatBytes(static_cast<double>(o.smemPerBlock)) << '\n';
   }
   for (const auto& cov : p.coverage) {
     out << "    coverage " << cov.tensor << ": declared " << cov.declaredCovered << "/" << cov.elements
-        << " covered, " << cov.declaredUncovered << " uncovered, " << cov.declaredOverlapped << " overlapped, "
-        << cov.tilesTotal << " tiles (" << cov.tilesCrossing << " cross the bounds)";
+        << " covered, " << cov.declaredUncovered << " uncovered, " << cov.declaredOverlapped
+        << " overlapped, " << cov.tilesTotal << " tiles (" << cov.tilesCrossing << " cross the bounds)";
     if (cov.measured) out << "; measured " << cov.written << " written, " << cov.unwritten << " unwritten";
     out << '\n';
   }
   for (const auto& cr : p.correctness) {
     if (!cr.checked) continue;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "    correctness %s vs %s: max abs %.3g, max rel %.3g, %lld/%lld mismatches\n",
+    std::snprintf(buf, sizeof buf,
+                  "    correctness %s vs %s: max abs %.3g, max rel %.3g, %lld/%lld mismatches\n",
                   cr.tensor.c_str(), cr.reference.c_str(), cr.maxAbsErr, cr.maxRelErr,
                   static_cast<long long>(cr.mismatches), static_cast<long long>(cr.elements));
     out << buf;
   }
   if (p.timing.measured) {
     const auto& k = p.timing.kernelNs;
-    out << "    time: median " << formatDuration(k.median) << " (p10 " << formatDuration(k.p10) << ", p90 " << formatDuration(k.p90)
-        << ", n=" << k.n << ", cv " << formatPercent(p.timing.cv) << ")";
-    if (p.baseline.measured) out << "; " << p.baseline.name << " " << formatDuration(p.baseline.kernelNs.median);
+    out << "    time: median " << formatDuration(k.median) << " (p10 " << formatDuration(k.p10) << ", p90 "
+        << formatDuration(k.p90) << ", n=" << k.n << ", cv " << formatPercent(p.timing.cv) << ")";
+    if (p.baseline.measured)
+      out << "; " << p.baseline.name << " " << formatDuration(p.baseline.kernelNs.median);
     if (p.speedup) out << "; speedup " << formatRatio(*p.speedup);
     out << '\n';
   }
   const auto& pc = p.counters;
   if (pc.collected) {
     out << "    counters: " << pc.kernel.metrics.size() << " metrics in " << pc.passes << " passes";
-    if (pc.baseline) out << "; baseline " << pc.baselineKernels.size() << " kernel(s)";
-    else if (!pc.baselineNote.empty()) out << "; " << pc.baselineNote;
+    if (pc.baseline)
+      out << "; baseline " << pc.baselineKernels.size() << " kernel(s)";
+    else if (!pc.baselineNote.empty())
+      out << "; " << pc.baselineNote;
     out << '\n';
   } else if (!pc.note.empty()) {
     out << "    counters: " << pc.note << '\n';

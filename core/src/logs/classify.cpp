@@ -24,8 +24,10 @@ constexpr double kSanitizerConfidence = 0.97;
 std::string lineKey(sv s) {
   std::string k(s);
   for (char& c : k) {
-    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-    else if (c >= '0' && c <= '9') c = '0';
+    if (c >= 'A' && c <= 'Z')
+      c = char(c - 'A' + 'a');
+    else if (c >= '0' && c <= '9')
+      c = '0';
   }
   return k;
 }
@@ -75,10 +77,11 @@ std::string refineSource(const std::string& source, sv text) {
   if (source == "nvcc" && (containsIcase(text, "nvrtc") || has({"<null>("}))) return "nvrtc";
   if (source == "cuda") {
     if (has({"cupy", "CuPy"})) return "cupy";
-    if (has({"XlaRuntimeError", "jaxlib", "/xla/", "pjrt", "RESOURCE_EXHAUSTED", "xla_extension"})) return "jax";
+    if (has({"XlaRuntimeError", "jaxlib", "/xla/", "pjrt", "RESOURCE_EXHAUSTED", "xla_extension"}))
+      return "jax";
     if (has({"Triton Error [CUDA]"})) return "triton";
-    if (has({"/torch/", "torch.", "TORCH_", "RuntimeError: CUDA", "AcceleratorError", "c10::", "aten/src/ATen",
-             "ATen/native", "THCUNN"}))
+    if (has({"/torch/", "torch.", "TORCH_", "RuntimeError: CUDA", "AcceleratorError",
+             "c10::", "aten/src/ATen", "ATen/native", "THCUNN"}))
       return "pytorch";
   }
   return source;
@@ -164,8 +167,9 @@ Classification Classifier::classify(const LogText& log) const {
     RuleHits hits;
     auto test = [&](std::size_t u) {
       const std::string& k = keys[u];
-      if (!r.needles.empty() &&
-          std::none_of(r.needles.begin(), r.needles.end(), [&](const std::string& n) { return k.find(n) != std::string::npos; }))
+      if (!r.needles.empty() && std::none_of(r.needles.begin(), r.needles.end(), [&](const std::string& n) {
+            return k.find(n) != std::string::npos;
+          }))
         return;
       const sv t = ll.lines[uniques[u].line].text;
       if (!std::regex_search(t.begin(), t.end(), r.re)) return;
@@ -207,8 +211,9 @@ Classification Classifier::classify(const LogText& log) const {
   // Rank: confidence, then the rule's place in the file (sanitizer last among equals).
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return candidates[a].confidence > candidates[b].confidence; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return candidates[a].confidence > candidates[b].confidence;
+  });
   std::vector<std::string> seenCategories;
   std::vector<EvidenceLine> evidence;
   for (std::size_t i : order) {
@@ -224,10 +229,12 @@ Classification Classifier::classify(const LogText& log) const {
     if (out.candidates.size() >= kCandidates) break;
   }
   // The decisive lines: the decision's (or the best candidate's) first, then the rest.
-  std::sort(evidence.begin(), evidence.end(), [](const EvidenceLine& a, const EvidenceLine& b) { return a.number < b.number; });
-  evidence.erase(std::unique(evidence.begin(), evidence.end(),
-                             [](const EvidenceLine& a, const EvidenceLine& b) { return a.number == b.number; }),
-                 evidence.end());
+  std::sort(evidence.begin(), evidence.end(),
+            [](const EvidenceLine& a, const EvidenceLine& b) { return a.number < b.number; });
+  evidence.erase(
+      std::unique(evidence.begin(), evidence.end(),
+                  [](const EvidenceLine& a, const EvidenceLine& b) { return a.number == b.number; }),
+      evidence.end());
   out.evidence = std::move(evidence);
 
   if (!out.candidates.empty()) {

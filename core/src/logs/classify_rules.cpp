@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/vocabulary.h"
 #include "tilescope/logs/classify.h"
+#include "tilescope/model/vocabulary.h"
 
 namespace tilescope {
 namespace {
@@ -93,13 +93,17 @@ std::string longestLiteral(const std::string& alt) {
           if (!inClass && depth == 0) break;
           continue;
         }
-        if (g == '[') inClass = true;
-        else if (g == '(') ++depth;
-        else if (g == ')' && --depth == 0) break;
+        if (g == '[')
+          inClass = true;
+        else if (g == '(')
+          ++depth;
+        else if (g == ')' && --depth == 0)
+          break;
       }
       continue;
     }
-    if (c == '.' || c == '^' || c == '$' || c == '?' || c == '*' || c == '+' || c == '{' || c == '}' || c == ')') {
+    if (c == '.' || c == '^' || c == '$' || c == '?' || c == '*' || c == '+' || c == '{' || c == '}' ||
+        c == ')') {
       endRun();
       if (c == '{')
         while (i < alt.size() && alt[i] != '}') ++i;
@@ -121,8 +125,8 @@ ClassifierRule ruleFromJson(const json& r, std::size_t index) {
                                                       ? "'" + r["id"].get<std::string>() + "'"
                                                       : "#" + std::to_string(index));
   if (!r.is_object()) throw std::runtime_error(where + ": not an object");
-  static const char* known[] = {"id", "pattern", "icase", "scope", "category", "detail",
-                                "node", "source", "confidence", "example"};
+  static const char* known[] = {"id",     "pattern", "icase",  "scope",      "category",
+                                "detail", "node",    "source", "confidence", "example"};
   for (const auto& [k, v] : r.items()) {
     bool ok = false;
     for (const char* n : known) ok = ok || k == n;
@@ -198,7 +202,8 @@ Classifier loadClassifier(const std::filesystem::path& file) {
     throw std::runtime_error(file.string() + ": 'rules' must be an array");
   Classifier c;
   if (j.contains("threshold")) {
-    if (!j["threshold"].is_number()) throw std::runtime_error(file.string() + ": 'threshold' must be a number");
+    if (!j["threshold"].is_number())
+      throw std::runtime_error(file.string() + ": 'threshold' must be a number");
     c.threshold = j["threshold"].get<double>();
   }
   for (std::size_t i = 0; i < j["rules"].size(); ++i) c.rules.push_back(ruleFromJson(j["rules"][i], i));

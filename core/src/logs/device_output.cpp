@@ -63,9 +63,10 @@ bool locateDeviceAssert(Point& p, std::string_view text) {
     l.function = a.function;
     l.block = a.block;
     l.thread = a.thread;
-    f.message = "device-side assert failed at " + a.file + ":" + std::to_string(a.line) + " in block " +
-                indexText(a.block) + ", thread " + indexText(a.thread) + ": `" + a.condition + "`" +
-                (asserts.size() > 1 ? " (" + std::to_string(asserts.size()) + " threads failed an assert)" : "");
+    f.message =
+        "device-side assert failed at " + a.file + ":" + std::to_string(a.line) + " in block " +
+        indexText(a.block) + ", thread " + indexText(a.thread) + ": `" + a.condition + "`" +
+        (asserts.size() > 1 ? " (" + std::to_string(asserts.size()) + " threads failed an assert)" : "");
     if (!f.evidence.is_object()) f.evidence = nlohmann::json::object();
     f.evidence["condition"] = a.condition;
     f.evidence["failed_asserts"] = asserts.size();
@@ -76,8 +77,8 @@ bool locateDeviceAssert(Point& p, std::string_view text) {
 
 void applyDeviceOutput(Point& p, std::string_view text) {
   if (text.empty()) return;
-  std::string kept = repairUtf8(text.size() > 2 * kMaxDeviceOutputBytes ? text.substr(text.size() - 2 * kMaxDeviceOutputBytes)
-                                                                          : text);
+  std::string kept = repairUtf8(
+      text.size() > 2 * kMaxDeviceOutputBytes ? text.substr(text.size() - 2 * kMaxDeviceOutputBytes) : text);
   if (kept.size() > kMaxDeviceOutputBytes) {  // the tail, from a line start (or a character start)
     std::size_t cut = kept.size() - kMaxDeviceOutputBytes;
     if (const auto nl = kept.find('\n', cut); nl != std::string::npos && nl + 1 < kept.size()) cut = nl + 1;

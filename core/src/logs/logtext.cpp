@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 constexpr std::size_t kProbeBytes = 64 * 1024;
 constexpr std::size_t kChunk = 1 << 20;
 
-std::size_t countNewlines(std::string_view s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+std::size_t countNewlines(std::string_view s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 // Head cut after its last newline, tail cut after its first: no half lines at the gap.
 void joinHeadTail(LogText* out, std::string head, std::string tail, std::size_t droppedBytes,
@@ -151,7 +153,8 @@ LogText readLog(std::istream& in, const std::string& name, const LogLimits& limi
     std::string_view piece(chunk.data(), got);
     // Refuse binary input at its first chunk: /dev/zero must not be read to the cap.
     if (total == 0)
-      if (std::string why = binaryReason(piece); !why.empty()) throw LogError(name + " is not a text log: " + why);
+      if (std::string why = binaryReason(piece); !why.empty())
+        throw LogError(name + " is not a text log: " + why);
     total += got;
     if (head.size() < limits.headBytes) {
       const std::size_t take = std::min(piece.size(), limits.headBytes - head.size());
@@ -195,7 +198,8 @@ LogText readLogFile(const fs::path& path, const LogLimits& limits) {
   if (!in) throw LogError("cannot read log file '" + path.string() + "': " + std::strerror(errno));
   if (!fs::is_regular_file(st)) return readLog(in, "'" + path.string() + "'", limits);
   const auto size = static_cast<std::size_t>(fs::file_size(path, ec));
-  if (ec || size <= limits.headBytes + limits.tailBytes) return readLog(in, "'" + path.string() + "'", limits);
+  if (ec || size <= limits.headBytes + limits.tailBytes)
+    return readLog(in, "'" + path.string() + "'", limits);
   // A large regular file: read the head and the tail; count the lines in between.
   LogText log;
   log.originalBytes = size;

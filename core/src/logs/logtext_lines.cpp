@@ -41,7 +41,8 @@ bool literal(sv& s, char c) {
 // hh:mm:ss[.frac]
 bool clock(sv& s) {
   sv t = s;
-  if (!digits(t, 1, 2) || !literal(t, ':') || !digits(t, 2, 2) || !literal(t, ':') || !digits(t, 2, 2)) return false;
+  if (!digits(t, 1, 2) || !literal(t, ':') || !digits(t, 2, 2) || !literal(t, ':') || !digits(t, 2, 2))
+    return false;
   if (!t.empty() && (t.front() == '.' || t.front() == ',')) {
     t.remove_prefix(1);
     digits(t, 1, 12);
@@ -53,7 +54,8 @@ bool clock(sv& s) {
 // 2025-02-26T07:40:38.123Z, 2021-08-05 11:50:49.209319, optional zone, then ':' or space.
 bool isoTimestamp(sv& s) {
   sv t = s;
-  if (!digits(t, 4, 4) || !literal(t, '-') || !digits(t, 2, 2) || !literal(t, '-') || !digits(t, 2, 2)) return false;
+  if (!digits(t, 4, 4) || !literal(t, '-') || !digits(t, 2, 2) || !literal(t, '-') || !digits(t, 2, 2))
+    return false;
   if (t.empty() || (t.front() != 'T' && t.front() != ' ')) return false;
   t.remove_prefix(1);
   if (!clock(t)) return false;
@@ -143,7 +145,8 @@ bool levelDatePrefix(sv& s) {
   for (sv level : {"ERROR ", "WARNING ", "INFO ", "DEBUG "}) {
     if (s.substr(0, level.size()) != level) continue;
     sv t = s.substr(level.size());
-    if (!digits(t, 2, 2) || !literal(t, '-') || !digits(t, 2, 2) || !literal(t, ' ') || !clock(t)) return false;
+    if (!digits(t, 2, 2) || !literal(t, '-') || !digits(t, 2, 2) || !literal(t, ' ') || !clock(t))
+      return false;
     const auto close = t.find("] ");
     if (close == sv::npos || close > 80) return false;
     t.remove_prefix(close + 1);

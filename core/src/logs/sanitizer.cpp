@@ -75,8 +75,8 @@ std::optional<std::uint64_t> parseHex(std::string_view s) {
   return v;
 }
 
-void parseLocation(std::string_view loc, std::string* kernel, std::optional<std::uint64_t>* pc, std::string* file,
-                   int* line) {
+void parseLocation(std::string_view loc, std::string* kernel, std::optional<std::uint64_t>* pc,
+                   std::string* file, int* line) {
   loc = trim(loc);
   if (loc.size() > 2 && loc[0] == '0' && (loc[1] == 'x' || loc[1] == 'X')) {
     // Legacy: "0x3b0 in kernel(...)" or "0x578 in /path/file.cu:120:Kernel(args)"
@@ -135,8 +135,8 @@ void addFolded(SanitizerReport* r, SanitizerFinding f, std::map<std::string, std
   // Memcheck prints one report per thread: fold reports of one access site.
   if (f.kind != "race" && f.kind != "api_error") {
     std::ostringstream key;
-    key << f.tool << '|' << f.kind << '|' << f.access << '|' << f.space << '|' << f.size << '|' << f.kernel << '|'
-        << (f.pc ? *f.pc : ~0ULL) << '|' << f.file << ':' << f.line << '|' << f.allocRelation << '|'
+    key << f.tool << '|' << f.kind << '|' << f.access << '|' << f.space << '|' << f.size << '|' << f.kernel
+        << '|' << (f.pc ? *f.pc : ~0ULL) << '|' << f.file << ':' << f.line << '|' << f.allocRelation << '|'
         << f.hazardType;
     if (auto it = index->find(key.str()); it != index->end()) {
       r->findings[it->second].count += f.count;
@@ -170,7 +170,8 @@ std::string demangleKernel(const std::string& name) {
   const auto end = name.find_first_of(" (,");
   const std::string mangled = name.substr(0, end);
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                             std::free);
   return status == 0 && out ? std::string(out.get()) : name;
 }
 
@@ -192,22 +193,31 @@ const SanitizerFinding* SanitizerReport::primary() const {
 FindingClass classifyFinding(const SanitizerFinding& f) {
   const std::string space = f.space.empty() ? "" : "_" + f.space;
   if (f.kind == "out_of_bounds" || f.kind == "invalid_access") {
-    if (f.access == "write" || f.access == "atomic") return {"oob_write", "sanitizer_oob_write" + space, "fault.oob_write"};
+    if (f.access == "write" || f.access == "atomic")
+      return {"oob_write", "sanitizer_oob_write" + space, "fault.oob_write"};
     if (f.access == "read") return {"oob_read", "sanitizer_oob_read" + space, "fault.oob_read"};
     return {"illegal_address", "sanitizer_invalid_access" + space, "fault.illegal_address"};
   }
-  if (f.kind == "misaligned") return {"misaligned_access", "sanitizer_misaligned" + space, "fault.misaligned_access"};
-  if (f.kind == "uninitialized") return {"uninitialized_read", "sanitizer_uninitialized" + space, "wrong.uninitialized_read"};
+  if (f.kind == "misaligned")
+    return {"misaligned_access", "sanitizer_misaligned" + space, "fault.misaligned_access"};
+  if (f.kind == "uninitialized")
+    return {"uninitialized_read", "sanitizer_uninitialized" + space, "wrong.uninitialized_read"};
   if (f.kind == "race" || f.kind == "hazard")
     return {"race", f.space == "global" ? "global_hazard" : "shared_hazard", "fault.race"};
   if (f.kind == "barrier") return {"race", "divergent_barrier", "fault.hang.divergent_barrier"};
   if (f.kind == "api_error") {
     const std::string& e = f.apiError;
-    auto has = [&](const char* a, const char* b) { return e.find(a) != std::string::npos || e.find(b) != std::string::npos; };
-    if (has("ILLEGAL_ADDRESS", "IllegalAddress")) return {"illegal_address", "cuda_illegal_address", "fault.illegal_address"};
-    if (has("MISALIGNED", "Misaligned")) return {"misaligned_access", "cuda_misaligned_address", "fault.misaligned_access"};
-    if (has("LAUNCH_FAILED", "LaunchFailure")) return {"illegal_address", "cuda_launch_failure", "fault.illegal_address"};
-    if (has("OUT_OF_MEMORY", "MemoryAllocation")) return {"invalid_launch", "out_of_memory", "launch.out_of_memory"};
+    auto has = [&](const char* a, const char* b) {
+      return e.find(a) != std::string::npos || e.find(b) != std::string::npos;
+    };
+    if (has("ILLEGAL_ADDRESS", "IllegalAddress"))
+      return {"illegal_address", "cuda_illegal_address", "fault.illegal_address"};
+    if (has("MISALIGNED", "Misaligned"))
+      return {"misaligned_access", "cuda_misaligned_address", "fault.misaligned_access"};
+    if (has("LAUNCH_FAILED", "LaunchFailure"))
+      return {"illegal_address", "cuda_launch_failure", "fault.illegal_address"};
+    if (has("OUT_OF_MEMORY", "MemoryAllocation"))
+      return {"invalid_launch", "out_of_memory", "launch.out_of_memory"};
     if (has("ASSERT", "Assert")) return {"device_assert", "cuda_device_assert", "fault.device_assert"};
   }
   return {};
@@ -235,8 +245,9 @@ std::string grouped(std::uint64_t v) {
 
 nlohmann::json toJson(const SanitizerFinding& f) {
   const FindingClass c = classifyFinding(f);
-  nlohmann::json j = {{"tool", f.tool}, {"kind", f.kind}, {"severity", f.severity}, {"category", c.category},
-                      {"tree_node", c.node}, {"message", f.message}, {"count", f.count}};
+  nlohmann::json j = {{"tool", f.tool},         {"kind", f.kind},      {"severity", f.severity},
+                      {"category", c.category}, {"tree_node", c.node}, {"message", f.message},
+                      {"count", f.count}};
   auto put = [&](const char* k, const auto& v, bool present) {
     if (present) j[k] = v;
   };
@@ -280,12 +291,14 @@ nlohmann::json toJson(const SanitizerFinding& f) {
 }
 
 nlohmann::json toJson(const SanitizerReport& r) {
-  nlohmann::json j = {{"tool", r.tool}, {"legacy", r.legacy}, {"xml", r.xml}, {"findings", nlohmann::json::array()}};
+  nlohmann::json j = {
+      {"tool", r.tool}, {"legacy", r.legacy}, {"xml", r.xml}, {"findings", nlohmann::json::array()}};
   for (const auto& f : r.findings) j["findings"].push_back(toJson(f));
   if (r.errorSummary >= 0) j["error_summary"] = r.errorSummary;
   if (r.notPrinted >= 0) j["not_printed"] = r.notPrinted;
   if (r.hazardsDisplayed >= 0)
-    j["racecheck_summary"] = {{"hazards", r.hazardsDisplayed}, {"errors", r.raceErrors}, {"warnings", r.raceWarnings}};
+    j["racecheck_summary"] = {
+        {"hazards", r.hazardsDisplayed}, {"errors", r.raceErrors}, {"warnings", r.raceWarnings}};
   if (!r.xmlError.empty()) j["xml_error"] = r.xmlError;
   return j;
 }

@@ -20,8 +20,8 @@ std::optional<std::uint64_t> parseHex(std::string_view s);
 /// A code location as the sanitizers print it: "kernel(int *)+0x8b0 in file.cu:12",
 /// "kernel+0x750", "0x3b0 in kernel(...)", legacy "0x578 in /path/f.cu:120:Kernel(...)",
 /// "func in file.h:236".
-void parseLocation(std::string_view loc, std::string* kernel, std::optional<std::uint64_t>* pc, std::string* file,
-                   int* line);
+void parseLocation(std::string_view loc, std::string* kernel, std::optional<std::uint64_t>* pc,
+                   std::string* file, int* line);
 /// Demangles, settles the tool of a finding from its kind.
 SanitizerFinding finish(Pending p);
 /// Appends `f`, or counts it into an earlier finding of the same kind, access, kernel and PC.

@@ -22,22 +22,30 @@ constexpr std::size_t kMaxLine = 2048;
 constexpr std::size_t kMaxFindings = 2000;
 
 struct Patterns {
-  std::regex invalid{R"re(^Invalid (?:__(\w+)__ )?(read|write|atomic|\?)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
-  std::regex uninit{R"re(^Uninitialized (?:__(\w+)__ )?memory (read|write|access)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
-  std::regex hostApi{R"re(^Host API memory access error at host access to (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
-  std::regex race{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Race reported between (Read|Write) access at (.*)$)re"};
-  std::regex hazard{R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Potential (RAW|WAR|WAW) hazard detected at __(\w+)__ (0x[0-9a-fA-F]+) in block \((\d+), ?(\d+), ?(\d+)\))re"};
+  std::regex invalid{
+      R"re(^Invalid (?:__(\w+)__ )?(read|write|atomic|\?)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
+  std::regex uninit{
+      R"re(^Uninitialized (?:__(\w+)__ )?memory (read|write|access)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
+  std::regex hostApi{
+      R"re(^Host API memory access error at host access to (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
+  std::regex race{
+      R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Race reported between (Read|Write) access at (.*)$)re"};
+  std::regex hazard{
+      R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Potential (RAW|WAR|WAW) hazard detected at __(\w+)__ (0x[0-9a-fA-F]+) in block \((\d+), ?(\d+), ?(\d+)\))re"};
   std::regex barrier{R"re(^Barrier error detected\.?\s*(.*)$)re"};
   std::regex api{R"re(^Program hit (\w+) \(error (\d+)\) due to "([^"]*)" on CUDA API call to (\w+))re"};
   std::regex leak{R"re(^Leaked (\d[\d,]*) bytes? at (0x[0-9a-fA-F]+))re"};
   std::regex andAccess{R"re(^and (Read|Write) access at (.*)$)re"};
   std::regex hazardThread{R"re(^(Read|Write) Thread \((\d+), ?(\d+), ?(\d+)\) at (.*)$)re"};
   std::regex byThread{R"re(^by thread \((\d+), ?(\d+), ?(\d+)\) in block \((\d+), ?(\d+), ?(\d+)\))re"};
-  std::regex address{R"re(^(?:Address|Access at|Access to) (0x[0-9a-fA-F]+)(?: is (out of bounds|misaligned))?)re"};
-  std::regex nearest{R"re(^and is (?:(inside)|(\d[\d,]*) bytes? (after|before)) the nearest allocation at (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
+  std::regex address{
+      R"re(^(?:Address|Access at|Access to) (0x[0-9a-fA-F]+)(?: is (out of bounds|misaligned))?)re"};
+  std::regex nearest{
+      R"re(^and is (?:(inside)|(\d[\d,]*) bytes? (after|before)) the nearest allocation at (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
   std::regex uninitAccess{R"re(^Uninitialized access at (0x[0-9a-fA-F]+) on access by (\S+))re"};
   std::regex errorSummary{R"re(^ERROR SUMMARY: (\d[\d,]*) errors?( were not printed)?)re"};
-  std::regex raceSummary{R"re(^RACECHECK SUMMARY: (\d[\d,]*) hazards? displayed \((\d[\d,]*) errors?, (\d[\d,]*) warnings?\))re"};
+  std::regex raceSummary{
+      R"re(^RACECHECK SUMMARY: (\d[\d,]*) hazards? displayed \((\d[\d,]*) errors?, (\d[\d,]*) warnings?\))re"};
 };
 
 const Patterns& patterns() {
@@ -53,7 +61,8 @@ sv bodyOf(sv line) {
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
   while (!line.empty() && line.front() == '=') line.remove_prefix(1);
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t'))
+    line.remove_suffix(1);
   return line;
 }
 
@@ -153,7 +162,8 @@ class TextParser {
       sv loc(m[3].first, static_cast<std::size_t>(m[3].length()));
       // One-line form: "... at A and Read access at B"
       std::string second;
-      if (auto andPos = loc.find(" and "); andPos != sv::npos && loc.find(" access at ", andPos) != sv::npos) {
+      if (auto andPos = loc.find(" and ");
+          andPos != sv::npos && loc.find(" access at ", andPos) != sv::npos) {
         second = std::string(loc.substr(andPos + 1));
         loc = loc.substr(0, andPos);
       }
@@ -226,7 +236,8 @@ class TextParser {
       cur_.block = Index3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
       return;
     }
-    if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) && std::regex_search(b, e, m, p.address)) {
+    if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) &&
+        std::regex_search(b, e, m, p.address)) {
       cur_.address = parseHex(m[1].str());
       if (m[2].matched && cur_.kind == "invalid_access")
         cur_.kind = m[2] == "misaligned" ? "misaligned" : "out_of_bounds";
@@ -285,9 +296,10 @@ class TextParser {
 SanitizerReport parseSanitizerText(std::string_view text) { return TextParser().run(text); }
 
 bool looksLikeSanitizerOutput(std::string_view text) {
-  for (sv marker : {"COMPUTE-SANITIZER", "CUDA-MEMCHECK", "<ComputeSanitizerOutput", "Invalid __", "Race reported between",
-                    " hazard detected at __", "Barrier error detected", "Uninitialized __", "Program hit ",
-                    "Host API memory access error", "RACECHECK SUMMARY", "ERROR SUMMARY:"})
+  for (sv marker :
+       {"COMPUTE-SANITIZER", "CUDA-MEMCHECK", "<ComputeSanitizerOutput", "Invalid __",
+        "Race reported between", " hazard detected at __", "Barrier error detected", "Uninitialized __",
+        "Program hit ", "Host API memory access error", "RACECHECK SUMMARY", "ERROR SUMMARY:"})
     if (text.find(marker) != sv::npos) return true;
   return false;
 }

@@ -76,8 +76,8 @@ class XmlReader {
   }
   std::string name() {
     const std::size_t b = i_;
-    while (i_ < s_.size() && s_[i_] != '>' && s_[i_] != '/' && s_[i_] != ' ' && s_[i_] != '\n' && s_[i_] != '\t' &&
-           s_[i_] != '\r')
+    while (i_ < s_.size() && s_[i_] != '>' && s_[i_] != '/' && s_[i_] != ' ' && s_[i_] != '\n' &&
+           s_[i_] != '\t' && s_[i_] != '\r')
       ++i_;
     return std::string(s_.substr(b, i_ - b));
   }
@@ -93,15 +93,22 @@ class XmlReader {
         continue;
       }
       const sv ent = raw.substr(k + 1, semi - k - 1);
-      if (ent == "lt") *out += '<';
-      else if (ent == "gt") *out += '>';
-      else if (ent == "amp") *out += '&';
-      else if (ent == "quot") *out += '"';
-      else if (ent == "apos") *out += '\'';
+      if (ent == "lt")
+        *out += '<';
+      else if (ent == "gt")
+        *out += '>';
+      else if (ent == "amp")
+        *out += '&';
+      else if (ent == "quot")
+        *out += '"';
+      else if (ent == "apos")
+        *out += '\'';
       else if (!ent.empty() && ent[0] == '#') {
         const bool hexa = ent.size() > 1 && (ent[1] == 'x' || ent[1] == 'X');
         unsigned long cp = 0;
-        for (char c : ent.substr(hexa ? 2 : 1)) cp = cp * (hexa ? 16 : 10) + unsigned(std::isxdigit(c) ? (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10) : 0);
+        for (char c : ent.substr(hexa ? 2 : 1))
+          cp = cp * (hexa ? 16 : 10) +
+               unsigned(std::isxdigit(c) ? (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10) : 0);
         *out += cp > 0 && cp < 128 ? char(cp) : '?';
       } else {
         out->append(raw.substr(k, semi - k + 1));
@@ -178,7 +185,8 @@ std::string lower(std::string s) {
 
 std::optional<Index3> dim(const Node* n) {
   if (!n) return std::nullopt;
-  return Index3{detail::parseCount(n->value("x")), detail::parseCount(n->value("y")), detail::parseCount(n->value("z"))};
+  return Index3{detail::parseCount(n->value("x")), detail::parseCount(n->value("y")),
+                detail::parseCount(n->value("z"))};
 }
 
 std::string stripUnderscores(std::string s) {
@@ -187,7 +195,8 @@ std::string stripUnderscores(std::string s) {
   return s;
 }
 
-void where(const Node* w, std::string* kernel, std::optional<std::uint64_t>* pc, std::string* file, int* line) {
+void where(const Node* w, std::string* kernel, std::optional<std::uint64_t>* pc, std::string* file,
+           int* line) {
   if (!w) return;
   *kernel = w->value("func");
   *pc = detail::parseHex(w->value("pc"));
@@ -210,10 +219,11 @@ SanitizerFinding precise(const Node& rec) {
     if (f.access == "?") f.access.clear();
     f.address = detail::parseHex(what->value("address"));
     const std::string err = lower(what->value("error"));
-    const bool uninit = f.message.find("Uninitialized") != std::string::npos || err.find("uninit") != std::string::npos;
+    const bool uninit =
+        f.message.find("Uninitialized") != std::string::npos || err.find("uninit") != std::string::npos;
     f.tool = uninit ? "initcheck" : "memcheck";
-    f.kind = uninit ? "uninitialized"
-             : err.find("misaligned") != std::string::npos ? "misaligned"
+    f.kind = uninit                                           ? "uninitialized"
+             : err.find("misaligned") != std::string::npos    ? "misaligned"
              : err.find("out of bounds") != std::string::npos ? "out_of_bounds"
                                                               : "invalid_access";
   }
@@ -254,7 +264,8 @@ SanitizerReport parseSanitizerXml(std::string_view xml) {
   XmlReader reader(xml.substr(start));
   auto root = reader.parse();
   if (!root || root->name != "ComputeSanitizerOutput") {
-    r.xmlError = root ? "the root element is <" + root->name + ">, not <ComputeSanitizerOutput>" : reader.error();
+    r.xmlError =
+        root ? "the root element is <" + root->name + ">, not <ComputeSanitizerOutput>" : reader.error();
     return r;
   }
   std::map<std::string, std::size_t> folded;

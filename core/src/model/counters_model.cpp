@@ -64,7 +64,8 @@ json toJson(const PcSamplingInfo& p) {
   j["stalls"] = toJson(p.stalls);
   j["lines"] = json::array();
   for (const auto& l : p.lines)
-    j["lines"].push_back({{"file", l.file}, {"line", l.line}, {"samples", l.samples}, {"stalls", toJson(l.stalls)}});
+    j["lines"].push_back(
+        {{"file", l.file}, {"line", l.line}, {"samples", l.samples}, {"stalls", toJson(l.stalls)}});
   return j;
 }
 

@@ -23,9 +23,15 @@ std::string lower(std::string s) {
 
 // Reads the per-SM fields present in `j` into `d` (architecture defaults, then device overrides).
 void readLimits(const json& j, DeviceSpec& d) {
-  auto i64 = [&](const char* k, std::int64_t& v) { if (j.contains(k)) v = j.at(k).get<std::int64_t>(); };
-  auto i32 = [&](const char* k, int& v) { if (j.contains(k)) v = j.at(k).get<int>(); };
-  auto f64 = [&](const char* k, double& v) { if (j.contains(k)) v = j.at(k).get<double>(); };
+  auto i64 = [&](const char* k, std::int64_t& v) {
+    if (j.contains(k)) v = j.at(k).get<std::int64_t>();
+  };
+  auto i32 = [&](const char* k, int& v) {
+    if (j.contains(k)) v = j.at(k).get<int>();
+  };
+  auto f64 = [&](const char* k, double& v) {
+    if (j.contains(k)) v = j.at(k).get<double>();
+  };
   if (j.contains("cc")) d.cc = j.at("cc").get<std::string>();
   i32("warp_size", d.warpSize);
   i32("max_threads_per_block", d.maxThreadsPerBlock);
@@ -38,7 +44,8 @@ void readLimits(const json& j, DeviceSpec& d) {
   i32("regs_per_block", d.regsPerBlock);
   i32("regs_per_thread", d.regsPerThread);
   i32("register_alloc_unit", d.registerAllocUnit);
-  if (j.contains("register_alloc_granularity")) d.registerAllocGranularity = j.at("register_alloc_granularity");
+  if (j.contains("register_alloc_granularity"))
+    d.registerAllocGranularity = j.at("register_alloc_granularity");
   i32("warp_alloc_granularity", d.warpAllocGranularity);
   i64("smem_per_sm", d.smemPerSm);
   i64("smem_per_block", d.smemPerBlock);
@@ -139,7 +146,9 @@ std::string DeviceDb::keys() const {
 
 DeviceSpec withLive(const DeviceSpec& base, const LiveAttributes& live) {
   DeviceSpec d = base;
-  auto take = [](auto& dst, auto v) { if (v > 0) dst = v; };
+  auto take = [](auto& dst, auto v) {
+    if (v > 0) dst = v;
+  };
   if (!live.name.empty()) d.name = live.name;
   if (live.ccMajor >= 0 && live.ccMinor >= 0) {
     d.ccMajor = live.ccMajor;
@@ -175,7 +184,8 @@ DeviceSpec specFromLive(const DeviceDb& db, const LiveAttributes& live) {
   const DeviceSpec* best = nullptr;
   for (const auto& d : db.all()) {
     if (!live.name.empty() && lower(d.name) == lower(live.name)) return withLive(d, live);
-    if (d.ccMajor == live.ccMajor && d.ccMinor <= live.ccMinor && (!best || d.ccMinor > best->ccMinor)) best = &d;
+    if (d.ccMajor == live.ccMajor && d.ccMinor <= live.ccMinor && (!best || d.ccMinor > best->ccMinor))
+      best = &d;
   }
   if (!best) best = db.find("sm_90");
   if (!best) throw std::runtime_error("device database is empty: cannot describe the live GPU " + live.name);
@@ -188,19 +198,38 @@ DeviceSpec specFromLive(const DeviceDb& db, const LiveAttributes& live) {
 json toJson(const DeviceSpec& d) {
   std::vector<std::int64_t> carveKiB;
   for (auto b : d.smemCarveouts) carveKiB.push_back(b / 1024);
-  return json{{"key", d.key}, {"name", d.name}, {"aliases", d.aliases}, {"arch", d.arch}, {"cc", d.cc},
-              {"sm_count", d.smCount}, {"warp_size", d.warpSize},
-              {"max_threads_per_block", d.maxThreadsPerBlock}, {"max_threads_per_sm", d.maxThreadsPerSm},
-              {"max_warps_per_sm", d.maxWarpsPerSm}, {"max_blocks_per_sm", d.maxBlocksPerSm},
-              {"max_block_dim", d.maxBlockDim}, {"max_grid_dim", d.maxGridDim},
-              {"regs_per_sm", d.regsPerSm}, {"regs_per_block", d.regsPerBlock}, {"regs_per_thread", d.regsPerThread},
-              {"register_alloc_unit", d.registerAllocUnit}, {"register_alloc_granularity", d.registerAllocGranularity},
-              {"warp_alloc_granularity", d.warpAllocGranularity}, {"smem_per_sm", d.smemPerSm},
-              {"smem_per_block", d.smemPerBlock}, {"smem_per_block_optin", d.smemPerBlockOptin},
-              {"smem_reserved_per_block", d.smemReservedPerBlock}, {"smem_alloc_unit", d.smemAllocUnit},
-              {"smem_carveouts_kib", carveKiB}, {"l2_bytes", d.l2Bytes}, {"dram_gbs", d.dramGBs},
-              {"f16_tensor_tflops", d.f16TensorTflops}, {"bf16_tensor_tflops", d.bf16TensorTflops},
-              {"f32_tflops", d.f32Tflops}, {"source", d.source}, {"live", d.live}};
+  return json{{"key", d.key},
+              {"name", d.name},
+              {"aliases", d.aliases},
+              {"arch", d.arch},
+              {"cc", d.cc},
+              {"sm_count", d.smCount},
+              {"warp_size", d.warpSize},
+              {"max_threads_per_block", d.maxThreadsPerBlock},
+              {"max_threads_per_sm", d.maxThreadsPerSm},
+              {"max_warps_per_sm", d.maxWarpsPerSm},
+              {"max_blocks_per_sm", d.maxBlocksPerSm},
+              {"max_block_dim", d.maxBlockDim},
+              {"max_grid_dim", d.maxGridDim},
+              {"regs_per_sm", d.regsPerSm},
+              {"regs_per_block", d.regsPerBlock},
+              {"regs_per_thread", d.regsPerThread},
+              {"register_alloc_unit", d.registerAllocUnit},
+              {"register_alloc_granularity", d.registerAllocGranularity},
+              {"warp_alloc_granularity", d.warpAllocGranularity},
+              {"smem_per_sm", d.smemPerSm},
+              {"smem_per_block", d.smemPerBlock},
+              {"smem_per_block_optin", d.smemPerBlockOptin},
+              {"smem_reserved_per_block", d.smemReservedPerBlock},
+              {"smem_alloc_unit", d.smemAllocUnit},
+              {"smem_carveouts_kib", carveKiB},
+              {"l2_bytes", d.l2Bytes},
+              {"dram_gbs", d.dramGBs},
+              {"f16_tensor_tflops", d.f16TensorTflops},
+              {"bf16_tensor_tflops", d.bf16TensorTflops},
+              {"f32_tflops", d.f32Tflops},
+              {"source", d.source},
+              {"live", d.live}};
 }
 
 DeviceInfo toDeviceInfo(const DeviceSpec& d) {
@@ -217,8 +246,8 @@ DeviceInfo toDeviceInfo(const DeviceSpec& d) {
   info.maxBlocksPerSm = d.maxBlocksPerSm;
   info.live = d.live;
   info.extra = toJson(d);
-  for (const char* k : {"key", "name", "cc", "sm_count", "smem_per_block", "smem_per_block_optin", "smem_per_sm",
-                        "regs_per_sm", "max_warps_per_sm", "max_blocks_per_sm", "live"})
+  for (const char* k : {"key", "name", "cc", "sm_count", "smem_per_block", "smem_per_block_optin",
+                        "smem_per_sm", "regs_per_sm", "max_warps_per_sm", "max_blocks_per_sm", "live"})
     info.extra.erase(k);
   return info;
 }

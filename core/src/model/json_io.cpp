@@ -13,15 +13,23 @@ namespace json_io {
 
 std::string kindOf(const json& j) {
   switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return j.get<bool>() ? "true" : "false";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    default: return "a binary value";
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    default:
+      return "a binary value";
   }
 }
 
@@ -65,14 +73,17 @@ void fromName(const json& j, E& out, const std::string& path, Parse parse) {
 // [a, b, ...]: exactly `n` values (a shorter list is a truncated file, not a default).
 const json& tuple(const json& j, std::size_t n, const std::string& path) {
   if (!j.is_array()) expected(path, "an array", j);
-  if (j.size() != n) fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
+  if (j.size() != n)
+    fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
   return j;
 }
 
 }  // namespace
 
 void fromValue(const json& j, Verdict& out, const std::string& path) { fromName(j, out, path, parseVerdict); }
-void fromValue(const json& j, Severity& out, const std::string& path) { fromName(j, out, path, parseSeverity); }
+void fromValue(const json& j, Severity& out, const std::string& path) {
+  fromName(j, out, path, parseSeverity);
+}
 
 void fromValue(const json& j, ByteRange& out, const std::string& path) {
   tuple(j, 2, path);

@@ -107,12 +107,14 @@ json modernised(const json& j) {
     if (it == l.end()) continue;
     json& e = l["elements"];
     if (e.is_null()) e = json::object();
-    if (e.is_object() && !e.contains(key[0] == 'f' ? "first" : "last")) e[key[0] == 'f' ? "first" : "last"] = *it;
+    if (e.is_object() && !e.contains(key[0] == 'f' ? "first" : "last"))
+      e[key[0] == 'f' ? "first" : "last"] = *it;
     l.erase(key);
   }
   if (auto it = l.find("expression"); it != l.end() && it->is_array()) {
     std::string joined;
-    for (const auto& e : *it) joined += (joined.empty() ? "" : ", ") + (e.is_string() ? e.get<std::string>() : e.dump());
+    for (const auto& e : *it)
+      joined += (joined.empty() ? "" : ", ") + (e.is_string() ? e.get<std::string>() : e.dump());
     *it = joined;
   }
   if (auto it = l.find("tiles"); it != l.end() && it->is_array() && l.contains("first_mismatch"))

@@ -33,8 +33,9 @@ std::string elementsText(const ElementRange& e) {
 }
 
 std::string bytesText(const ByteRange& b, const char* where) {
-  const std::string range = b.first == b.last ? "byte " + std::to_string(b.first)
-                                              : "bytes " + std::to_string(b.first) + "–" + std::to_string(b.last);
+  const std::string range = b.first == b.last
+                                ? "byte " + std::to_string(b.first)
+                                : "bytes " + std::to_string(b.first) + "–" + std::to_string(b.last);
   return range + " " + where;
 }
 
@@ -46,10 +47,14 @@ std::string locationText(const Location& l) {
     if (!s.empty()) parts.push_back(std::move(s));
   };
   if (!l.output.empty()) add("output " + l.output);
-  if (!l.tile.empty()) add("tile " + indexText(l.tile));
-  else if (!l.tiles.empty()) add((l.tiles.size() == 1 ? "tile " : "tiles ") + indexList(l.tiles));
-  if (!l.cta.empty()) add("CTA " + indexText(l.cta) + (l.ctas.size() > 1 ? " (of " + std::to_string(l.ctas.size()) + ")" : ""));
-  else if (!l.ctas.empty()) add("CTAs " + indexList(l.ctas));
+  if (!l.tile.empty())
+    add("tile " + indexText(l.tile));
+  else if (!l.tiles.empty())
+    add((l.tiles.size() == 1 ? "tile " : "tiles ") + indexList(l.tiles));
+  if (!l.cta.empty())
+    add("CTA " + indexText(l.cta) + (l.ctas.size() > 1 ? " (of " + std::to_string(l.ctas.size()) + ")" : ""));
+  else if (!l.ctas.empty())
+    add("CTAs " + indexList(l.ctas));
   if (!l.nearestCtas.empty()) add("next to CTA " + indexText(l.nearestCtas.front()));
   if (l.elements) add(elementsText(*l.elements));
   if (!l.regions.empty())
@@ -57,14 +62,18 @@ std::string locationText(const Location& l) {
         (l.regions.size() > 1 ? " and " + std::to_string(l.regions.size() - 1) + " more" : ""));
   if (l.bytesPastEnd) add(bytesText(*l.bytesPastEnd, "past the end"));
   if (l.bytesBeforeStart) add(bytesText(*l.bytesBeforeStart, "before the start"));
-  if (!l.thread.empty()) add("thread " + indexText(l.thread) + (l.block.empty() ? "" : " of block " + indexText(l.block)));
-  else if (!l.block.empty()) add("block " + indexText(l.block));
+  if (!l.thread.empty())
+    add("thread " + indexText(l.thread) + (l.block.empty() ? "" : " of block " + indexText(l.block)));
+  else if (!l.block.empty())
+    add("block " + indexText(l.block));
   if (l.access)
     add(l.access->kind + (l.access->size > 0 ? " of " + std::to_string(l.access->size) + " B" : "") +
         (l.access->space.empty() ? "" : " (" + l.access->space + ")"));
   if (!l.function.empty()) add("in " + l.function);
-  if (!l.file.empty()) add(l.file + (l.line ? ":" + std::to_string(*l.line) : ""));
-  else if (l.line) add("line " + std::to_string(*l.line));
+  if (!l.file.empty())
+    add(l.file + (l.line ? ":" + std::to_string(*l.line) : ""));
+  else if (l.line)
+    add("line " + std::to_string(*l.line));
   if (l.pc) add("PC " + hex(*l.pc));
   if (l.sassOffset) add("SASS +" + hex(*l.sassOffset));
   if (!l.kernel.empty()) add("kernel " + l.kernel);
@@ -76,7 +85,10 @@ std::string locationText(const Location& l) {
   if (!l.phase.empty()) add("phase " + l.phase);
   if (l.point) add("point " + std::to_string(*l.point));
   if (l.extra.is_object())
-    for (const auto& [k, v] : l.extra.items()) add(k + " " + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    for (const auto& [k, v] : l.extra.items())
+      add(k + " " +
+          (v.is_string() ? v.get<std::string>()
+                         : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   std::string s;
   for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
   return s;

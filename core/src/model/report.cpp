@@ -81,12 +81,16 @@ void checkDepth(const std::string& text) {
     ++column;
     if (c == '\n') ++line, column = 0;
     if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
+    if (c == '"')
+      inString = true;
     else if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
         throw std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) +
@@ -132,7 +136,8 @@ std::string dumpJson(const json& j, int indent) {
 
 Report loadReport(const std::filesystem::path& file) {
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw std::runtime_error(file.string() + ": is a directory, not a report");
+  if (std::filesystem::is_directory(file, ec))
+    throw std::runtime_error(file.string() + ": is a directory, not a report");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(file.string() + ": cannot open report");
   json j;
@@ -160,7 +165,8 @@ void writeFileAtomically(const std::filesystem::path& file, const std::string& t
   // A link is followed: the file it names gets the new content, the link stays.
   const fs::path target = fs::is_symlink(file, ec) ? fs::canonical(file, ec) : file;
   static std::atomic<unsigned> counter{0};
-  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  const fs::path tmp =
+      target.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   // O_EXCL: never through a file or link someone placed under that name.
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) throw std::runtime_error(file.string() + ": cannot write (" + std::strerror(errno) + ")");

@@ -199,8 +199,10 @@ void fields(IO& io, S& f) {
   io("detail", f.detail, skipIfEmpty(f.detail));
   io("tensor", f.tensor, skipIfEmpty(f.tensor));
   io("location", f.location, skipIf(f.location.empty()));
-  if constexpr (IO::reading) io("evidence", f.evidence);
-  else io("evidence", f.evidence.is_null() ? json::object() : f.evidence);
+  if constexpr (IO::reading)
+    io("evidence", f.evidence);
+  else
+    io("evidence", f.evidence.is_null() ? json::object() : f.evidence);
   io("tree_node", f.treeNode);
   io("experiment", f.experiment, skipIfEmpty(f.experiment));
 }
@@ -294,7 +296,8 @@ void fields(IO& io, S& p) {
   correctnessFields(io, p);
   coverageFields(io, p);
   io("occupancy", p.occupancy);
-  io("counters", p.counters, skipIf(!p.counters.collected && p.counters.note.empty() && !p.counters.passFailed));
+  io("counters", p.counters,
+     skipIf(!p.counters.collected && p.counters.note.empty() && !p.counters.passFailed));
   io("worker_stderr", p.workerStderr, skipIfEmpty(p.workerStderr));
   io("device_output", p.deviceOutput, skipIfEmpty(p.deviceOutput));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));
@@ -434,7 +437,8 @@ json toJson(const Finding& f) { return write(f); }
 json toJson(const DeviceInfo& d) { return write(d); }
 
 Report reportFromJson(const json& j) {
-  if (!j.is_object()) throw ReportError("", "not a report: the document is " + json_io::kindOf(j) + ", not an object");
+  if (!j.is_object())
+    throw ReportError("", "not a report: the document is " + json_io::kindOf(j) + ", not an object");
   const auto it = j.find("schema");
   const std::string schema = it != j.end() && it->is_string() ? it->get<std::string>() : "";
   if (schema != kReportSchema)
@@ -457,7 +461,8 @@ constexpr std::int64_t kMaxMapSide = 4096;
 bool holds(std::int64_t rows, std::int64_t cols, std::size_t values) {
   if (rows < 0 || cols < 0 || rows > kMaxMapSide || cols > kMaxMapSide) return false;
   if (rows == 0 || cols == 0) return values == 0;
-  return static_cast<std::uint64_t>(rows) <= values && values / static_cast<std::uint64_t>(rows) == static_cast<std::uint64_t>(cols) &&
+  return static_cast<std::uint64_t>(rows) <= values &&
+         values / static_cast<std::uint64_t>(rows) == static_cast<std::uint64_t>(cols) &&
          values % static_cast<std::uint64_t>(rows) == 0;
 }
 }  // namespace

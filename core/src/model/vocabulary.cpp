@@ -8,46 +8,62 @@ namespace tilescope {
 namespace {
 
 constexpr const char* kSeverityNames[] = {"info", "warning", "error"};
-constexpr const char* kVerdictNames[] = {"ok", "slow", "incorrect", "hang", "fault", "launch_error", "compile_error"};
+constexpr const char* kVerdictNames[] = {"ok",    "slow",         "incorrect",    "hang",
+                                         "fault", "launch_error", "compile_error"};
 
 // In rank order: root causes first. A configuration the device refuses comes
 // before anything the kernel did; a cause (misalignment, an overflowing index,
 // memory never initialised, a race) before the symptoms it produces (a fault, a
 // gap, NaN, wrong values); performance last.
 constexpr CategoryInfo kCategories[] = {
-    {"compile_error", Verdict::compile_error, 0, "compile", "the source did not compile; `detail` classifies the log"},
+    {"compile_error", Verdict::compile_error, 0, "compile",
+     "the source did not compile; `detail` classifies the log"},
     {"smem_exceeded", Verdict::launch_error, 1, "launch.smem_exceeded",
      "shared memory per block above the device limit, or above 48 KiB without the opt-in attribute"},
     {"too_many_resources", Verdict::launch_error, 2, "launch.too_many_resources",
      "registers × threads (or another per-block resource) exceed one SM"},
-    {"invalid_launch", Verdict::launch_error, 3, "launch.invalid_config", "grid or block dimensions outside the device limits"},
-    {"misaligned_access", Verdict::fault, 4, "fault.misaligned_access", "a wide access at an address not aligned to its size"},
-    {"int_overflow", Verdict::incorrect, 5, "wrong.int_overflow", "32-bit index arithmetic overflows at large sizes"},
+    {"invalid_launch", Verdict::launch_error, 3, "launch.invalid_config",
+     "grid or block dimensions outside the device limits"},
+    {"misaligned_access", Verdict::fault, 4, "fault.misaligned_access",
+     "a wide access at an address not aligned to its size"},
+    {"int_overflow", Verdict::incorrect, 5, "wrong.int_overflow",
+     "32-bit index arithmetic overflows at large sizes"},
     {"accumulator_overflow", Verdict::incorrect, 6, "wrong.accumulator_overflow",
      "low-precision accumulation overflows at large reduction sizes"},
     {"uninitialized_read", Verdict::incorrect, 7, "wrong.uninitialized_read",
      "the output depends on memory the kernel never initialised"},
-    {"race", Verdict::incorrect, 8, "fault.race", "identical trials give different results, or a shared-memory hazard was seen"},
+    {"race", Verdict::incorrect, 8, "fault.race",
+     "identical trials give different results, or a shared-memory hazard was seen"},
     {"oob_write", Verdict::fault, 9, "fault.oob_write", "a write outside a tensor's bounds"},
     {"oob_read", Verdict::fault, 10, "fault.oob_read", "a read outside a tensor's bounds"},
-    {"device_assert", Verdict::fault, 11, "fault.device_assert", "the kernel stopped on a device-side assert or __trap()"},
-    {"illegal_address", Verdict::fault, 12, "fault.illegal_address", "the kernel faulted on an address not attributed further"},
+    {"device_assert", Verdict::fault, 11, "fault.device_assert",
+     "the kernel stopped on a device-side assert or __trap()"},
+    {"illegal_address", Verdict::fault, 12, "fault.illegal_address",
+     "the kernel faulted on an address not attributed further"},
     {"hang", Verdict::hang, 13, "fault.hang", "the kernel did not finish within the watchdog limit"},
     {"coverage_gap", Verdict::incorrect, 14, "wrong.coverage_gap", "output elements that no CTA wrote"},
-    {"coverage_overlap", Verdict::incorrect, 15, "wrong.coverage_overlap", "output elements written by more than one CTA"},
-    {"nan_inf", Verdict::incorrect, 16, "wrong.nan_inf", "NaN or Inf in the output where the reference is finite"},
-    {"all_zero", Verdict::incorrect, 17, "wrong.all_zero", "the output is all zero while the reference is not"},
-    {"mismatch", Verdict::incorrect, 18, "wrong.mismatch", "values differ from the reference beyond tolerance"},
+    {"coverage_overlap", Verdict::incorrect, 15, "wrong.coverage_overlap",
+     "output elements written by more than one CTA"},
+    {"nan_inf", Verdict::incorrect, 16, "wrong.nan_inf",
+     "NaN or Inf in the output where the reference is finite"},
+    {"all_zero", Verdict::incorrect, 17, "wrong.all_zero",
+     "the output is all zero while the reference is not"},
+    {"mismatch", Verdict::incorrect, 18, "wrong.mismatch",
+     "values differ from the reference beyond tolerance"},
     {"register_spill", Verdict::ok, 19, "perf.register_spill", "local memory used by register spills"},
-    {"bank_conflicts", Verdict::ok, 20, "perf.bank_conflicts", "shared-memory bank conflicts measured by the profiler"},
+    {"bank_conflicts", Verdict::ok, 20, "perf.bank_conflicts",
+     "shared-memory bank conflicts measured by the profiler"},
     {"uncoalesced_access", Verdict::ok, 21, "perf",
      "global loads or stores touch more sectors per request than the access width needs"},
-    {"no_tensor_cores", Verdict::ok, 22, "perf", "a matrix product that the tensor cores could run runs on the FMA units"},
+    {"no_tensor_cores", Verdict::ok, 22, "perf",
+     "a matrix product that the tensor cores could run runs on the FMA units"},
     {"memory_bound", Verdict::ok, 23, "perf", "DRAM throughput near its peak limits the kernel"},
     {"compute_bound", Verdict::ok, 24, "perf", "an arithmetic pipe near its peak limits the kernel"},
-    {"latency_bound", Verdict::ok, 25, "perf", "neither memory nor compute is near its peak: stalls (latency) limit the kernel"},
+    {"latency_bound", Verdict::ok, 25, "perf",
+     "neither memory nor compute is near its peak: stalls (latency) limit the kernel"},
     {"low_occupancy", Verdict::ok, 26, "perf.low_occupancy", "occupancy limited by a named resource"},
-    {"slow_vs_baseline", Verdict::slow, 27, "perf.slow", "slower than the baseline beyond the configured factor"},
+    {"slow_vs_baseline", Verdict::slow, 27, "perf.slow",
+     "slower than the baseline beyond the configured factor"},
     {"gpu_variance", Verdict::ok, 28, "perf",
      "the same point's kernel time differs between the GPUs its trials ran on"},
 };
@@ -106,15 +122,20 @@ bool isKnownCategory(std::string_view name) { return findCategory(name) != nullp
 
 const CategoryInfo& categoryInfo(std::string_view name) {
   if (const CategoryInfo* c = findCategory(name)) return *c;
-  throw std::invalid_argument("unknown finding category '" + std::string(name) + "' (known: " + knownNames() + ")");
+  throw std::invalid_argument("unknown finding category '" + std::string(name) + "' (known: " + knownNames() +
+                              ")");
 }
 
 std::string exitStatusText(int status) {
   switch (status) {
-    case kExitOk: return "ok";
-    case kExitFindings: return "completed with findings";
-    case kExitUsage: return "usage or configuration error";
-    case kExitNoGpu: return "no GPU or CUDA";
+    case kExitOk:
+      return "ok";
+    case kExitFindings:
+      return "completed with findings";
+    case kExitUsage:
+      return "usage or configuration error";
+    case kExitNoGpu:
+      return "no GPU or CUDA";
   }
   return "exit status " + std::to_string(status);
 }

@@ -17,7 +17,8 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor) {
   Finding f;
   f.category = "slow_vs_baseline";
   f.severity = Severity::warning;
-  f.message = "the kernel takes " + formatRatio(1.0 / *p.speedup) + " the time of the " + p.baseline.name + " baseline";
+  f.message = "the kernel takes " + formatRatio(1.0 / *p.speedup) + " the time of the " + p.baseline.name +
+              " baseline";
   f.evidence = {{"kernel_median_ns", p.timing.kernelNs.median},
                 {"baseline_median_ns", p.baseline.kernelNs.median},
                 {"slow_factor", slowFactor}};
@@ -31,17 +32,23 @@ namespace {
 void runCommand(const Config& cfg, const Point& p, double timeoutS, BaselineInfo& b) {
   b.name = "command";
   std::vector<std::string> env;
-  for (const auto& [k, v] : p.defines.items()) env.push_back("TILESCOPE_" + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+  for (const auto& [k, v] : p.defines.items())
+    env.push_back("TILESCOPE_" + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   for (const auto& [k, v] : p.params.items()) env.push_back("TILESCOPE_" + k + "=" + v.dump());
   std::string last;
-  const std::string script = "cd " + shellQuote(cfg.dir.empty() ? std::string(".") : cfg.dir.string()) + " && " +
-                             cfg.baseline.command;
-  ChildResult r = runChild({"/bin/sh", "-c", script}, timeoutS, [&](const std::string& line) {
-    if (line.find('{') != std::string::npos) last = line;
-  }, {}, {}, env);
+  const std::string script = "cd " + shellQuote(cfg.dir.empty() ? std::string(".") : cfg.dir.string()) +
+                             " && " + cfg.baseline.command;
+  ChildResult r = runChild(
+      {"/bin/sh", "-c", script}, timeoutS,
+      [&](const std::string& line) {
+        if (line.find('{') != std::string::npos) last = line;
+      },
+      {}, {}, env);
   if (!r.started || r.timedOut || r.exitCode != 0) {
-    b.error = "baseline command " + (r.timedOut ? std::string("timed out") : !r.started ? r.startError
-                                     : "exited with status " + std::to_string(r.exitCode)) +
+    b.error = "baseline command " +
+              (r.timedOut   ? std::string("timed out")
+               : !r.started ? r.startError
+                            : "exited with status " + std::to_string(r.exitCode)) +
               (r.stderrText.empty() ? "" : ": " + r.stderrText.substr(0, 500));
     return;
   }
@@ -56,9 +63,12 @@ void runCommand(const Config& cfg, const Point& p, double timeoutS, BaselineInfo
   for (const char* k : {"p10", "p90", "min"}) {
     if (!j.contains(std::string(k) + "_ns")) continue;
     double v = j[std::string(k) + "_ns"].get<double>();
-    if (k[0] == 'p' && k[1] == '1') b.kernelNs.p10 = v;
-    else if (k[0] == 'p') b.kernelNs.p90 = v;
-    else b.kernelNs.min = v;
+    if (k[0] == 'p' && k[1] == '1')
+      b.kernelNs.p10 = v;
+    else if (k[0] == 'p')
+      b.kernelNs.p90 = v;
+    else
+      b.kernelNs.min = v;
   }
   b.kernels = j.value("kernels", 0);
 }

@@ -6,9 +6,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "tilescope/config/config_inputs.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
+#include "tilescope/config/config_inputs.h"
 #include "tilescope/config/trust.h"
 
 namespace tilescope {
@@ -27,8 +27,10 @@ std::string partProblem(const std::string& part, const char* what, bool host) {
   if (part.front() == '-') return std::string(what) + " starts with '-' (ssh would read it as an option)";
   for (char c : part)
     if (!allowed(c, host)) {
-      std::string shown = (c >= 0x20 && c < 0x7f) ? std::string("'") + c + "'" : "byte " + std::to_string(static_cast<unsigned char>(c));
-      return std::string(what) + " contains " + shown + " (allowed: letters, digits, . _ -" + (host ? " :" : "") + ")";
+      std::string shown = (c >= 0x20 && c < 0x7f) ? std::string("'") + c + "'"
+                                                  : "byte " + std::to_string(static_cast<unsigned char>(c));
+      return std::string(what) + " contains " + shown + " (allowed: letters, digits, . _ -" +
+             (host ? " :" : "") + ")";
     }
   return "";
 }
@@ -60,13 +62,16 @@ namespace {
 
 /// remoteFiles' check of one file: inside `root` (else a RemoteError naming
 /// `jsonPath`); a regular file goes into `files` relative to `root`.
-void addInside(const fs::path& root, const fs::path& file, const std::string& jsonPath, std::set<fs::path>& files) {
+void addInside(const fs::path& root, const fs::path& file, const std::string& jsonPath,
+               std::set<fs::path>& files) {
   std::error_code ec;
   const fs::path real = fs::weakly_canonical(file, ec);
   if (ec || !insideRoots(real, {root}))
-    throw RemoteError(jsonPath + ": " + (ec ? file : real).string() + " lies outside the config's folder (" +
-                          root.string() + "), which is what a remote run copies; use --remote-shared if the host sees the same paths",
-                      false);
+    throw RemoteError(
+        jsonPath + ": " + (ec ? file : real).string() + " lies outside the config's folder (" +
+            root.string() +
+            "), which is what a remote run copies; use --remote-shared if the host sees the same paths",
+        false);
   if (fs::is_regular_file(real, ec)) files.insert(real.lexically_relative(root));
 }
 
@@ -96,7 +101,8 @@ std::vector<fs::path> remoteFiles(const Config& config, const fs::path& toolkitR
         jsonPath += " (#include " + in.path.filename().string() + ")";
         [[fallthrough]];
       case ConfigInput::Kind::preInclude:
-        if (in.path.empty() || (!toolkit.empty() && insideRoots(in.path, {toolkit}))) continue;  // the host has its own toolkit
+        if (in.path.empty() || (!toolkit.empty() && insideRoots(in.path, {toolkit})))
+          continue;  // the host has its own toolkit
         break;
       default:
         break;
@@ -114,7 +120,8 @@ std::vector<std::string> remoteStageCommand(const std::string& host, const fs::p
   std::string pack = "tar -C " + shellQuote(dir.string()) + " -cf -";
   for (const auto& f : files) pack += " " + shellQuote("./" + f.generic_string());
   // Run by the remote user's shell: a private folder (mktemp -d is mode 700).
-  const std::string unpack = "d=$(mktemp -d \"${TMPDIR:-/tmp}/tilescope.XXXXXXXX\") && tar -xf - -C \"$d\" && echo \"$d\"";
+  const std::string unpack =
+      "d=$(mktemp -d \"${TMPDIR:-/tmp}/tilescope.XXXXXXXX\") && tar -xf - -C \"$d\" && echo \"$d\"";
   return {"sh", "-c", pack + " | ssh -o BatchMode=yes -- " + shellQuote(host) + " " + shellQuote(unpack)};
 }
 
@@ -122,7 +129,8 @@ std::vector<std::string> remoteCleanupCommand(const std::string& host, const std
   const std::string problem = remoteHostProblem(host);
   if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);
   if (!std::regex_match(remoteDir, stagedDirPattern()) || remoteDir.find("/../") != std::string::npos)
-    throw std::invalid_argument("'" + clipForMessage(remoteDir) + "' is not a folder TileScope made on the host");
+    throw std::invalid_argument("'" + clipForMessage(remoteDir) +
+                                "' is not a folder TileScope made on the host");
   return {"ssh", "-o", "BatchMode=yes", "--", host, "rm -rf -- " + shellQuote(remoteDir)};
 }
 
@@ -137,21 +145,26 @@ RemoteFolder::RemoteFolder(const std::string& host, const Config& config, const 
   // The config file's own path below the folder (it may be a symbolic link's name).
   m_configName = fs::weakly_canonical(config.path, ec).lexically_relative(root).generic_string();
   std::string lastLine;
-  const ChildResult r = runChild(remoteStageCommand(host, root, files), timeoutS, [&](const std::string& line) {
-    if (!line.empty()) lastLine = line;
-  });
+  const ChildResult r =
+      runChild(remoteStageCommand(host, root, files), timeoutS, [&](const std::string& line) {
+        if (!line.empty()) lastLine = line;
+      });
   auto why = [&] {
     std::string e = r.stderrText;
     while (!e.empty() && (e.back() == '\n' || e.back() == '\r')) e.pop_back();
     return e.empty() ? std::string() : ": " + clipForMessage(e, 400);
   };
   if (!r.started) throw RemoteError("cannot start ssh: " + r.startError, false);
-  if (r.timedOut) throw RemoteError("copying the config to '" + host + "' took longer than " +
-                                        std::to_string(int(timeoutS)) + " s", false);
-  if (r.exitCode == kSshConnectionFailed) throw RemoteError("cannot reach host '" + host + "' over ssh" + why(), true);
+  if (r.timedOut)
+    throw RemoteError(
+        "copying the config to '" + host + "' took longer than " + std::to_string(int(timeoutS)) + " s",
+        false);
+  if (r.exitCode == kSshConnectionFailed)
+    throw RemoteError("cannot reach host '" + host + "' over ssh" + why(), true);
   if (r.exitCode != 0 || !std::regex_match(lastLine, stagedDirPattern()))
-    throw RemoteError("copying the config to '" + host + "' failed (exit " + std::to_string(r.exitCode) + ")" + why(),
-                      false);
+    throw RemoteError(
+        "copying the config to '" + host + "' failed (exit " + std::to_string(r.exitCode) + ")" + why(),
+        false);
   m_dir = lastLine;
 }
 

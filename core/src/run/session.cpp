@@ -13,11 +13,11 @@
 #include <optional>
 #include <thread>
 
-#include "tilescope/run/baseline.h"
-#include "tilescope/logs/device_output.h"
 #include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
+#include "tilescope/logs/device_output.h"
+#include "tilescope/run/baseline.h"
 #include "tilescope/run/remote.h"
 
 namespace tilescope {
@@ -170,18 +170,21 @@ Point PointReader::finish(const ChildResult& r, double total) {
     // pass (CUPTI's profilers over the kernel or the baseline's library calls).
     // That is the tool's failure, not the kernel's: keep the capture, say what died.
     Point kept = std::move(*partial_);
-    const std::string how = r.timedOut   ? "stopped by the watchdog after " + std::to_string(int(total)) + " s"
+    const std::string how = r.timedOut ? "stopped by the watchdog after " + std::to_string(int(total)) + " s"
                             : r.signal != 0 ? "killed by " + signalDescription(r.signal)
                                             : "ended with status " + std::to_string(r.exitCode);
     const std::string where = "the worker was " + how + " in the profiling pass" +
                               (lastProgress_.empty() ? std::string() : " (at: " + lastProgress_ + ")");
     kept.counters.passFailed = true;
-    if (kept.counters.collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
-      kept.counters.baselineNote = where + "; the kernel's counters are kept, the baseline's counters and the PC samples are lost";
+    if (kept.counters
+            .collected) {  // the checkpoint after the kernel's counters: only the baseline's are lost
+      kept.counters.baselineNote =
+          where + "; the kernel's counters are kept, the baseline's counters and the PC samples are lost";
       kept.status.workerError = kept.counters.baselineNote;
     } else {
       kept.counters.note =
-          where + "; the capture before it is kept, without counters (run with --no-counters to skip the pass)";
+          where +
+          "; the capture before it is kept, without counters (run with --no-counters to skip the pass)";
       kept.status.workerError = kept.counters.note;
     }
     kept.status.workerExit = r.signal != 0 ? 128 + r.signal : r.exitCode;  // as a shell reports it
@@ -252,8 +255,8 @@ Point PointReader::finish(const ChildResult& r, double total) {
 
 Point runWorkerPoint(const Config& config, const SweepPoint& sp, int trial, int device,
                      const SessionOptions& opts, DeviceInfo* deviceOut) {
-  std::vector<std::string> args = {"worker", opts.configPath, "--point", std::to_string(sp.index), "--trial",
-                                   std::to_string(trial), "--gpu", std::to_string(device)};
+  std::vector<std::string> args = {"worker",  opts.configPath,       "--point", std::to_string(sp.index),
+                                   "--trial", std::to_string(trial), "--gpu",   std::to_string(device)};
   args.insert(args.end(), opts.extraWorkerArgs.begin(), opts.extraWorkerArgs.end());
   const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);
   PointReader reader(sp, trial, opts, deviceOut);
@@ -314,7 +317,8 @@ Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial,
 }
 
 bool needsFreshWorker(const Point& p) {
-  if (p.status.stickyError.value_or(false) || p.verdict == Verdict::fault || p.verdict == Verdict::hang) return true;
+  if (p.status.stickyError.value_or(false) || p.verdict == Verdict::fault || p.verdict == Verdict::hang)
+    return true;
   // A profiling pass that failed may leave CUPTI's state behind it broken.
   if (p.counters.passFailed) return true;
   // A write past a tensor may have landed in memory the next capture uses.
@@ -358,7 +362,10 @@ json trialGpus(const std::vector<Point*>& pts) {
   if (byGpu(pts).size() < 2) return json::array();
   json out = json::array();
   for (const Point* p : pts)
-    out.push_back({{"trial", p->trial}, {"uuid", p->gpu.uuid}, {"name", p->gpu.name}, {"ordinal", p->gpu.ordinal},
+    out.push_back({{"trial", p->trial},
+                   {"uuid", p->gpu.uuid},
+                   {"name", p->gpu.name},
+                   {"ordinal", p->gpu.ordinal},
                    {"host", p->gpu.host}});
   return out;
 }
@@ -368,7 +375,10 @@ json trialGpus(const std::vector<Point*>& pts) {
 std::optional<Finding> gpuVarianceFinding(const std::vector<Point*>& pts, int index) {
   // Per GPU, the trials' kernel times: the fastest and slowest GPU differ when
   // their ranges (p10..p90 over every trial on them) do not overlap, by at least 10 %.
-  struct Range { double lo = 1e300, hi = 0, median = 0; const Point* first = nullptr; };
+  struct Range {
+    double lo = 1e300, hi = 0, median = 0;
+    const Point* first = nullptr;
+  };
   std::map<std::string, Range> ranges;
   for (const auto& [uuid, trials] : byGpu(pts)) {
     Range r;
@@ -401,13 +411,19 @@ std::optional<Finding> gpuVarianceFinding(const std::vector<Point*>& pts, int in
   Finding f;
   f.category = "gpu_variance";
   f.severity = Severity::warning;
-  f.message = "the same point runs " + std::to_string(int(std::lround((ratio - 1) * 100))) + " % slower on one GPU: " +
-              describe(slow->second) + " against " + describe(fast->second) +
-              "; check clocks, power limits and other work on the slower GPU before comparing points run on different GPUs";
+  f.message = "the same point runs " + std::to_string(int(std::lround((ratio - 1) * 100))) +
+              " % slower on one GPU: " + describe(slow->second) + " against " + describe(fast->second) +
+              "; check clocks, power limits and other work on the slower GPU before comparing points run on "
+              "different GPUs";
   json gpus = json::array();
   for (const auto& [uuid, r] : ranges)
-    gpus.push_back({{"uuid", uuid}, {"name", r.first->gpu.name}, {"ordinal", r.first->gpu.ordinal},
-                    {"host", r.first->gpu.host}, {"median_ns", r.median}, {"p10_ns", r.lo}, {"p90_ns", r.hi},
+    gpus.push_back({{"uuid", uuid},
+                    {"name", r.first->gpu.name},
+                    {"ordinal", r.first->gpu.ordinal},
+                    {"host", r.first->gpu.host},
+                    {"median_ns", r.median},
+                    {"p10_ns", r.lo},
+                    {"p90_ns", r.hi},
                     {"sm_clock_mhz", r.first->gpu.smClockMHz}});
   f.evidence = {{"ratio", ratio}, {"gpus", gpus}};
   f.location.point = index;
@@ -442,10 +458,12 @@ void summariseTrials(Report& report, int trials) {
     f.category = "race";
     f.severity = Severity::error;
     f.message = "trials of " + (pts.front()->label.empty() ? std::string("the point") : pts.front()->label) +
-                " disagree on identical inputs: " + std::to_string(pts.size()) + " trials, outcomes " + seen.dump();
+                " disagree on identical inputs: " + std::to_string(pts.size()) + " trials, outcomes " +
+                seen.dump();
     f.evidence = {{"trials", seen}};
     if (const json gpus = trialGpus(pts); !gpus.empty()) {
-      f.evidence["gpus"] = gpus;  // trial by trial: a difference that follows the GPU is not a race in the kernel
+      f.evidence["gpus"] =
+          gpus;  // trial by trial: a difference that follows the GPU is not a race in the kernel
       f.message += "; the trials ran on " + std::to_string(gpus.size()) + " GPUs: compare them by gpu.uuid";
     }
     f.location.point = index;
@@ -483,7 +501,10 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
     for (const auto& sp : points) indices.push_back(sp.index);
     report.extra["shard"] = shardJson(*opts.shard, indices);
   }
-  struct Job { std::size_t point; int trial; };
+  struct Job {
+    std::size_t point;
+    int trial;
+  };
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < points.size(); ++i)
     for (int t = 0; t < std::max(1, opts.trials); ++t) jobs.push_back({i, t});

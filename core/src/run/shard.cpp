@@ -15,7 +15,8 @@ int parsePart(const std::string& text, const std::string& part, const std::strin
   int v = 0;
   auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
   if (part.empty() || ec != std::errc() || end != part.data() + part.size())
-    throw std::invalid_argument("--shard '" + text + "': " + what + " is not a whole number (expected K/N, e.g. 0/4)");
+    throw std::invalid_argument("--shard '" + text + "': " + what +
+                                " is not a whole number (expected K/N, e.g. 0/4)");
   return v;
 }
 
@@ -29,7 +30,8 @@ Shard parseShard(const std::string& text) {
   s.index = parsePart(text, text.substr(0, slash), "K");
   s.count = parsePart(text, text.substr(slash + 1), "N");
   if (s.count < 1 || s.count > kMaxShards)
-    throw std::invalid_argument("--shard '" + text + "': N must be between 1 and " + std::to_string(kMaxShards));
+    throw std::invalid_argument("--shard '" + text + "': N must be between 1 and " +
+                                std::to_string(kMaxShards));
   if (s.index < 0 || s.index >= s.count)
     throw std::invalid_argument("--shard '" + text + "': K must be between 0 and N-1 (shards are 0-based)");
   return s;

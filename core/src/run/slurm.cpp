@@ -16,7 +16,9 @@ namespace tilescope {
 
 std::string slurmScriptPath(const SlurmJob& job) { return job.dir + "/tilescope-sweep.sbatch"; }
 
-std::string slurmPartPath(const std::string& dir, int task) { return dir + "/part-" + std::to_string(task) + ".json"; }
+std::string slurmPartPath(const std::string& dir, int task) {
+  return dir + "/part-" + std::to_string(task) + ".json";
+}
 
 std::string slurmLogPath(const std::string& dir, const std::string& arrayJob, int task) {
   return dir + "/task-" + arrayJob + "_" + std::to_string(task) + ".out";
@@ -65,11 +67,12 @@ std::string slurmBatchScript(const SlurmJob& job) {
     << "#   " << commentSafe(shellCommandLine(sbatchCommand(job, {}))) << "\n"
     << "# with --array naming the tasks (0-" << job.shards - 1 << ", then only those resubmitted).\n"
     << "set -u\n"
-    << ": \"${SLURM_ARRAY_TASK_ID:?run this script as a job array: sbatch --array=0-" << job.shards - 1 << "}\"\n"
+    << ": \"${SLURM_ARRAY_TASK_ID:?run this script as a job array: sbatch --array=0-" << job.shards - 1
+    << "}\"\n"
     << "echo \"tilescope: shard ${SLURM_ARRAY_TASK_ID}/" << n
     << " on $(hostname) (job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID})\" >&2\n"
-    << "exec " << shellQuote(job.exe) << " sweep " << shellQuote(job.configPath) << " --shard \"${SLURM_ARRAY_TASK_ID}/"
-    << n << "\" \\\n"
+    << "exec " << shellQuote(job.exe) << " sweep " << shellQuote(job.configPath)
+    << " --shard \"${SLURM_ARRAY_TASK_ID}/" << n << "\" \\\n"
     << "  -o " << shellQuote(job.dir + "/part-") << "\"${SLURM_ARRAY_TASK_ID}\".json";
   if (!job.sweepArgs.empty()) s << " " << joinQuoted(job.sweepArgs);
   s << "\n";
@@ -83,11 +86,14 @@ std::string shellCommandLine(const std::vector<std::string>& argv) {
 }
 
 std::vector<std::string> sbatchCommand(const SlurmJob& job, const std::vector<int>& tasks) {
-  std::vector<std::string> argv = {"sbatch", "--parsable",
-                                   "--array=" + (tasks.empty() ? std::string("0-") + std::to_string(job.shards - 1)
-                                                               : slurmArraySpec(tasks)),
-                                   "--job-name=" + jobName(job.name), "--chdir=" + job.dir,
-                                   "--output=" + job.dir + "/task-%A_%a.out"};
+  std::vector<std::string> argv = {
+      "sbatch",
+      "--parsable",
+      "--array=" +
+          (tasks.empty() ? std::string("0-") + std::to_string(job.shards - 1) : slurmArraySpec(tasks)),
+      "--job-name=" + jobName(job.name),
+      "--chdir=" + job.dir,
+      "--output=" + job.dir + "/task-%A_%a.out"};
   argv.insert(argv.end(), job.sbatchOptions.begin(), job.sbatchOptions.end());
   argv.push_back(slurmScriptPath(job));
   return argv;
@@ -133,9 +139,11 @@ std::vector<int> parseSlurmArraySpec(const std::string& spec) {
       out.push_back(parseTaskNumber(part, spec));
       continue;
     }
-    const int lo = parseTaskNumber(part.substr(0, dash), spec), hi = parseTaskNumber(part.substr(dash + 1), spec);
+    const int lo = parseTaskNumber(part.substr(0, dash), spec),
+              hi = parseTaskNumber(part.substr(dash + 1), spec);
     // A step (":2") is not something sbatch --array=0-N prints back: refused above.
-    if (hi < lo || hi - lo > 1000000) throw std::invalid_argument("array task list '" + spec + "': bad range " + part);
+    if (hi < lo || hi - lo > 1000000)
+      throw std::invalid_argument("array task list '" + spec + "': bad range " + part);
     for (int t = lo; t <= hi; ++t) out.push_back(t);
   }
   return out;
@@ -158,7 +166,9 @@ std::vector<std::string> splitShellWords(const std::string& text) {
       std::size_t j = i + 1;
       for (; j < text.size() && text[j] != '"'; ++j) {
         // Inside double quotes a backslash escapes only these.
-        if (text[j] == '\\' && j + 1 < text.size() && std::string("\"\\$`").find(text[j + 1]) != std::string::npos) ++j;
+        if (text[j] == '\\' && j + 1 < text.size() &&
+            std::string("\"\\$`").find(text[j + 1]) != std::string::npos)
+          ++j;
         word += text[j];
       }
       if (j >= text.size()) throw std::invalid_argument("unclosed \" in \"" + text + "\"");
@@ -177,16 +187,18 @@ std::vector<std::string> splitShellWords(const std::string& text) {
 std::string sbatchOptionsProblem(const std::vector<std::string>& options) {
   // Ours: the array is one task per shard, the logs and parts are where the
   // gatherer looks, the job id is read from --parsable, the gatherer follows.
-  static const std::vector<std::string> longOnes = {"--array", "--output", "--error", "--parsable", "--wrap",
-                                                    "--chdir", "--wait", "--test-only"};
+  static const std::vector<std::string> longOnes = {"--array", "--output", "--error", "--parsable",
+                                                    "--wrap",  "--chdir",  "--wait",  "--test-only"};
   static const std::vector<std::string> shortOnes = {"-a", "-o", "-e", "-D", "-W"};
   for (const auto& o : options) {
     for (const auto& l : longOnes)
       if (o == l || o.rfind(l + "=", 0) == 0)
-        return "--sbatch: " + l + " is set by tilescope-run sweep --slurm (one task per shard, logs in --slurm-dir)";
+        return "--sbatch: " + l +
+               " is set by tilescope-run sweep --slurm (one task per shard, logs in --slurm-dir)";
     for (const auto& s : shortOnes)
       if (o.rfind(s, 0) == 0)
-        return "--sbatch: " + s + " is set by tilescope-run sweep --slurm (one task per shard, logs in --slurm-dir)";
+        return "--sbatch: " + s +
+               " is set by tilescope-run sweep --slurm (one task per shard, logs in --slurm-dir)";
   }
   return "";
 }
@@ -199,7 +211,8 @@ std::string parseSbatchJobId(const std::string& output) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
   std::string id = last.substr(0, last.find(';'));
   while (!id.empty() && (id.back() == '\r' || id.back() == ' ')) id.pop_back();
-  const bool digits = !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!digits) throw std::runtime_error("sbatch printed no job id: \"" + output.substr(0, 500) + "\"");
   return id;
 }
@@ -237,7 +250,8 @@ bool readArrayJobId(const std::string& id, std::string& arrayJob, std::vector<in
   const auto us = id.find('_');
   if (us == std::string::npos || us == 0 || id.find('.') != std::string::npos) return false;
   arrayJob = id.substr(0, us);
-  if (!std::all_of(arrayJob.begin(), arrayJob.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+  if (!std::all_of(arrayJob.begin(), arrayJob.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
   try {
     tasks = parseSlurmArraySpec(id.substr(us + 1));
   } catch (const std::invalid_argument&) {
@@ -300,7 +314,7 @@ std::vector<std::string> sacctCommand(const std::string& arrayJob) {
 }
 
 bool slurmStateFinal(const std::string& state) {
-  static const std::set<std::string> final = {"COMPLETED", "FAILED",    "CANCELLED", "TIMEOUT",
+  static const std::set<std::string> final = {"COMPLETED", "FAILED",    "CANCELLED",     "TIMEOUT",
                                               "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL",
                                               "DEADLINE",  "REVOKED",   "SPECIAL_EXIT"};
   return final.count(state) > 0;

@@ -13,21 +13,22 @@ std::string shardPartProblem(const Report& part, Shard s, std::size_t points, in
   if (part.verb != "sweep") return "its verb is '" + part.verb + "', not sweep";
   const json& sh = part.extra.contains("shard") ? part.extra["shard"] : json();
   if (!sh.is_object() || sh.value("index", -1) != s.index || sh.value("count", -1) != s.count)
-    return "it is not shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " (extra.shard: " +
-           (sh.is_null() ? std::string("none") : sh.dump()) + ")";
+    return "it is not shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
+           " (extra.shard: " + (sh.is_null() ? std::string("none") : sh.dump()) + ")";
   const auto [begin, end] = shardBounds(points, s);
   std::map<int, std::set<int>> trialsOf;
   for (const auto& p : part.points) {
     if (p.index < static_cast<int>(begin) || p.index >= static_cast<int>(end))
-      return "it holds point " + std::to_string(p.index) + ", outside the shard's points " + std::to_string(begin) +
-             "–" + std::to_string(end == 0 ? 0 : end - 1);
+      return "it holds point " + std::to_string(p.index) + ", outside the shard's points " +
+             std::to_string(begin) + "–" + std::to_string(end == 0 ? 0 : end - 1);
     trialsOf[p.index].insert(p.trial);
   }
   for (auto i = begin; i < end; ++i) {
     const auto it = trialsOf.find(static_cast<int>(i));
     const std::size_t have = it == trialsOf.end() ? 0 : it->second.size();
     if (have != static_cast<std::size_t>(trials))
-      return "point " + std::to_string(i) + " has " + std::to_string(have) + " of " + std::to_string(trials) + " trials";
+      return "point " + std::to_string(i) + " has " + std::to_string(have) + " of " + std::to_string(trials) +
+             " trials";
   }
   return "";
 }
@@ -37,9 +38,10 @@ namespace {
 std::string lostMessage(const ShardTask& t) {
   std::string m = "Slurm array task " + std::to_string(t.task);
   if (!t.job.empty()) m += " (job " + t.job + ")";
-  m += t.state.empty()         ? " was never seen by squeue or sacct"
-       : t.state == "UNKNOWN" ? " left the queue without a final state (squeue lists it no more, sacct has no record)"
-                              : " ended " + t.state;
+  m += t.state.empty() ? " was never seen by squeue or sacct"
+       : t.state == "UNKNOWN"
+           ? " left the queue without a final state (squeue lists it no more, sacct has no record)"
+           : " ended " + t.state;
   if (!t.exitCode.empty() && t.exitCode != "0:0") m += " (exit " + t.exitCode + ")";
   m += t.attempts == 1 ? " on its only attempt" : " after " + std::to_string(t.attempts) + " attempts";
   m += t.partProblem.empty() ? " without writing its part report"
@@ -69,7 +71,8 @@ void addLostPoints(const std::vector<SweepPoint>& sweep, const ShardTask& t, Sha
 }
 
 /// A part's matrix rows, by point index: rows follow the part's sorted point indices.
-void addMatrixRows(const Report& part, std::map<int, std::vector<Verdict>>& rows, std::map<int, std::string>& labels) {
+void addMatrixRows(const Report& part, std::map<int, std::vector<Verdict>>& rows,
+                   std::map<int, std::string>& labels) {
   std::set<int> indices;
   for (const auto& p : part.points) indices.insert(p.index);
   if (part.matrix && part.matrix->verdicts.size() == indices.size()) {
@@ -90,8 +93,8 @@ json taskJson(const ShardTask& t, Shard s, std::size_t points) {
   const auto [begin, end] = shardBounds(points, s);
   json pts = json::array();
   for (auto i = begin; i < end; ++i) pts.push_back(i);
-  json j = {{"task", t.task},     {"job", t.job},           {"state", t.state}, {"exit_code", t.exitCode},
-            {"attempts", t.attempts}, {"log", t.log},       {"points", pts},    {"gathered", t.part.has_value()}};
+  json j = {{"task", t.task},         {"job", t.job}, {"state", t.state}, {"exit_code", t.exitCode},
+            {"attempts", t.attempts}, {"log", t.log}, {"points", pts},    {"gathered", t.part.has_value()}};
   if (t.part) j["host"] = t.part->host;
   if (!t.partProblem.empty()) j["part_problem"] = t.partProblem;
   return j;

@@ -4,8 +4,8 @@
 // JSON-path messages.
 #include "tilescope/run/stream.h"
 
-#include "tilescope/model/json_fields.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/model/json_fields.h"
 
 namespace tilescope {
 
@@ -25,7 +25,8 @@ constexpr const char* kKnownEvents = "device, progress, phase, partial, point or
 Phase parsePhase(const std::string& s) {
   for (int i = 0; i < 4; ++i)
     if (s == kPhaseNames[i]) return static_cast<Phase>(i);
-  throw std::invalid_argument("unknown phase '" + clipForMessage(s) + "' (expected launch, launched, trace or traced)");
+  throw std::invalid_argument("unknown phase '" + clipForMessage(s) +
+                              "' (expected launch, launched, trace or traced)");
 }
 
 const char* phaseName(Phase p) {
@@ -108,11 +109,15 @@ namespace {
 /// its point is a broken event, not an empty one).
 const char* bodyKey(std::size_t index) {
   switch (index) {
-    case 0: return "device";
-    case 2: return "phase";
+    case 0:
+      return "device";
+    case 2:
+      return "phase";
     case 3:
-    case 4: return "point";
-    case 5: return "report";
+    case 4:
+      return "point";
+    case 5:
+      return "report";
   }
   return nullptr;  // progress: every field may be absent
 }
@@ -169,7 +174,8 @@ StreamEvent readEvent(const json& j, const std::string& name) {
   for (std::size_t i = 0; i < std::size(kEventNames); ++i)
     if (name == kEventNames[i]) index = i;
   if (index == std::size(kEventNames))
-    throw StreamError("", "event", "unknown event '" + clipForMessage(name) + "' (expected " + kKnownEvents + ")");
+    throw StreamError("", "event",
+                      "unknown event '" + clipForMessage(name) + "' (expected " + kKnownEvents + ")");
   try {
     if (const char* key = bodyKey(index); key && (!j.contains(key) || j[key].is_null()))
       throw ReportError(key, std::string("missing: a '") + name + "' event carries its " + key);
@@ -192,8 +198,9 @@ std::optional<StreamEvent> parseStreamEvent(std::string_view line) {
   // somebody's text (a library printing on stdout, a wrapper's banner).
   if (start == std::string_view::npos || line[start] != '{') return std::nullopt;
   if (line.size() > kMaxStreamLineBytes)
-    throw StreamError("", "", "a line of " + std::to_string(line.size()) + " bytes, over the limit of " +
-                                  std::to_string(kMaxStreamLineBytes) + " bytes");
+    throw StreamError("", "",
+                      "a line of " + std::to_string(line.size()) + " bytes, over the limit of " +
+                          std::to_string(kMaxStreamLineBytes) + " bytes");
   JsonLimits limits;
   limits.maxBytes = kMaxStreamLineBytes;
   limits.maxDepth = kMaxJsonDepth;
@@ -211,12 +218,14 @@ std::optional<StreamEvent> parseStreamEvent(std::string_view line) {
   if (schema == j.end() || !schema->is_string() || schema->get<std::string>().rfind(family, 0) != 0)
     return std::nullopt;  // JSON of another tool or schema
   if (*schema != kStreamSchema)
-    throw StreamError("", "schema", "stream version '" + clipForMessage(schema->get<std::string>()) +
-                                        "' is not the one this build reads (" + kStreamSchema + ")");
+    throw StreamError("", "schema",
+                      "stream version '" + clipForMessage(schema->get<std::string>()) +
+                          "' is not the one this build reads (" + kStreamSchema + ")");
   const auto event = j.find("event");
   if (event == j.end() || !event->is_string())
-    throw StreamError("", "event", event == j.end() ? std::string("missing: every stream line names its event")
-                                                    : "expected a string, found " + json_io::kindOf(*event));
+    throw StreamError("", "event",
+                      event == j.end() ? std::string("missing: every stream line names its event")
+                                       : "expected a string, found " + json_io::kindOf(*event));
   return readEvent(j, event->get<std::string>());
 }
 
@@ -233,7 +242,8 @@ std::string toLine(const StreamEvent& event) {
 }
 
 std::string toRequestLine(const WorkerRequest& request) {
-  return json{{"schema", kStreamSchema}, {"request", "capture"}, {"point", request.point}, {"trial", request.trial}}
+  return json{
+      {"schema", kStreamSchema}, {"request", "capture"}, {"point", request.point}, {"trial", request.trial}}
       .dump();
 }
 

@@ -4,8 +4,8 @@
 #include <cxxabi.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "trace_detail.h"
@@ -16,33 +16,47 @@ using namespace trace_detail;
 
 const char* traceFaultKindName(TraceFaultKind k) {
   switch (k) {
-    case TraceFaultKind::oob_read: return "oob_read";
-    case TraceFaultKind::oob_write: return "oob_write";
-    case TraceFaultKind::misaligned: return "misaligned";
-    case TraceFaultKind::wild: return "wild";
-    case TraceFaultKind::shared_oob: return "shared_oob";
-    case TraceFaultKind::uninit: return "uninit_read";
+    case TraceFaultKind::oob_read:
+      return "oob_read";
+    case TraceFaultKind::oob_write:
+      return "oob_write";
+    case TraceFaultKind::misaligned:
+      return "misaligned";
+    case TraceFaultKind::wild:
+      return "wild";
+    case TraceFaultKind::shared_oob:
+      return "shared_oob";
+    case TraceFaultKind::uninit:
+      return "uninit_read";
   }
   return "unknown";
 }
 
 const char* traceFaultCategory(TraceFaultKind k) {
   switch (k) {
-    case TraceFaultKind::oob_read: return "oob_read";
-    case TraceFaultKind::oob_write: return "oob_write";
-    case TraceFaultKind::misaligned: return "misaligned_access";
+    case TraceFaultKind::oob_read:
+      return "oob_read";
+    case TraceFaultKind::oob_write:
+      return "oob_write";
+    case TraceFaultKind::misaligned:
+      return "misaligned_access";
     case TraceFaultKind::wild:
-    case TraceFaultKind::shared_oob: return "illegal_address";
-    case TraceFaultKind::uninit: return "uninitialized_read";
+    case TraceFaultKind::shared_oob:
+      return "illegal_address";
+    case TraceFaultKind::uninit:
+      return "uninitialized_read";
   }
   return "illegal_address";
 }
 
 const char* hazardKindName(HazardKind k) {
   switch (k) {
-    case HazardKind::raw: return "RAW";
-    case HazardKind::waw: return "WAW";
-    case HazardKind::war: return "WAR";
+    case HazardKind::raw:
+      return "RAW";
+    case HazardKind::waw:
+      return "WAW";
+    case HazardKind::war:
+      return "WAR";
   }
   return "?";
 }
@@ -121,7 +135,9 @@ void unpackKey(std::uint64_t key, const Dim3& grid, const Dim3& block, Dim3* b, 
 
 namespace {
 
-std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 /// Unravels a (possibly negative or past-the-end) element offset over `shape`
 /// with the leading dimension unbounded, as tensors_guard does for guard zones.
@@ -143,14 +159,17 @@ int nearestTensor(const TraceCapture& c, std::uint64_t addr) {
   std::uint64_t bestDist = ~0ull;
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const TraceTensor& t = c.tensors[i];
-    const std::uint64_t d = addr < t.base ? t.base - addr : addr >= t.base + t.bytes ? addr - (t.base + t.bytes) : 0;
+    const std::uint64_t d = addr < t.base              ? t.base - addr
+                            : addr >= t.base + t.bytes ? addr - (t.base + t.bytes)
+                                                       : 0;
     if (d < bestDist) bestDist = d, best = int(i);
   }
   return best;
 }
 
-TraceFault describe(const TraceCapture& c, const LineTable& lines, const TileLookup& tiles, const std::string& source,
-                    const TraceRecord& r, const TracePc* pc, std::optional<std::uint64_t> firstKey) {
+TraceFault describe(const TraceCapture& c, const LineTable& lines, const TileLookup& tiles,
+                    const std::string& source, const TraceRecord& r, const TracePc* pc,
+                    std::optional<std::uint64_t> firstKey) {
   TraceFault f;
   f.kind = traceFaultKindName(r.kind);
   f.category = traceFaultCategory(r.kind);
@@ -181,7 +200,8 @@ TraceFault describe(const TraceCapture& c, const LineTable& lines, const TileLoo
   const std::int64_t rel = std::int64_t(r.addr - t.base);  // two's complement: negative before the start
   f.elementLinear = floorDiv(rel, std::max(t.elemSize, 1));
   f.element = unravel(f.elementLinear, t.shape);
-  if (r.addr + r.size > t.base + t.bytes) f.bytesPastEnd = std::max<std::int64_t>(rel - std::int64_t(t.bytes), 0);
+  if (r.addr + r.size > t.base + t.bytes)
+    f.bytesPastEnd = std::max<std::int64_t>(rel - std::int64_t(t.bytes), 0);
   if (r.addr < t.base) f.bytesBeforeStart = std::int64_t(t.base - r.addr);
   return f;
 }
@@ -194,7 +214,10 @@ std::string elementText(const TraceFault& f) {
 
 std::string faultMessage(const TraceFault& f, std::uint64_t total, std::size_t sites) {
   std::string what;
-  const std::string acc = std::to_string(f.size) + "-byte " + (f.atomic ? "atomic" : f.write ? "write" : "read");
+  const std::string acc = std::to_string(f.size) + "-byte " +
+                          (f.atomic  ? "atomic"
+                           : f.write ? "write"
+                                     : "read");
   if (f.kind == "oob_write" || f.kind == "oob_read") {
     what = f.tensor + ": " + acc + " " +
            (f.bytesBeforeStart ? std::to_string(*f.bytesBeforeStart) + " bytes before its start"
@@ -205,8 +228,9 @@ std::string faultMessage(const TraceFault& f, std::uint64_t total, std::size_t s
            std::to_string(f.address % std::max<std::uint32_t>(f.size, 1)) + " bytes off its " +
            std::to_string(f.size) + "-byte alignment";
   } else if (f.kind == "misaligned") {
-    what = f.tensor + ": " + acc + " at an address " + std::to_string(f.address % std::max<std::uint32_t>(f.size, 1)) +
-           " bytes off its " + std::to_string(f.size) + "-byte alignment (element " + elementText(f) + ")";
+    what = f.tensor + ": " + acc + " at an address " +
+           std::to_string(f.address % std::max<std::uint32_t>(f.size, 1)) + " bytes off its " +
+           std::to_string(f.size) + "-byte alignment (element " + elementText(f) + ")";
   } else if (f.kind == "wild") {
     what = acc + " outside every tensor of the launch";
     if (!f.tensor.empty())
@@ -215,7 +239,8 @@ std::string faultMessage(const TraceFault& f, std::uint64_t total, std::size_t s
                                   : std::to_string(f.bytesPastEnd.value_or(0)) + " bytes past its end") +
               ")";
   } else if (f.kind == "shared_oob") {
-    what = acc + " of shared memory at offset " + std::to_string(f.address) + ", past the block's shared memory";
+    what =
+        acc + " of shared memory at offset " + std::to_string(f.address) + ", past the block's shared memory";
   } else {
     what = f.tensor + ": " + acc + " of element " + elementText(f) + " before any thread wrote it";
   }
@@ -223,7 +248,8 @@ std::string faultMessage(const TraceFault& f, std::uint64_t total, std::size_t s
                   dim3Text(f.block);
   if (f.tile) {
     m += " (tile of " + f.tile->tensor + " at [";
-    for (std::size_t i = 0; i < f.tile->origin.size(); ++i) m += (i ? ", " : "") + std::to_string(f.tile->origin[i]);
+    for (std::size_t i = 0; i < f.tile->origin.size(); ++i)
+      m += (i ? ", " : "") + std::to_string(f.tile->origin[i]);
     m += "])";
   }
   m += "; " + std::to_string(total) + " such access" + (total == 1 ? "" : "es");
@@ -262,22 +288,27 @@ Finding faultFinding(const std::vector<const TraceFault*>& group) {
   loc.block = {first.block[0], first.block[1], first.block[2]};
   loc.cta = loc.block;
   loc.ctas = {loc.block};
-  if (!first.element.empty() && first.space != "shared") loc.elements = ElementRange{first.element, first.element, {}, {}, {}};
+  if (!first.element.empty() && first.space != "shared")
+    loc.elements = ElementRange{first.element, first.element, {}, {}, {}};
   if (first.space == "shared") loc.extra["shared_offset"] = first.address;
   // The first byte of the access relative to the tensor (its size is `access`).
   if (first.bytesPastEnd) loc.bytesPastEnd = ByteRange{*first.bytesPastEnd, *first.bytesPastEnd};
-  if (first.bytesBeforeStart) loc.bytesBeforeStart = ByteRange{*first.bytesBeforeStart, *first.bytesBeforeStart};
+  if (first.bytesBeforeStart)
+    loc.bytesBeforeStart = ByteRange{*first.bytesBeforeStart, *first.bytesBeforeStart};
   if (first.tile) {
     // The declared tile's index: tiles sit at multiples of their extent.
     for (std::size_t d = 0; d < first.tile->origin.size() && d < first.tile->extent.size(); ++d)
       loc.tile.push_back(floorDiv(first.tile->origin[d], std::max<std::int64_t>(first.tile->extent[d], 1)));
     loc.output = first.tile->tensor;
   }
-  loc.access = MemoryAccess{first.atomic ? "atomic" : first.write ? "write" : "read", static_cast<int>(first.size),
-                            first.space};
+  loc.access = MemoryAccess{first.atomic  ? "atomic"
+                            : first.write ? "write"
+                                          : "read",
+                            static_cast<int>(first.size), first.space};
   fd.location = std::move(loc);
-  fd.evidence = {{"source", "trace"}, {"kind", first.kind}, {"accesses", total}, {"access_size", first.size},
-                 {"instructions", sites}, {"stopped", first.stopped}, {"first_exact", first.exact}};
+  fd.evidence = {{"source", "trace"},         {"kind", first.kind},    {"accesses", total},
+                 {"access_size", first.size}, {"instructions", sites}, {"stopped", first.stopped},
+                 {"first_exact", first.exact}};
   return fd;
 }
 
@@ -370,8 +401,8 @@ TraceAnalysis analyzeTrace(const TraceCapture& c, const LineTable& lines, const 
     n.sharedWavefronts += p.wavefronts;
     n.sharedIdeal += p.ideal;
   }
-  info.limits = {c.recordsSeen, c.maxRecords, c.hazardOverflow, c.maxCtas, c.untrackedCtas, c.untrackedSlots,
-                 c.outsidePcs};
+  info.limits = {c.recordsSeen,   c.maxRecords,     c.hazardOverflow, c.maxCtas,
+                 c.untrackedCtas, c.untrackedSlots, c.outsidePcs};
   if (auto f = raceFinding(info)) a.findings.push_back(*f);
   if (auto f = bankConflictFinding(info, opts.bankConflictThreshold)) a.findings.push_back(*f);
   return a;

@@ -19,8 +19,8 @@ std::optional<Finding> bankConflictFinding(const TraceInfo& info, double thresho
 /// A race finding for the shared-memory hazards; nothing when there are none.
 std::optional<Finding> raceFinding(const TraceInfo& info);
 
-std::string siteText(const TraceSite& s);           ///< "gemm_tiled.cu:123" or "gemm_tiled+0x1a0"
-Location siteLocation(const TraceSite& s);          ///< function, sass offset, file, line
-std::string dim3Text(const Dim3& d);                ///< "(3, 1, 0)"
+std::string siteText(const TraceSite& s);   ///< "gemm_tiled.cu:123" or "gemm_tiled+0x1a0"
+Location siteLocation(const TraceSite& s);  ///< function, sass offset, file, line
+std::string dim3Text(const Dim3& d);        ///< "(3, 1, 0)"
 
 }  // namespace tilescope::trace_detail

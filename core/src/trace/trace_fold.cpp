@@ -15,8 +15,10 @@ std::pair<int, int> footprintFold(std::int64_t cellRows, std::int64_t cellCols, 
   std::int64_t fh = 1, fw = 1;
   const std::int64_t limit = std::int64_t(std::max<std::size_t>(cells, 1));
   while (((cellRows + fh - 1) / fh) * ((cellCols + fw - 1) / fw) > limit) {
-    if ((cellCols + fw - 1) / fw >= (cellRows + fh - 1) / fh) fw *= 2;
-    else fh *= 2;
+    if ((cellCols + fw - 1) / fw >= (cellRows + fh - 1) / fh)
+      fw *= 2;
+    else
+      fh *= 2;
   }
   return {int(fh), int(fw)};
 }
@@ -27,7 +29,8 @@ std::pair<int, int> sharedWavefronts(const std::array<std::uint32_t, 32>& offset
   // distinct words (of the access's width, 4 bytes at least) sets the wavefronts.
   const std::uint32_t unit = std::max<std::uint32_t>(size, 4);
   const std::uint32_t banks = 128 / unit;
-  std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>> perPhase;  // phase -> bank -> words
+  std::map<std::uint32_t, std::map<std::uint32_t, std::set<std::uint32_t>>>
+      perPhase;  // phase -> bank -> words
   for (std::uint32_t lane = 0; lane < 32; ++lane) {
     if (!(activeMask >> lane & 1u)) continue;
     const std::uint32_t word = offsets[lane] / unit;
@@ -87,8 +90,8 @@ std::vector<TraceLine> foldLines(const TraceCapture& c, const LineTable& lines, 
     l.write = l.write || (p.flags & 0x2);
     l.atomic = l.atomic || (p.flags & 0x4);
     const std::pair<std::uint32_t, const char*> spaces[] = {
-        {0x10, "global"}, {0x20, "shared"}, {0x40, "local"}, {0x80, "barrier"}, {0x200, "cp.async"}, {0x400, "matrix"},
-        {0x800, "bulk"}};
+        {0x10, "global"},    {0x20, "shared"},  {0x40, "local"}, {0x80, "barrier"},
+        {0x200, "cp.async"}, {0x400, "matrix"}, {0x800, "bulk"}};
     for (const auto& [bit, name] : spaces)
       if ((p.flags & bit) && std::find(l.spaces.begin(), l.spaces.end(), name) == l.spaces.end())
         l.spaces.push_back(name);
@@ -108,7 +111,8 @@ void downsample(const TraceTensor& t, int fh, int fw, TraceFootprint* fp) {
   fp->cellRows = (t.cellRows + fh - 1) / fh;
   fp->cellCols = (t.cellCols + fw - 1) / fw;
   const std::size_t n = std::size_t(fp->cellRows * fp->cellCols);
-  fp->readMin.assign(n, -1), fp->readMax.assign(n, -1), fp->writeMin.assign(n, -1), fp->writeMax.assign(n, -1);
+  fp->readMin.assign(n, -1), fp->readMax.assign(n, -1), fp->writeMin.assign(n, -1),
+      fp->writeMax.assign(n, -1);
   auto lower = [](std::int64_t& dst, std::int64_t v) {
     if (v >= 0 && (dst < 0 || v < dst)) dst = v;
   };
@@ -127,13 +131,15 @@ void downsample(const TraceTensor& t, int fh, int fw, TraceFootprint* fp) {
     }
 }
 
-std::vector<TraceCtaBox> boxes(const std::vector<TraceTensor::Box>& in, std::size_t limit, std::int64_t* total) {
+std::vector<TraceCtaBox> boxes(const std::vector<TraceTensor::Box>& in, std::size_t limit,
+                               std::int64_t* total) {
   std::vector<TraceCtaBox> out;
   for (std::size_t cta = 0; cta < in.size(); ++cta) {
     const auto& b = in[cta];
     if (b.count <= 0) continue;
     ++*total;
-    if (out.size() < limit) out.push_back({std::int64_t(cta), b.rowMin, b.rowMax, b.colMin, b.colMax, b.count});
+    if (out.size() < limit)
+      out.push_back({std::int64_t(cta), b.rowMin, b.rowMax, b.colMin, b.colMax, b.count});
   }
   return out;
 }
@@ -200,18 +206,25 @@ std::optional<Finding> bankConflictFinding(const TraceInfo& info, double thresho
   nlohmann::json lines = nlohmann::json::array();
   for (const TraceLine* l : worst) {
     char ways[32];
-    std::snprintf(ways, sizeof ways, "%.1f", double(l->wavefronts) / double(std::max<std::uint64_t>(l->ideal, 1)));
-    lines.push_back({{"file", l->file}, {"line", l->line}, {"max_ways", l->maxWays}, {"average_ways", ways},
+    std::snprintf(ways, sizeof ways, "%.1f",
+                  double(l->wavefronts) / double(std::max<std::uint64_t>(l->ideal, 1)));
+    lines.push_back({{"file", l->file},
+                     {"line", l->line},
+                     {"max_ways", l->maxWays},
+                     {"average_ways", ways},
                      {"extra_wavefronts", l->wavefronts - l->ideal}});
   }
   if (!worst.empty()) {
     const TraceLine& w = *worst.front();
-    f.message += "; worst: " + (w.line > 0 ? w.file + ":" + std::to_string(w.line) : std::string("an instruction")) +
-                 ", " + std::to_string(w.maxWays) + "-way";
+    f.message +=
+        "; worst: " + (w.line > 0 ? w.file + ":" + std::to_string(w.line) : std::string("an instruction")) +
+        ", " + std::to_string(w.maxWays) + "-way";
     f.location.file = w.file;
     f.location.line = w.line;
   }
-  f.evidence = {{"source", "trace"}, {"wavefronts", n.sharedWavefronts}, {"ideal", n.sharedIdeal},
+  f.evidence = {{"source", "trace"},
+                {"wavefronts", n.sharedWavefronts},
+                {"ideal", n.sharedIdeal},
                 {"worst_lines", lines}};
   return f;
 }
@@ -224,7 +237,9 @@ std::optional<Finding> raceFinding(const TraceInfo& info) {
   for (const TraceHazardInfo& x : info.hazards) {
     total += x.count;
     if (pairs.size() < 8)
-      pairs.push_back({{"kind", x.kind}, {"first", toJson(siteLocation(x.first))}, {"second", toJson(siteLocation(x.second))},
+      pairs.push_back({{"kind", x.kind},
+                       {"first", toJson(siteLocation(x.first))},
+                       {"second", toJson(siteLocation(x.second))},
                        {"count", x.count}});
   }
   const char* firstWhat = h.kind == "WAR" ? "read" : "write";
@@ -234,11 +249,12 @@ std::optional<Finding> raceFinding(const TraceInfo& info) {
   f.detail = "shared_hazard";
   f.severity = Severity::error;
   f.treeNode = "fault.race.missing_barrier";
-  f.message = "shared-memory hazard (" + h.kind + "): a " + firstWhat + " at " + siteText(h.first) + " by thread " +
-              dim3Text(h.firstThread) + " and a " + secondWhat + " of the same address at " + siteText(h.second) +
-              " by thread " + dim3Text(h.secondThread) + " of block " + dim3Text(h.block) +
-              " with no barrier between them (" + std::to_string(total) + " hazards, " +
-              std::to_string(info.hazards.size()) + " instruction pair" + (info.hazards.size() == 1 ? "" : "s") + ")";
+  f.message = "shared-memory hazard (" + h.kind + "): a " + firstWhat + " at " + siteText(h.first) +
+              " by thread " + dim3Text(h.firstThread) + " and a " + secondWhat + " of the same address at " +
+              siteText(h.second) + " by thread " + dim3Text(h.secondThread) + " of block " +
+              dim3Text(h.block) + " with no barrier between them (" + std::to_string(total) + " hazards, " +
+              std::to_string(info.hazards.size()) + " instruction pair" +
+              (info.hazards.size() == 1 ? "" : "s") + ")";
   // Where the second access collided with the first; both sites with their threads.
   Location first = siteLocation(h.first), second = siteLocation(h.second);
   first.thread = {h.firstThread[0], h.firstThread[1], h.firstThread[2]};

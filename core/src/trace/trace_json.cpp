@@ -13,7 +13,9 @@ using nlohmann::json;
 struct Writer {
   json& j;
   template <class T>
-  void operator()(const char* key, const T& v) { j[key] = v; }
+  void operator()(const char* key, const T& v) {
+    j[key] = v;
+  }
 };
 struct Reader {
   const json& j;
@@ -166,14 +168,20 @@ json toJson(const TraceInfo& t) {
     o["address"] = hex(f.address);
     if (f.bytesPastEnd) o["bytes_past_end"] = *f.bytesPastEnd;
     if (f.bytesBeforeStart) o["bytes_before_start"] = *f.bytesBeforeStart;
-    if (f.tile) o["tile"] = {{"tensor", f.tile->tensor}, {"origin", f.tile->origin}, {"extent", f.tile->extent}};
+    if (f.tile)
+      o["tile"] = {{"tensor", f.tile->tensor}, {"origin", f.tile->origin}, {"extent", f.tile->extent}};
     j["faults"].push_back(o);
   }
   j["hazards"] = json::array();
   for (const TraceHazardInfo& h : t.hazards)
-    j["hazards"].push_back({{"kind", h.kind}, {"first", siteJson(h.first)}, {"second", siteJson(h.second)},
-                            {"first_thread", h.firstThread}, {"second_thread", h.secondThread},
-                            {"block", h.block}, {"count", h.count}, {"shared_offset", h.sharedOffset}});
+    j["hazards"].push_back({{"kind", h.kind},
+                            {"first", siteJson(h.first)},
+                            {"second", siteJson(h.second)},
+                            {"first_thread", h.firstThread},
+                            {"second_thread", h.secondThread},
+                            {"block", h.block},
+                            {"count", h.count},
+                            {"shared_offset", h.sharedOffset}});
   j["lines"] = json::array();
   for (const TraceLine& l : t.lines) {
     json o;
@@ -219,8 +227,9 @@ TraceInfo traceInfoFromJson(const json& j) {
     if (o.contains("bytes_past_end")) f.bytesPastEnd = o["bytes_past_end"].get<std::int64_t>();
     if (o.contains("bytes_before_start")) f.bytesBeforeStart = o["bytes_before_start"].get<std::int64_t>();
     if (o.contains("tile") && o["tile"].is_object())
-      f.tile = TraceTileHint{o["tile"].value("tensor", ""), o["tile"].value("origin", std::vector<std::int64_t>{}),
-                             o["tile"].value("extent", std::vector<std::int64_t>{})};
+      f.tile =
+          TraceTileHint{o["tile"].value("tensor", ""), o["tile"].value("origin", std::vector<std::int64_t>{}),
+                        o["tile"].value("extent", std::vector<std::int64_t>{})};
     t.faults.push_back(std::move(f));
   }
   for (const json& o : j.value("hazards", json::array())) {

@@ -83,8 +83,10 @@ struct Reader {
   std::string cstr() {
     std::string s;
     while (p < end && *p) s.push_back(char(*p++));
-    if (p < end) ++p;
-    else ok = false;
+    if (p < end)
+      ++p;
+    else
+      ok = false;
     return s;
   }
 };
@@ -121,7 +123,8 @@ std::vector<LineRow> decodeDebugLine(const DebugLineInput& in, std::string* erro
     const int lineBase = r.fixed<std::int8_t>();
     const int lineRange = r.fixed<std::uint8_t>();
     const int opcodeBase = r.fixed<std::uint8_t>();
-    if (!r.ok || lineRange == 0 || opcodeBase == 0 || program > unitEnd) return fail("malformed .debug_line header");
+    if (!r.ok || lineRange == 0 || opcodeBase == 0 || program > unitEnd)
+      return fail("malformed .debug_line header");
     std::vector<int> opLengths(std::size_t(opcodeBase), 0);
     for (int i = 1; i < opcodeBase; ++i) opLengths[std::size_t(i)] = r.fixed<std::uint8_t>();
     std::vector<std::string> dirs{""};
@@ -182,14 +185,32 @@ std::vector<LineRow> decodeDebugLine(const DebugLineInput& in, std::string* erro
           pr.p = next;
           break;
         }
-        case 1: emit(); break;
-        case 2: address += pr.uleb() * std::uint64_t(minInst); break;
-        case 3: line += pr.sleb(); break;
-        case 4: file = pr.uleb(); break;
-        case 5: pr.uleb(); break;
-        case 6: case 7: case 10: case 11: break;
-        case 8: address += std::uint64_t((255 - opcodeBase) / lineRange) * std::uint64_t(minInst); break;
-        case 9: address += pr.fixed<std::uint16_t>(); break;
+        case 1:
+          emit();
+          break;
+        case 2:
+          address += pr.uleb() * std::uint64_t(minInst);
+          break;
+        case 3:
+          line += pr.sleb();
+          break;
+        case 4:
+          file = pr.uleb();
+          break;
+        case 5:
+          pr.uleb();
+          break;
+        case 6:
+        case 7:
+        case 10:
+        case 11:
+          break;
+        case 8:
+          address += std::uint64_t((255 - opcodeBase) / lineRange) * std::uint64_t(minInst);
+          break;
+        case 9:
+          address += pr.fixed<std::uint16_t>();
+          break;
         default:
           for (int i = 0; i < opLengths[op]; ++i) pr.uleb();
       }
@@ -230,7 +251,12 @@ struct Elf {
 
 Elf readElf(const std::vector<char>& d) {
   Elf e;
-  if (d.size() < 64 || std::memcmp(d.data(), "\x7f" "ELF", 4) != 0 || d[4] != 2) {
+  if (d.size() < 64 ||
+      std::memcmp(d.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      d[4] != 2) {
     e.error = "not an ELF64 cubin";
     return e;
   }
@@ -258,7 +284,8 @@ Elf readElf(const std::vector<char>& d) {
     }
   }
   for (std::uint16_t i = 0; i < shnum; ++i) {
-    e.sec[i].name = cstrAt(d, e.sec[shstrndx].offset + at<std::uint32_t>(d, shoff + std::uint64_t(i) * shentsize));
+    e.sec[i].name =
+        cstrAt(d, e.sec[shstrndx].offset + at<std::uint32_t>(d, shoff + std::uint64_t(i) * shentsize));
     if (e.sec[i].type == 2) e.symtab = i;  // SHT_SYMTAB
   }
   return e;
@@ -295,8 +322,10 @@ std::vector<CubinSymbol> cubinSymbols(const std::vector<char>& d) {
   for (const ElfSymbol& s : readSymbols(d, e)) {
     if (s.shndx == 0 || s.shndx >= e.sec.size() || s.name.empty()) continue;
     const std::string& sec = e.sec[s.shndx].name;
-    if (s.type == 2) out.push_back({s.name, true, sec, s.size});  // STT_FUNC
-    else if (s.type == 1 && sec.rfind(".nv.global", 0) == 0) out.push_back({s.name, false, sec, s.size});
+    if (s.type == 2)
+      out.push_back({s.name, true, sec, s.size});  // STT_FUNC
+    else if (s.type == 1 && sec.rfind(".nv.global", 0) == 0)
+      out.push_back({s.name, false, sec, s.size});
   }
   return out;
 }

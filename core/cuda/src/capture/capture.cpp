@@ -15,12 +15,12 @@
 
 #include "capture/capture_detail.h"
 #include "capture/capture_trace.h"
-#include "tilescope/run/baseline.h"
 #include "tilescope/analysis/compare.h"
-#include "tilescope/diagnose/compile_error.h"
+#include "tilescope/analysis/tiles.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/timing.h"
-#include "tilescope/analysis/tiles.h"
+#include "tilescope/diagnose/compile_error.h"
+#include "tilescope/run/baseline.h"
 
 namespace tilescope::cuda {
 namespace detail {
@@ -60,7 +60,9 @@ Finding simpleFinding(const std::string& category, const std::string& message, n
   return f;
 }
 
-void finish(Point& p, Verdict floor = Verdict::ok) { p.verdict = worse(floor, verdictForFindings(p.findings)); }
+void finish(Point& p, Verdict floor = Verdict::ok) {
+  p.verdict = worse(floor, verdictForFindings(p.findings));
+}
 
 // Compile for the live device and load; false when the capture cannot go on.
 bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
@@ -134,9 +136,9 @@ bool allocateTritonScratch(CaptureState& s, Point& p, CUdeviceptr out[2]) {
     if (sizes[i] <= 0) continue;
     const std::size_t bytes = std::size_t(sizes[i]) * std::size_t(ctas);
     if (CUresult r = cuMemAlloc(&out[i], bytes); r != CUDA_SUCCESS) {
-      p.findings.push_back(simpleFinding("invalid_launch", "allocating Triton's " + std::string(i ? "profile" : "global") +
-                                                               " scratch (" + std::to_string(bytes) + " bytes) failed: " +
-                                                               cuErrorText(r)));
+      p.findings.push_back(simpleFinding(
+          "invalid_launch", "allocating Triton's " + std::string(i ? "profile" : "global") + " scratch (" +
+                                std::to_string(bytes) + " bytes) failed: " + cuErrorText(r)));
       return false;
     }
     s.scratch.push_back(out[i]);
@@ -169,7 +171,8 @@ bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
   return true;
 }
 
-std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& rp, const std::string& tensor) {
+std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& rp,
+                                       const std::string& tensor) {
   for (const TileSpec& ts : cfg.tiles) {
     if (ts.tensor != tensor) continue;
     std::vector<std::int64_t> ext;
@@ -195,8 +198,8 @@ void labelTransposedOperand(CaptureState& s, const HostTensor& out, const std::v
     const std::string name = which == "a" ? s.cfg->reference.a : s.cfg->reference.b;
     f.detail = "transposed";
     f.treeNode = "wrong.mismatch.transposed";
-    f.message = out.name + " equals the reference computed with " + name + " transposed: the kernel reads " + name +
-                " with its row and column indices swapped (" + f.message + ")";
+    f.message = out.name + " equals the reference computed with " + name + " transposed: the kernel reads " +
+                name + " with its row and column indices swapped (" + f.message + ")";
     f.evidence["transposed_operand"] = name;
     return;
   }
@@ -251,7 +254,8 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
     auto ext = tileExtentOf(cfg, s.resolved, t.name);
     auto refIt = refs.find(t.name);
     const HostTensor* ref = refIt == refs.end() ? nullptr : &refIt->second;
-    ScanResult scan = t.sentinel ? scanOutput(out, t.sentinelValue, ext, ref) : scanOutputNoSentinel(out, ext, ref);
+    ScanResult scan =
+        t.sentinel ? scanOutput(out, t.sentinelValue, ext, ref) : scanOutputNoSentinel(out, ext, ref);
     scan.coverage.tensor = t.name;
     if (const TileCoverage* tc = tilesOf(t.name)) {
       scan.coverage.declaredCovered = tc->covered();

@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "capture/capture_detail.h"
-#include "tilescope/counters/counters.h"
 #include "tilescope/base/dtype.h"
+#include "tilescope/counters/counters.h"
 #include "tilescope/cuda/pc_sampling.h"
 #include "tilescope/cuda/profiler.h"
 
@@ -24,19 +24,21 @@ namespace {
 bool busy(const RangeProfile& r) { return r.error.find("CUPTI_ERROR_HARDWARE_BUSY") != std::string::npos; }
 
 /// profileRanges, waiting up to about 10 s for counters another process holds.
-RangeProfile profileWhenFree(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
-                             const CaptureOptions& opts) {
+RangeProfile profileWhenFree(const std::function<void(CUstream)>& call,
+                             const std::vector<std::string>& metrics, const CaptureOptions& opts) {
   RangeProfile r = profileRanges(call, metrics);
   double waited = 0;
   for (double pause : {0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 2.0}) {
     if (!busy(r)) break;
-    if (waited == 0 && opts.progress) opts.progress("hardware counters busy (another profiling session): waiting");
+    if (waited == 0 && opts.progress)
+      opts.progress("hardware counters busy (another profiling session): waiting");
     releaseRangeProfiler();
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));
     waited += pause;
     r = profileRanges(call, metrics);
   }
-  if (waited > 0 && !r.error.empty()) r.error += " (still busy after waiting " + std::to_string(int(waited)) + " s)";
+  if (waited > 0 && !r.error.empty())
+    r.error += " (still busy after waiting " + std::to_string(int(waited)) + " s)";
   return r;
 }
 
@@ -57,7 +59,8 @@ std::string baselineIdentity(const CaptureState& s, const std::vector<std::strin
                        {"metrics", metrics},
                        {"device", s.limits.device}};
   for (const auto& t : s.resolved.tensors)
-    id["tensors"].push_back({t.spec ? t.spec->name : "", t.spec ? dtypeName(t.spec->dtype) : "", t.shape, t.strides});
+    id["tensors"].push_back(
+        {t.spec ? t.spec->name : "", t.spec ? dtypeName(t.spec->dtype) : "", t.shape, t.strides});
   return id.dump();
 }
 
@@ -129,7 +132,8 @@ struct ReloadedKernel {
     }
     // The launch may need the dynamic shared memory the capture opted the original into.
     int dynamic = 0;
-    if (cuFuncGetAttribute(&dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, original) == CUDA_SUCCESS &&
+    if (cuFuncGetAttribute(&dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, original) ==
+            CUDA_SUCCESS &&
         dynamic > 0)
       cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic);
   }
@@ -147,10 +151,12 @@ void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, 
     if (r != CUDA_SUCCESS) launchError = r;
   };
   const std::vector<char> none;
-  const std::vector<char>& cubin = s.compiled.format == CompiledKernel::Format::cubin ? s.compiled.image : none;
+  const std::vector<char>& cubin =
+      s.compiled.format == CompiledKernel::Format::cubin ? s.compiled.image : none;
   PcSamplingRun run = samplePcs(call, period, [&] { copy.load(cubin, symbol, fn); });
   c.pcSamplingSeconds = run.seconds;
-  if (run.error.empty() && launchError != CUDA_SUCCESS) run.error = "the sampled launch failed: " + cuErrorText(launchError);
+  if (run.error.empty() && launchError != CUDA_SUCCESS)
+    run.error = "the sampled launch failed: " + cuErrorText(launchError);
   if (!run.error.empty()) {
     c.pcSampling.note = "PC sampling unavailable: " + run.error;
     c.passFailed = true;
@@ -171,7 +177,8 @@ void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, 
     for (const auto& f : run.functions) names += (names.empty() ? "" : ", ") + f;
     c.pcSampling.note = "no samples of " + symbol + ": " + std::to_string(run.records) + " PC records (" +
                         (names.empty() ? std::string("no functions") : names) + "), CUPTI counted " +
-                        std::to_string(run.cuptiTotalSamples) + " samples at 2^" + std::to_string(period) + " cycles";
+                        std::to_string(run.cuptiTotalSamples) + " samples at 2^" + std::to_string(period) +
+                        " cycles";
   }
 }
 
@@ -193,10 +200,11 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
   c.passes = k.passes;
   c.kernelSeconds = k.seconds;
   if (!k.error.empty() || launchError != CUDA_SUCCESS || k.ranges.size() != 1) {
-    c.note = "hardware counters unavailable: " +
-             (!k.error.empty() ? k.error
-              : launchError != CUDA_SUCCESS ? "the profiled launch failed: " + cuErrorText(launchError)
-                                            : std::to_string(k.ranges.size()) + " ranges for one kernel launch");
+    c.note =
+        "hardware counters unavailable: " +
+        (!k.error.empty()              ? k.error
+         : launchError != CUDA_SUCCESS ? "the profiled launch failed: " + cuErrorText(launchError)
+                                       : std::to_string(k.ranges.size()) + " ranges for one kernel launch");
     c.passFailed = true;
     if (opts.progress) opts.progress(c.note);
     releaseRangeProfiler();

@@ -21,8 +21,8 @@ namespace tilescope::cuda::detail {
 
 /// Tensor names -> device pointers; scalars evaluated through resolveScalarArg.
 bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
-               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath, KernelArgs* out,
-               std::string* error);
+               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath,
+               KernelArgs* out, std::string* error);
 
 LaunchGeometry toGeometry(const ResolvedLaunch& l);
 
@@ -54,9 +54,9 @@ struct CaptureState {
   std::vector<DeviceTensor> tensors;
   std::vector<DeviceTensor> refOutputs;  ///< reference buffers of outputs (same order as outputs)
   std::vector<LoadedKernel> modules;     ///< the kernel's module first (a traced copy may follow)
-  CompiledKernel compiled;                ///< the kernel's image (the tracer loads a second copy and reads its lines)
-  std::optional<TritonKernelMeta> triton;  ///< the main kernel is a Triton kernel
-  std::vector<CUdeviceptr> scratch;        ///< Triton's global/profile scratch buffers
+  CompiledKernel compiled;  ///< the kernel's image (the tracer loads a second copy and reads its lines)
+  std::optional<TritonKernelMeta> triton;        ///< the main kernel is a Triton kernel
+  std::vector<CUdeviceptr> scratch;              ///< Triton's global/profile scratch buffers
   std::vector<std::string> baselineKernelNames;  ///< one baseline call's kernels in launch order (timing)
   bool dead = false;
   ~CaptureState();
@@ -68,11 +68,13 @@ struct CaptureState {
 /// by output name (empty map when op is none). Sets *label (gemm(cublas), npy, ...).
 /// Throws std::runtime_error with a clear message when the reference fails;
 /// sets state.dead on a sticky error of a reference kernel.
-std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions& opts, std::string* label);
+std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions& opts,
+                                               std::string* label);
 
 /// For a gemm reference: does `out` equal the product with operand a or b
 /// transposed? Returns "a", "b" or "" (no, or the shapes allow neither).
-std::string transposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& tileExtent);
+std::string transposedOperand(CaptureState& s, const HostTensor& out,
+                              const std::vector<std::int64_t>& tileExtent);
 
 /// The baseline named by the config as a callable (cublas, sdpa, sdpa_math);
 /// empty for baselines that run outside the worker. Throws with a clear message

@@ -7,8 +7,8 @@
 namespace tilescope::cuda::detail {
 
 bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
-               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath, KernelArgs* out,
-               std::string* error) {
+               const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath,
+               KernelArgs* out, std::string* error) {
   out->storage.assign(args.size(), {});
   out->params.clear();
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -24,12 +24,36 @@ bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std
     } else {
       ResolvedScalarArg v = resolveScalarArg(a, symbols, jsonPath + "[" + std::to_string(i) + "]");
       switch (v.type) {
-        case ScalarType::i32: { auto x = std::int32_t(v.i); std::memcpy(slot.data(), &x, 4); break; }
-        case ScalarType::u32: { auto x = std::uint32_t(v.i); std::memcpy(slot.data(), &x, 4); break; }
-        case ScalarType::i64: { auto x = std::int64_t(v.i); std::memcpy(slot.data(), &x, 8); break; }
-        case ScalarType::u64: { auto x = std::uint64_t(v.i); std::memcpy(slot.data(), &x, 8); break; }
-        case ScalarType::f32: { auto x = float(v.f); std::memcpy(slot.data(), &x, 4); break; }
-        case ScalarType::f64: { double x = v.f; std::memcpy(slot.data(), &x, 8); break; }
+        case ScalarType::i32: {
+          auto x = std::int32_t(v.i);
+          std::memcpy(slot.data(), &x, 4);
+          break;
+        }
+        case ScalarType::u32: {
+          auto x = std::uint32_t(v.i);
+          std::memcpy(slot.data(), &x, 4);
+          break;
+        }
+        case ScalarType::i64: {
+          auto x = std::int64_t(v.i);
+          std::memcpy(slot.data(), &x, 8);
+          break;
+        }
+        case ScalarType::u64: {
+          auto x = std::uint64_t(v.i);
+          std::memcpy(slot.data(), &x, 8);
+          break;
+        }
+        case ScalarType::f32: {
+          auto x = float(v.f);
+          std::memcpy(slot.data(), &x, 4);
+          break;
+        }
+        case ScalarType::f64: {
+          double x = v.f;
+          std::memcpy(slot.data(), &x, 8);
+          break;
+        }
       }
     }
   }
@@ -60,7 +84,8 @@ namespace {
 
 /// Writes one scalar of Triton type `type` into `slot`; its size in bytes, 0 for a type
 /// the launch cannot pass.
-int packTritonScalar(const std::string& type, const ResolvedScalarArg& v, std::array<unsigned char, 8>& slot) {
+int packTritonScalar(const std::string& type, const ResolvedScalarArg& v,
+                     std::array<unsigned char, 8>& slot) {
   const bool isFloat = v.type == ScalarType::f32 || v.type == ScalarType::f64;
   if (type == "i32" || type == "u32") {
     auto x = std::uint32_t(isFloat ? std::int64_t(v.f) : v.i);
@@ -98,7 +123,8 @@ bool buildTritonArgs(const std::vector<ArgSpec>& args, const TritonKernelMeta& m
   for (const TritonParam& p : meta.signature) {
     if (p.type == "constexpr" && !p.specialized) continue;  // declared tl.constexpr: no config arg
     if (next >= args.size()) {
-      *error = "args: the compiled kernel has more runtime parameters than the config's " + std::to_string(args.size());
+      *error = "args: the compiled kernel has more runtime parameters than the config's " +
+               std::to_string(args.size());
       return false;
     }
     const ArgSpec& a = args[next];
@@ -108,19 +134,22 @@ bool buildTritonArgs(const std::vector<ArgSpec>& args, const TritonKernelMeta& m
     if (!p.type.empty() && p.type[0] == '*') {
       auto it = a.isTensor ? pointers.find(a.tensor) : pointers.end();
       if (it == pointers.end()) {
-        *error = path + ": parameter " + p.name + " is a pointer (" + p.type + ") but '" + a.text + "' is not a tensor";
+        *error = path + ": parameter " + p.name + " is a pointer (" + p.type + ") but '" + a.text +
+                 "' is not a tensor";
         return false;
       }
       std::memcpy(slot.data(), &it->second, sizeof(CUdeviceptr));
       sizes.push_back(8);
     } else {
       if (a.isTensor) {
-        *error = path + ": parameter " + p.name + " is a scalar (" + p.type + ") but '" + a.text + "' is a tensor";
+        *error =
+            path + ": parameter " + p.name + " is a scalar (" + p.type + ") but '" + a.text + "' is a tensor";
         return false;
       }
       const int bytes = packTritonScalar(p.type, resolveScalarArg(a, symbols, path), slot);
       if (bytes == 0) {
-        *error = path + ": parameter " + p.name + " has Triton type " + p.type + ", which TileScope cannot pass";
+        *error =
+            path + ": parameter " + p.name + " has Triton type " + p.type + ", which TileScope cannot pass";
         return false;
       }
       sizes.push_back(bytes);
@@ -142,8 +171,8 @@ bool buildTritonArgs(const std::vector<ArgSpec>& args, const TritonKernelMeta& m
       for (int b : v) s += (s.empty() ? "" : ", ") + std::to_string(b);
       return "[" + s + "]";
     };
-    *error = "args: the packed parameters (bytes " + list(sizes) + ") do not match the kernel's PTX entry (bytes " +
-             list(meta.ptxParamBytes) + ")";
+    *error = "args: the packed parameters (bytes " + list(sizes) +
+             ") do not match the kernel's PTX entry (bytes " + list(meta.ptxParamBytes) + ")";
     return false;
   }
   for (auto& s : out->storage) out->params.push_back(s.data());
@@ -171,8 +200,11 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
           std::string("launch dimension ") + axis[d] + " out of the device's limits: grid " +
               std::to_string(l.grid[d]) + " (max " + std::to_string(lim.maxGrid[d]) + "), block " +
               std::to_string(l.block[d]) + " (max " + std::to_string(lim.maxBlock[d]) + ")",
-          {{"axis", std::string(1, axis[d])}, {"grid", l.grid[d]}, {"block", l.block[d]},
-           {"max_grid", lim.maxGrid[d]}, {"max_block", lim.maxBlock[d]}}));
+          {{"axis", std::string(1, axis[d])},
+           {"grid", l.grid[d]},
+           {"block", l.block[d]},
+           {"max_grid", lim.maxGrid[d]},
+           {"max_block", lim.maxBlock[d]}}));
       return false;
     }
   }
@@ -190,7 +222,9 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
         "too_many_resources",
         std::to_string(threads) + " threads per block but the kernel (" + std::to_string(ci.regs) +
             " registers per thread) can launch at most " + std::to_string(ci.maxThreadsPerBlock),
-        {{"threads", threads}, {"max_threads_for_kernel", ci.maxThreadsPerBlock}, {"regs", ci.regs},
+        {{"threads", threads},
+         {"max_threads_for_kernel", ci.maxThreadsPerBlock},
+         {"regs", ci.regs},
          {"regs_per_block", lim.regsPerBlock}}));
     return false;
   }
@@ -202,7 +236,9 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
         "shared memory per block " + std::to_string(total) + " bytes (static " + std::to_string(smemStatic) +
             " + dynamic " + std::to_string(l.sharedBytes) + ") exceeds the device's opt-in limit of " +
             std::to_string(lim.smemPerBlockOptin) + " bytes",
-        {{"smem_static", smemStatic}, {"smem_dynamic", l.sharedBytes}, {"limit_optin", lim.smemPerBlockOptin}}));
+        {{"smem_static", smemStatic},
+         {"smem_dynamic", l.sharedBytes},
+         {"limit_optin", lim.smemPerBlockOptin}}));
     return false;
   }
   if (total > lim.smemPerBlock) {
@@ -219,7 +255,9 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
             (launcher.empty() ? "; the kernel's own host code must do the same (cudaFuncSetAttribute(kernel, "
                                 "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)) or its launch fails"
                               : ", as " + launcher + " own launcher does"),
-        {{"smem_static", smemStatic}, {"smem_dynamic", l.sharedBytes}, {"limit_default", lim.smemPerBlock},
+        {{"smem_static", smemStatic},
+         {"smem_dynamic", l.sharedBytes},
+         {"limit_default", lim.smemPerBlock},
          {"opt_in_set", r == CUDA_SUCCESS}});
     info.severity = Severity::info;
     findings->push_back(info);
@@ -241,8 +279,9 @@ Finding errorFinding(CUresult r, const std::string& what, const ResolvedLaunch& 
   const bool sticky = isStickyError(r);
   f.message = "the " + what + (sticky ? " faulted: " : " failed to launch: ") + cuErrorText(r);
   if (sticky)
-    f.message += " (the error is sticky: the context is unusable, so this capture stops here; "
-                 "compute-sanitizer or `tilescope-run diagnose` can locate the access)";
+    f.message +=
+        " (the error is sticky: the context is unusable, so this capture stops here; "
+        "compute-sanitizer or `tilescope-run diagnose` can locate the access)";
   f.evidence = {{"error", cuErrorName(r)},
                 {"error_text", cuErrorText(r)},
                 {"sticky", sticky},

@@ -2,12 +2,12 @@
 #include <stdexcept>
 
 #include "capture/capture_detail.h"
-#include "tilescope/cuda/compile.h"
 #include "tilescope/analysis/compare.h"
-#include "tilescope/cuda/reference.h"
-#include "tilescope/cuda/timing.h"
 #include "tilescope/base/expr.h"
 #include "tilescope/base/npy.h"
+#include "tilescope/cuda/compile.h"
+#include "tilescope/cuda/reference.h"
+#include "tilescope/cuda/timing.h"
 
 namespace tilescope::cuda::detail {
 namespace {
@@ -57,7 +57,8 @@ void runReferenceKernel(CaptureState& s) {
   const ReferenceSpec& rs = s.cfg->reference;
   CompiledKernel ck;
   CompileInfo ci = compileKernel(rs.kernel, rs.kernel.defines, s.limits.arch(), &ck);
-  if (!ci.ok) throw std::runtime_error("reference kernel " + rs.kernel.source + " does not compile:\n" + ci.log);
+  if (!ci.ok)
+    throw std::runtime_error("reference kernel " + rs.kernel.source + " does not compile:\n" + ci.log);
   LoadedKernel lk;
   std::string error;
   if (!loadKernel(ck, &lk, &error)) throw std::runtime_error("reference kernel: " + error);
@@ -80,7 +81,8 @@ void runReferenceKernel(CaptureState& s) {
   readFunctionAttributes(lk.function, &attrs);
   std::vector<Finding> f;
   if (!prepareLaunch(lk.function, attrs, l, s.limits, &f))
-    throw std::runtime_error("reference kernel cannot launch: " + (f.empty() ? std::string() : f.back().message));
+    throw std::runtime_error("reference kernel cannot launch: " +
+                             (f.empty() ? std::string() : f.back().message));
   CUresult r = launch(lk.function, toGeometry(l), args, nullptr);
   if (r != CUDA_SUCCESS) throw std::runtime_error("reference kernel launch failed: " + cuErrorText(r));
   syncOrThrow(s, "reference kernel");
@@ -132,15 +134,18 @@ std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOpt
   return refs;
 }
 
-std::string transposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& tileExtent) {
+std::string transposedOperand(CaptureState& s, const HostTensor& out,
+                              const std::vector<std::int64_t>& tileExtent) {
   const ReferenceSpec& rs = s.cfg->reference;
   if (rs.op != "gemm" || rs.out != out.name) return "";
   // A kernel that reads an operand with its indices swapped computes A·Bᵀ (or
   // Aᵀ·B); only a square operand keeps the product's shape, so only those are tried.
   for (const char* which : {"b", "a"}) {
     ReferenceSpec alt = rs;
-    if (which[0] == 'b') alt.transB = !alt.transB;
-    else alt.transA = !alt.transA;
+    if (which[0] == 'b')
+      alt.transB = !alt.transB;
+    else
+      alt.transA = !alt.transA;
     try {
       makeGemm(alt, need(s, rs.a, "a").view(), need(s, rs.b, "b").view(), refView(s, rs.out))(nullptr);
       syncOrThrow(s, "cuBLAS transposed-operand reference");
@@ -150,7 +155,8 @@ std::string transposedOperand(CaptureState& s, const HostTensor& out, const std:
       HostTensor h;
       std::string error;
       if (!r || !downloadTensor(*r, &h, &error)) continue;
-      CompareResult c = compareOutputs(out, h, s.cfg->tolerance.rtol, s.cfg->tolerance.atol, tileExtent, nullptr);
+      CompareResult c =
+          compareOutputs(out, h, s.cfg->tolerance.rtol, s.cfg->tolerance.atol, tileExtent, nullptr);
       if (c.info.mismatches == 0 && c.info.nan == 0) return which;
     } catch (const std::exception&) {
       if (s.dead) return "";  // shapes that do not allow the transpose throw; try the other operand
@@ -169,7 +175,8 @@ StreamCall makeBaselineCall(CaptureState& s) {
     return makeGemm(rs, need(s, rs.a, "a").view(), need(s, rs.b, "b").view(), refView(s, rs.out));
   }
   if (cfg.baseline.kind == "sdpa" || cfg.baseline.kind == "sdpa_math") {
-    if (rs.q.empty() || rs.out.empty()) throw std::runtime_error("baseline sdpa needs an sdpa reference naming q, k, v and out");
+    if (rs.q.empty() || rs.out.empty())
+      throw std::runtime_error("baseline sdpa needs an sdpa reference naming q, k, v and out");
     auto q = need(s, rs.q, "q").view(), k = need(s, rs.k, "k").view(), v = need(s, rs.v, "v").view();
     return cfg.baseline.kind == "sdpa" ? makeSdpa(rs, q, k, v, refView(s, rs.out))
                                        : makeSdpaMath(rs, q, k, v, refView(s, rs.out));

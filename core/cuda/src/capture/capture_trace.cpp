@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tilescope/analysis/tiles.h"
 #include "trace/trace_engine.h"
 #include "trace/trace_sanitizer.h"
-#include "tilescope/analysis/tiles.h"
 
 namespace tilescope::cuda::detail {
 namespace {
@@ -37,12 +37,13 @@ TileLookup tileLookup(const Config& cfg, const CaptureState& s) {
 
 }  // namespace
 
-bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts, const LaunchGeometry& g,
-                       KernelArgs& args, Point& p, TraceAnalysis* analysis) {
+bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+                       const LaunchGeometry& g, KernelArgs& args, Point& p, TraceAnalysis* analysis) {
   auto progress = [&](const std::string& m) {
     if (opts.progress) opts.progress(m);
   };
-  progress("trace " + cfg.kernel.entry + " (Sanitizer API, " + (opts.trace.hazards ? "full" : "memory") + ")");
+  progress("trace " + cfg.kernel.entry + " (Sanitizer API, " + (opts.trace.hazards ? "full" : "memory") +
+           ")");
   // The trace runs under the worker's total limit, not the launch watchdog's.
   if (opts.phase) opts.phase("trace");
   TraceRun run = traceLaunch({s.limits, s.tensors, s.modules}, s.compiled, g, args, opts.trace);
@@ -63,15 +64,18 @@ bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions&
   ao.reportCells = opts.trace.reportCells;
   const auto t0 = std::chrono::steady_clock::now();
   *analysis = analyzeTrace(run.capture, run.lines, tileLookup(cfg, s), ao);
-  run.phases.emplace_back("analysis", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  run.phases.emplace_back("analysis",
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   p.trace = analysis->info;
-  if (run.launchResult != CUDA_SUCCESS) p.trace.reason = "the traced launch returned " + run.capture.launchError;
+  if (run.launchResult != CUDA_SUCCESS)
+    p.trace.reason = "the traced launch returned " + run.capture.launchError;
   if (run.lines.empty()) p.trace.reason += (p.trace.reason.empty() ? "" : "; ") + run.linesNote;
   if (!run.note.empty()) p.trace.reason += (p.trace.reason.empty() ? "" : "; ") + run.note;
   p.extra["trace_seconds"] = run.seconds;
   for (const auto& [phase, seconds] : run.phases) p.extra["trace_phases"][phase] = seconds;
-  progress("traced in " + std::to_string(run.seconds) + " s: " + std::to_string(analysis->info.faults.size()) +
-           " bad instruction(s), " + std::to_string(analysis->info.hazards.size()) + " hazard pair(s)");
+  progress("traced in " + std::to_string(run.seconds) +
+           " s: " + std::to_string(analysis->info.faults.size()) + " bad instruction(s), " +
+           std::to_string(analysis->info.hazards.size()) + " hazard pair(s)");
   if (analysis->wouldFault) return true;
   // The untraced launch starts from the same bytes as the traced one did.
   for (DeviceTensor& t : s.tensors) {

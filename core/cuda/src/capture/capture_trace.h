@@ -9,8 +9,8 @@ namespace tilescope::cuda::detail {
 /// Runs the traced launch (opts.trace) and fills p.trace. Returns true when the
 /// untraced launch must be skipped: the trace stopped accesses that would have
 /// faulted, and the capture goes on from the traced launch's output.
-bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts, const LaunchGeometry& g,
-                       KernelArgs& args, Point& p, TraceAnalysis* analysis);
+bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+                       const LaunchGeometry& g, KernelArgs& args, Point& p, TraceAnalysis* analysis);
 
 /// Adds the trace's findings; a guard-zone oob_write of the same tensor and a
 /// NaN-inferred oob_read give way to them.

@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "compile/compile_detail.h"
-#include "tilescope/cuda/compile.h"
-#include "tilescope/config/includes.h"
 #include "tilescope/base/python.h"
+#include "tilescope/config/includes.h"
+#include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -28,9 +28,7 @@ std::vector<std::string> defineFlags(const std::vector<std::pair<std::string, De
 
 // An entry that is not a plain identifier ("gemm<64>", "ns::k") is resolved by
 // NVRTC itself through a name expression.
-bool needsNameExpression(const std::string& entry) {
-  return entry.find_first_of("<:(") != std::string::npos;
-}
+bool needsNameExpression(const std::string& entry) { return entry.find_first_of("<:(") != std::string::npos; }
 
 /// Whether a .cu source includes TileLang's headers (TileLang's generated CUDA).
 bool usesTileLangHeaders(const fs::path& source) {
@@ -85,7 +83,8 @@ struct Build {
 /// would print it for a program named by its file name alone.
 std::string shortenSourcePath(std::string log, const std::string& full, const std::string& name) {
   if (full.empty()) return log;
-  for (std::size_t at = 0; (at = log.find(full, at)) != std::string::npos; at += name.size()) log.replace(at, full.size(), name);
+  for (std::size_t at = 0; (at = log.find(full, at)) != std::string::npos; at += name.size())
+    log.replace(at, full.size(), name);
   return log;
 }
 
@@ -130,7 +129,8 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
 
 /// Runs nvcc or ptxas into a private temporary folder. With `deps`, nvcc also
 /// writes the headers it read (-MD -MF), returned in *deps.
-Build buildTool(const std::vector<std::string>& argvHead, const std::string& input, std::vector<std::string>* deps) {
+Build buildTool(const std::vector<std::string>& argvHead, const std::string& input,
+                std::vector<std::string>* deps) {
   Build b;
   detail::TempDir tmp;
   if (tmp.path.empty()) {
@@ -195,7 +195,8 @@ void finishEntry(const KernelSpec& k, int sm, CompiledKernel* ck, CompileInfo* i
 
 }  // namespace
 
-CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+CompileInfo compileKernel(const KernelSpec& k,
+                          const std::vector<std::pair<std::string, DefineValue>>& defines,
                           const std::string& arch, CompiledKernel* out) {
   auto t0 = std::chrono::steady_clock::now();
   CompileInfo info;
@@ -228,8 +229,8 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
       CubinInfo ci = inspectCubin(ck.image, sm);
       // A cubin runs only on its own major architecture, at an equal or newer minor.
       if (ci.valid && (ci.smVersion / 10 != sm / 10 || ci.smVersion % 10 > sm % 10))
-        info.log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " + arch +
-                    ": the driver will refuse to load it\n";
+        info.log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " +
+                    arch + ": the driver will refuse to load it\n";
     }
   } else {
     // .cu through NVRTC or nvcc; .ptx through ptxas (or the driver's JIT at load).
@@ -271,8 +272,12 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
       }
     } else if (nvcc) {
       std::string nvccPath = detail::toolkitTool("nvcc");
-      std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath, "-cubin", "-arch=" + arch,
-                                    "-Xptxas", "-v", "-I" + srcDir};
+      std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath,
+                                    "-cubin",
+                                    "-arch=" + arch,
+                                    "-Xptxas",
+                                    "-v",
+                                    "-I" + srcDir};
       argv.insert(argv.end(), extraIncludes.begin(), extraIncludes.end());
       argv.insert(argv.end(), dflags.begin(), dflags.end());
       argv.insert(argv.end(), options.begin(), options.end());
@@ -298,7 +303,8 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
     ck.image = std::move(b.image);
     if (!b.ok && info.log.find("error") == std::string::npos) info.log += "\nerror: compilation failed";
     if (!b.ok && tilelang && extraIncludes.empty())
-      info.log += "\nnote: " + k.source + " is TileLang's generated CUDA and includes TileLang's headers "
+      info.log += "\nnote: " + k.source +
+                  " is TileLang's generated CUDA and includes TileLang's headers "
                   "(tl_templates/...), found in none of $TILESCOPE_TILELANG_HOME, the tilelang package of " +
                   pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
   }

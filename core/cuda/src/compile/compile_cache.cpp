@@ -56,8 +56,8 @@ bool readOwnFile(const fs::path& p, std::string* out) {
   const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0 &&
-            st.st_size < (std::int64_t{1} << 30);
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+            (st.st_mode & 022) == 0 && st.st_size < (std::int64_t{1} << 30);
   if (ok) {
     out->assign(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t got = 0;

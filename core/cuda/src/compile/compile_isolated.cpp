@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/cuda/compile.h"
 #include "tilescope/base/process.h"
+#include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
 
@@ -24,10 +24,19 @@ namespace {
 using nlohmann::json;
 
 json infoToJson(const CompileInfo& c) {
-  return {{"attempted", c.attempted}, {"ok", c.ok}, {"compiler", c.compiler}, {"arch", c.arch}, {"log", c.log},
-          {"regs", c.regs}, {"smem_static", c.smemStatic}, {"local_bytes", c.localBytes},
-          {"spill_stores", c.spillStores}, {"spill_loads", c.spillLoads},
-          {"max_threads_per_block", c.maxThreadsPerBlock}, {"seconds", c.seconds}, {"cached", c.cached}};
+  return {{"attempted", c.attempted},
+          {"ok", c.ok},
+          {"compiler", c.compiler},
+          {"arch", c.arch},
+          {"log", c.log},
+          {"regs", c.regs},
+          {"smem_static", c.smemStatic},
+          {"local_bytes", c.localBytes},
+          {"spill_stores", c.spillStores},
+          {"spill_loads", c.spillLoads},
+          {"max_threads_per_block", c.maxThreadsPerBlock},
+          {"seconds", c.seconds},
+          {"cached", c.cached}};
 }
 
 CompileInfo infoFromJson(const json& j) {
@@ -58,7 +67,8 @@ void writeAll(int fd, const std::string& s) {
   }
 }
 
-CompileInfo failed(const std::string& compiler, const std::string& arch, const std::string& why, double seconds) {
+CompileInfo failed(const std::string& compiler, const std::string& arch, const std::string& why,
+                   double seconds) {
   CompileInfo c;
   c.attempted = true;
   c.compiler = compiler;
@@ -70,12 +80,14 @@ CompileInfo failed(const std::string& compiler, const std::string& arch, const s
 
 }  // namespace
 
-CompileInfo compileKernelIsolated(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+CompileInfo compileKernelIsolated(const KernelSpec& k,
+                                  const std::vector<std::pair<std::string, DefineValue>>& defines,
                                   const std::string& arch, double timeoutS) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   int fds[2];
-  if (::pipe(fds) != 0) return compileKernel(k, defines, arch, nullptr);  // no isolation possible: compile here
+  if (::pipe(fds) != 0)
+    return compileKernel(k, defines, arch, nullptr);  // no isolation possible: compile here
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);

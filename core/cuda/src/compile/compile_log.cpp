@@ -64,8 +64,10 @@ std::optional<std::pair<int, std::string>> firstCompileError(const std::string& 
 }
 
 void parsePtxasResources(const std::string& log, const std::string& symbol, CompileInfo* info) {
-  static const std::regex fn(R"(ptxas info\s*: (?:Compiling entry function|Function properties for) '?([^' ]+)'?)");
-  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex fn(
+      R"(ptxas info\s*: (?:Compiling entry function|Function properties for) '?([^' ]+)'?)");
+  static const std::regex frame(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex regs(R"(Used (\d+) registers)");
   static const std::regex smem(R"((\d+) bytes smem)");
   std::istringstream in(log);

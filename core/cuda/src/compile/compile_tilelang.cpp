@@ -3,8 +3,8 @@
 #include <fstream>
 
 #include "compile/compile_detail.h"
-#include "tilescope/cuda/compile.h"
 #include "tilescope/base/python.h"
+#include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -57,12 +57,13 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
                      {"arch", sm},
                      {"constexprs", constexprs}};
   const fs::path helper = tritonHelperScript();
-  const std::string key =
-      detail::cacheBaseKey({"tilelang", version, pythonInterpreter(), detail::readText(helper), request.dump()}, k.sourcePath);
+  const std::string key = detail::cacheBaseKey(
+      {"tilelang", version, pythonInterpreter(), detail::readText(helper), request.dump()}, k.sourcePath);
   // The generated CUDA lives in the compile cache: nvcc compiles it from there.
   std::string why;
   const fs::path cache = detail::cacheDir(&why);
-  if (cache.empty()) return done(failed(info, "error: TileLang's generated CUDA needs the compile cache: " + why));
+  if (cache.empty())
+    return done(failed(info, "error: TileLang's generated CUDA needs the compile cache: " + why));
   const fs::path generated = cache / (key + ".tilelang.cu");
   std::vector<char> unused;
   std::string resultText;
@@ -72,10 +73,12 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
       std::ofstream f(tmp.path / "request.json");
       f << request.dump(1);
     }
-    PythonResult r = runPython({helper.string(), "tilelang", (tmp.path / "request.json").string(), tmp.path.string()},
-                               pythonCompileTimeout());
+    PythonResult r =
+        runPython({helper.string(), "tilelang", (tmp.path / "request.json").string(), tmp.path.string()},
+                  pythonCompileTimeout());
     resultText = detail::readText(tmp.path / "result.json");
-    if (resultText.empty()) return done(failed(info, "error: TileLang's helper failed (" + r.describe() + ")\n" + r.err));
+    if (resultText.empty())
+      return done(failed(info, "error: TileLang's helper failed (" + r.describe() + ")\n" + r.err));
     json res = json::parse(resultText, nullptr, false);
     if (res.is_object() && res.value("ok", false)) {
       std::error_code ec;
@@ -103,8 +106,8 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
   // The config's grid is TileLang's: the tiles and the coverage are computed from it.
   ResolvedLaunch want = resolvePoint(point).launch;
   if (want.grid[0] != m.grid[0] || want.grid[1] != m.grid[1] || want.grid[2] != m.grid[2])
-    return done(failed(info, "error: launch.grid: TileLang launches " + m.name + " with grid " + triple(m.grid) +
-                                 ", the config says " + triple(want.grid)));
+    return done(failed(info, "error: launch.grid: TileLang launches " + m.name + " with grid " +
+                                 triple(m.grid) + ", the config says " + triple(want.grid)));
 
   KernelSpec cu;
   cu.source = generated.string();

@@ -19,7 +19,8 @@ std::string cudaToolkitRoot() {
     const char* v = std::getenv(var);
     // Absolute: "-I" + a relative root would resolve against whatever folder a
     // later compile runs in (`check` from the config's folder), not where it was set.
-    if (v && *v && std::filesystem::exists(v)) return std::filesystem::absolute(v).lexically_normal().string();
+    if (v && *v && std::filesystem::exists(v))
+      return std::filesystem::absolute(v).lexically_normal().string();
   }
   return "/usr/local/cuda";
 }
@@ -35,7 +36,8 @@ int runProcess(const std::vector<std::string>& argv, std::string* output) {
   auto outFile = (tmp.path / "output.txt").string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, outFile.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  posix_spawn_file_actions_addopen(&actions, 1, outFile.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+                                   0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));

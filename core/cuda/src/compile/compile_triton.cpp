@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "compile/compile_detail.h"
-#include "tilescope/cuda/compile.h"
 #include "tilescope/base/python.h"
+#include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -17,14 +17,22 @@ using nlohmann::json;
 
 const char* tritonDtype(DType t) {
   switch (t) {
-    case DType::f32: return "fp32";
-    case DType::f16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::f64: return "fp64";
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::u8: return "u8";
-    case DType::i8: return "i8";
+    case DType::f32:
+      return "fp32";
+    case DType::f16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::f64:
+      return "fp64";
+    case DType::i32:
+      return "i32";
+    case DType::i64:
+      return "i64";
+    case DType::u8:
+      return "u8";
+    case DType::i8:
+      return "i8";
   }
   return "fp32";
 }
@@ -65,8 +73,8 @@ std::string errorLog(const json& r, const fs::path& source) {
   const int line = r.value("line", 0), col = r.value("column", 0);
   std::string log;
   if (line > 0)
-    log = source.string() + ":" + std::to_string(line) + ":" + std::to_string(std::max(col, 1)) + ": error: " + message +
-          "\n    " + r.value("source_line", std::string()) + "\n";
+    log = source.string() + ":" + std::to_string(line) + ":" + std::to_string(std::max(col, 1)) +
+          ": error: " + message + "\n    " + r.value("source_line", std::string()) + "\n";
   else
     log = "error: " + message + "\n";
   return log + "\n" + r.value("log", std::string());
@@ -97,13 +105,22 @@ json TritonKernelMeta::toJson() const {
     if (p.specialized) e["specialized"] = true;
     sig.push_back(e);
   }
-  return {{"name", name}, {"triton_version", tritonVersion}, {"num_warps", numWarps}, {"num_stages", numStages},
-          {"num_ctas", numCtas}, {"cluster_dims", {clusterDims[0], clusterDims[1], clusterDims[2]}},
-          {"shared", sharedBytes}, {"global_scratch_size", globalScratchSize},
-          {"global_scratch_align", globalScratchAlign}, {"profile_scratch_size", profileScratchSize},
-          {"profile_scratch_align", profileScratchAlign}, {"scratch_params", scratchParams},
+  return {{"name", name},
+          {"triton_version", tritonVersion},
+          {"num_warps", numWarps},
+          {"num_stages", numStages},
+          {"num_ctas", numCtas},
+          {"cluster_dims", {clusterDims[0], clusterDims[1], clusterDims[2]}},
+          {"shared", sharedBytes},
+          {"global_scratch_size", globalScratchSize},
+          {"global_scratch_align", globalScratchAlign},
+          {"profile_scratch_size", profileScratchSize},
+          {"profile_scratch_align", profileScratchAlign},
+          {"scratch_params", scratchParams},
           {"ptx_params", ptxParamBytes},
-          {"launch_cooperative_grid", cooperative}, {"launch_pdl", pdl}, {"signature", sig},
+          {"launch_cooperative_grid", cooperative},
+          {"launch_pdl", pdl},
+          {"signature", sig},
           {"def_line", defLine}};
 }
 
@@ -115,7 +132,8 @@ TritonKernelMeta TritonKernelMeta::fromJson(const json& j) {
   m.numStages = j.value("num_stages", 3);
   m.numCtas = j.value("num_ctas", 1);
   if (j.contains("cluster_dims") && j["cluster_dims"].is_array())
-    for (std::size_t i = 0; i < 3 && i < j["cluster_dims"].size(); ++i) m.clusterDims[i] = j["cluster_dims"][i].get<int>();
+    for (std::size_t i = 0; i < 3 && i < j["cluster_dims"].size(); ++i)
+      m.clusterDims[i] = j["cluster_dims"][i].get<int>();
   m.sharedBytes = j.value("shared", std::int64_t{0});
   m.globalScratchSize = j.value("global_scratch_size", std::int64_t{0});
   m.globalScratchAlign = std::max<std::int64_t>(j.value("global_scratch_align", std::int64_t{1}), 1);
@@ -127,7 +145,8 @@ TritonKernelMeta TritonKernelMeta::fromJson(const json& j) {
   m.pdl = j.value("launch_pdl", false);
   for (const auto& e : j.value("signature", json::array()))
     m.signature.push_back({e.value("name", std::string()), e.value("type", std::string()),
-                           e.value("divisible16", false), e.value("value", json()), e.value("specialized", false)});
+                           e.value("divisible16", false), e.value("value", json()),
+                           e.value("specialized", false)});
   m.defLine = j.value("def_line", 0);
   m.ptxasLog = j.value("ptxas_log", std::string());
   return m;
@@ -140,7 +159,9 @@ json tritonRequest(const Config& point, int sm, bool alignedPointers) {
     const ArgSpec& a = point.args[i];
     if (a.isTensor) {
       const TensorSpec* t = point.tensor(a.tensor);
-      args.push_back({{"kind", "pointer"}, {"dtype", tritonDtype(t ? t->dtype : DType::f32)}, {"aligned", alignedPointers}});
+      args.push_back({{"kind", "pointer"},
+                      {"dtype", tritonDtype(t ? t->dtype : DType::f32)},
+                      {"aligned", alignedPointers}});
       continue;
     }
     ResolvedScalarArg v = resolveScalarArg(a, symbols, "args[" + std::to_string(i) + "]");
@@ -157,11 +178,13 @@ json tritonRequest(const Config& point, int sm, bool alignedPointers) {
           {"args", args},
           {"constexprs", constexprs},
           {"options",
-           {{"num_warps", point.kernel.numWarps}, {"num_stages", point.kernel.numStages},
+           {{"num_warps", point.kernel.numWarps},
+            {"num_stages", point.kernel.numStages},
             {"num_ctas", point.kernel.numCtas}}}};
 }
 
-CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out) {
+CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers,
+                          CompiledKernel* out) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileInfo info;
   info.attempted = true;
@@ -173,13 +196,16 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
     i.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return i;
   };
-  if (!fs::is_regular_file(k.sourcePath)) return done(failed(info, "error: kernel source not found: " + k.sourcePath.string()));
+  if (!fs::is_regular_file(k.sourcePath))
+    return done(failed(info, "error: kernel source not found: " + k.sourcePath.string()));
   const fs::path helper = tritonHelperScript();
-  if (!fs::is_regular_file(helper)) return done(failed(info, "error: the Triton helper is missing: " + helper.string()));
+  if (!fs::is_regular_file(helper))
+    return done(failed(info, "error: the Triton helper is missing: " + helper.string()));
   const std::string version = pythonPackageVersion("triton");
   if (version.empty())
-    return done(failed(info, "error: Triton is not installed for " + pythonInterpreter() +
-                                 " (pip install triton, or set TILESCOPE_PYTHON to an interpreter that has it)"));
+    return done(
+        failed(info, "error: Triton is not installed for " + pythonInterpreter() +
+                         " (pip install triton, or set TILESCOPE_PYTHON to an interpreter that has it)"));
   info.compiler = "triton " + version;
 
   json request;
@@ -188,7 +214,8 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
   } catch (const ConfigError& e) {
     return done(failed(info, std::string("error: ") + e.what()));
   }
-  std::vector<std::string> parts{"triton", version, pythonInterpreter(), detail::readText(helper), request.dump()};
+  std::vector<std::string> parts{"triton", version, pythonInterpreter(), detail::readText(helper),
+                                 request.dump()};
   for (auto& m : siblingModules(k.sourcePath)) parts.push_back(std::move(m));
   const std::string key = detail::cacheBaseKey(parts, k.sourcePath);
 
@@ -204,7 +231,8 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
       std::ofstream f(req);
       f << request.dump(1);
     }
-    PythonResult r = runPython({helper.string(), "compile", req.string(), tmp.path.string()}, pythonCompileTimeout());
+    PythonResult r =
+        runPython({helper.string(), "compile", req.string(), tmp.path.string()}, pythonCompileTimeout());
     resultText = detail::readText(tmp.path / "result.json");
     if (resultText.empty()) {
       // No result: the interpreter did not start, the compiler crashed (an MLIR
@@ -237,7 +265,8 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
   return done(info);
 }
 
-CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out) {
+CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers,
+                         CompiledKernel* out) {
   if (point.kernel.isTriton()) return compileTriton(point, arch, alignedPointers, out);
   if (point.kernel.language == "tilelang") return compileTileLang(point, arch, out);
   return compileKernel(point.kernel, point.kernel.defines, arch, out);

@@ -22,8 +22,8 @@ namespace {
 
 constexpr std::uint8_t kFmtNval = 1, kFmtBval = 2, kFmtHval = 3, kFmtSval = 4;
 // REQNTID (.reqntid, what Triton emits) fixes the block size exactly: it is the maximum too.
-constexpr std::uint8_t kAttrMaxThreads = 0x05, kAttrReqNtid = 0x10, kAttrFrameSize = 0x11, kAttrMinStackSize = 0x12,
-                       kAttrRegCount = 0x2f;
+constexpr std::uint8_t kAttrMaxThreads = 0x05, kAttrReqNtid = 0x10, kAttrFrameSize = 0x11,
+                       kAttrMinStackSize = 0x12, kAttrRegCount = 0x2f;
 constexpr std::uint32_t kShtSymtab = 2, kShtNobits = 8;
 constexpr std::int64_t kReservedSmemSm90 = 1024;
 
@@ -48,8 +48,17 @@ std::string cstrAt(const std::vector<char>& d, std::uint64_t off) {
 }
 
 bool readSections(const std::vector<char>& d, std::vector<Section>* out, std::string* err) {
-  if (d.size() < 64 || std::memcmp(d.data(), "\x7f" "ELF", 4) != 0) { *err = "not an ELF image"; return false; }
-  if (d[4] != 2) { *err = "not a 64-bit ELF (cubins are ELF64)"; return false; }
+  if (d.size() < 64 || std::memcmp(d.data(),
+                                   "\x7f"
+                                   "ELF",
+                                   4) != 0) {
+    *err = "not an ELF image";
+    return false;
+  }
+  if (d[4] != 2) {
+    *err = "not a 64-bit ELF (cubins are ELF64)";
+    return false;
+  }
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
   readAt(d, 0x28, &shoff);
@@ -80,7 +89,8 @@ bool readSections(const std::vector<char>& d, std::vector<Section>* out, std::st
 }
 
 // Symbol index -> name, from .symtab and its string table.
-std::map<std::uint32_t, std::string> readSymbols(const std::vector<char>& d, const std::vector<Section>& secs) {
+std::map<std::uint32_t, std::string> readSymbols(const std::vector<char>& d,
+                                                 const std::vector<Section>& secs) {
   std::map<std::uint32_t, std::string> syms;
   for (const auto& s : secs) {
     if (s.type != kShtSymtab || s.entsize < 24 || s.link >= secs.size()) continue;
@@ -143,30 +153,33 @@ CubinInfo inspectElf(const std::vector<char>& d) {
       if (reservedSmem && size >= kReservedSmemSm90) size -= kReservedSmemSm90;
       it->second.smemStatic = size;
     } else if (s.name == ".nv.info") {
-      forEachRecord(d, s, [&](std::uint8_t attr, std::uint8_t, std::uint64_t, std::uint64_t p, std::uint64_t n) {
-        if (n < 8 || (attr != kAttrRegCount && attr != kAttrFrameSize && attr != kAttrMinStackSize)) return;
-        std::uint32_t sym = 0, value = 0;
-        readAt(d, p, &sym);
-        readAt(d, p + 4, &value);
-        auto name = syms.find(sym);
-        if (name == syms.end()) return;
-        auto it = kernels.find(name->second);
-        if (it == kernels.end()) return;
-        if (attr == kAttrRegCount) it->second.regs = int(value);
-        if (attr == kAttrFrameSize) it->second.frameBytes = value;
-        if (attr == kAttrMinStackSize) it->second.minStackBytes = value;
-      });
+      forEachRecord(
+          d, s, [&](std::uint8_t attr, std::uint8_t, std::uint64_t, std::uint64_t p, std::uint64_t n) {
+            if (n < 8 || (attr != kAttrRegCount && attr != kAttrFrameSize && attr != kAttrMinStackSize))
+              return;
+            std::uint32_t sym = 0, value = 0;
+            readAt(d, p, &sym);
+            readAt(d, p + 4, &value);
+            auto name = syms.find(sym);
+            if (name == syms.end()) return;
+            auto it = kernels.find(name->second);
+            if (it == kernels.end()) return;
+            if (attr == kAttrRegCount) it->second.regs = int(value);
+            if (attr == kAttrFrameSize) it->second.frameBytes = value;
+            if (attr == kAttrMinStackSize) it->second.minStackBytes = value;
+          });
     } else if (s.name.rfind(".nv.info.", 0) == 0) {
       auto it = kernels.find(s.name.substr(9));
       if (it == kernels.end()) continue;
-      forEachRecord(d, s, [&](std::uint8_t attr, std::uint8_t, std::uint64_t, std::uint64_t p, std::uint64_t n) {
-        if ((attr != kAttrMaxThreads && attr != kAttrReqNtid) || n < 12) return;
-        std::uint32_t x = 0, y = 0, z = 0;
-        readAt(d, p, &x);
-        readAt(d, p + 4, &y);
-        readAt(d, p + 8, &z);
-        it->second.maxThreads = int(std::uint64_t(x) * std::max(1u, y) * std::max(1u, z));
-      });
+      forEachRecord(d, s,
+                    [&](std::uint8_t attr, std::uint8_t, std::uint64_t, std::uint64_t p, std::uint64_t n) {
+                      if ((attr != kAttrMaxThreads && attr != kAttrReqNtid) || n < 12) return;
+                      std::uint32_t x = 0, y = 0, z = 0;
+                      readAt(d, p, &x);
+                      readAt(d, p + 4, &y);
+                      readAt(d, p + 8, &z);
+                      it->second.maxThreads = int(std::uint64_t(x) * std::max(1u, y) * std::max(1u, z));
+                    });
     }
   }
   for (auto& [name, k] : kernels) {
@@ -186,13 +199,21 @@ const CubinKernelInfo* CubinInfo::find(const std::string& symbol) const {
 }
 
 CubinInfo inspectCubin(const std::vector<char>& image, int preferredSm) {
-  if (image.size() >= 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0) return inspectElf(image);
+  if (image.size() >= 4 && std::memcmp(image.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) == 0)
+    return inspectElf(image);
   // A fatbin: look for embedded (uncompressed) ELF images and take the one for
   // the preferred architecture, else the first that parses.
   CubinInfo best;
   best.error = "no uncompressed cubin found in the fatbin";
   for (std::size_t pos = 0; pos + 4 <= image.size(); ++pos) {
-    if (std::memcmp(image.data() + pos, "\x7f" "ELF", 4) != 0) continue;
+    if (std::memcmp(image.data() + pos,
+                    "\x7f"
+                    "ELF",
+                    4) != 0)
+      continue;
     std::vector<char> sub(image.begin() + std::ptrdiff_t(pos), image.end());
     CubinInfo info = inspectElf(sub);
     if (!info.valid) continue;
@@ -207,7 +228,8 @@ namespace {
 // also returning the qualified name without parameters ("ns::gemm<64>").
 std::pair<std::string, std::string> demangledNames(const std::string& symbol) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> dm(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> dm(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status),
+                                            std::free);
   if (status != 0 || !dm) return {"", ""};
   std::string full = dm.get();
   // Cut the parameter list: the last top-level '('.
@@ -216,7 +238,10 @@ std::pair<std::string, std::string> demangledNames(const std::string& symbol) {
   for (std::size_t i = full.size(); i-- > 0;) {
     char c = full[i];
     if (c == ')') ++depth;
-    if (c == '(' && --depth == 0) { cut = i; break; }
+    if (c == '(' && --depth == 0) {
+      cut = i;
+      break;
+    }
   }
   std::string qualified = full.substr(0, cut);
   // Function templates demangle with their return type ("void gemm<64>"): drop
@@ -226,7 +251,10 @@ std::pair<std::string, std::string> demangledNames(const std::string& symbol) {
     char c = qualified[i];
     if (c == '>') ++angle;
     if (c == '<') --angle;
-    if (c == ' ' && angle == 0) { qualified = qualified.substr(i + 1); break; }
+    if (c == ' ' && angle == 0) {
+      qualified = qualified.substr(i + 1);
+      break;
+    }
   }
   std::string base = qualified.substr(0, qualified.find('<'));
   auto colon = base.rfind("::");

@@ -73,11 +73,13 @@ bool openDevice(int ordinal, CUcontext* ctx, LiveLimits* l, std::string* error) 
   int count = 0;
   cuDeviceGetCount(&count);
   if (ordinal < 0 || ordinal >= count) {
-    *error = "device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) + " CUDA devices)";
+    *error =
+        "device " + std::to_string(ordinal) + " does not exist (" + std::to_string(count) + " CUDA devices)";
     return false;
   }
   cuDeviceGet(&l->device, ordinal);
-  if ((r = cuDevicePrimaryCtxRetain(ctx, l->device)) != CUDA_SUCCESS || (r = cuCtxSetCurrent(*ctx)) != CUDA_SUCCESS) {
+  if ((r = cuDevicePrimaryCtxRetain(ctx, l->device)) != CUDA_SUCCESS ||
+      (r = cuCtxSetCurrent(*ctx)) != CUDA_SUCCESS) {
     *error = "cannot create a context on device " + std::to_string(ordinal) + ": " + cuErrorText(r);
     return false;
   }

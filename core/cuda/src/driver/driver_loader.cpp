@@ -33,12 +33,12 @@ void* driverSymbol(const char* name) {
 
 #define TS_STR2(x) #x
 #define TS_STR(x) TS_STR2(x)
-#define TS_DRIVER(fn, params, args)                                            \
-  extern "C" CUresult CUDAAPI fn params {                                      \
-    using Fn = CUresult(CUDAAPI*) params;                                      \
-    static Fn tsResolved = reinterpret_cast<Fn>(driverSymbol(TS_STR(fn)));     \
+#define TS_DRIVER(fn, params, args)                                                           \
+  extern "C" CUresult CUDAAPI fn params {                                                     \
+    using Fn = CUresult(CUDAAPI*) params;                                                     \
+    static Fn tsResolved = reinterpret_cast<Fn>(driverSymbol(TS_STR(fn)));                    \
     if (!tsResolved) return driverHandle() ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_NO_DEVICE; \
-    return tsResolved args;                                                    \
+    return tsResolved args;                                                                   \
   }
 
 extern "C" CUresult CUDAAPI cuGetErrorName(CUresult error, const char** pStr) {
@@ -54,9 +54,10 @@ extern "C" CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) 
   static Fn p = reinterpret_cast<Fn>(driverSymbol("cuGetErrorString"));
   if (p) return p(error, pStr);
   if (pStr)
-    *pStr = driverHandle() ? "driver entry point missing (driver older than the toolkit?)"
-                           : "no CUDA driver on this machine (libcuda.so.1 not found): install the NVIDIA driver "
-                             "or run on a GPU host";
+    *pStr = driverHandle()
+                ? "driver entry point missing (driver older than the toolkit?)"
+                : "no CUDA driver on this machine (libcuda.so.1 not found): install the NVIDIA driver "
+                  "or run on a GPU host";
   return CUDA_SUCCESS;
 }
 
@@ -92,7 +93,8 @@ TS_DRIVER(cuModuleLoadDataEx, (CUmodule * m, const void* image, unsigned int n, 
           (m, image, n, o, v))
 TS_DRIVER(cuModuleUnload, (CUmodule m), (m))
 TS_DRIVER(cuModuleGetFunction, (CUfunction * f, CUmodule m, const char* name), (f, m, name))
-TS_DRIVER(cuModuleGetGlobal, (CUdeviceptr * p, size_t* bytes, CUmodule m, const char* name), (p, bytes, m, name))
+TS_DRIVER(cuModuleGetGlobal, (CUdeviceptr * p, size_t* bytes, CUmodule m, const char* name),
+          (p, bytes, m, name))
 TS_DRIVER(cuFuncGetAttribute, (int* v, CUfunction_attribute a, CUfunction f), (v, a, f))
 TS_DRIVER(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute a, int v), (f, a, v))
 TS_DRIVER(cuFuncSetCacheConfig, (CUfunction f, CUfunc_cache c), (f, c))

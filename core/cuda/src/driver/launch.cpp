@@ -7,8 +7,8 @@ CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstrea
   void** params = args.params.empty() ? nullptr : args.params.data();
   const bool cluster = g.cluster[0] * g.cluster[1] * g.cluster[2] > 1;
   if (!cluster && !g.cooperative)
-    return cuLaunchKernel(f, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], g.sharedBytes,
-                          stream, params, nullptr);
+    return cuLaunchKernel(f, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2],
+                          g.sharedBytes, stream, params, nullptr);
   CUlaunchAttribute attrs[2] = {};
   unsigned n = 0;
   if (cluster) {

@@ -57,9 +57,11 @@ bool queryLiveDevice(int ordinal, DeviceSpec* spec, std::string* error) {
   live.maxThreadsPerBlock = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   live.maxThreadsPerSm = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   live.maxBlocksPerSm = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-  live.maxBlockDim = {attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+  live.maxBlockDim = {attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                      attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
                       attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
-  live.maxGridDim = {attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+  live.maxGridDim = {attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+                     attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                      attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
   live.regsPerSm = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   live.regsPerBlock = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);

@@ -11,15 +11,20 @@
 namespace tilescope::cuda {
 namespace {
 
-using nvmlReturn = int;       // NVML_SUCCESS == 0
+using nvmlReturn = int;  // NVML_SUCCESS == 0
 using nvmlDevice = void*;
 constexpr int kNvmlClockSm = 1;  // NVML_CLOCK_SM
 
 // nvmlClocksEventReasons bits (nvml.h): the ones that mean "slowed down", not "idle".
-struct Reason { std::uint64_t bit; const char* name; };
-constexpr Reason kSlowdowns[] = {
-    {0x4, "sw_power_cap"}, {0x8, "hw_slowdown"}, {0x20, "sw_thermal"},
-    {0x40, "hw_thermal"}, {0x80, "hw_power_brake"}};
+struct Reason {
+  std::uint64_t bit;
+  const char* name;
+};
+constexpr Reason kSlowdowns[] = {{0x4, "sw_power_cap"},
+                                 {0x8, "hw_slowdown"},
+                                 {0x20, "sw_thermal"},
+                                 {0x40, "hw_thermal"},
+                                 {0x80, "hw_power_brake"}};
 
 struct Nvml {
   void* lib = nullptr;

@@ -1,13 +1,13 @@
 // Capture tensors: host initialisation, guarded device allocation, download.
 #include "tilescope/cuda/tensors.h"
 
+#include <atomic>
 #include <cmath>
 #include <random>
-#include <atomic>
 #include <thread>
 
-#include "tilescope/cuda/driver.h"
 #include "tilescope/base/npy.h"
+#include "tilescope/cuda/driver.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -52,16 +52,23 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
   if (s.init.rfind("npy:", 0) == 0) {
     NpyArray a = loadTensorNpy(cfg, t, false);
     for (std::int64_t i = 0; i < t.elements; ++i)
-      std::memcpy(&bytes[std::size_t(stridedOffset(i, t.shape, t.strides)) * es], &a.data[std::size_t(i) * es], es);
+      std::memcpy(&bytes[std::size_t(stridedOffset(i, t.shape, t.strides)) * es],
+                  &a.data[std::size_t(i) * es], es);
     return bytes;
   }
   // An input without init gets randn: zeros would hide most arithmetic bugs.
   const std::string init = s.init.empty() ? "randn" : s.init;
-  enum class Kind { randn, rand, ones, arange, zeros } kind = init == "randn"  ? Kind::randn
-                                                               : init == "rand" ? Kind::rand
-                                                               : init == "ones" ? Kind::ones
-                                                               : init == "arange" ? Kind::arange
-                                                                                  : Kind::zeros;
+  enum class Kind {
+    randn,
+    rand,
+    ones,
+    arange,
+    zeros
+  } kind = init == "randn"    ? Kind::randn
+           : init == "rand"   ? Kind::rand
+           : init == "ones"   ? Kind::ones
+           : init == "arange" ? Kind::arange
+                              : Kind::zeros;
   const bool floating = isFloating(s.dtype);
   const bool contiguous = t.spanElements == t.elements;
   // Random inputs of a large problem take seconds on one core (2 x 16.7 M normal
@@ -78,11 +85,20 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
     for (std::int64_t i = c * kChunk; i < end; ++i) {
       double v = 0;
       switch (kind) {
-        case Kind::randn: v = normal(rng); break;
-        case Kind::rand: v = uniform(rng); break;
-        case Kind::ones: v = 1; break;
-        case Kind::arange: v = double(i); break;
-        case Kind::zeros: break;
+        case Kind::randn:
+          v = normal(rng);
+          break;
+        case Kind::rand:
+          v = uniform(rng);
+          break;
+        case Kind::ones:
+          v = 1;
+          break;
+        case Kind::arange:
+          v = double(i);
+          break;
+        case Kind::zeros:
+          break;
       }
       v *= s.scale;
       if (!floating) v = std::round(v);
@@ -94,7 +110,9 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
   std::atomic<std::int64_t> next{0};
   std::vector<std::thread> pool;
   for (int w = 1; w < threads; ++w)
-    pool.emplace_back([&] { for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c); });
+    pool.emplace_back([&] {
+      for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
+    });
   for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
   for (auto& th : pool) th.join();
   return bytes;
@@ -109,12 +127,13 @@ bool allocateTensor(DeviceTensor* t, bool withGuards, int alignShiftBytes, std::
   std::uint64_t end = t->guardBefore + t->bytes + (withGuards ? kGuardBytes : 0);
   // Without guards the allocation is exact, so that compute-sanitizer (the
   // oracle of the tracer's tests) sees the first byte past the tensor as outside.
-  t->allocationBytes = withGuards ? std::max<std::uint64_t>((end + 255) / 256 * 256, 256) : std::max<std::uint64_t>(end, 1);
+  t->allocationBytes =
+      withGuards ? std::max<std::uint64_t>((end + 255) / 256 * 256, 256) : std::max<std::uint64_t>(end, 1);
   t->guardAfter = t->allocationBytes - t->guardBefore - t->bytes;
   CUresult r = cuMemAlloc(&t->allocation, t->allocationBytes);
   if (r != CUDA_SUCCESS) {
-    *error = "cannot allocate tensor " + t->name + " (" + std::to_string(t->bytes) + " bytes + guards): " +
-             cuErrorText(r);
+    *error = "cannot allocate tensor " + t->name + " (" + std::to_string(t->bytes) +
+             " bytes + guards): " + cuErrorText(r);
     t->allocation = 0;
     return false;
   }
@@ -147,7 +166,8 @@ bool restoreTensor(DeviceTensor* t, std::string* error) {
       r = fill(0, t->allocationBytes);
     }
   }
-  if (r == CUDA_SUCCESS && !t->initial.empty()) r = cuMemcpyHtoD(t->ptr, t->initial.data(), t->initial.size());
+  if (r == CUDA_SUCCESS && !t->initial.empty())
+    r = cuMemcpyHtoD(t->ptr, t->initial.data(), t->initial.size());
   if (r != CUDA_SUCCESS) {
     *error = "cannot initialise tensor " + t->name + ": " + cuErrorText(r);
     return false;

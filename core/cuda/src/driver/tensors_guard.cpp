@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <sstream>
 
+#include "tilescope/analysis/tiles.h"
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/tensors.h"
-#include "tilescope/analysis/tiles.h"
 
 namespace tilescope::cuda {
 namespace {
 
-std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
@@ -67,8 +69,8 @@ std::string text(const Index& i) { return nlohmann::json(i).dump(); }
 
 }  // namespace
 
-std::string describeOutsideElement(const std::string& name, const std::vector<std::int64_t>& shape, std::int64_t e,
-                                   std::vector<std::int64_t>* index) {
+std::string describeOutsideElement(const std::string& name, const std::vector<std::int64_t>& shape,
+                                   std::int64_t e, std::vector<std::int64_t>* index) {
   index->assign(shape.size(), 0);
   std::ostringstream s;
   if (shape.empty()) return "element " + std::to_string(e) + " of " + name;
@@ -121,12 +123,14 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
     std::vector<std::int64_t> firstIdx, lastIdx;
     std::string firstText = describeOutsideElement(t.name, t.shape, floorDiv(z.range.first, es), &firstIdx);
     std::string lastText = describeOutsideElement(t.name, t.shape, floorDiv(z.range.last, es), &lastIdx);
-    // Byte offsets as a person counts them: from the end (0 = first byte past it) or before the start (1 = last byte before it).
+    // Byte offsets as a person counts them: from the end (0 = first byte past it) or before the start (1 =
+    // last byte before it).
     std::int64_t b0 = z.past ? z.range.first - std::int64_t(t.bytes) : -z.range.last;
     std::int64_t b1 = z.past ? z.range.last - std::int64_t(t.bytes) : -z.range.first;
     std::ostringstream m;
-    m << t.name << ": " << z.range.count / es << " element(s) written " << (z.past ? "past its end" : "before its start")
-      << " (bytes " << b0 << "–" << b1 << (z.past ? " past the end" : " before the start") << "): first " << firstText;
+    m << t.name << ": " << z.range.count / es << " element(s) written "
+      << (z.past ? "past its end" : "before its start") << " (bytes " << b0 << "–" << b1
+      << (z.past ? " past the end" : " before the start") << "): first " << firstText;
     if (lastIdx != firstIdx) m << "; last " << lastText;
     Index firstTile, lastTile;
     std::vector<Index> ctas = owners(tiles, firstIdx, &firstTile);
@@ -143,13 +147,15 @@ std::vector<Finding> checkGuards(const DeviceTensor& t, const TileCoverage* tile
         clamped[d] = std::clamp<std::int64_t>(clamped[d], 0, std::max<std::int64_t>(t.shape[d] - 1, 0));
       Index unused;
       nearest = owners(tiles, clamped, &unused);
-      if (!nearest.empty()) m << " (no CTA's tile holds it; the tile next to it inside " << t.name << " is CTA "
-                              << text(nearest[0]) << "'s)";
+      if (!nearest.empty())
+        m << " (no CTA's tile holds it; the tile next to it inside " << t.name << " is CTA "
+          << text(nearest[0]) << "'s)";
     }
     f.message = m.str();
     Location& loc = f.location;
     (z.past ? loc.bytesPastEnd : loc.bytesBeforeStart) = ByteRange{b0, b1};
-    loc.elements = ElementRange{firstIdx, lastIdx, {}, {}, firstText + (lastIdx != firstIdx ? " … " + lastText : "")};
+    loc.elements =
+        ElementRange{firstIdx, lastIdx, {}, {}, firstText + (lastIdx != firstIdx ? " … " + lastText : "")};
     loc.tile = firstTile;
     loc.ctas = ctas;
     if (!ctas.empty()) loc.cta = ctas.front();

@@ -21,8 +21,8 @@
 namespace tilescope::cuda {
 namespace {
 
-constexpr std::size_t kMaxPcs = 8192;           // PC records per buffer
-constexpr std::size_t kScratchBytes = 16u << 20; // CUPTI's staging of records between GetData calls
+constexpr std::size_t kMaxPcs = 8192;             // PC records per buffer
+constexpr std::size_t kScratchBytes = 16u << 20;  // CUPTI's staging of records between GetData calls
 
 void check(CUptiResult r, const char* what) {
   if (r != CUPTI_SUCCESS) throw std::runtime_error(std::string(what) + ": " + detail::cuptiWhy(r));
@@ -185,9 +185,10 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
       configured = std::make_unique<Buffer>(reasons.indices.size());
       read = std::make_unique<Buffer>(reasons.indices.size());
       configure(ctx, *configured, reasons, periodLog2);
-      if (trace) std::fprintf(stderr, "pc sampling: enabled and configured at %.1f ms, %zu stall reasons\n",
-                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                              reasons.indices.size());
+      if (trace)
+        std::fprintf(stderr, "pc sampling: enabled and configured at %.1f ms, %zu stall reasons\n",
+                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                     reasons.indices.size());
       if (afterEnable) afterEnable();
       checkCu(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
       CUpti_PCSamplingStartParams sp{};
@@ -226,13 +227,14 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
   }
   if (stream) cuStreamDestroy(stream);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (trace) std::fprintf(stderr, "pc sampling: %zu records, %lld samples (CUPTI), %.1f ms in all\n", out.records,
-                          static_cast<long long>(out.cuptiTotalSamples), out.seconds * 1e3);
+  if (trace)
+    std::fprintf(stderr, "pc sampling: %zu records, %lld samples (CUPTI), %.1f ms in all\n", out.records,
+                 static_cast<long long>(out.cuptiTotalSamples), out.seconds * 1e3);
   return out;
 }
 
 std::optional<LineRow> cuptiSourceLine(const std::vector<char>& cubin, const std::string& function,
-                                          std::uint64_t pcOffset) {
+                                       std::uint64_t pcOffset) {
   CUpti_GetSassToSourceCorrelationParams p{};
   p.size = sizeof p;
   p.cubin = cubin.data();

@@ -60,7 +60,8 @@ class HostObject {
     m_host = p.pHostObject;
   }
   ~HostObject() {
-    auto p = sized<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto p =
+        sized<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     p.pHostObject = m_host;
     cuptiProfilerHostDeinitialize(&p);
   }
@@ -71,7 +72,8 @@ class HostObject {
   /// Adds one metric; false (and the CUPTI result) when the chip does not know it.
   CUptiResult add(const std::string& metric) {
     const char* name = metric.c_str();
-    auto p = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto p = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     p.pHostObject = m_host;
     p.ppMetricNames = &name;
     p.numMetrics = 1;
@@ -81,8 +83,10 @@ class HostObject {
   /// Every base metric name of the chip (counters, ratios, throughputs).
   std::set<std::string> baseMetrics() {
     std::set<std::string> out;
-    for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-      auto p = sized<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+    for (CUpti_MetricType t :
+         {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+      auto p = sized<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+          CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
       p.pHostObject = m_host;
       p.metricType = t;
       check(cuptiProfilerHostGetBaseMetrics(&p), "cuptiProfilerHostGetBaseMetrics");
@@ -92,11 +96,13 @@ class HostObject {
   }
 
   std::vector<std::uint8_t> configImage() {
-    auto s = sized<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto s = sized<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     s.pHostObject = m_host;
     check(cuptiProfilerHostGetConfigImageSize(&s), "cuptiProfilerHostGetConfigImageSize");
     std::vector<std::uint8_t> image(s.configImageSize);
-    auto g = sized<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto g = sized<CUpti_Profiler_Host_GetConfigImage_Params>(
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     g.pHostObject = m_host;
     g.configImageSize = image.size();
     g.pConfigImage = image.data();
@@ -109,7 +115,8 @@ class HostObject {
 };
 
 int passesOf(std::vector<std::uint8_t>& config) {
-  auto p = sized<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  auto p =
+      sized<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   p.configImageSize = config.size();
   p.pConfigImage = config.data();
   check(cuptiProfilerHostGetNumOfPasses(&p), "cuptiProfilerHostGetNumOfPasses");
@@ -139,7 +146,8 @@ class RangeProfilerSession {
   RangeProfilerSession& operator=(const RangeProfilerSession&) = delete;
 
   std::vector<std::uint8_t> counterDataImage(std::vector<const char*>& names, int maxRanges) {
-    auto s = sized<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto s = sized<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = m_object;
     s.pMetricNames = names.data();
     s.numMetrics = names.size();
@@ -236,13 +244,20 @@ void checkSupported(CUdevice dev) {
   check(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
   std::string why;
-  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "its architecture";
-  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "vGPU without profiling enabled";
-  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
-  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "a crypto-mining processor";
-  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
-  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
-  else why = "an unsupported configuration";
+  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "its architecture";
+  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "vGPU without profiling enabled";
+  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "confidential computing";
+  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "a crypto-mining processor";
+  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "SLI";
+  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "WSL";
+  else
+    why = "an unsupported configuration";
   throw CuptiFailure("this GPU does not support CUPTI range profiling (" + why + ")");
 }
 
@@ -254,7 +269,8 @@ std::string chipOf(CUdevice dev) {
 }
 
 std::vector<std::uint8_t> counterAvailability(CUcontext ctx) {
-  auto p = sized<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto p = sized<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   p.ctx = ctx;
   check(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
   std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
@@ -266,7 +282,8 @@ std::vector<std::uint8_t> counterAvailability(CUcontext ctx) {
 std::map<std::string, double> evaluate(HostObject& host, std::vector<std::uint8_t>& data, std::size_t range,
                                        std::vector<const char*>& names) {
   std::vector<double> values(names.size(), 0.0);
-  auto p = sized<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto p = sized<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   p.pHostObject = host.get();
   p.pCounterDataImage = data.data();
   p.counterDataImageSize = data.size();
@@ -307,11 +324,13 @@ Prepared& prepare(const std::string& chip, CUcontext ctx, const std::vector<std:
   for (const std::string& m : requested) (bases.count(baseOf(m)) ? p.metrics : p.missing).push_back(m);
   std::vector<const char*> names;
   for (const std::string& m : p.metrics) names.push_back(m.c_str());
-  auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   add.pHostObject = p.host->get();
   add.ppMetricNames = names.data();
   add.numMetrics = names.size();
-  check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics (run.metrics are checked first: a standard metric?)");
+  check(cuptiProfilerHostConfigAddMetrics(&add),
+        "cuptiProfilerHostConfigAddMetrics (run.metrics are checked first: a standard metric?)");
   p.config = p.host->configImage();
   p.passes = passesOf(p.config);
   cache = std::move(p);
@@ -328,15 +347,17 @@ std::vector<std::string> metricsOnChip(const std::string& chip, const std::vecto
   HostObject host(chip, nullptr);
   const std::set<std::string> bases = host.baseMetrics();
   for (const std::string& m : names) {
-    if (bases.count(baseOf(m))) out.push_back(m);
-    else if (missing) missing->push_back(m);
+    if (bases.count(baseOf(m)))
+      out.push_back(m);
+    else if (missing)
+      missing->push_back(m);
   }
   return out;
 }
 
 std::string chipForArch(const std::string& arch) {
   static const std::map<std::string, std::string> chips = {
-      {"sm_70", "GV100"}, {"sm_72", "GV11B"}, {"sm_75", "TU102"}, {"sm_80", "GA100"}, {"sm_86", "GA102"},
+      {"sm_70", "GV100"}, {"sm_72", "GV11B"}, {"sm_75", "TU102"}, {"sm_80", "GA100"},  {"sm_86", "GA102"},
       {"sm_87", "GA10B"}, {"sm_89", "AD102"}, {"sm_90", "GH100"}, {"sm_100", "GB100"}, {"sm_120", "GB202"}};
   auto it = chips.find(arch);
   return it == chips.end() ? std::string() : it->second;
@@ -354,7 +375,8 @@ std::string validateMetrics(const std::string& chip, const std::vector<std::stri
         all.push_back(m.c_str());
         basesKnown = basesKnown && bases.count(baseOf(m)) > 0;
       }
-      auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+      auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
       add.pHostObject = batch.get();
       add.ppMetricNames = all.data();
       add.numMetrics = all.size();
@@ -368,7 +390,8 @@ std::string validateMetrics(const std::string& chip, const std::vector<std::stri
       if (bases.count(baseOf(names[i])) && host.add(names[i]) == CUPTI_SUCCESS) continue;
       if (badIndex) *badIndex = static_cast<int>(i);
       return "unknown metric '" + names[i] + "' for the " + chip +
-             " chip (names as `ncu --query-metrics` lists them, with a rollup such as .sum or .avg.pct_of_peak_sustained_elapsed)";
+             " chip (names as `ncu --query-metrics` lists them, with a rollup such as .sum or "
+             ".avg.pct_of_peak_sustained_elapsed)";
     }
   } catch (const std::exception& e) {
     return std::string("cannot check metric names for chip '") + chip + "': " + e.what();
@@ -395,7 +418,9 @@ struct Trace {
   bool on = std::getenv("TILESCOPE_PROFILER_TRACE") != nullptr;
   void operator()(const char* phase) {
     const auto now = std::chrono::steady_clock::now();
-    if (on) std::fprintf(stderr, "profiler: %-12s %8.1f ms\n", phase, std::chrono::duration<double, std::milli>(now - last).count());
+    if (on)
+      std::fprintf(stderr, "profiler: %-12s %8.1f ms\n", phase,
+                   std::chrono::duration<double, std::milli>(now - last).count());
     last = now;
   }
 };
@@ -443,14 +468,17 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
     checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
     const std::size_t dropped = e.session->stopAndDecode();
     trace("replay");
-    if (dropped > 0) throw CuptiFailure(std::to_string(dropped) + " kernel ranges were dropped (more than " +
-                                        std::to_string(maxRanges) + " launches)");
+    if (dropped > 0)
+      throw CuptiFailure(std::to_string(dropped) + " kernel ranges were dropped (more than " +
+                         std::to_string(maxRanges) + " launches)");
 
-    auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = data.data();
     info.counterDataImageSize = data.size();
     check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-    for (std::size_t r = 0; r < info.numTotalRanges; ++r) out.ranges.push_back(evaluate(host, data, r, names));
+    for (std::size_t r = 0; r < info.numTotalRanges; ++r)
+      out.ranges.push_back(evaluate(host, data, r, names));
     trace("evaluate");
   } catch (const std::exception& e) {
     out.error = e.what();

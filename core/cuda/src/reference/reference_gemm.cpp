@@ -15,15 +15,20 @@ namespace {
 
 void checkBlas(cublasStatus_t s, const std::string& what) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(what + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+    throw std::runtime_error(what + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) +
+                             ")");
 }
 
 cudaDataType blasType(DType t) {
   switch (t) {
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::f32: return CUDA_R_32F;
-    default: throw std::runtime_error(std::string("dtype ") + dtypeName(t) + " is not supported by the cuBLAS gemm");
+    case DType::f16:
+      return CUDA_R_16F;
+    case DType::bf16:
+      return CUDA_R_16BF;
+    case DType::f32:
+      return CUDA_R_32F;
+    default:
+      throw std::runtime_error(std::string("dtype ") + dtypeName(t) + " is not supported by the cuBLAS gemm");
   }
 }
 
@@ -44,7 +49,8 @@ Operand operand(const DeviceTensorView& t, const std::string& role) {
   o.rows = t.shape[rank - 2];
   o.cols = t.shape[rank - 1];
   o.ld = t.strides[rank - 2];
-  if (o.ld < o.cols) throw std::runtime_error("gemm: tensor '" + t.name + "' has a row stride below its row length");
+  if (o.ld < o.cols)
+    throw std::runtime_error("gemm: tensor '" + t.name + "' has a row stride below its row length");
   if (rank == 3) {
     o.batch = t.shape[0];
     o.batchStride = t.strides[0];
@@ -81,15 +87,17 @@ StreamCall makeGemm(const ReferenceSpec& spec, const DeviceTensorView& a, const 
   const std::int64_t M = spec.transA ? oa.cols : oa.rows, K = spec.transA ? oa.rows : oa.cols;
   const std::int64_t Kb = spec.transB ? ob.cols : ob.rows, N = spec.transB ? ob.rows : ob.cols;
   if (K != Kb || oc.rows != M || oc.cols != N || oa.batch != oc.batch || ob.batch != oc.batch)
-    throw std::runtime_error("gemm: shapes do not match: " + problemText(a, b, out, spec) + " (M=" +
-                             std::to_string(M) + ", K=" + std::to_string(K) + " vs " + std::to_string(Kb) +
-                             ", N=" + std::to_string(N) + ")");
+    throw std::runtime_error("gemm: shapes do not match: " + problemText(a, b, out, spec) +
+                             " (M=" + std::to_string(M) + ", K=" + std::to_string(K) + " vs " +
+                             std::to_string(Kb) + ", N=" + std::to_string(N) + ")");
   if (a.dtype != b.dtype)
-    throw std::runtime_error(std::string("gemm: a '") + a.name + "' is " + dtypeName(a.dtype) + " but b '" + b.name +
-                             "' is " + dtypeName(b.dtype) + ": both inputs must have the same dtype");
+    throw std::runtime_error(std::string("gemm: a '") + a.name + "' is " + dtypeName(a.dtype) + " but b '" +
+                             b.name + "' is " + dtypeName(b.dtype) +
+                             ": both inputs must have the same dtype");
   if (out.dtype != a.dtype && out.dtype != DType::f32)
     throw std::runtime_error(std::string("gemm: output '") + out.name + "' is " + dtypeName(out.dtype) +
-                             " with " + dtypeName(a.dtype) + " inputs: cuBLAS writes f32 or the inputs' dtype");
+                             " with " + dtypeName(a.dtype) +
+                             " inputs: cuBLAS writes f32 or the inputs' dtype");
   const cudaDataType inType = blasType(a.dtype), outType = blasType(out.dtype);
 
   auto state = std::make_shared<GemmState>();
@@ -103,17 +111,17 @@ StreamCall makeGemm(const ReferenceSpec& spec, const DeviceTensorView& a, const 
     checkBlas(cublasSetStream(state->handle, stream), "cublasSetStream");
     auto ptr = [](CUdeviceptr p) { return reinterpret_cast<void*>(p); };
     if (oc.batch == 1) {
-      checkBlas(cublasGemmEx(state->handle, opB, opA, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
-                             &alpha, ptr(pb), inType, static_cast<int>(ob.ld), ptr(pa), inType,
-                             static_cast<int>(oa.ld), &beta, ptr(pc), outType, static_cast<int>(oc.ld),
-                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      checkBlas(cublasGemmEx(state->handle, opB, opA, static_cast<int>(N), static_cast<int>(M),
+                             static_cast<int>(K), &alpha, ptr(pb), inType, static_cast<int>(ob.ld), ptr(pa),
+                             inType, static_cast<int>(oa.ld), &beta, ptr(pc), outType,
+                             static_cast<int>(oc.ld), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                 what);
     } else {
-      checkBlas(cublasGemmStridedBatchedEx(state->handle, opB, opA, static_cast<int>(N), static_cast<int>(M),
-                                           static_cast<int>(K), &alpha, ptr(pb), inType, static_cast<int>(ob.ld),
-                                           ob.batchStride, ptr(pa), inType, static_cast<int>(oa.ld), oa.batchStride,
-                                           &beta, ptr(pc), outType, static_cast<int>(oc.ld), oc.batchStride,
-                                           static_cast<int>(oc.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      checkBlas(cublasGemmStridedBatchedEx(
+                    state->handle, opB, opA, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
+                    &alpha, ptr(pb), inType, static_cast<int>(ob.ld), ob.batchStride, ptr(pa), inType,
+                    static_cast<int>(oa.ld), oa.batchStride, &beta, ptr(pc), outType, static_cast<int>(oc.ld),
+                    oc.batchStride, static_cast<int>(oc.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                 what);
     }
   };

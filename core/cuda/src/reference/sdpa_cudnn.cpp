@@ -48,15 +48,18 @@ fe::DataType_t feType(DType t) {
   throw std::runtime_error(std::string("cuDNN fused attention takes f16 or bf16, not ") + dtypeName(t));
 }
 
-std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const DeviceTensorView& t, std::int64_t uid) {
-  return g.tensor(fe::graph::Tensor_attributes().set_name(t.name).set_uid(uid).set_dim(t.shape).set_stride(t.strides));
+std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const DeviceTensorView& t,
+                                                    std::int64_t uid) {
+  return g.tensor(
+      fe::graph::Tensor_attributes().set_name(t.name).set_uid(uid).set_dim(t.shape).set_stride(t.strides));
 }
 
 /// Builds the graph and its plan; throws with cuDNN's reason when unsupported.
 StreamCall buildCudnn(const ReferenceSpec& spec, const DeviceTensorView& q, const DeviceTensorView& k,
                       const DeviceTensorView& v, const DeviceTensorView& out) {
   for (const DeviceTensorView* t : {&q, &k, &v, &out})
-    if (t->shape.size() != 4 || t->strides.size() != 4) throw std::runtime_error("layout bhsd needs rank-4 tensors");
+    if (t->shape.size() != 4 || t->strides.size() != 4)
+      throw std::runtime_error("layout bhsd needs rank-4 tensors");
   if (k.dtype != q.dtype || v.dtype != q.dtype || out.dtype != q.dtype)
     throw std::runtime_error("cuDNN fused attention needs q, k, v and out of one dtype");
   auto st = std::make_shared<CudnnState>();
@@ -68,8 +71,10 @@ StreamCall buildCudnn(const ReferenceSpec& spec, const DeviceTensorView& q, cons
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
   auto Q = input(g, q, kQ), K = input(g, k, kK), V = input(g, v, kV);
-  const float scale = static_cast<float>(spec.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape[3]))));
-  auto options = fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(false).set_attn_scale(scale);
+  const float scale =
+      static_cast<float>(spec.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape[3]))));
+  auto options =
+      fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(false).set_attn_scale(scale);
   if (spec.causal) options.set_causal_mask(true);  // top-left aligned, as PyTorch's is_causal
   auto [O, stats] = g.sdpa(Q, K, V, options);
   (void)stats;
@@ -82,7 +87,8 @@ StreamCall buildCudnn(const ReferenceSpec& spec, const DeviceTensorView& q, cons
   std::int64_t bytes = 0;
   checkFe(g.get_workspace_size(bytes), "get_workspace_size");
   if (bytes > 0 && cuMemAlloc(&st->workspace, static_cast<std::size_t>(bytes)) != CUDA_SUCCESS)
-    throw std::runtime_error("cuMemAlloc of the cuDNN workspace (" + std::to_string(bytes) + " bytes) failed");
+    throw std::runtime_error("cuMemAlloc of the cuDNN workspace (" + std::to_string(bytes) +
+                             " bytes) failed");
   const CUdeviceptr pq = q.ptr, pk = k.ptr, pv = v.ptr, po = out.ptr;
   return [st, pq, pk, pv, po](CUstream stream) {
     if (cudnnStatus_t s = cudnnSetStream(st->handle, stream); s != CUDNN_STATUS_SUCCESS)

@@ -122,9 +122,12 @@ std::string cubinFor(int major, int minor) {
 
 int dtCode(const DeviceTensorView& t) {
   switch (t.dtype) {
-    case DType::f32: return 0;
-    case DType::f16: return 1;
-    case DType::bf16: return 2;
+    case DType::f32:
+      return 0;
+    case DType::f16:
+      return 1;
+    case DType::bf16:
+      return 2;
     default:
       throw std::runtime_error(std::string("sdpa_math: tensor '") + t.name + "' is " + dtypeName(t.dtype) +
                                ": only f16, bf16 and f32 are supported");
@@ -160,11 +163,15 @@ struct MathState {
   }
 };
 
-void launch(CUfunction f, std::int64_t blocks, unsigned threads, CUstream stream, void** args, const char* what) {
-  check(cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0, stream, args, nullptr), what);
+void launch(CUfunction f, std::int64_t blocks, unsigned threads, CUstream stream, void** args,
+            const char* what) {
+  check(cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, 0, stream, args, nullptr),
+        what);
 }
 
-std::int64_t gridFor(std::int64_t n) { return std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 1 << 16)); }
+std::int64_t gridFor(std::int64_t n) {
+  return std::max<std::int64_t>(1, std::min<std::int64_t>((n + 255) / 256, 1 << 16));
+}
 
 }  // namespace
 
@@ -204,11 +211,12 @@ StreamCall makeSdpaMath(const ReferenceSpec& spec, const DeviceTensorView& q, co
     auto p = [](CUdeviceptr x) { return reinterpret_cast<void*>(x); };
     // Column-major Sᵀ[Sk,Sq] = K[Sk,D]·Q[Sq,D]ᵀ: row-major S[Sq,Sk] = Q·Kᵀ.
     const float one = 1.f, zero = 0.f;
-    checkBlas(cublasGemmStridedBatchedEx(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, int(K.s), int(Q.s), int(Q.d), &scale,
-                                         p(pk), blasType(dk), int(K.rowStride), K.batchStride, p(pq), blasType(dq),
-                                         int(Q.rowStride), Q.batchStride, &zero, p(S), CUDA_R_32F, int(K.s),
-                                         Q.s * K.s, int(Q.bh), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-              "cublasGemmStridedBatchedEx(Q K^T)");
+    checkBlas(
+        cublasGemmStridedBatchedEx(st->blas, CUBLAS_OP_T, CUBLAS_OP_N, int(K.s), int(Q.s), int(Q.d), &scale,
+                                   p(pk), blasType(dk), int(K.rowStride), K.batchStride, p(pq), blasType(dq),
+                                   int(Q.rowStride), Q.batchStride, &zero, p(S), CUDA_R_32F, int(K.s),
+                                   Q.s * K.s, int(Q.bh), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx(Q K^T)");
     int cols = int(K.s), sq = int(Q.s), causalFlag = causal ? 1 : 0;
     CUdeviceptr s = S;
     void* softArgs[] = {&s, &cols, &sq, &causalFlag};
@@ -220,10 +228,10 @@ StreamCall makeSdpaMath(const ReferenceSpec& spec, const DeviceTensorView& q, co
     void* gatherArgs[] = {&vin, &vdt, &vout, &vn, &vn1, &vn2, &vst0, &vst1};
     launch(st->gather, gridFor(vn), 256, stream, gatherArgs, "gather_f32 launch");
     // Column-major Oᵀ[Dv,Sq] = V32ᵀ[Dv,Sk]·Pᵀ[Sk,Sq]: row-major O = P·V.
-    checkBlas(cublasGemmStridedBatchedEx(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, int(V.d), int(Q.s), int(K.s), &one,
-                                         p(V32), CUDA_R_32F, int(V.d), V.s * V.d, p(S), CUDA_R_32F, int(K.s),
-                                         Q.s * K.s, &zero, p(O32), CUDA_R_32F, int(V.d), Q.s * V.d, int(Q.bh),
-                                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+    checkBlas(cublasGemmStridedBatchedEx(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, int(V.d), int(Q.s), int(K.s),
+                                         &one, p(V32), CUDA_R_32F, int(V.d), V.s * V.d, p(S), CUDA_R_32F,
+                                         int(K.s), Q.s * K.s, &zero, p(O32), CUDA_R_32F, int(V.d), Q.s * V.d,
+                                         int(Q.bh), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
               "cublasGemmStridedBatchedEx(P V)");
     long long on = oElems, ost0 = O.batchStride, ost1 = O.rowStride;
     int on1 = int(O.s), on2 = int(O.d), odt = dout;

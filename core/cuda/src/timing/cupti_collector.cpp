@@ -20,7 +20,8 @@ constexpr std::size_t kAlign = 8;
 // inside a pushed region, so the runtime and driver API kinds must be on too
 // (cuBLAS launches through the runtime, timeCalls' flush through the driver).
 // Their records themselves are skipped when parsed.
-constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
                                          CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 
 #if CUPTI_API_VERSION >= 130000
@@ -31,8 +32,8 @@ using KernelActivity = CUpti_ActivityKernel9;
 
 struct Store {
   std::mutex mutex;
-  std::unordered_map<std::uint32_t, KernelRecord> kernels;      ///< by CUPTI correlation id
-  std::unordered_map<std::uint32_t, std::uint64_t> externalIds; ///< correlation id -> our id
+  std::unordered_map<std::uint32_t, KernelRecord> kernels;       ///< by CUPTI correlation id
+  std::unordered_map<std::uint32_t, std::uint64_t> externalIds;  ///< correlation id -> our id
   std::uint64_t dropped = 0;
 };
 
@@ -72,7 +73,8 @@ void CUPTIAPI bufferCompleted(CUcontext, std::uint32_t, std::uint8_t* buffer, st
     std::lock_guard lock(s.mutex);
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
-      if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+          record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         takeKernel(*reinterpret_cast<const KernelActivity*>(record), s);
       } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
         auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
@@ -106,7 +108,8 @@ std::string CuptiCollector::start() {
       stop();
       std::string why = cuptiMessage(r);
       if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        why += " (this user may not profile the GPU: run as root or set NVreg_RestrictProfilingToAdminUsers=0)";
+        why +=
+            " (this user may not profile the GPU: run as root or set NVreg_RestrictProfilingToAdminUsers=0)";
       else if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         why += " (another profiler, e.g. Nsight Compute or Systems, holds CUPTI)";
       return "CUPTI kernel activity could not be enabled: " + why;

@@ -25,7 +25,8 @@ void check(CUresult r, const char* what) {
   const char* text = nullptr;
   cuGetErrorName(r, &name);
   cuGetErrorString(r, &text);
-  throw std::runtime_error(std::string(what) + " failed: " + (name ? name : "?") + " (" + (text ? text : "") + ")");
+  throw std::runtime_error(std::string(what) + " failed: " + (name ? name : "?") + " (" + (text ? text : "") +
+                           ")");
 }
 
 /// The stream, events and flush buffer of one timeCalls, released on every path.
@@ -69,7 +70,8 @@ void setup(Resources& res, CUdevice dev, bool flushL2) {
   }
   if (!flushL2) return;
   int l2 = 0;
-  check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "cuDeviceGetAttribute(L2_CACHE_SIZE)");
+  check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev),
+        "cuDeviceGetAttribute(L2_CACHE_SIZE)");
   // Twice L2: writing it evicts everything the previous repetition left there.
   res.flushBytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 1u << 20);
   check(cuMemAlloc(&res.flush, res.flushBytes), "cuMemAlloc(L2 flush buffer)");
@@ -77,7 +79,8 @@ void setup(Resources& res, CUdevice dev, bool flushL2) {
 
 /// Per-repetition sums of the kernel records, plus the longest kernel's resources.
 struct Collected {
-  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::string>>> names;  ///< per repetition: (start, name)
+  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::string>>>
+      names;  ///< per repetition: (start, name)
   std::map<std::uint64_t, double> sumNs;
   std::map<std::uint64_t, int> count;
   KernelRecord longest;
@@ -128,7 +131,8 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
     CUdevice dev = currentDevice();
     setup(res, dev, opts.flushL2);
     auto flush = [&] {
-      if (res.flush) check(cuMemsetD8Async(res.flush, 0, res.flushBytes, res.stream), "cuMemsetD8Async(L2 flush)");
+      if (res.flush)
+        check(cuMemsetD8Async(res.flush, 0, res.flushBytes, res.stream), "cuMemsetD8Async(L2 flush)");
     };
     for (int i = 0; i < opts.warmup; ++i) {
       flush();
@@ -174,7 +178,8 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
         for (auto& [id, ns] : col.sumNs) kernelNs.push_back(ns);
       }
       double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (static_cast<int>(samples.size()) >= opts.minReps && medianRelNoise(samples) <= opts.targetRelNoise) break;
+      if (static_cast<int>(samples.size()) >= opts.minReps && medianRelNoise(samples) <= opts.targetRelNoise)
+        break;
       if (elapsed >= opts.budgetS && static_cast<int>(eventNs.size()) >= std::min(opts.minReps, maxReps)) {
         addNote(info.note, "time budget reached before the median settled");
         break;
@@ -196,7 +201,8 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
       result.kernelsPerCall = std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
                                 return a.second < b.second;
                               })->first;
-      if (histogram.size() > 1) addNote(info.note, "the number of kernels per call varied between repetitions");
+      if (histogram.size() > 1)
+        addNote(info.note, "the number of kernels per call varied between repetitions");
       for (auto& [id, named] : col.names)
         if (static_cast<int>(named.size()) == result.kernelsPerCall) {
           std::sort(named.begin(), named.end());
@@ -204,7 +210,8 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
           break;
         }
       if (col.sumNs.size() < eventNs.size())
-        addNote(info.note, std::to_string(eventNs.size() - col.sumNs.size()) + " repetitions had no kernel record");
+        addNote(info.note,
+                std::to_string(eventNs.size() - col.sumNs.size()) + " repetitions had no kernel record");
       info.regs = col.longest.regs;
       info.smemStatic = col.longest.smemStatic;
       info.smemDynamic = col.longest.smemDynamic;
@@ -217,7 +224,8 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
                                std::to_string(static_cast<long long>(info.kernelNs.median)) +
                                " ns (launch gaps or host work inside the call)");
     } else {
-      if (cuptiError.empty()) addNote(info.note, "CUPTI recorded no kernel for the call; kernel times are CUDA-event times");
+      if (cuptiError.empty())
+        addNote(info.note, "CUPTI recorded no kernel for the call; kernel times are CUDA-event times");
       info.kernelNs = info.eventNs;
       info.cv = coefficientOfVariation(eventNs);
     }

@@ -26,8 +26,8 @@
 #define TS_K_OOB_READ 1u
 #define TS_K_OOB_WRITE 2u
 #define TS_K_MISALIGNED 3u
-#define TS_K_WILD 4u          // outside every allocation of the launch
-#define TS_K_SHARED_OOB 5u    // shared-window offset past the block's shared memory
+#define TS_K_WILD 4u        // outside every allocation of the launch
+#define TS_K_SHARED_OOB 5u  // shared-window offset past the block's shared memory
 #define TS_K_UNINIT 6u
 
 // TsHazard.kind
@@ -58,16 +58,16 @@
 #define TS_SH_TID_MULTI 0x7FFu
 
 struct TsTensor {
-  uint64_t base, bytes;            // the tensor's exact span
-  uint64_t allocBegin, allocEnd;   // its allocation with the guard zones
-  uint64_t cellsOffset;            // 4 x u32 per cell: read min/max CTA, write min/max CTA (0: no map)
-  uint64_t initOffset;             // one bit per element, set by writes (0: not tracked)
-  uint64_t boxesOffset;            // TsBox[maxCtas][2] (read, write) (0: none)
+  uint64_t base, bytes;           // the tensor's exact span
+  uint64_t allocBegin, allocEnd;  // its allocation with the guard zones
+  uint64_t cellsOffset;           // 4 x u32 per cell: read min/max CTA, write min/max CTA (0: no map)
+  uint64_t initOffset;            // one bit per element, set by writes (0: not tracked)
+  uint64_t boxesOffset;           // TsBox[maxCtas][2] (read, write) (0: none)
   uint64_t spanElements;
   uint32_t elemSize, flags;
-  uint32_t pitch;                  // elements per map row (the stride of the second-to-last dim)
-  uint32_t rows;                   // ceil(spanElements / pitch)
-  uint32_t cellShiftH, cellShiftW; // log2 of a cell's height and width in elements
+  uint32_t pitch;                   // elements per map row (the stride of the second-to-last dim)
+  uint32_t rows;                    // ceil(spanElements / pitch)
+  uint32_t cellShiftH, cellShiftW;  // log2 of a cell's height and width in elements
   uint32_t cellRows, cellCols;
 };
 
@@ -90,10 +90,10 @@ struct TsPc {
   uint64_t missingLanes;   // inactive lanes of those executions
   uint64_t extraWaves;     // shared: wavefronts beyond the conflict-free number
   uint64_t idealShort;     // shared: phases without an active lane
-  uint64_t firstFaultKey;   // min (block linear << 32 | thread linear) of a bad access
+  uint64_t firstFaultKey;  // min (block linear << 32 | thread linear) of a bad access
   uint64_t firstUninitKey;
   uint32_t faults, uninit, hazards, maxWays, flags, sizes;  // sizes: bit log2(size)
-  uint64_t bulkBytes;      // bulk copies: their sizes vary, so their bytes are summed
+  uint64_t bulkBytes;  // bulk copies: their sizes vary, so their bytes are summed
 };
 
 struct TsRecord {
@@ -103,9 +103,9 @@ struct TsRecord {
 };
 
 struct TsHazard {
-  uint32_t sig;    // 0: empty slot
+  uint32_t sig;  // 0: empty slot
   uint32_t kind, count;
-  uint32_t offset; // shared-window byte offset of the first instance
+  uint32_t offset;  // shared-window byte offset of the first instance
   uint64_t pcFirst, pcSecond;
   uint32_t tidFirst, tidSecond;
   uint32_t block[3];
@@ -114,18 +114,18 @@ struct TsHazard {
 
 struct TsHeader {
   uint32_t magic, version, options, numTensors;
-  uint64_t codeBase, codeSize;       // PCs with a TsPc slot: [codeBase, codeBase + codeSize), 16 bytes each
+  uint64_t codeBase, codeSize;  // PCs with a TsPc slot: [codeBase, codeBase + codeSize), 16 bytes each
   uint32_t numPcs, maxRecords, maxHazards, maxCtas;
   uint32_t grid[3], block[3];
   uint32_t blockThreads, smemBytes;  // per block, as launched (static + dynamic + reserved)
   uint64_t pcsOffset, recordsOffset, hazardsOffset;
   // shared hazards: slots for resident CTAs
   uint32_t numSlots, smemWords;
-  uint64_t slotOwnerOffset;   // u32 per slot: owning block linear, or TS_NONE32
-  uint64_t slotExitOffset;    // u32 per slot: threads that reached EXIT
-  uint64_t ctaSlotOffset;     // u32 per CTA (maxCtas): its slot + 1, 0 unassigned
-  uint64_t epochOffset;       // u32 per slot x blockThreads: barriers each thread passed
-  uint64_t shadowOffset;      // 2 x u64 per slot x smemWords: last write, last read
+  uint64_t slotOwnerOffset;  // u32 per slot: owning block linear, or TS_NONE32
+  uint64_t slotExitOffset;   // u32 per slot: threads that reached EXIT
+  uint64_t ctaSlotOffset;    // u32 per CTA (maxCtas): its slot + 1, 0 unassigned
+  uint64_t epochOffset;      // u32 per slot x blockThreads: barriers each thread passed
+  uint64_t shadowOffset;     // 2 x u64 per slot x smemWords: last write, last read
   TsTensor tensors[TS_MAX_TENSORS];
   // Device-side counters, on cache lines of their own: the fields above are
   // read by every patched access and stay in L1 while these change. Accesses

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cstring>
 
-#include "trace/trace_abi.h"
-#include "trace/trace_sanitizer.h"
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/module.h"
+#include "trace/trace_abi.h"
+#include "trace/trace_sanitizer.h"
 
 #ifdef TILESCOPE_HAVE_SANITIZER
 // The map reduction's fatbin, embedded by CMake (trace_reduce_blob.cpp) beside the patches.
@@ -43,8 +43,10 @@ void planMap(const DeviceTensor& t, std::int64_t maxCells, TsTensor* tt, TraceTe
   const std::int64_t rows = (span + pitch - 1) / pitch;
   int sh = 0, sw = 0;
   while (((rows + (1 << sh) - 1) >> sh) * ((pitch + (1 << sw) - 1) >> sw) > maxCells) {
-    if (((pitch + (1 << sw) - 1) >> sw) >= ((rows + (1 << sh) - 1) >> sh)) ++sw;
-    else ++sh;
+    if (((pitch + (1 << sw) - 1) >> sw) >= ((rows + (1 << sh) - 1) >> sh))
+      ++sw;
+    else
+      ++sh;
   }
   tt->pitch = std::uint32_t(pitch);
   tt->rows = std::uint32_t(rows);
@@ -63,7 +65,9 @@ void planMap(const DeviceTensor& t, std::int64_t maxCells, TsTensor* tt, TraceTe
 std::int64_t decodeMin(std::uint32_t v) { return v == TS_NONE32 ? -1 : std::int64_t(v); }
 // The device keeps a maximum as the minimum of ~x, so ~0 (CTA or row 0) and "none" share
 // TS_NONE32: the minimum beside it tells them apart (no minimum, no maximum).
-std::int64_t decodeMax(std::uint32_t v, std::int64_t min) { return min < 0 ? -1 : std::int64_t(std::uint32_t(~v)); }
+std::int64_t decodeMax(std::uint32_t v, std::int64_t min) {
+  return min < 0 ? -1 : std::int64_t(std::uint32_t(~v));
+}
 
 bool download(CUdeviceptr base, std::uint64_t offset, void* dst, std::uint64_t bytes) {
   return bytes == 0 || cuMemcpyDtoH(dst, base + offset, bytes) == CUDA_SUCCESS;
@@ -96,8 +100,8 @@ CUfunction reduceKernel(CUcontext ctx, std::string* error) {
 // Folds tensor tt's map (at `cells` in the trace buffer) into blocks of fh x fw
 // cells on the device and copies back the folded map (4 words per block, as
 // the patches keep them) and the counts taken on the unfolded map.
-bool reduceMap(CUcontext ctx, CUdeviceptr cells, const TsTensor& tt, int fh, int fw, std::vector<std::uint32_t>* out,
-               TraceTensor::MapCounts* counts, std::string* error) {
+bool reduceMap(CUcontext ctx, CUdeviceptr cells, const TsTensor& tt, int fh, int fw,
+               std::vector<std::uint32_t>* out, TraceTensor::MapCounts* counts, std::string* error) {
   CUfunction fn = reduceKernel(ctx, error);
   if (!fn) return false;
   const std::uint32_t outRows = (tt.cellRows + fh - 1) / fh, outCols = (tt.cellCols + fw - 1) / fw;
@@ -112,7 +116,8 @@ bool reduceMap(CUcontext ctx, CUdeviceptr cells, const TsTensor& tt, int fh, int
     ~Free() { cuMemFree(p); }
   } freeD{d};
   CUdeviceptr countsPtr = d + outBytes;
-  std::uint32_t rows = tt.cellRows, cols = tt.cellCols, h = std::uint32_t(fh), w = std::uint32_t(fw), oc = outCols;
+  std::uint32_t rows = tt.cellRows, cols = tt.cellCols, h = std::uint32_t(fh), w = std::uint32_t(fw),
+                oc = outCols;
   void* params[] = {&cells, &rows, &cols, &h, &w, &oc, &d, &countsPtr};
   const std::uint64_t n = std::uint64_t(rows) * cols;
   CUresult r = cuMemsetD8(d, 0xFF, outBytes);
@@ -168,8 +173,8 @@ TracePc decodePc(const TsPc& p) {
   return tp;
 }
 
-TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const LaunchGeometry& g, KernelArgs& args,
-                     const TraceOptions& o) {
+TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const LaunchGeometry& g,
+                     KernelArgs& args, const TraceOptions& o) {
   TraceRun run;
   auto mark = [&run, t = std::chrono::steady_clock::now()](const char* phase) mutable {
     const auto now = std::chrono::steady_clock::now();
@@ -182,8 +187,8 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     return run;
   }
   if (s.limits.ccMajor < 8) {
-    run.error = "the tracer needs compute capability 8.0 or newer (this GPU is " + std::to_string(s.limits.ccMajor) +
-                "." + std::to_string(s.limits.ccMinor) + ")";
+    run.error = "the tracer needs compute capability 8.0 or newer (this GPU is " +
+                std::to_string(s.limits.ccMajor) + "." + std::to_string(s.limits.ccMinor) + ")";
     return run;
   }
   CUcontext ctx = nullptr;
@@ -203,8 +208,9 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     return fail("loading the module to trace: " + err);
   }
   s.modules.push_back(tk);
-  std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess, PatchPoint::localAccess,
-                                 PatchPoint::barrier, PatchPoint::memcpyAsync, PatchPoint::matrixAccess};
+  std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess,
+                                 PatchPoint::localAccess,  PatchPoint::barrier,
+                                 PatchPoint::memcpyAsync,  PatchPoint::matrixAccess};
   if (o.hazards) points.insert(points.end(), {PatchPoint::blockEnter, PatchPoint::blockExit});
   for (PatchPoint p : points)
     if (auto e = api.patch(tk.module, p); !e.empty()) return fail(e);
@@ -222,14 +228,15 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   if (c.functions.empty()) return fail("sanitizerGetFunctionPcAndSize found no function of the module");
   std::uint64_t lo = ~0ull, hi = 0;
   for (const auto& f : c.functions) lo = std::min(lo, f.base), hi = std::max(hi, f.base + f.size);
-  if (hi - lo > (std::uint64_t(64) << 20)) hi = lo + (std::uint64_t(64) << 20);  // PC slots for 64 MiB of code at most
+  if (hi - lo > (std::uint64_t(64) << 20))
+    hi = lo + (std::uint64_t(64) << 20);  // PC slots for 64 MiB of code at most
 
   mark("setup");
   CUfunction plain = s.modules.front().function;
   int staticSmem = 0;
   cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, plain);
-  if (g.sharedBytes > 48 * 1024) cuFuncSetAttribute(tk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                    int(g.sharedBytes));
+  if (g.sharedBytes > 48 * 1024)
+    cuFuncSetAttribute(tk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(g.sharedBytes));
   const std::uint64_t ctas = std::uint64_t(g.grid[0]) * g.grid[1] * g.grid[2];
   const std::uint32_t threads = g.block[0] * g.block[1] * g.block[2];
 
@@ -305,11 +312,13 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   if (o.hazards) {
     int perSm = 0;
     cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, plain, int(threads), g.sharedBytes);
-    std::uint64_t slots = std::min<std::uint64_t>(h.maxCtas, std::uint64_t(std::max(perSm, 1)) * std::max(s.limits.smCount, 1));
+    std::uint64_t slots =
+        std::min<std::uint64_t>(h.maxCtas, std::uint64_t(std::max(perSm, 1)) * std::max(s.limits.smCount, 1));
     h.smemWords = h.smemBytes / 4;
     // The shadow (16 bytes per shared word per resident CTA) stays within a quarter of free memory.
     const std::uint64_t perSlot = std::uint64_t(h.smemWords) * 16 + std::uint64_t(threads) * 4 + 8;
-    slots = std::max<std::uint64_t>(1, std::min<std::uint64_t>(slots, free / 4 / std::max<std::uint64_t>(perSlot, 1)));
+    slots = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(slots, free / 4 / std::max<std::uint64_t>(perSlot, 1)));
     h.numSlots = std::uint32_t(slots);
     h.slotOwnerOffset = reserve(slots * 4, 0xFF);
     h.slotExitOffset = reserve(slots * 4, 0);
@@ -318,17 +327,20 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     h.shadowOffset = reserve(slots * h.smemWords * 16, 0);
   }
   if (L.size > free / 2)
-    return fail("the trace buffer needs " + std::to_string(L.size >> 20) + " MiB, more than half the free device memory (" +
-                std::to_string(free >> 20) + " MiB): lower --trace-cells");
+    return fail("the trace buffer needs " + std::to_string(L.size >> 20) +
+                " MiB, more than half the free device memory (" + std::to_string(free >> 20) +
+                " MiB): lower --trace-cells");
 
   CUdeviceptr buf = 0;
-  if (CUresult r = cuMemAlloc(&buf, L.size); r != CUDA_SUCCESS) return fail("allocating the trace buffer: " + cuErrorText(r));
+  if (CUresult r = cuMemAlloc(&buf, L.size); r != CUDA_SUCCESS)
+    return fail("allocating the trace buffer: " + cuErrorText(r));
   struct Free {
     CUdeviceptr p;
     ~Free() { cuMemFree(p); }
   } freeBuf{buf};
   for (const Region& r : regions)
-    if (r.bytes && cuMemsetD8(buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS) return fail("clearing the trace buffer");
+    if (r.bytes && cuMemsetD8(buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS)
+      return fail("clearing the trace buffer");
   if (cuMemcpyHtoD(buf, &h, sizeof h) != CUDA_SUCCESS) return fail("uploading the trace header");
   if (auto e = api.setCallbackData(tk.function, buf); !e.empty()) return fail(e);
   cuCtxSynchronize();  // the clearing memsets are asynchronous: their time is the buffer's, not the launch's
@@ -348,7 +360,8 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   // Copy back what the host reads (the shadow and the init bits stay behind).
   TsHeader back{};
   std::vector<TsPc> pcs(h.numPcs);
-  if (!download(buf, 0, &back, sizeof back) || !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
+  if (!download(buf, 0, &back, sizeof back) ||
+      !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
     return fail("copying the trace back");
   std::uint64_t accesses[3] = {back.outsideGlobal, back.outsideShared, back.outsideLocal};
   std::uint64_t barriers = back.outsideBarriers;
@@ -357,9 +370,12 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     if (!p.execs && !p.faults && !p.uninit && !p.hazards) continue;
     TracePc tp = decodePc(p);
     tp.pc = lo + i * 16;
-    if (p.flags & TS_PC_GLOBAL) accesses[0] += tp.threads;
-    else if (p.flags & TS_PC_SHARED) accesses[1] += tp.threads;
-    else if (p.flags & TS_PC_LOCAL) accesses[2] += tp.threads;
+    if (p.flags & TS_PC_GLOBAL)
+      accesses[0] += tp.threads;
+    else if (p.flags & TS_PC_SHARED)
+      accesses[1] += tp.threads;
+    else if (p.flags & TS_PC_LOCAL)
+      accesses[2] += tp.threads;
     if (p.flags & TS_PC_BARRIER) barriers += p.execs;
     c.pcs.push_back(tp);
   }
@@ -400,12 +416,14 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
       TraceTensor::MapCounts counts;
       std::string why;
       TraceTensor& t = c.tensors[i];
-      if ((fh > 1 || fw > 1) && reduceMap(ctx, buf + tt.cellsOffset, tt, fh, fw, &rawCells[i], &counts, &why)) {
+      if ((fh > 1 || fw > 1) &&
+          reduceMap(ctx, buf + tt.cellsOffset, tt, fh, fw, &rawCells[i], &counts, &why)) {
         t.deviceCounts = counts;
         t.cellH *= fh, t.cellW *= fw;
         t.cellRows = (t.cellRows + fh - 1) / fh, t.cellCols = (t.cellCols + fw - 1) / fw;
       } else {
-        if (!why.empty()) run.note += (run.note.empty() ? "" : "; ") + t.name + ": " + why + " (the whole map was copied)";
+        if (!why.empty())
+          run.note += (run.note.empty() ? "" : "; ") + t.name + ": " + why + " (the whole map was copied)";
         rawCells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
         download(buf, tt.cellsOffset, rawCells[i].data(), rawCells[i].size() * 4);
       }
@@ -423,7 +441,8 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
       t.readMin.resize(n), t.readMax.resize(n), t.writeMin.resize(n), t.writeMax.resize(n);
       for (std::size_t k = 0; k < n; ++k) {
         t.readMin[k] = decodeMin(cells[k * 4]), t.readMax[k] = decodeMax(cells[k * 4 + 1], t.readMin[k]);
-        t.writeMin[k] = decodeMin(cells[k * 4 + 2]), t.writeMax[k] = decodeMax(cells[k * 4 + 3], t.writeMin[k]);
+        t.writeMin[k] = decodeMin(cells[k * 4 + 2]),
+        t.writeMax[k] = decodeMax(cells[k * 4 + 3], t.writeMin[k]);
       }
       std::vector<std::uint32_t>().swap(rawCells[i]);
     }
@@ -433,7 +452,9 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
         const TsBox& b = boxes[k];
         TraceTensor::Box& out = (k % 2 ? t.writeBoxes : t.readBoxes)[k / 2];
         out.count = b.count == TS_NONE32 ? 0 : std::int64_t(~b.count);
-        if (out.count > 0) out = {decodeMin(b.rowMin), decodeMax(b.rowMax, 0), decodeMin(b.colMin), decodeMax(b.colMax, 0), out.count};
+        if (out.count > 0)
+          out = {decodeMin(b.rowMin), decodeMax(b.rowMax, 0), decodeMin(b.colMin), decodeMax(b.colMax, 0),
+                 out.count};
       }
     }
   }
@@ -443,8 +464,10 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
 
   mark("decode");
-  if (ck.format == CompiledKernel::Format::cubin) run.lines = parseCubinLineTable(ck.image, &run.linesNote);
-  else run.linesNote = "no line table: the module is not a cubin";
+  if (ck.format == CompiledKernel::Format::cubin)
+    run.lines = parseCubinLineTable(ck.image, &run.linesNote);
+  else
+    run.linesNote = "no line table: the module is not a cubin";
   mark("lines");
   run.ok = true;
   return run;

@@ -3,27 +3,27 @@
 // patches; one launch; the aggregates copied back into a TraceCapture.
 #pragma once
 
+#include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/launch.h"
 #include "tilescope/cuda/module.h"
 #include "tilescope/cuda/tensors.h"
-#include "trace/trace_abi.h"
-#include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/tracer.h"
 #include "tilescope/trace/trace.h"
+#include "trace/trace_abi.h"
 
 namespace tilescope::cuda::detail {
 
 struct TraceRun {
-  bool ok = false;           ///< the launch ran and the buffer came back
-  std::string error;         ///< why not (setup, patching or the launch)
+  bool ok = false;    ///< the launch ran and the buffer came back
+  std::string error;  ///< why not (setup, patching or the launch)
   CUresult launchResult = CUDA_SUCCESS;
-  bool dead = false;         ///< the traced launch left a sticky error: the context is lost
+  bool dead = false;  ///< the traced launch left a sticky error: the context is lost
   TraceCapture capture;
   LineTable lines;
-  std::string linesNote;     ///< why there is no line information
-  std::string note;          ///< what went wrong without spoiling the trace (a map copied whole)
-  double seconds = 0;        ///< the traced launch alone (patching excluded)
+  std::string linesNote;  ///< why there is no line information
+  std::string note;       ///< what went wrong without spoiling the trace (a map copied whole)
+  double seconds = 0;     ///< the traced launch alone (patching excluded)
   /// Where the trace's time went, in order: setup (Sanitizer API, the patched
   /// module), buffer (layout, allocation, clearing), launch, readback, lines.
   std::vector<std::pair<std::string, double>> phases;
@@ -46,7 +46,7 @@ struct TraceInputs {
 
 /// Traces one launch of `ck`'s entry over the capture's tensors with `args`.
 /// A sticky launch error sets TraceRun::dead.
-TraceRun traceLaunch(const TraceInputs& in, const CompiledKernel& ck, const LaunchGeometry& g, KernelArgs& args,
-                     const TraceOptions& o);
+TraceRun traceLaunch(const TraceInputs& in, const CompiledKernel& ck, const LaunchGeometry& g,
+                     KernelArgs& args, const TraceOptions& o);
 
 }  // namespace tilescope::cuda::detail

@@ -67,9 +67,15 @@ struct Group {
     }
     return v;
   }
-  __device__ uint32_t min(uint32_t v) const { return reduce(v, [](uint32_t a, uint32_t b) { return a < b ? a : b; }); }
-  __device__ uint32_t max(uint32_t v) const { return reduce(v, [](uint32_t a, uint32_t b) { return a > b ? a : b; }); }
-  __device__ uint32_t sum(uint32_t v) const { return reduce(v, [](uint32_t a, uint32_t b) { return a + b; }); }
+  __device__ uint32_t min(uint32_t v) const {
+    return reduce(v, [](uint32_t a, uint32_t b) { return a < b ? a : b; });
+  }
+  __device__ uint32_t max(uint32_t v) const {
+    return reduce(v, [](uint32_t a, uint32_t b) { return a > b ? a : b; });
+  }
+  __device__ uint32_t sum(uint32_t v) const {
+    return reduce(v, [](uint32_t a, uint32_t b) { return a + b; });
+  }
 };
 
 template <class T>
@@ -102,7 +108,8 @@ __device__ __forceinline__ void add64(uint64_t* p, uint64_t v) {
 
 // Warp-aggregated per-PC counters: one lane adds the whole warp's figures
 // (threads and bytes are derived on the host, see TsPc).
-__device__ void countPc(TsHeader* h, TsPc* s, unsigned mask, uint32_t flags, uint32_t size, uint64_t* outside) {
+__device__ void countPc(TsHeader* h, TsPc* s, unsigned mask, uint32_t flags, uint32_t size,
+                        uint64_t* outside) {
   if (!isLeader(mask)) return;
   const unsigned n = __popc(mask);
   if (!s) {
@@ -119,8 +126,8 @@ __device__ void countPc(TsHeader* h, TsPc* s, unsigned mask, uint32_t flags, uin
 // Appends to the bounded record list: the first half of it takes any record,
 // the rest only records that lowered their PC's first key (so the exact first
 // bad access of each PC is kept while the list lasts).
-__device__ void appendRecord(TsHeader* h, uint32_t kind, uint32_t tensor, uint32_t size, uint32_t flags, uint64_t pc,
-                             uint64_t addr, bool lowered) {
+__device__ void appendRecord(TsHeader* h, uint32_t kind, uint32_t tensor, uint32_t size, uint32_t flags,
+                             uint64_t pc, uint64_t addr, bool lowered) {
   const uint32_t seen = *reinterpret_cast<volatile uint32_t*>(&h->recordCount);
   if (!lowered && seen >= h->maxRecords / 2) return;
   const uint32_t i = atomicAdd(&h->recordCount, 1u);
@@ -220,7 +227,8 @@ __device__ void updateCells(TsHeader* h, const TsTensor& t, unsigned group, uint
 
 // Elements [e0, e1] of a tracked tensor: `write` sets their bits; otherwise the
 // return says whether every element whose bytes are used was written before.
-__device__ bool initBits(const TsTensor& t, TsHeader* h, Span sp, bool write, uint32_t usedBytes, uint32_t firstByte) {
+__device__ bool initBits(const TsTensor& t, TsHeader* h, Span sp, bool write, uint32_t usedBytes,
+                         uint32_t firstByte) {
   uint32_t* bits = at<uint32_t>(h, t.initOffset);
   bool ok = true;
   for (uint32_t e = sp.e0; e <= sp.e1; ++e) {
@@ -242,9 +250,10 @@ __device__ bool initBits(const TsTensor& t, TsHeader* h, Span sp, bool write, ui
 
 // --- shared-memory hazards -------------------------------------------------------
 
-__device__ __forceinline__ uint64_t packShadow(uint32_t tag, uint32_t epoch, uint32_t tid, uint32_t pcSlotIdx) {
-  return (uint64_t(tag & 0xFFFFFu) << 44) | (uint64_t(epoch & 0x7FFu) << 33) | (uint64_t(tid & 0x7FFu) << 22) |
-         uint64_t(pcSlotIdx & 0x3FFFFFu);
+__device__ __forceinline__ uint64_t packShadow(uint32_t tag, uint32_t epoch, uint32_t tid,
+                                               uint32_t pcSlotIdx) {
+  return (uint64_t(tag & 0xFFFFFu) << 44) | (uint64_t(epoch & 0x7FFu) << 33) |
+         (uint64_t(tid & 0x7FFu) << 22) | uint64_t(pcSlotIdx & 0x3FFFFFu);
 }
 __device__ __forceinline__ uint32_t shTag(uint64_t v) { return uint32_t(v >> 44); }
 __device__ __forceinline__ uint32_t shEpoch(uint64_t v) { return uint32_t(v >> 33) & 0x7FFu; }
@@ -254,7 +263,8 @@ __device__ __forceinline__ uint32_t shPc(uint64_t v) { return uint32_t(v) & 0x3F
 __device__ void recordHazard(TsHeader* h, uint32_t kind, uint64_t pcFirst, uint64_t pcSecond, uint32_t offset,
                              uint32_t tidFirst) {
   if (TsPc* s = pcSlot(h, pcSecond)) atomicAdd(&s->hazards, 1u);
-  uint32_t sig = uint32_t(pcFirst - h->codeBase) * 2654435761u ^ uint32_t(pcSecond - h->codeBase) * 40503u ^ kind;
+  uint32_t sig =
+      uint32_t(pcFirst - h->codeBase) * 2654435761u ^ uint32_t(pcSecond - h->codeBase) * 40503u ^ kind;
   sig |= 1u;
   TsHazard* table = at<TsHazard>(h, h->hazardsOffset);
   for (uint32_t probe = 0; probe < 16; ++probe) {
@@ -294,8 +304,8 @@ __device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write,
   const uint32_t epoch = at<uint32_t>(h, h->epochOffset)[uint64_t(slot) * h->blockThreads + tid];
   const uint32_t tag = (blockLinear() + 1) & 0xFFFFFu;
   const uint32_t pcIdx = uint32_t((pc - h->codeBase) >> 4);
-  unsigned long long* sh =
-      reinterpret_cast<unsigned long long*>(at<uint64_t>(h, h->shadowOffset) + (uint64_t(slot) * h->smemWords + word) * 2);
+  unsigned long long* sh = reinterpret_cast<unsigned long long*>(at<uint64_t>(h, h->shadowOffset) +
+                                                                 (uint64_t(slot) * h->smemWords + word) * 2);
   const uint64_t mine = packShadow(tag, epoch, tid, pcIdx);
   auto sameInterval = [&](uint64_t v) { return v != 0 && shTag(v) == tag && shEpoch(v) == (epoch & 0x7FFu); };
   if (write) {
@@ -315,7 +325,8 @@ __device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write,
     atomicCAS(&sh[1], (unsigned long long)r, (unsigned long long)mine);
   } else if (shTid(r) != TS_SH_TID_MULTI && (shTid(r) >> 5) != warp) {
     // A second warp read it in this interval: any later write by a third warp is a hazard too.
-    atomicCAS(&sh[1], (unsigned long long)r, (unsigned long long)packShadow(tag, epoch, TS_SH_TID_MULTI, shPc(r)));
+    atomicCAS(&sh[1], (unsigned long long)r,
+              (unsigned long long)packShadow(tag, epoch, TS_SH_TID_MULTI, shPc(r)));
   }
 }
 
@@ -411,7 +422,8 @@ __device__ bool globalAccess(TsHeader* h, TsPc* s, unsigned mask, uint64_t pc, u
   if (track && (h->options & TS_OPT_UNINIT) && (t->flags & TS_T_TRACK_INIT) && t->initOffset) {
     const uint32_t firstByte = uint32_t((a - t->base) % t->elemSize);
     if (!write || atomic) {
-      if (!initBits(*t, h, sp, false, usedBytes, firstByte)) reportBad(h, s, TS_K_UNINIT, ti, size, flags, pc, a);
+      if (!initBits(*t, h, sp, false, usedBytes, firstByte))
+        reportBad(h, s, TS_K_UNINIT, ti, size, flags, pc, a);
     }
     if (write) initBits(*t, h, sp, true, 0, firstByte);
   }
@@ -425,8 +437,8 @@ __device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, 
   const bool misaligned = align > 1 && (offset & (align - 1)) != 0;
   const bool stop = misaligned || uint64_t(offset) + size > h->smemBytes;
   if (stop) {
-    reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED, pc,
-              offset);
+    reportBad(h, s, misaligned ? TS_K_MISALIGNED : TS_K_SHARED_OOB, TS_NONE32, size, flags | TS_REC_SHARED,
+              pc, offset);
     if (s) setBits(&s->flags, TS_PC_STOPPED);
   }
   return stop;
@@ -434,8 +446,8 @@ __device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, 
 
 // Hazards of a shared access (or the shared side of cp.async): lanes of one
 // warp that touch the same word act as one access.
-__device__ void sharedHazards(TsHeader* h, unsigned mask, uint64_t pc, uint32_t offset, uint32_t size, bool write,
-                              bool stop) {
+__device__ void sharedHazards(TsHeader* h, unsigned mask, uint64_t pc, uint32_t offset, uint32_t size,
+                              bool write, bool stop) {
   const int32_t slot = mySlot(h);
   const unsigned same = __match_any_sync(mask, (slot < 0 || stop) ? 0xFFFFFFFFu : offset);
   if (slot >= 0 && !stop && isLeader(same)) {
@@ -465,8 +477,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
   TsPc* s = pcSlot(h, pc);
-  countPc(h, s, mask, TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
-          size, &h->outsideGlobal);
+  countPc(h, s, mask,
+          TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u), size,
+          &h->outsideGlobal);
   const uint32_t used = (!write && pData) ? *static_cast<const uint32_t*>(pData) : 0xFFFFFFFFu;
   if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, size, flags, write, atomic, used))
     return stopWarp(h);
@@ -483,8 +496,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
   TsPc* s = pcSlot(h, pc);
-  countPc(h, s, mask, TS_PC_SHARED | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u),
-          size, &h->outsideShared);
+  countPc(h, s, mask,
+          TS_PC_SHARED | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u), size,
+          &h->outsideShared);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, offset, size);
   // A misaligned shared access faults like a global one; so does one past the
   // window. The lanes that stop still take part in the warp intrinsics below:
@@ -522,8 +536,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* user
 // ldmatrix/stmatrix: each lane addresses one 16-byte row of the `count`
 // 8x8 matrices (lanes 0-7 the first matrix, 8-15 the second, ...); the other
 // lanes' addresses are unused. A 16-byte shared access of the addressing lanes.
-extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* userdata, uint64_t pc, uint32_t address,
-                                                                       uint32_t size, uint32_t flags, uint32_t count,
+extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* userdata, uint64_t pc,
+                                                                       uint32_t address, uint32_t size,
+                                                                       uint32_t flags, uint32_t count,
                                                                        const void* pNewValue) {
   (void)pNewValue;
   TsHeader* h = static_cast<TsHeader*>(userdata);
@@ -533,7 +548,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
   if (!addressing) return SANITIZER_PATCH_SUCCESS;
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   TsPc* s = pcSlot(h, pc);
-  countPc(h, s, mask, TS_PC_SHARED | TS_PC_MATRIX | (write ? TS_PC_WRITE : TS_PC_READ), size, &h->outsideShared);
+  countPc(h, s, mask, TS_PC_SHARED | TS_PC_MATRIX | (write ? TS_PC_WRITE : TS_PC_READ), size,
+          &h->outsideShared);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, address, size);
   const bool stop = sharedFault(h, s, pc, address, size, size, flags);
   if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, address, size, write, stop);
@@ -596,8 +612,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* user
   return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata, uint64_t pc, uint32_t barIndex,
-                                                                  uint32_t threadCount, uint32_t flags) {
+extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata, uint64_t pc,
+                                                                  uint32_t barIndex, uint32_t threadCount,
+                                                                  uint32_t flags) {
   (void)barIndex, (void)threadCount, (void)flags;
   TsHeader* h = static_cast<TsHeader*>(userdata);
   const unsigned mask = __activemask();
@@ -636,8 +653,10 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBlockEnter(void* userd
       const uint32_t s = (b + i) % h->numSlots;
       if (atomicCAS(&owner[s], TS_NONE32, b) == TS_NONE32) got = s;
     }
-    if (got != TS_NONE32) atomicExch(&at<uint32_t>(h, h->slotExitOffset)[got], 0u);
-    else atomicAdd(&h->untrackedSlots, 1u);
+    if (got != TS_NONE32)
+      atomicExch(&at<uint32_t>(h, h->slotExitOffset)[got], 0u);
+    else
+      atomicAdd(&h->untrackedSlots, 1u);
     __threadfence();
     atomicExch(&ctaSlot[b], got == TS_NONE32 ? TS_NONE32 : got + 1);
   }

@@ -14,8 +14,9 @@
 
 #include "trace/trace_abi.h"
 
-extern "C" __global__ void TsReduceCells(const uint32_t* __restrict__ cells, uint32_t cellRows, uint32_t cellCols,
-                                         uint32_t fh, uint32_t fw, uint32_t outCols, uint32_t* __restrict__ out,
+extern "C" __global__ void TsReduceCells(const uint32_t* __restrict__ cells, uint32_t cellRows,
+                                         uint32_t cellCols, uint32_t fh, uint32_t fw, uint32_t outCols,
+                                         uint32_t* __restrict__ out,
                                          unsigned long long* __restrict__ counts) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t n = uint64_t(cellRows) * cellCols;

@@ -46,8 +46,9 @@ std::vector<std::string> candidates() {
   if (const char* env = std::getenv("TILESCOPE_SANITIZER_LIB"); env && *env) c.push_back(env);
   c.push_back("libsanitizer-public.so");
   const std::string root = cudaToolkitRoot();
-  for (const char* sub : {"/compute-sanitizer/libsanitizer-public.so", "/extras/Sanitizer/libsanitizer-public.so",
-                          "/extras/Sanitizer/lib64/libsanitizer-public.so"})
+  for (const char* sub :
+       {"/compute-sanitizer/libsanitizer-public.so", "/extras/Sanitizer/libsanitizer-public.so",
+        "/extras/Sanitizer/lib64/libsanitizer-public.so"})
     c.push_back(root + sub);
 #ifdef TILESCOPE_SANITIZER_LIB_HINT
   c.push_back(TILESCOPE_SANITIZER_LIB_HINT "/libsanitizer-public.so");
@@ -95,7 +96,8 @@ const std::string& SanitizerApi::init() {
   }
   m_fns = new Fns;
   Fns& f = *m_fns;
-  if (!resolve(lib, "sanitizerSubscribe", &f.subscribe) || !resolve(lib, "sanitizerAddPatches", &f.addPatches) ||
+  if (!resolve(lib, "sanitizerSubscribe", &f.subscribe) ||
+      !resolve(lib, "sanitizerAddPatches", &f.addPatches) ||
       !resolve(lib, "sanitizerPatchInstructions", &f.patchInstructions) ||
       !resolve(lib, "sanitizerPatchModule", &f.patchModule) ||
       !resolve(lib, "sanitizerSetCallbackData", &f.setCallbackData) ||
@@ -108,8 +110,9 @@ const std::string& SanitizerApi::init() {
   if (r != SANITIZER_SUCCESS) {
     const char* text = nullptr;
     f.resultString(r, &text);
-    m_error = std::string("the Sanitizer API refused a subscriber (") + (text ? text : "error") +
-              (r == SANITIZER_ERROR_MAX_LIMIT_REACHED ? "): another sanitizer is attached to this process" : ")");
+    m_error =
+        std::string("the Sanitizer API refused a subscriber (") + (text ? text : "error") +
+        (r == SANITIZER_ERROR_MAX_LIMIT_REACHED ? "): another sanitizer is attached to this process" : ")");
     return m_error;
   }
   m_ready = true;
@@ -137,14 +140,30 @@ std::string SanitizerApi::patch(CUmodule module, PatchPoint point) {
   Sanitizer_InstructionId id = SANITIZER_INSTRUCTION_INVALID;
   const char* fn = "";
   switch (point) {
-    case PatchPoint::globalAccess: id = SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, fn = "TsGlobalAccess"; break;
-    case PatchPoint::sharedAccess: id = SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, fn = "TsSharedAccess"; break;
-    case PatchPoint::localAccess: id = SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, fn = "TsLocalAccess"; break;
-    case PatchPoint::barrier: id = SANITIZER_INSTRUCTION_BARRIER, fn = "TsBarrier"; break;
-    case PatchPoint::blockEnter: id = SANITIZER_INSTRUCTION_BLOCK_ENTER, fn = "TsBlockEnter"; break;
-    case PatchPoint::blockExit: id = SANITIZER_INSTRUCTION_BLOCK_EXIT, fn = "TsBlockExit"; break;
-    case PatchPoint::memcpyAsync: id = SANITIZER_INSTRUCTION_MEMCPY_ASYNC, fn = "TsMemcpyAsync"; break;
-    case PatchPoint::matrixAccess: id = SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, fn = "TsMatrixAccess"; break;
+    case PatchPoint::globalAccess:
+      id = SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, fn = "TsGlobalAccess";
+      break;
+    case PatchPoint::sharedAccess:
+      id = SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, fn = "TsSharedAccess";
+      break;
+    case PatchPoint::localAccess:
+      id = SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS, fn = "TsLocalAccess";
+      break;
+    case PatchPoint::barrier:
+      id = SANITIZER_INSTRUCTION_BARRIER, fn = "TsBarrier";
+      break;
+    case PatchPoint::blockEnter:
+      id = SANITIZER_INSTRUCTION_BLOCK_ENTER, fn = "TsBlockEnter";
+      break;
+    case PatchPoint::blockExit:
+      id = SANITIZER_INSTRUCTION_BLOCK_EXIT, fn = "TsBlockExit";
+      break;
+    case PatchPoint::memcpyAsync:
+      id = SANITIZER_INSTRUCTION_MEMCPY_ASYNC, fn = "TsMemcpyAsync";
+      break;
+    case PatchPoint::matrixAccess:
+      id = SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, fn = "TsMatrixAccess";
+      break;
     case PatchPoint::bulkCopyGlobalToShared:
       id = SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, fn = "TsBulkCopyGlobalToShared";
       break;
@@ -152,7 +171,8 @@ std::string SanitizerApi::patch(CUmodule module, PatchPoint point) {
       id = SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, fn = "TsBulkCopySharedToGlobal";
       break;
   }
-  return describe(m_fns, m_fns->patchInstructions(id, module, fn), std::string("sanitizerPatchInstructions(") + fn + ")");
+  return describe(m_fns, m_fns->patchInstructions(id, module, fn),
+                  std::string("sanitizerPatchInstructions(") + fn + ")");
 }
 
 std::string SanitizerApi::patchModule(CUmodule module) {
@@ -160,7 +180,8 @@ std::string SanitizerApi::patchModule(CUmodule module) {
 }
 
 std::string SanitizerApi::setCallbackData(CUfunction f, CUdeviceptr data) {
-  return describe(m_fns, m_fns->setCallbackData(f, reinterpret_cast<const void*>(data)), "sanitizerSetCallbackData");
+  return describe(m_fns, m_fns->setCallbackData(f, reinterpret_cast<const void*>(data)),
+                  "sanitizerSetCallbackData");
 }
 
 bool SanitizerApi::functionPcAndSize(CUmodule module, const std::string& name, std::uint64_t* pc,
@@ -177,15 +198,18 @@ SanitizerApi& SanitizerApi::instance() {
 }
 const std::string& SanitizerApi::init() {
   m_tried = true;
-  m_error = "this tilescope-run was built without the Sanitizer API headers (sanitizer.h): scripts/install-deps.sh "
-            "unpacks them into build-deps/sanitizer";
+  m_error =
+      "this tilescope-run was built without the Sanitizer API headers (sanitizer.h): scripts/install-deps.sh "
+      "unpacks them into build-deps/sanitizer";
   return m_error;
 }
 std::string SanitizerApi::addPatches(CUcontext) { return m_error; }
 std::string SanitizerApi::patch(CUmodule, PatchPoint) { return m_error; }
 std::string SanitizerApi::patchModule(CUmodule) { return m_error; }
 std::string SanitizerApi::setCallbackData(CUfunction, CUdeviceptr) { return m_error; }
-bool SanitizerApi::functionPcAndSize(CUmodule, const std::string&, std::uint64_t*, std::uint64_t*) { return false; }
+bool SanitizerApi::functionPcAndSize(CUmodule, const std::string&, std::uint64_t*, std::uint64_t*) {
+  return false;
+}
 
 #endif
 

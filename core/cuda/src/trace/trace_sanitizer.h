@@ -11,8 +11,18 @@
 namespace tilescope::cuda::detail {
 
 /// Instrumentation points, mapped onto Sanitizer_InstructionId in the .cpp.
-enum class PatchPoint { globalAccess, sharedAccess, localAccess, barrier, blockEnter, blockExit, memcpyAsync,
-                        matrixAccess, bulkCopyGlobalToShared, bulkCopySharedToGlobal };
+enum class PatchPoint {
+  globalAccess,
+  sharedAccess,
+  localAccess,
+  barrier,
+  blockEnter,
+  blockExit,
+  memcpyAsync,
+  matrixAccess,
+  bulkCopyGlobalToShared,
+  bulkCopySharedToGlobal
+};
 
 class SanitizerApi {
  public:

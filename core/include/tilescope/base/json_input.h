@@ -29,7 +29,7 @@ struct JsonInputError : std::runtime_error {
   JsonInputError(std::string where, std::string problem, bool syntax);
   std::string where;
   std::string problem;
-  bool syntax = false;   ///< `where` is line:col (invalid JSON), not a JSON path
+  bool syntax = false;  ///< `where` is line:col (invalid JSON), not a JSON path
 };
 
 /// Reads a whole file of at most `maxBytes`; refuses a directory, a device or a

@@ -17,7 +17,7 @@ struct ChildResult {
   std::string timeoutPhase;  ///< which limit fired ("total" or the phase named by the watchdog callback)
   std::string stderrText;    ///< everything it wrote on stderr (capped at 1 MiB)
   double seconds = 0;
-  bool unread = false;       ///< ServedChild: it had ended before it could read the request
+  bool unread = false;  ///< ServedChild: it had ended before it could read the request
 };
 
 /// Called with each stdout line: returns > 0 to start a phase limit of that many
@@ -30,8 +30,7 @@ using WatchdogFn = std::function<double(const std::string& line, std::string* ph
 /// also passed to onStderr line by line when given. The whole group is killed
 /// (SIGKILL) when `timeoutS` (> 0) passes, or when a phase limit set by `watchdog` passes.
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
-                     const std::function<void(const std::string&)>& onLine,
-                     const WatchdogFn& watchdog = {},
+                     const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog = {},
                      const std::function<void(const std::string&)>& onStderr = {},
                      const std::vector<std::string>& extraEnv = {});
 
@@ -54,8 +53,9 @@ class ServedChild {
 
   /// Writes `line` and reads the answer. A child that had ended before it could
   /// read the request is reaped: `unread`, with how it ended.
-  ChildResult request(const std::string& line, double timeoutS, const std::function<void(const std::string&)>& onLine,
-                      const WatchdogFn& watchdog, const std::function<bool(const std::string&)>& done);
+  ChildResult request(const std::string& line, double timeoutS,
+                      const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
+                      const std::function<bool(const std::string&)>& done);
 
   /// Closes stdin and waits up to `graceS` for the child to exit (then kills it);
   /// the result holds what it wrote on stderr meanwhile and how it ended.

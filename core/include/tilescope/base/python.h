@@ -20,9 +20,9 @@ std::filesystem::path tritonHelperScript();
 struct PythonResult {
   bool started = false;
   int exitCode = -1;
-  int signal = 0;            ///< a crash inside the compiler (an MLIR assertion aborts)
+  int signal = 0;  ///< a crash inside the compiler (an MLIR assertion aborts)
   bool timedOut = false;
-  std::string out, err;      ///< stdout, stderr
+  std::string out, err;  ///< stdout, stderr
   double seconds = 0;
   std::string describe() const;  ///< "exit 1", "SIGABRT (Aborted)", "timed out after 120 s"
 };

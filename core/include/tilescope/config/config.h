@@ -35,14 +35,14 @@ struct ConfigError : std::runtime_error {
 /// exhausting the stack, memory or time of `check`, the GUI or a sweep.
 struct ConfigLimits {
   static constexpr std::size_t kMaxFileBytes = std::size_t{4} << 20;  ///< 4 MiB
-  static constexpr int kMaxDepth = 32;                  ///< objects/arrays inside each other
-  static constexpr std::size_t kMaxMembers = 1024;      ///< keys of one object (tensors, defines, ...)
-  static constexpr std::size_t kMaxNameBytes = 256;     ///< define, param and tensor names, `name`
-  static constexpr std::size_t kMaxStringBytes = 4096;  ///< entry, expressions, paths, options, commands
-  static constexpr std::size_t kMaxTextBytes = 65536;   ///< `description`
-  static constexpr std::size_t kMaxListLength = 1024;   ///< args, options, shape entries, ...
-  static constexpr std::size_t kMaxSweepPoints = 10000; ///< product of the sweep's value counts
-  static constexpr std::size_t kMaxCaptures = 100000;   ///< sweep points x trials
+  static constexpr int kMaxDepth = 32;                                ///< objects/arrays inside each other
+  static constexpr std::size_t kMaxMembers = 1024;       ///< keys of one object (tensors, defines, ...)
+  static constexpr std::size_t kMaxNameBytes = 256;      ///< define, param and tensor names, `name`
+  static constexpr std::size_t kMaxStringBytes = 4096;   ///< entry, expressions, paths, options, commands
+  static constexpr std::size_t kMaxTextBytes = 65536;    ///< `description`
+  static constexpr std::size_t kMaxListLength = 1024;    ///< args, options, shape entries, ...
+  static constexpr std::size_t kMaxSweepPoints = 10000;  ///< product of the sweep's value counts
+  static constexpr std::size_t kMaxCaptures = 100000;    ///< sweep points x trials
 };
 
 struct TensorSpec {
@@ -54,14 +54,14 @@ struct TensorSpec {
   std::uint64_t seed = 0;            ///< defaults to a hash of the tensor's name
   double scale = 1.0;
   bool output = false;
-  std::string expected;              ///< "npy:PATH" on an output, or ""
+  std::string expected;  ///< "npy:PATH" on an output, or ""
 };
 
 struct ArgSpec {
-  std::string text;                  ///< as written in the config
+  std::string text;  ///< as written in the config
   bool isTensor = false;
-  std::string tensor;                ///< when isTensor
-  std::string expr;                  ///< when !isTensor
+  std::string tensor;  ///< when isTensor
+  std::string expr;    ///< when !isTensor
   ScalarType type = ScalarType::i32;
 };
 
@@ -73,8 +73,8 @@ struct LaunchSpec {
 
 struct TileSpec {
   std::string tensor;
-  std::vector<std::string> tile;     ///< extent per dimension (expressions)
-  std::vector<std::string> origin;   ///< first index per dimension (expressions over pid_x…)
+  std::vector<std::string> tile;    ///< extent per dimension (expressions)
+  std::vector<std::string> origin;  ///< first index per dimension (expressions over pid_x…)
 };
 
 /// A define's value: integers are also expression symbols; strings only become -D flags.
@@ -82,11 +82,11 @@ struct TileSpec {
 struct DefineValue {
   bool isInt = true;
   std::int64_t i = 0;
-  std::string s;                     ///< a string's text, or a non-integer number as JSON writes it
-  bool isNumber = false;             ///< a non-integer number (s holds it)
-  bool isBool = false;               ///< a Triton boolean constexpr (s is "true"/"false")
-  std::string flagText() const;      ///< the text after `-DNAME=`
-  nlohmann::json toJson() const;     ///< the value as the config wrote it
+  std::string s;                  ///< a string's text, or a non-integer number as JSON writes it
+  bool isNumber = false;          ///< a non-integer number (s holds it)
+  bool isBool = false;            ///< a Triton boolean constexpr (s is "true"/"false")
+  std::string flagText() const;   ///< the text after `-DNAME=`
+  nlohmann::json toJson() const;  ///< the value as the config wrote it
 };
 
 /// The names a Triton config adds to the symbols (docs/config.md): its launch options.
@@ -96,9 +96,9 @@ struct KernelSpec {
   std::string language = "cuda";     ///< cuda (CUDA C++, PTX, cubin) | triton | tilelang
   std::string source;                ///< as written (relative to the config's folder)
   std::filesystem::path sourcePath;  ///< resolved
-  std::filesystem::path baseDir;     ///< the config's folder: relative include paths in `options` resolve here
+  std::filesystem::path baseDir;  ///< the config's folder: relative include paths in `options` resolve here
   std::string entry;
-  std::string compiler = "nvrtc";    ///< nvrtc | nvcc (for .cu sources)
+  std::string compiler = "nvrtc";  ///< nvrtc | nvcc (for .cu sources)
   std::vector<std::string> options;
   /// CUDA: -D defines. Triton/TileLang: the constexprs (kernel.constexprs), in file order.
   std::vector<std::pair<std::string, DefineValue>> defines;
@@ -112,7 +112,7 @@ struct KernelSpec {
 };
 
 struct ReferenceSpec {
-  std::string op = "none";           ///< gemm | sdpa | kernel | npy | none
+  std::string op = "none";  ///< gemm | sdpa | kernel | npy | none
   // gemm
   std::string a, b, out;
   bool transA = false, transB = false;
@@ -129,8 +129,8 @@ struct ReferenceSpec {
 };
 
 struct BaselineSpec {
-  std::string kind = "none";         ///< cublas | sdpa | sdpa_math | none | command
-  std::string command;               ///< for kind == command
+  std::string kind = "none";  ///< cublas | sdpa | sdpa_math | none | command
+  std::string command;        ///< for kind == command
   std::string parse = "json";
 };
 
@@ -141,9 +141,9 @@ struct Tolerance {
 
 /// Run-control settings (docs/config.md `run`, an extension; all optional).
 struct RunSettings {
-  double timeoutS = 0;               ///< watchdog per worker; 0 = the tool's default
-  double slowFactor = 1.5;           ///< slow_vs_baseline when kernel/baseline > this
-  double timeBudgetS = 2.0;          ///< timing budget per timed function
+  double timeoutS = 0;       ///< watchdog per worker; 0 = the tool's default
+  double slowFactor = 1.5;   ///< slow_vs_baseline when kernel/baseline > this
+  double timeBudgetS = 2.0;  ///< timing budget per timed function
   int minReps = 10;
   int maxReps = 1000;
   int warmup = 3;
@@ -152,19 +152,19 @@ struct RunSettings {
 };
 
 struct SweepAxis {
-  std::string name;                  ///< a define or a param
+  std::string name;  ///< a define or a param
   std::vector<std::int64_t> values;
 };
 
 struct Config {
   std::string schema = kConfigSchema;
   std::string name;
-  std::string description;           ///< optional free text (extension, docs/config.md)
-  std::filesystem::path path;        ///< the file loaded ("" when parsed from text)
-  std::filesystem::path dir;         ///< relative paths resolve against this
+  std::string description;     ///< optional free text (extension, docs/config.md)
+  std::filesystem::path path;  ///< the file loaded ("" when parsed from text)
+  std::filesystem::path dir;   ///< relative paths resolve against this
   KernelSpec kernel;
-  std::vector<std::pair<std::string, std::int64_t>> params;   ///< in file order
-  std::vector<TensorSpec> tensors;                             ///< in file order
+  std::vector<std::pair<std::string, std::int64_t>> params;  ///< in file order
+  std::vector<TensorSpec> tensors;                           ///< in file order
   std::vector<ArgSpec> args;
   LaunchSpec launch;
   std::vector<TileSpec> tiles;
@@ -196,8 +196,8 @@ Config parseConfigText(const std::string& text, const std::filesystem::path& dir
 struct SweepPoint {
   int index = 0;
   std::vector<std::pair<std::string, std::int64_t>> values;  ///< this point's sweep values
-  Config config;                     ///< defines/params replaced by the point's values
-  std::string label() const;         ///< "BLOCK_M=64 BLOCK_N=32"
+  Config config;              ///< defines/params replaced by the point's values
+  std::string label() const;  ///< "BLOCK_M=64 BLOCK_N=32"
 };
 
 /// The cartesian product of config.sweep (a config without a sweep is one point).
@@ -244,18 +244,18 @@ void applySetOverride(Config& config, const std::string& assignment);
 struct ResolvedTensor {
   const TensorSpec* spec = nullptr;
   std::vector<std::int64_t> shape;
-  std::vector<std::int64_t> strides;   ///< elements
-  std::int64_t elements = 0;           ///< product of shape
-  std::int64_t spanElements = 0;       ///< 1 + max offset reachable through strides
-  std::uint64_t bytes() const;         ///< spanElements * dtype size
+  std::vector<std::int64_t> strides;  ///< elements
+  std::int64_t elements = 0;          ///< product of shape
+  std::int64_t spanElements = 0;      ///< 1 + max offset reachable through strides
+  std::uint64_t bytes() const;        ///< spanElements * dtype size
 };
 
 struct ResolvedLaunch {
   std::int64_t grid[3] = {1, 1, 1};
   std::int64_t block[3] = {1, 1, 1};
   std::int64_t sharedBytes = 0;
-  std::int64_t threadsPerBlock() const;   ///< saturates at INT64_MAX
-  std::int64_t blocks() const;            ///< saturates at INT64_MAX
+  std::int64_t threadsPerBlock() const;  ///< saturates at INT64_MAX
+  std::int64_t blocks() const;           ///< saturates at INT64_MAX
 };
 
 struct ResolvedScalarArg {
@@ -266,7 +266,7 @@ struct ResolvedScalarArg {
 
 struct ResolvedPoint {
   std::map<std::string, std::int64_t> symbols;
-  std::vector<ResolvedTensor> tensors;   ///< same order as config.tensors
+  std::vector<ResolvedTensor> tensors;  ///< same order as config.tensors
   ResolvedLaunch launch;
   const ResolvedTensor* tensor(const std::string& name) const;
 };

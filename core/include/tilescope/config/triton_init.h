@@ -14,19 +14,19 @@ namespace tilescope {
 struct TritonParamInfo {
   std::string name;
   bool isConstexpr = false;
-  std::string kind;           ///< pointer | scalar (not for constexprs)
-  bool stored = false;        ///< a pointer the kernel stores through (an output)
-  std::string annotation;     ///< "*fp16", "i32", "constexpr", or ""
+  std::string kind;             ///< pointer | scalar (not for constexprs)
+  bool stored = false;          ///< a pointer the kernel stores through (an output)
+  std::string annotation;       ///< "*fp16", "i32", "constexpr", or ""
   nlohmann::json defaultValue;  ///< null when none
 };
 
 struct TritonSignatureInfo {
-  std::string name;           ///< the kernel's name
+  std::string name;  ///< the kernel's name
   std::string file;
   int defLine = 0;
   std::vector<TritonParamInfo> params;
-  std::vector<int> programIdAxes;   ///< tl.program_id axes the body uses
-  nlohmann::json autotuneConfigs;   ///< [{kwargs, num_warps, num_stages, num_ctas}] of @triton.autotune
+  std::vector<int> programIdAxes;  ///< tl.program_id axes the body uses
+  nlohmann::json autotuneConfigs;  ///< [{kwargs, num_warps, num_stages, num_ctas}] of @triton.autotune
 };
 
 /// Parses the helper's `signature` answer; throws std::runtime_error with the helper's

@@ -20,8 +20,8 @@ namespace tilescope {
 
 /// One thing a config asks for that needs the user's consent.
 struct TrustIssue {
-  std::string path;   ///< JSON path: baseline.command, kernel.options[2], kernel.source
-  std::string what;   ///< what it would do, for a person to judge
+  std::string path;  ///< JSON path: baseline.command, kernel.options[2], kernel.source
+  std::string what;  ///< what it would do, for a person to judge
 };
 
 /// What is risky about the compiler option at `options[i]` ("" when TileScope
@@ -38,7 +38,8 @@ std::vector<TrustIssue> commandIssues(const Config& config);
 /// The folders a config may read from without --allow-outside-paths: its own
 /// folder (symbolic links resolved) and the CUDA toolkit's (`toolkitRoot`,
 /// "" = none).
-std::vector<std::filesystem::path> trustedRoots(const Config& config, const std::filesystem::path& toolkitRoot);
+std::vector<std::filesystem::path> trustedRoots(const Config& config,
+                                                const std::filesystem::path& toolkitRoot);
 
 /// Whether `file` (resolved through symbolic links) lies inside one of `roots`.
 bool insideRoots(const std::filesystem::path& file, const std::vector<std::filesystem::path>& roots);

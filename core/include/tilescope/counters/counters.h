@@ -10,22 +10,22 @@
 #include <vector>
 
 #include "tilescope/model/counters_model.h"
-#include "tilescope/trace/trace_lines.h"
 #include "tilescope/model/report.h"
+#include "tilescope/trace/trace_lines.h"
 
 namespace tilescope {
 
 /// How the values of several kernels of one call combine into one figure.
 enum class MetricCombine {
-  sum,            ///< counts, bytes, nanoseconds
-  timeWeighted,   ///< percentages and rates: weighted by each kernel's duration
+  sum,           ///< counts, bytes, nanoseconds
+  timeWeighted,  ///< percentages and rates: weighted by each kernel's duration
 };
 
 struct MetricDef {
-  std::string name;     ///< ncu's metric name
-  std::string label;    ///< what a person reads
-  std::string unit;     ///< ns | B | % | count | inst | Hz | "" (a user metric's unit is unknown)
-  std::string group;    ///< speed_of_light | memory | shared | compute | occupancy | extra
+  std::string name;   ///< ncu's metric name
+  std::string label;  ///< what a person reads
+  std::string unit;   ///< ns | B | % | count | inst | Hz | "" (a user metric's unit is unknown)
+  std::string group;  ///< speed_of_light | memory | shared | compute | occupancy | extra
   MetricCombine combine = MetricCombine::sum;
 };
 
@@ -44,13 +44,13 @@ KernelCounters combineKernels(const std::vector<KernelCounters>& kernels, const 
 /// were not collected (or a ratio has no denominator).
 struct CounterFigures {
   double durationNs = NAN;
-  double smPct = NAN, memPct = NAN;                    ///< speed of light (ncu's SOL SM / Memory)
+  double smPct = NAN, memPct = NAN;  ///< speed of light (ncu's SOL SM / Memory)
   double dramPct = NAN, l2Pct = NAN, l1Pct = NAN;
   double dramReadBytes = NAN, dramWriteBytes = NAN;
   double l1HitPct = NAN, l2HitPct = NAN;
-  double achievedOccupancy = NAN;                      ///< 0..1 of the SM's warp slots, while active
-  double tensorPct = NAN;                              ///< tensor pipe busy, % of peak while active
-  double instructions = NAN;                           ///< warp instructions executed
+  double achievedOccupancy = NAN;  ///< 0..1 of the SM's warp slots, while active
+  double tensorPct = NAN;          ///< tensor pipe busy, % of peak while active
+  double instructions = NAN;       ///< warp instructions executed
   /// Shared memory: wavefronts per ideal wavefront (1 = conflict-free; 32 = every
   /// thread of a warp in one bank). The ideal is one wavefront per request, or
   /// the bytes moved / 128 for wide accesses.
@@ -64,8 +64,8 @@ struct CounterFigures {
   double globalLdSectors = NAN, globalStSectors = NAN;
   /// FLOPs: FMA counts twice (ncu's roofline convention); tensor-path ops count one FLOP each.
   double fp32Flops = NAN, fp16Flops = NAN, fp64Flops = NAN, tensorFlops = NAN, flops = NAN;
-  double dramBytes = NAN;                              ///< read + written
-  double arithmeticIntensity = NAN;                    ///< FLOP per DRAM byte
+  double dramBytes = NAN;            ///< read + written
+  double arithmeticIntensity = NAN;  ///< FLOP per DRAM byte
   double flopsPerSecond = NAN, dramBytesPerSecond = NAN;
 };
 CounterFigures counterFigures(const KernelCounters& k);
@@ -77,15 +77,15 @@ std::string formatMetric(const std::string& metric, double value);
 
 /// Thresholds of the counter findings (docs/report.md lists them).
 struct CounterThresholds {
-  double boundPct = 60;            ///< SOL % from which a unit bounds the kernel (ncu's rule)
-  double bankWays = 2;             ///< average ways per shared request from which conflicts are reported
-  double minSharedRequests = 32;   ///< fewer shared requests than this prove nothing
-  double coalescedEfficiency = 0.5;///< requested / fetched sector bytes below this: uncoalesced
-  double minGlobalSectors = 1024;  ///< fewer global sectors than this prove nothing
-  double achievedShare = 0.5;      ///< achieved below this share of theoretical occupancy: low_occupancy
-  double lowTheoretical = 0.25;    ///< theoretical occupancy below this: low_occupancy (static rule)
-  double tensorIdlePct = 1;        ///< the kernel's tensor pipe under this is idle
-  double baselineTensorPct = 5;    ///< the baseline's tensor pipe above this uses tensor cores
+  double boundPct = 60;              ///< SOL % from which a unit bounds the kernel (ncu's rule)
+  double bankWays = 2;               ///< average ways per shared request from which conflicts are reported
+  double minSharedRequests = 32;     ///< fewer shared requests than this prove nothing
+  double coalescedEfficiency = 0.5;  ///< requested / fetched sector bytes below this: uncoalesced
+  double minGlobalSectors = 1024;    ///< fewer global sectors than this prove nothing
+  double achievedShare = 0.5;        ///< achieved below this share of theoretical occupancy: low_occupancy
+  double lowTheoretical = 0.25;      ///< theoretical occupancy below this: low_occupancy (static rule)
+  double tensorIdlePct = 1;          ///< the kernel's tensor pipe under this is idle
+  double baselineTensorPct = 5;      ///< the baseline's tensor pipe above this uses tensor cores
 };
 
 /// Findings from a point's counters: bank_conflicts, uncoalesced_access,

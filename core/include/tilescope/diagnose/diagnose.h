@@ -31,16 +31,17 @@ const char* experimentKindName(ExperimentKind k);  ///< "trials", "align_shift",
 /// One worker run of diagnose.
 struct Experiment {
   ExperimentKind kind = ExperimentKind::baseline;
-  std::string name;        ///< "baseline", "trial 3", "align_shift=8", "shape M=65 N=65", "poison variant 1", "NUM_WARPS=8"
-  std::string why;         ///< the evidence that asked for it
+  std::string
+      name;  ///< "baseline", "trial 3", "align_shift=8", "shape M=65 N=65", "poison variant 1", "NUM_WARPS=8"
+  std::string why;  ///< the evidence that asked for it
   int trial = 0;
-  int alignShift = 0;      ///< bytes every tensor's base pointer moves (--align-shift)
-  int sentinelVariant = 0; ///< --sentinel-variant
-  double inputScale = 1.0; ///< --input-scale: generated float inputs multiplied by this
-  bool timing = false;     ///< experiments skip timing (--no-timing); the baseline times
+  int alignShift = 0;       ///< bytes every tensor's base pointer moves (--align-shift)
+  int sentinelVariant = 0;  ///< --sentinel-variant
+  double inputScale = 1.0;  ///< --input-scale: generated float inputs multiplied by this
+  bool timing = false;      ///< experiments skip timing (--no-timing); the baseline times
   std::vector<std::pair<std::string, std::int64_t>> overrides;  ///< --set NAME=VALUE
-  std::string role;        ///< shapes: rounded | small | reduction | odd | under
-  bool trace = false;      ///< --trace: the Compute Sanitizer API trace (docs/report.md, "trace")
+  std::string role;    ///< shapes: rounded | small | reduction | odd | under
+  bool trace = false;  ///< --trace: the Compute Sanitizer API trace (docs/report.md, "trace")
   /// The worker arguments after `--gpu G`.
   std::vector<std::string> workerArgs() const;
 };
@@ -56,7 +57,7 @@ struct ExperimentRun {
 struct Conclusion {
   std::vector<Finding> findings;
   bool settled = false;
-  std::string summary;     ///< one line for progress and report.extra
+  std::string summary;  ///< one line for progress and report.extra
 };
 
 /// A size parameter of the config (a param used in some tensor's shape) and the
@@ -102,8 +103,8 @@ struct DiagnoseOptions {
   /// A baseline capture slower than this (seconds) gets one repeated trial, not
   /// trials - 1: each trial costs as much as the baseline did.
   double expensiveCaptureS = 30;
-  int maxCaptures = 16;    ///< worker runs in all, the baseline included
-  bool useTree = true;     ///< consult resources/tree.json when it loads
+  int maxCaptures = 16;  ///< worker runs in all, the baseline included
+  bool useTree = true;   ///< consult resources/tree.json when it loads
   /// Add a traced run when the evidence calls for it (traceCalledFor); the
   /// command line turns it on.
   bool trace = false;
@@ -131,7 +132,8 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
 Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& runs);
-Conclusion concludeShapes(const Point& base, const Config& pointConfig, const std::vector<ExperimentRun>& runs);
+Conclusion concludeShapes(const Point& base, const Config& pointConfig,
+                          const std::vector<ExperimentRun>& runs);
 Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun>& runs);
 Conclusion conclude(ExperimentKind kind, const Point& base, const Config& pointConfig,

@@ -47,10 +47,10 @@ struct TreeExample {
 struct TreeNode {
   std::string id;
   std::string title;
-  std::string question;            ///< inner nodes
-  std::vector<TreeAnswer> answers; ///< inner nodes
-  std::string experiment;          ///< trials | align_shift | small_shapes | poison | input_scale | warps, or ""
-  std::string explanation, fix;    ///< leaves
+  std::string question;             ///< inner nodes
+  std::vector<TreeAnswer> answers;  ///< inner nodes
+  std::string experiment;  ///< trials | align_shift | small_shapes | poison | input_scale | warps, or ""
+  std::string explanation, fix;  ///< leaves
   std::vector<TreeExample> examples;
   std::vector<std::string> sources;  ///< where the remedy comes from (seed write-ups, docs)
   bool isLeaf() const { return answers.empty(); }
@@ -82,16 +82,17 @@ Tree loadDefaultTree();
 void validatePredicate(const nlohmann::json& pred, const std::string& node);
 /// Evaluates a predicate over a Report or Point JSON (or {"log": text}). Appends the
 /// facts that decided it to `evidence` (an array) when given.
-bool evalPredicate(const nlohmann::json& pred, const nlohmann::json& subject, nlohmann::json* evidence = nullptr);
+bool evalPredicate(const nlohmann::json& pred, const nlohmann::json& subject,
+                   nlohmann::json* evidence = nullptr);
 
 struct TreeWalk {
   /// The questions answered, in order: the report's step type (report.h), so a walk
   /// and a saved report read alike; an answer's label and next node are the tree's
   /// (TreeNode::answer).
   std::vector<TreeStep> steps;
-  std::vector<std::string> path;   ///< node ids visited, start first
-  std::string stoppedAt;           ///< last node reached
-  bool complete = false;           ///< stoppedAt is a leaf
+  std::vector<std::string> path;  ///< node ids visited, start first
+  std::string stoppedAt;          ///< last node reached
+  bool complete = false;          ///< stoppedAt is a leaf
   /// When not complete: the open question's answers (a person picks one).
   std::vector<TreeAnswer> openAnswers;
   std::string openQuestion;

@@ -44,7 +44,7 @@ struct DocCode {
 
 /// A picture the renderer fills in (the GUI draws it; a renderer without it leaves it out).
 struct DocFigure {
-  std::string id;        ///< "timing_sweep", "coverage_C" (file-name safe)
+  std::string id;  ///< "timing_sweep", "coverage_C" (file-name safe)
   std::string title;
   std::string tensor = {};  ///< a coverage figure's tensor, or ""
 };
@@ -52,8 +52,8 @@ struct DocFigure {
 using DocBlock = std::variant<DocParagraph, DocSubheading, DocTable, DocCode, DocFigure>;
 
 struct DocSection {
-  std::string id;        ///< summary | configuration | findings | troubleshooting | diagnose | points | compile |
-                         ///< correctness | occupancy | coverage | counters
+  std::string id;  ///< summary | configuration | findings | troubleshooting | diagnose | points | compile |
+                   ///< correctness | occupancy | coverage | counters
   std::string heading;
   std::vector<DocBlock> blocks;
   bool pageBreakBefore = false;  ///< paged output starts it on a new page
@@ -114,8 +114,8 @@ struct FigureImage {
 using FigureSource = std::function<std::optional<FigureImage>(const DocFigure&)>;
 
 struct RenderOptions {
-  FigureSource figures;   ///< empty: no figures
-  bool paged = false;     ///< HTML for QTextDocument → PDF: page breaks, tables at full text width
+  FigureSource figures;  ///< empty: no figures
+  bool paged = false;    ///< HTML for QTextDocument → PDF: page breaks, tables at full text width
 };
 
 /// GitHub-flavoured Markdown; every report string escaped (inline HTML, emphasis, tables).

@@ -57,7 +57,7 @@ struct Classification {
 
 struct ClassifierRule {
   std::string id;
-  std::string pattern;    ///< ECMAScript regex, searched in each line
+  std::string pattern;  ///< ECMAScript regex, searched in each line
   bool icase = false;
   /// "any": any line of the log; "last_exception": only the last Python exception line
   /// (`Name: message` at the start of a line) — where a traceback's real error is.

@@ -25,25 +25,25 @@ struct Index3 {
 
 /// One side of a race (racecheck): the access, where it is, and its hazard count.
 struct SanitizerAccess {
-  std::string direction;          ///< read | write
-  std::string kernel;             ///< function as printed
+  std::string direction;            ///< read | write
+  std::string kernel;               ///< function as printed
   std::optional<std::uint64_t> pc;  ///< offset in the function
   std::string file;
   int line = 0;
-  std::optional<Index3> thread;     ///< hazard reports name the thread
-  long long hazards = 0;          ///< "[N hazards]" (0: not printed)
+  std::optional<Index3> thread;  ///< hazard reports name the thread
+  long long hazards = 0;         ///< "[N hazards]" (0: not printed)
 };
 
 struct SanitizerFinding {
-  std::string tool;      ///< memcheck | racecheck | initcheck | synccheck (the tool that reports it)
+  std::string tool;  ///< memcheck | racecheck | initcheck | synccheck (the tool that reports it)
   /// out_of_bounds | misaligned | invalid_access (no reason printed) | uninitialized |
   /// race | hazard | barrier | api_error | leak
   std::string kind;
   std::string severity = "error";  ///< error | warning
-  std::string access;    ///< read | write | atomic | "" (unknown, "?")
-  std::string space;     ///< global | shared | local | generic | ""
-  int size = 0;          ///< bytes of the access (0: not printed)
-  std::string kernel;    ///< as printed (may be mangled or a template instance)
+  std::string access;              ///< read | write | atomic | "" (unknown, "?")
+  std::string space;               ///< global | shared | local | generic | ""
+  int size = 0;                    ///< bytes of the access (0: not printed)
+  std::string kernel;              ///< as printed (may be mangled or a template instance)
   std::string kernelDemangled;
   std::optional<std::uint64_t> pc;
   std::string file;
@@ -57,20 +57,20 @@ struct SanitizerFinding {
   long long hazards = 0;                  ///< racecheck: sum over the accesses
   std::string hazardType;                 ///< racecheck hazard report: RAW | WAR | WAW
   std::string apiCall, apiError;          ///< api_error: cudaMemcpy, cudaErrorIllegalAddress
-  std::string message;   ///< the report's header line, as printed
-  std::size_t logLine = 0;  ///< 1-based line of the header in the log (0 for XML)
-  int count = 1;         ///< reports folded into this one (same kind, access, kernel, PC)
+  std::string message;                    ///< the report's header line, as printed
+  std::size_t logLine = 0;                ///< 1-based line of the header in the log (0 for XML)
+  int count = 1;                          ///< reports folded into this one (same kind, access, kernel, PC)
 };
 
 struct SanitizerReport {
-  std::string tool;        ///< the tool named by the banner or implied by the findings
-  bool legacy = false;     ///< cuda-memcheck
+  std::string tool;     ///< the tool named by the banner or implied by the findings
+  bool legacy = false;  ///< cuda-memcheck
   bool xml = false;
   std::vector<SanitizerFinding> findings;
-  long long errorSummary = -1;    ///< ERROR SUMMARY: N errors (-1: not printed)
-  long long notPrinted = -1;      ///< errors compute-sanitizer did not print (print limit)
+  long long errorSummary = -1;  ///< ERROR SUMMARY: N errors (-1: not printed)
+  long long notPrinted = -1;    ///< errors compute-sanitizer did not print (print limit)
   long long hazardsDisplayed = -1, raceErrors = -1, raceWarnings = -1;  ///< RACECHECK SUMMARY
-  std::string xmlError;    ///< why an XML report could not be read ("" when it could)
+  std::string xmlError;  ///< why an XML report could not be read ("" when it could)
   bool empty() const { return findings.empty(); }
   /// The finding that explains the failure: the first memory error, else the first
   /// race/barrier/uninitialised read, else the first API error.

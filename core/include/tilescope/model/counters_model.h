@@ -19,8 +19,8 @@ namespace tilescope {
 /// metric name as ncu spells it (`dram__bytes_read.sum`) -> value in the metric's
 /// own unit (bytes, ns, percent, ...).
 struct KernelCounters {
-  std::string name;                        ///< kernel name (as launched), or a summary label
-  int launches = 1;                        ///< kernel launches summed into `metrics`
+  std::string name;  ///< kernel name (as launched), or a summary label
+  int launches = 1;  ///< kernel launches summed into `metrics`
   std::map<std::string, double> metrics;
   bool operator==(const KernelCounters&) const = default;
 
@@ -31,46 +31,46 @@ struct KernelCounters {
 
 /// Samples of one stall reason (CUPTI's name without the `smsp__pcsamp_warps_issue_stalled_` prefix).
 struct StallCount {
-  std::string reason;                      ///< long_scoreboard, barrier, mio_throttle, selected, ...
+  std::string reason;  ///< long_scoreboard, barrier, mio_throttle, selected, ...
   std::int64_t samples = 0;
   bool operator==(const StallCount&) const = default;
 };
 
 /// A source line and the PC samples that fell on its instructions.
 struct HotLine {
-  std::string file;                        ///< as the line table records it (the kernel's file name)
+  std::string file;  ///< as the line table records it (the kernel's file name)
   int line = 0;
   std::int64_t samples = 0;
-  std::vector<StallCount> stalls;          ///< most samples first
+  std::vector<StallCount> stalls;  ///< most samples first
   bool operator==(const HotLine&) const = default;
 };
 
 struct PcSamplingInfo {
   bool collected = false;
-  std::string note;                        ///< why not collected, or what a reader must know
-  int periodLog2 = 0;                      ///< one sample every 2^periodLog2 SM cycles
-  std::int64_t totalSamples = 0;           ///< samples of the kernel under test
+  std::string note;               ///< why not collected, or what a reader must know
+  int periodLog2 = 0;             ///< one sample every 2^periodLog2 SM cycles
+  std::int64_t totalSamples = 0;  ///< samples of the kernel under test
   std::int64_t droppedSamples = 0;
-  std::int64_t unmappedSamples = 0;        ///< samples at PCs without a line (no line info)
-  std::vector<StallCount> stalls;          ///< over the whole kernel, most first
-  std::vector<HotLine> lines;              ///< hottest first (at most kMaxHotLines)
+  std::int64_t unmappedSamples = 0;  ///< samples at PCs without a line (no line info)
+  std::vector<StallCount> stalls;    ///< over the whole kernel, most first
+  std::vector<HotLine> lines;        ///< hottest first (at most kMaxHotLines)
   bool operator==(const PcSamplingInfo&) const = default;
 };
 
 inline constexpr int kMaxHotLines = 20;
 
 struct CountersInfo {
-  bool collected = false;                  ///< the kernel's counters were read
-  std::string note;                        ///< one line: why counters are missing, or caveats
-  std::string chip;                        ///< "GH100": the profiler's chip name
-  int passes = 0;                          ///< replay passes per kernel for the metric list
-  double seconds = 0;                      ///< wall time of the whole profiling pass (kernel, baseline, PC sampling)
+  bool collected = false;  ///< the kernel's counters were read
+  std::string note;        ///< one line: why counters are missing, or caveats
+  std::string chip;        ///< "GH100": the profiler's chip name
+  int passes = 0;          ///< replay passes per kernel for the metric list
+  double seconds = 0;      ///< wall time of the whole profiling pass (kernel, baseline, PC sampling)
   double kernelSeconds = 0, baselineSeconds = 0, pcSamplingSeconds = 0;  ///< its parts
-  std::vector<std::string> metrics;        ///< the metric list, in order (standard + run.metrics)
-  KernelCounters kernel;                   ///< the kernel under test
-  std::optional<KernelCounters> baseline;  ///< the baseline call, its kernels combined (counters.h)
+  std::vector<std::string> metrics;             ///< the metric list, in order (standard + run.metrics)
+  KernelCounters kernel;                        ///< the kernel under test
+  std::optional<KernelCounters> baseline;       ///< the baseline call, its kernels combined (counters.h)
   std::vector<KernelCounters> baselineKernels;  ///< each kernel of one baseline call, in launch order
-  std::string baselineNote;                ///< why the baseline has no counters
+  std::string baselineNote;                     ///< why the baseline has no counters
   /// The baseline's counters come from an earlier capture of the same baseline
   /// call (same config sections, tensor shapes, metrics, GPU) in this warm worker.
   bool baselineReused = false;

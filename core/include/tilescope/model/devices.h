@@ -30,20 +30,20 @@ struct DeviceSpec {
   std::array<std::int64_t, 3> maxBlockDim{1024, 1024, 64};
   std::array<std::int64_t, 3> maxGridDim{2147483647, 65535, 65535};
   int regsPerSm = 65536, regsPerBlock = 65536, regsPerThread = 255;
-  int registerAllocUnit = 256;                     ///< registers, allocated per warp
+  int registerAllocUnit = 256;  ///< registers, allocated per warp
   std::string registerAllocGranularity = "warp";
-  int warpAllocGranularity = 4;                    ///< SM sub-partitions; registers are split among them
-  std::int64_t smemPerSm = 0;                      ///< bytes, the largest carveout
-  std::int64_t smemPerBlock = 48 * 1024;           ///< without opt-in
-  std::int64_t smemPerBlockOptin = 0;              ///< with cudaFuncAttributeMaxDynamicSharedMemorySize
-  std::int64_t smemReservedPerBlock = 0;           ///< 1 KiB on sm_80+, taken by the driver
-  std::int64_t smemAllocUnit = 128;                ///< bytes
-  std::vector<std::int64_t> smemCarveouts;         ///< bytes, ascending
+  int warpAllocGranularity = 4;             ///< SM sub-partitions; registers are split among them
+  std::int64_t smemPerSm = 0;               ///< bytes, the largest carveout
+  std::int64_t smemPerBlock = 48 * 1024;    ///< without opt-in
+  std::int64_t smemPerBlockOptin = 0;       ///< with cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::int64_t smemReservedPerBlock = 0;    ///< 1 KiB on sm_80+, taken by the driver
+  std::int64_t smemAllocUnit = 128;         ///< bytes
+  std::vector<std::int64_t> smemCarveouts;  ///< bytes, ascending
   std::int64_t l2Bytes = 0;
-  double dramGBs = 0;                              ///< peak DRAM bandwidth, 1e9 B/s
+  double dramGBs = 0;                                               ///< peak DRAM bandwidth, 1e9 B/s
   double f16TensorTflops = 0, bf16TensorTflops = 0, f32Tflops = 0;  ///< dense, f32 accumulation
-  std::string source;                              ///< where the numbers come from
-  bool live = false;                               ///< overlaid with a real GPU's attributes
+  std::string source;                                               ///< where the numbers come from
+  bool live = false;                                                ///< overlaid with a real GPU's attributes
 };
 
 /// Attributes read from a real GPU (core/cuda fills it from cudaDeviceGetAttribute).

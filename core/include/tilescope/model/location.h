@@ -24,8 +24,8 @@ using Index = std::vector<std::int64_t>;
 /// box per dimension where the producer knows it.
 struct ElementRange {
   Index first, last;
-  Index lo, hi;          ///< the bounding box (inclusive), or empty
-  std::string text;      ///< as a person reads it ("row 65 of C[65, 65], one past the last row … row 128")
+  Index lo, hi;      ///< the bounding box (inclusive), or empty
+  std::string text;  ///< as a person reads it ("row 65 of C[65, 65], one past the last row … row 128")
   bool operator==(const ElementRange&) const = default;
 };
 
@@ -51,41 +51,41 @@ struct LaunchGeometry {
 
 /// The memory access that faulted or went out of bounds (the access tracer's).
 struct MemoryAccess {
-  std::string kind;      ///< read | write | atomic
-  int size = 0;          ///< bytes per access (a float4 load: 16); 0 when unknown
-  std::string space;     ///< global | shared | local, or ""
+  std::string kind;   ///< read | write | atomic
+  int size = 0;       ///< bytes per access (a float4 load: 16); 0 when unknown
+  std::string space;  ///< global | shared | local, or ""
   bool operator==(const MemoryAccess&) const = default;
 };
 
 struct Location {
   // --- the declared tiling
-  std::string output;                 ///< the output whose tiles are named (an inferred read names inputs)
-  Index tile;                         ///< the tile of the first element
-  std::vector<Index> tiles;           ///< tiles, worst first (capped at kMaxLocationTiles)
-  Index cta;                          ///< the CTA of the first tile or element
-  std::vector<Index> ctas;            ///< every CTA named (owners of the tiles or elements), first = cta
-  std::vector<Index> nearestCtas;     ///< no CTA owns the element: the owners of the nearest one inside
+  std::string output;              ///< the output whose tiles are named (an inferred read names inputs)
+  Index tile;                      ///< the tile of the first element
+  std::vector<Index> tiles;        ///< tiles, worst first (capped at kMaxLocationTiles)
+  Index cta;                       ///< the CTA of the first tile or element
+  std::vector<Index> ctas;         ///< every CTA named (owners of the tiles or elements), first = cta
+  std::vector<Index> nearestCtas;  ///< no CTA owns the element: the owners of the nearest one inside
   // --- elements and bytes
   std::optional<ElementRange> elements;
-  std::vector<Region> regions;        ///< declared gaps or overlaps (static analysis)
+  std::vector<Region> regions;                ///< declared gaps or overlaps (static analysis)
   std::optional<ByteRange> bytesPastEnd;      ///< 0 = the first byte past the end
   std::optional<ByteRange> bytesBeforeStart;  ///< 1 = the last byte before the start
   // --- the access (the access tracer fills these)
-  Index thread;                       ///< threadIdx of the access
-  Index block;                        ///< blockIdx of the access
-  std::string function;               ///< the (demangled) function of the instruction
-  std::string file;                   ///< source file
-  std::optional<int> line;            ///< source line (1-based)
-  std::optional<std::uint64_t> pc;    ///< program counter of the instruction
+  Index thread;                             ///< threadIdx of the access
+  Index block;                              ///< blockIdx of the access
+  std::string function;                     ///< the (demangled) function of the instruction
+  std::string file;                         ///< source file
+  std::optional<int> line;                  ///< source line (1-based)
+  std::optional<std::uint64_t> pc;          ///< program counter of the instruction
   std::optional<std::uint64_t> sassOffset;  ///< offset of the SASS instruction in its function
   std::optional<MemoryAccess> access;
   // --- the configuration to change
-  std::string kernel;                 ///< entry point
-  std::string config;                 ///< the config key to change ("launch.shared_bytes")
-  std::string expression;             ///< its expression as written (a list is joined with ", ")
+  std::string kernel;      ///< entry point
+  std::string config;      ///< the config key to change ("launch.shared_bytes")
+  std::string expression;  ///< its expression as written (a list is joined with ", ")
   std::optional<LaunchGeometry> launch;
-  std::string phase;                  ///< the worker phase a hang happened in
-  std::optional<int> point;           ///< the sweep point (trials that disagree)
+  std::string phase;         ///< the worker phase a hang happened in
+  std::optional<int> point;  ///< the sweep point (trials that disagree)
   /// Anything else a producer names (diagnose's failing shifts, the sizes that
   /// fail): open JSON, merged into the same object when written.
   nlohmann::json extra = nlohmann::json::object();

@@ -16,10 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/model/counters_model.h"
 #include "tilescope/model/location.h"
 #include "tilescope/model/trace_info.h"
 #include "tilescope/model/vocabulary.h"
-#include "tilescope/model/counters_model.h"
 
 namespace tilescope {
 
@@ -39,15 +39,15 @@ class ReportError : public std::runtime_error {
 
 /// A finding (docs/report.md#findings). `evidence` holds the measurement behind it.
 struct Finding {
-  std::string category;          ///< a name of the category registry (vocabulary.h)
+  std::string category;  ///< a name of the category registry (vocabulary.h)
   Severity severity = Severity::error;
   std::string message;
-  std::string detail;            ///< sub-class (compile_error, mismatch)
+  std::string detail;  ///< sub-class (compile_error, mismatch)
   std::string tensor;
-  Location location;             ///< where, as far as the evidence reaches (empty: nowhere)
-  nlohmann::json evidence;       ///< the measurement (open: read by a person)
-  std::string treeNode;          ///< the troubleshooting-tree node to start from
-  std::string experiment;        ///< the experiment that proved it (diagnose), or ""
+  Location location;        ///< where, as far as the evidence reaches (empty: nowhere)
+  nlohmann::json evidence;  ///< the measurement (open: read by a person)
+  std::string treeNode;     ///< the troubleshooting-tree node to start from
+  std::string experiment;   ///< the experiment that proved it (diagnose), or ""
   bool operator==(const Finding&) const = default;
 };
 
@@ -60,12 +60,12 @@ struct Stats {
 struct CompileInfo {
   bool attempted = false;
   bool ok = false;
-  std::string compiler;          ///< nvrtc | nvcc | prebuilt
-  std::string arch;              ///< sm_90
+  std::string compiler;  ///< nvrtc | nvcc | prebuilt
+  std::string arch;      ///< sm_90
   std::string log;
-  int regs = -1;                 ///< per thread (-1: unknown)
-  std::int64_t smemStatic = -1;  ///< bytes
-  std::int64_t localBytes = -1;  ///< per thread
+  int regs = -1;                                   ///< per thread (-1: unknown)
+  std::int64_t smemStatic = -1;                    ///< bytes
+  std::int64_t localBytes = -1;                    ///< per thread
   std::int64_t spillStores = -1, spillLoads = -1;  ///< bytes
   int maxThreadsPerBlock = -1;
   double seconds = 0;
@@ -79,7 +79,7 @@ struct LaunchInfo {
   std::int64_t sharedBytes = 0;
   bool attempted = false;
   bool ok = false;
-  std::string error;             ///< CUDA error name and string, or ""
+  std::string error;  ///< CUDA error name and string, or ""
   bool operator==(const LaunchInfo&) const = default;
 };
 
@@ -88,10 +88,10 @@ LaunchGeometry launchGeometry(const LaunchInfo& l);
 
 struct TimingInfo {
   bool measured = false;
-  Stats kernelNs;                ///< CUPTI kernel durations
-  double cv = 0;                 ///< coefficient of variation
-  Stats eventNs;                 ///< cudaEvent durations of the same launches
-  int regs = -1;                 ///< as launched (CUPTI record)
+  Stats kernelNs;  ///< CUPTI kernel durations
+  double cv = 0;   ///< coefficient of variation
+  Stats eventNs;   ///< cudaEvent durations of the same launches
+  int regs = -1;   ///< as launched (CUPTI record)
   std::int64_t smemStatic = -1, smemDynamic = -1, localPerThread = -1;
   double smClockBeforeMHz = 0, smClockAfterMHz = 0;
   bool throttled = false;
@@ -100,10 +100,10 @@ struct TimingInfo {
 };
 
 struct BaselineInfo {
-  std::string name;              ///< cublas | sdpa | sdpa_math | command | none
+  std::string name;  ///< cublas | sdpa | sdpa_math | command | none
   bool measured = false;
   Stats kernelNs;
-  int kernels = 0;               ///< kernels summed per call
+  int kernels = 0;  ///< kernels summed per call
   std::string error;
   bool operator==(const BaselineInfo&) const = default;
 };
@@ -122,7 +122,7 @@ struct TileSummary {
   std::array<std::int64_t, 2> grid{0, 0};  ///< tile rows, tile columns
   std::vector<BadTile> bad;                ///< worst first, capped at kMaxTileList (compare.h)
   std::int64_t badTiles = 0, tilesTotal = 0;
-  bool capped = false;                     ///< `bad` lists fewer than badTiles
+  bool capped = false;  ///< `bad` lists fewer than badTiles
   bool operator==(const TileSummary&) const = default;
 };
 
@@ -131,13 +131,13 @@ struct TileSummary {
 struct ErrorMap {
   std::int64_t rows = 0, cols = 0;
   std::array<std::int64_t, 2> cell{1, 1};
-  std::vector<double> maxAbs;              ///< rows × cols, row-major
+  std::vector<double> maxAbs;  ///< rows × cols, row-major
   bool operator==(const ErrorMap&) const = default;
 };
 
 struct CorrectnessInfo {
   bool checked = false;
-  std::string reference;         ///< gemm(cublas) | sdpa(cudnn) | sdpa_math | kernel | npy
+  std::string reference;  ///< gemm(cublas) | sdpa(cudnn) | sdpa_math | kernel | npy
   std::string tensor;
   double maxAbsErr = 0, maxRelErr = 0;
   std::int64_t mismatches = 0, nan = 0, inf = 0, elements = 0;
@@ -150,15 +150,22 @@ struct CorrectnessInfo {
 
 /// What a coverage cell shows: the worst state of its elements. Codes are the
 /// report's (docs/report.md); 4 and 5 come from the access tracer.
-enum class CellState : std::uint8_t { ok = 0, mismatch = 1, unwritten = 2, nan_inf = 3, overlapped = 4, oob = 5 };
+enum class CellState : std::uint8_t {
+  ok = 0,
+  mismatch = 1,
+  unwritten = 2,
+  nan_inf = 3,
+  overlapped = 4,
+  oob = 5
+};
 inline constexpr int kLastCellState = static_cast<int>(CellState::oob);
 
 /// The measured coverage, downsampled to rows × cols cells of `cell` elements each.
 struct CellMap {
   std::int64_t rows = 0, cols = 0;
   std::array<std::int64_t, 2> cell{1, 1};
-  std::vector<std::string> legend;         ///< the names of the state codes, in code order
-  std::vector<std::uint8_t> states;        ///< rows × cols CellState codes, row-major
+  std::vector<std::string> legend;   ///< the names of the state codes, in code order
+  std::vector<std::uint8_t> states;  ///< rows × cols CellState codes, row-major
   CellState at(std::int64_t row, std::int64_t col) const {
     return static_cast<CellState>(states[static_cast<std::size_t>(row * cols + col)]);
   }
@@ -171,13 +178,13 @@ struct CoverageInfo {
   std::int64_t elements = 0;
   // declared (static analysis)
   std::int64_t declaredCovered = 0, declaredUncovered = 0, declaredOverlapped = 0;
-  std::vector<std::int64_t> tile;           ///< declared tile extent
+  std::vector<std::int64_t> tile;  ///< declared tile extent
   std::int64_t tilesTotal = 0, tilesCrossing = 0;
   // measured (GPU)
   bool measured = false;
   std::int64_t written = 0, unwritten = 0;
-  std::optional<CellMap> map;               ///< when measured
-  nlohmann::json extra;                     ///< tiles that cross bounds, gap regions, ... (open)
+  std::optional<CellMap> map;  ///< when measured
+  nlohmann::json extra;        ///< tiles that cross bounds, gap regions, ... (open)
   bool operator==(const CoverageInfo&) const = default;
 };
 
@@ -198,11 +205,11 @@ struct OccupancyCurves {
 
 struct OccupancyInfo {
   bool computed = false;
-  double theoretical = 0;        ///< 0..1
-  std::string limiter;           ///< warps | registers | shared_memory | blocks | threads
+  double theoretical = 0;  ///< 0..1
+  std::string limiter;     ///< warps | registers | shared_memory | blocks | threads
   int blocksPerSm = 0, warpsPerSm = 0, maxWarpsPerSm = 0;
   int blocksLimitWarps = 0, blocksLimitRegs = 0, blocksLimitSmem = 0, blocksLimitSlots = 0;
-  std::int64_t smemPerBlock = 0; ///< static + dynamic + reserved
+  std::int64_t smemPerBlock = 0;  ///< static + dynamic + reserved
   int regsPerThread = 0;
   int threadsPerBlock = 0;
   std::optional<OccupancyCurves> curves;
@@ -212,15 +219,16 @@ struct OccupancyInfo {
 /// What happened to a capture beside its measurements: the flags the session,
 /// diagnose and the CLI act on. JSON: keys of the point's `extra`.
 struct PointStatus {
-  bool noGpu = false;                 ///< no_gpu: no GPU/CUDA where the worker ran
-  bool remoteUnreachable = false;     ///< remote_unreachable: ssh could not reach the host (no_gpu too)
-  std::optional<int> workerExit;      ///< worker_exit: its exit status when it gave no point
-  std::string workerError;            ///< worker_error: why (its stderr, or why it did not start)
-  std::optional<bool> stickyError;    ///< sticky_error: the CUDA context is dead after the capture
-  std::string captureError;           ///< error: the capture could not set up (device, allocation)
+  bool noGpu = false;               ///< no_gpu: no GPU/CUDA where the worker ran
+  bool remoteUnreachable = false;   ///< remote_unreachable: ssh could not reach the host (no_gpu too)
+  std::optional<int> workerExit;    ///< worker_exit: its exit status when it gave no point
+  std::string workerError;          ///< worker_error: why (its stderr, or why it did not start)
+  std::optional<bool> stickyError;  ///< sticky_error: the CUDA context is dead after the capture
+  std::string captureError;         ///< error: the capture could not set up (device, allocation)
   std::string tilesError, guardError, referenceError, downloadError;  ///< *_error: a step that failed
   std::map<std::string, std::string> outputDigest;  ///< output_digest: FNV-1a 64 of each output's bytes
-  std::string streamError;            ///< stream_error: the first line of the worker's stream that could not be read, and why
+  std::string
+      streamError;  ///< stream_error: the first line of the worker's stream that could not be read, and why
   /// scheduler_error: the point was never captured because the batch job meant to
   /// run it failed finally (`sweep --slurm`: the Slurm array task, its state and its
   /// log file); the point's verdict is then a placeholder, as with no_gpu.
@@ -231,29 +239,29 @@ struct PointStatus {
 /// What a diagnose experiment changed for this capture. JSON: keys of the point's `extra`.
 struct ExperimentInputs {
   std::map<std::string, std::int64_t> overrides;  ///< overrides: --set NAME=VALUE the point did not echo
-  int alignShift = 0;                 ///< align_shift: bytes every base pointer moved
-  int sentinelVariant = 0;            ///< sentinel_variant: the second poison
-  double inputScale = 1.0;            ///< input_scale: generated float inputs multiplied by this
+  int alignShift = 0;                             ///< align_shift: bytes every base pointer moved
+  int sentinelVariant = 0;                        ///< sentinel_variant: the second poison
+  double inputScale = 1.0;                        ///< input_scale: generated float inputs multiplied by this
   bool operator==(const ExperimentInputs&) const = default;
 };
 
 /// The GPU a capture ran on, and where (sweeps over several GPUs or hosts tell
 /// them apart by uuid). JSON: the point's `gpu`, absent when nothing ran.
 struct GpuRecord {
-  int ordinal = -1;              ///< the worker's device ordinal (in its CUDA_VISIBLE_DEVICES)
-  std::string name, uuid;        ///< "NVIDIA H100 80GB HBM3", "GPU-8f3c…"
-  std::string pciBusId;          ///< "0000:19:00.0"
-  std::string host;              ///< the machine the worker ran on
-  double smClockMHz = 0;         ///< SM clock when the capture started (0: not read)
-  double smMaxClockMHz = 0;      ///< the SM's maximum clock
-  double memClockMHz = 0;        ///< the memory's peak clock
+  int ordinal = -1;          ///< the worker's device ordinal (in its CUDA_VISIBLE_DEVICES)
+  std::string name, uuid;    ///< "NVIDIA H100 80GB HBM3", "GPU-8f3c…"
+  std::string pciBusId;      ///< "0000:19:00.0"
+  std::string host;          ///< the machine the worker ran on
+  double smClockMHz = 0;     ///< SM clock when the capture started (0: not read)
+  double smMaxClockMHz = 0;  ///< the SM's maximum clock
+  double memClockMHz = 0;    ///< the memory's peak clock
   bool empty() const { return ordinal < 0 && name.empty(); }
   bool operator==(const GpuRecord&) const = default;
 };
 
 /// One sweep point × trial.
 struct Point {
-  int index = 0;                 ///< sweep point
+  int index = 0;  ///< sweep point
   int trial = 0;
   std::string label;
   nlohmann::json defines = nlohmann::json::object();
@@ -268,12 +276,12 @@ struct Point {
   std::vector<CorrectnessInfo> correctness;  ///< one per checked output
   std::vector<CoverageInfo> coverage;        ///< one per output
   OccupancyInfo occupancy;
-  CountersInfo counters;         ///< hardware counters and PC sampling (counters_model.h)
+  CountersInfo counters;  ///< hardware counters and PC sampling (counters_model.h)
   std::string workerStderr;
-  std::string deviceOutput;      ///< what the kernel printed (printf, failed asserts): the tail (device_output.h)
-  std::string experiment;        ///< diagnose: which experiment this point is
-  TraceInfo trace;               ///< `run --trace`: what the traced launch measured (status "" when not traced)
-  GpuRecord gpu;                 ///< where it ran
+  std::string deviceOutput;  ///< what the kernel printed (printf, failed asserts): the tail (device_output.h)
+  std::string experiment;    ///< diagnose: which experiment this point is
+  TraceInfo trace;           ///< `run --trace`: what the traced launch measured (status "" when not traced)
+  GpuRecord gpu;             ///< where it ran
   double wallSeconds = 0;
   PointStatus status;
   ExperimentInputs inputs;
@@ -282,12 +290,12 @@ struct Point {
 };
 
 struct DeviceInfo {
-  std::string name, key, cc;     ///< "NVIDIA H100 80GB HBM3", "h100", "9.0"
+  std::string name, key, cc;  ///< "NVIDIA H100 80GB HBM3", "h100", "9.0"
   int smCount = 0;
   std::int64_t smemPerBlock = 0, smemPerBlockOptin = 0, smemPerSm = 0;
   int regsPerSm = 0, maxWarpsPerSm = 0, maxBlocksPerSm = 0;  ///< SM limits (0: unknown)
-  bool live = false;             ///< read from a real GPU
-  nlohmann::json extra = nlohmann::json::object();  ///< the rest of the database entry
+  bool live = false;                                         ///< read from a real GPU
+  nlohmann::json extra = nlohmann::json::object();           ///< the rest of the database entry
   bool operator==(const DeviceInfo&) const = default;
 };
 
@@ -302,7 +310,7 @@ struct TreeStep {
 
 /// A sweep's result matrix: a row per sweep point, a column per trial.
 struct ResultMatrix {
-  std::vector<std::string> points;             ///< labels
+  std::vector<std::string> points;  ///< labels
   int trials = 1;
   std::vector<std::vector<Verdict>> verdicts;  ///< [point][trial]
   bool operator==(const ResultMatrix&) const = default;
@@ -313,16 +321,16 @@ struct Report {
   std::string toolVersion;
   std::string createdAt;
   std::string host;
-  std::string verb;              ///< check | run | sweep | diagnose
+  std::string verb;  ///< check | run | sweep | diagnose
   DeviceInfo device;
-  nlohmann::json config;         ///< the resolved config document (docs/config.md)
+  nlohmann::json config;  ///< the resolved config document (docs/config.md)
   std::vector<Point> points;
   Verdict verdict = Verdict::ok;
   std::vector<Finding> findings;
   std::vector<std::string> treePath;
   std::vector<TreeStep> treeSteps;
   std::optional<ResultMatrix> matrix;
-  bool noGpu = false;            ///< extra.no_gpu: diagnose found no GPU for its baseline
+  bool noGpu = false;                               ///< extra.no_gpu: diagnose found no GPU for its baseline
   nlohmann::json extra = nlohmann::json::object();  ///< the rest of `extra` (open)
 
   /// Recomputes verdict (worst over points) and the merged findings.
@@ -334,7 +342,7 @@ struct Report {
 /// lists them), ignore unknown keys outside the open `extra` objects, and throw
 /// ReportError naming the JSON path of a value of the wrong type.
 nlohmann::json toJson(const Report& r);
-Report reportFromJson(const nlohmann::json& j);   ///< also throws ReportError on a wrong schema
+Report reportFromJson(const nlohmann::json& j);  ///< also throws ReportError on a wrong schema
 nlohmann::json toJson(const Point& p);
 Point pointFromJson(const nlohmann::json& j, const std::string& path = "point");
 nlohmann::json toJson(const Finding& f);

@@ -23,7 +23,7 @@ struct TraceSite {
   std::string function;
   std::uint64_t sassOffset = 0;
   std::string file;
-  int line = 0;                               ///< 0: no line information
+  int line = 0;  ///< 0: no line information
   bool operator==(const TraceSite&) const = default;
 };
 
@@ -36,29 +36,30 @@ struct TraceTileHint {
 
 /// The first bad access of one kind at one instruction.
 struct TraceFault {
-  std::string kind;                           ///< oob_read oob_write misaligned wild shared_oob uninit_read
-  std::string category;                       ///< vocabulary.h: oob_read, oob_write, misaligned_access, illegal_address, uninitialized_read
-  std::string space = "global";               ///< global | shared
-  std::string tensor;                         ///< the tensor it belongs to (wild: the nearest one)
+  std::string kind;              ///< oob_read oob_write misaligned wild shared_oob uninit_read
+  std::string category;          ///< vocabulary.h: oob_read, oob_write, misaligned_access, illegal_address,
+                                 ///< uninitialized_read
+  std::string space = "global";  ///< global | shared
+  std::string tensor;            ///< the tensor it belongs to (wild: the nearest one)
   TraceSite site;
-  std::vector<std::int64_t> element;          ///< index per dimension (may lie outside the shape)
+  std::vector<std::int64_t> element;  ///< index per dimension (may lie outside the shape)
   std::int64_t elementLinear = 0;
-  std::optional<std::int64_t> bytesPastEnd;   ///< 0 = the first byte after the tensor
+  std::optional<std::int64_t> bytesPastEnd;      ///< 0 = the first byte after the tensor
   std::optional<std::int64_t> bytesBeforeStart;  ///< 1 = the last byte before it
   std::uint32_t size = 0;
   bool write = false, atomic = false;
   std::uint64_t address = 0;
   Dim3 thread{}, block{};
   std::optional<TraceTileHint> tile;
-  std::uint64_t count = 0;                    ///< bad accesses of this kind at this instruction
-  bool stopped = false;                       ///< the warp was exited instead of faulting
-  bool exact = true;                          ///< block/thread are the lowest that did it, address theirs
+  std::uint64_t count = 0;  ///< bad accesses of this kind at this instruction
+  bool stopped = false;     ///< the warp was exited instead of faulting
+  bool exact = true;        ///< block/thread are the lowest that did it, address theirs
   bool operator==(const TraceFault&) const = default;
 };
 
 struct TraceHazardInfo {
-  std::string kind;                           ///< RAW, WAW, WAR
-  TraceSite first, second;                    ///< the earlier access and the one that collided with it
+  std::string kind;         ///< RAW, WAW, WAR
+  TraceSite first, second;  ///< the earlier access and the one that collided with it
   Dim3 firstThread{}, secondThread{}, block{};
   std::uint32_t count = 0;
   std::uint32_t sharedOffset = 0;
@@ -71,7 +72,7 @@ struct TraceLine {
   int line = 0;
   std::vector<std::uint64_t> sassOffsets;
   std::uint64_t executions = 0, accesses = 0, bytes = 0;
-  std::vector<std::string> spaces;            ///< global, shared, local, barrier
+  std::vector<std::string> spaces;  ///< global, shared, local, barrier
   bool read = false, write = false, atomic = false;
   std::uint64_t faults = 0, uninit = 0, hazards = 0;
   std::uint64_t wavefronts = 0, ideal = 0;
@@ -80,7 +81,7 @@ struct TraceLine {
 };
 
 struct TraceCtaBox {
-  std::int64_t cta = 0;                       ///< linear
+  std::int64_t cta = 0;  ///< linear
   std::int64_t rowMin = 0, rowMax = 0, colMin = 0, colMax = 0, count = 0;
   bool operator==(const TraceCtaBox&) const = default;
 };
@@ -89,10 +90,10 @@ struct TraceCtaBox {
 struct TraceFootprint {
   std::string tensor;
   std::vector<std::int64_t> shape;
-  std::int64_t pitch = 1, rows = 1;           ///< the map spans rows x pitch elements
+  std::int64_t pitch = 1, rows = 1;  ///< the map spans rows x pitch elements
   int cellH = 1, cellW = 1;
   std::int64_t cellRows = 0, cellCols = 0;
-  bool exact = true;                          ///< one element per cell
+  bool exact = true;                                               ///< one element per cell
   std::vector<std::int64_t> readMin, readMax, writeMin, writeMax;  ///< CTA linear per cell, -1 none
   std::int64_t cellsRead = 0, cellsWritten = 0, cellsMultiWriter = 0;
   std::vector<TraceCtaBox> readBoxes, writeBoxes;
@@ -116,9 +117,9 @@ struct TraceLimits {
 
 /// The report's `trace` section of a point (docs/report.md).
 struct TraceInfo {
-  std::string status;                         ///< "" (not traced), ok, unavailable, failed
-  std::string reason;                         ///< why not, or what went wrong
-  std::string mode;                           ///< full | memory
+  std::string status;  ///< "" (not traced), ok, unavailable, failed
+  std::string reason;  ///< why not, or what went wrong
+  std::string mode;    ///< full | memory
   std::string kernel, file;
   bool lineInfo = false;
   Dim3 grid{1, 1, 1}, block{1, 1, 1};

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/format.h"  // shellQuote
+#include "tilescope/config/config.h"
 
 namespace tilescope {
 
@@ -53,7 +53,8 @@ class RemoteError : public std::runtime_error {
 /// -include files; .npy inputs and expected outputs; for Triton and TileLang
 /// kernels, every .py file beside the source (the modules it may import).
 /// Throws RemoteError naming the JSON path of a file outside the config's folder.
-std::vector<std::filesystem::path> remoteFiles(const Config& config, const std::filesystem::path& toolkitRoot);
+std::vector<std::filesystem::path> remoteFiles(const Config& config,
+                                               const std::filesystem::path& toolkitRoot);
 
 /// The local command (`sh -c`) that packs `files` (relative to `dir`) with tar and
 /// unpacks them over ssh into a new folder on `host` (mktemp -d under the remote
@@ -78,7 +79,7 @@ class RemoteFolder {
   RemoteFolder& operator=(const RemoteFolder&) = delete;
 
   const std::string& dir() const { return m_dir; }  ///< the folder on the host
-  std::string configPath() const;                  ///< the copied config's path on the host
+  std::string configPath() const;                   ///< the copied config's path on the host
   std::size_t files() const { return m_files; }
   std::uintmax_t bytes() const { return m_bytes; }
 

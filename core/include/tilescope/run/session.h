@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/process.h"
+#include "tilescope/config/config.h"
 #include "tilescope/model/report.h"
 #include "tilescope/run/shard.h"
 #include "tilescope/run/stream.h"
@@ -20,8 +20,9 @@
 namespace tilescope {
 
 struct SessionOptions {
-  std::vector<std::string> workerCommand;  ///< e.g. {"/usr/bin/tilescope-run"} or {"ssh", "gpu1", "tilescope-run"}
-  std::string configPath;                  ///< as the worker will see it
+  std::vector<std::string>
+      workerCommand;       ///< e.g. {"/usr/bin/tilescope-run"} or {"ssh", "gpu1", "tilescope-run"}
+  std::string configPath;  ///< as the worker will see it
   /// The arguments after workerCommand pass through a remote shell (ssh joins
   /// them into one command line): each is single-quoted for it.
   bool workerThroughShell = false;
@@ -29,13 +30,13 @@ struct SessionOptions {
   /// "cannot reach host", not a fault of the kernel.
   std::string remoteHost;
   int trials = 1;
-  int jobs = 1;                            ///< workers at once
+  int jobs = 1;  ///< workers at once
   /// Each job slot keeps one worker (`worker --serve`) for point after point,
   /// replaced after a point that needsFreshWorker; false: a fresh process per capture.
   bool warmWorkers = true;
-  std::vector<int> devices{0};             ///< GPU ordinals to spread jobs over
-  double timeoutS = 0;                     ///< per worker; 0 = config.run.timeoutS or the default
-  double launchTimeoutS = 20;              ///< from the first launch to its completion
+  std::vector<int> devices{0};               ///< GPU ordinals to spread jobs over
+  double timeoutS = 0;                       ///< per worker; 0 = config.run.timeoutS or the default
+  double launchTimeoutS = 20;                ///< from the first launch to its completion
   std::vector<std::string> extraWorkerArgs;  ///< passed to every worker (experiments, consent)
   /// The user allowed the config's own programs (--allow-commands): only then
   /// does a command baseline run.
@@ -68,8 +69,8 @@ class WarmWorker {
   WarmWorker(const WarmWorker&) = delete;
   WarmWorker& operator=(const WarmWorker&) = delete;
 
-  Point capture(const Config& config, const SweepPoint& point, int trial, int device, const SessionOptions& opts,
-                DeviceInfo* deviceOut = nullptr);
+  Point capture(const Config& config, const SweepPoint& point, int trial, int device,
+                const SessionOptions& opts, DeviceInfo* deviceOut = nullptr);
   /// Ends the worker now; the next capture starts a fresh one.
   void retire();
   /// How many worker processes it has started.

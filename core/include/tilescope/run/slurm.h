@@ -18,17 +18,17 @@ namespace tilescope {
 
 /// What the job array runs.
 struct SlurmJob {
-  std::string exe;                          ///< tilescope-run as the nodes see it (a path, or a name on their PATH)
-  std::string configPath;                   ///< absolute, on the shared filesystem
-  std::string dir;                          ///< the shared folder: script, part reports, task logs
-  std::string name;                         ///< the config's name (the job is "tilescope-NAME")
-  int shards = 1;                           ///< array tasks: task K runs `sweep --shard K/shards`
-  std::vector<std::string> sweepArgs;       ///< passed to every task's `sweep` (--trials, --timeout, consent...)
-  std::vector<std::string> sbatchOptions;   ///< the user's (--sbatch), after ours on sbatch's command line
+  std::string exe;         ///< tilescope-run as the nodes see it (a path, or a name on their PATH)
+  std::string configPath;  ///< absolute, on the shared filesystem
+  std::string dir;         ///< the shared folder: script, part reports, task logs
+  std::string name;        ///< the config's name (the job is "tilescope-NAME")
+  int shards = 1;          ///< array tasks: task K runs `sweep --shard K/shards`
+  std::vector<std::string> sweepArgs;  ///< passed to every task's `sweep` (--trials, --timeout, consent...)
+  std::vector<std::string> sbatchOptions;  ///< the user's (--sbatch), after ours on sbatch's command line
 };
 
-std::string slurmScriptPath(const SlurmJob& job);                 ///< DIR/tilescope-sweep.sbatch
-std::string slurmPartPath(const std::string& dir, int task);      ///< DIR/part-K.json
+std::string slurmScriptPath(const SlurmJob& job);             ///< DIR/tilescope-sweep.sbatch
+std::string slurmPartPath(const std::string& dir, int task);  ///< DIR/part-K.json
 /// DIR/task-J_K.out: the log of task K of array job J (sbatch --output=DIR/task-%A_%a.out).
 std::string slurmLogPath(const std::string& dir, const std::string& arrayJob, int task);
 
@@ -65,11 +65,11 @@ std::string parseSbatchJobId(const std::string& output);
 
 /// One array task as sacct or squeue lists it.
 struct SlurmTaskState {
-  std::string arrayJob;   ///< "123": the array's job id
-  int task = -1;          ///< the array index
-  std::string state;      ///< COMPLETED, FAILED, TIMEOUT, NODE_FAIL, PENDING, ... ("CANCELLED by 0" → CANCELLED)
-  std::string exitCode;   ///< "EXIT:SIGNAL" ("3:0", "0:15") once the task ended; "" before
-  std::string reason;     ///< squeue's reason ("NonZeroExitCode", "Resources"); "" from sacct
+  std::string arrayJob;  ///< "123": the array's job id
+  int task = -1;         ///< the array index
+  std::string state;  ///< COMPLETED, FAILED, TIMEOUT, NODE_FAIL, PENDING, ... ("CANCELLED by 0" → CANCELLED)
+  std::string exitCode;  ///< "EXIT:SIGNAL" ("3:0", "0:15") once the task ended; "" before
+  std::string reason;    ///< squeue's reason ("NonZeroExitCode", "Resources"); "" from sacct
   bool operator==(const SlurmTaskState&) const = default;
 };
 /// `sacct -X --parsable2 --noheader -j JOB --format=JobID,State,ExitCode`: one
@@ -93,14 +93,14 @@ bool slurmStateFinal(const std::string& state);
 
 /// What became of one array task (= one shard) by the end.
 struct ShardTask {
-  int task = 0;                   ///< the shard index
-  std::optional<Report> part;     ///< the part report it wrote, when one was taken
-  std::string job;                ///< the last attempt's task id ("123_4")
-  std::string state;              ///< its last Slurm state ("" when never seen)
-  std::string exitCode;           ///< its "EXIT:SIGNAL" where known
-  int attempts = 0;               ///< submissions of this task
-  std::string log;                ///< the last attempt's log file
-  std::string partProblem;        ///< why a part file was there but not taken ("" when none)
+  int task = 0;                ///< the shard index
+  std::optional<Report> part;  ///< the part report it wrote, when one was taken
+  std::string job;             ///< the last attempt's task id ("123_4")
+  std::string state;           ///< its last Slurm state ("" when never seen)
+  std::string exitCode;        ///< its "EXIT:SIGNAL" where known
+  int attempts = 0;            ///< submissions of this task
+  std::string log;             ///< the last attempt's log file
+  std::string partProblem;     ///< why a part file was there but not taken ("" when none)
 };
 
 /// "" when `part` is the report of shard `s` of a sweep of `points` points ×

@@ -79,16 +79,17 @@ struct ReportEvent {
   bool operator==(const ReportEvent&) const = default;
 };
 
-using StreamBody = std::variant<DeviceEvent, ProgressEvent, PhaseEvent, PartialEvent, PointEvent, ReportEvent>;
+using StreamBody =
+    std::variant<DeviceEvent, ProgressEvent, PhaseEvent, PartialEvent, PointEvent, ReportEvent>;
 
 /// What the parent adds to a worker's event as it forwards it: which capture it
 /// belongs to (the session: point_index, trial; diagnose: experiment) and how
 /// many captures the run makes (`run --stream`: total).
 struct StreamTags {
-  std::optional<int> pointIndex;      ///< point_index
+  std::optional<int> pointIndex;  ///< point_index
   std::optional<int> trial;
   std::optional<std::int64_t> total;
-  std::string experiment;             ///< diagnose: the experiment this event belongs to
+  std::string experiment;  ///< diagnose: the experiment this event belongs to
   bool operator==(const StreamTags&) const = default;
 };
 
@@ -107,8 +108,10 @@ const char* eventName(const StreamBody& body);
 class StreamError : public std::runtime_error {
  public:
   StreamError(std::string event, std::string path, std::string problem);
-  const std::string& event() const { return m_event; }     ///< "" when the line named no (known) event
-  const std::string& path() const { return m_path; }       ///< JSON path in the line ("point.verdict"), or "line:col"
+  const std::string& event() const { return m_event; }  ///< "" when the line named no (known) event
+  const std::string& path() const {
+    return m_path;
+  }  ///< JSON path in the line ("point.verdict"), or "line:col"
   const std::string& problem() const { return m_problem; }
 
  private:

@@ -14,7 +14,7 @@ namespace tilescope {
 
 struct LineRow {
   std::string function;
-  std::uint64_t offset = 0;   ///< SASS byte offset within the function
+  std::uint64_t offset = 0;  ///< SASS byte offset within the function
   std::string file;
   int line = 0;
 };

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
 #include "tilescope/config/tensor.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope {
 
@@ -42,11 +42,11 @@ inline constexpr std::size_t kMaxLocationTiles = 64;
 /// The geometry shared by scan, compare and the GUI's maps.
 struct OutputGeometry {
   std::vector<std::int64_t> shape;
-  std::vector<std::int64_t> tile;          ///< extent per dimension, clamped to [1, shape]
-  std::vector<std::int64_t> tilesPerDim;   ///< ceil(shape / tile)
-  std::int64_t rows = 1, cols = 1;         ///< the 2-D element view
-  std::int64_t tileRows = 1, tileCols = 1; ///< the 2-D tile grid (leading tile dims flattened)
-  std::int64_t cellH = 1, cellW = 1;       ///< elements per map cell
+  std::vector<std::int64_t> tile;           ///< extent per dimension, clamped to [1, shape]
+  std::vector<std::int64_t> tilesPerDim;    ///< ceil(shape / tile)
+  std::int64_t rows = 1, cols = 1;          ///< the 2-D element view
+  std::int64_t tileRows = 1, tileCols = 1;  ///< the 2-D tile grid (leading tile dims flattened)
+  std::int64_t cellH = 1, cellW = 1;        ///< elements per map cell
   std::int64_t mapRows = 1, mapCols = 1;
 
   static OutputGeometry make(const std::vector<std::int64_t>& shape,
@@ -103,10 +103,11 @@ struct TileCount {
 };
 
 struct ScanResult {
-  CoverageInfo coverage;          ///< measured fields filled: written, unwritten, map; tile, tilesTotal, tilesCrossing
+  CoverageInfo
+      coverage;  ///< measured fields filled: written, unwritten, map; tile, tilesTotal, tilesCrossing
   std::vector<Finding> findings;  ///< coverage_gap, nan_inf, all_zero
   OutputGeometry geometry;
-  bool hasSentinel = false;       ///< sentinel scanned for (false: the output had an init)
+  bool hasSentinel = false;  ///< sentinel scanned for (false: the output had an init)
   std::uint64_t sentinel = 0;
   // NaN/Inf evidence kept for inferOobReads (elements where the reference is finite or absent).
   std::int64_t nanInf = 0;

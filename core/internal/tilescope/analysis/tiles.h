@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/config/config.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/config/config.h"
 #include "tilescope/model/location.h"  // Region
 
 namespace tilescope {
@@ -27,12 +27,12 @@ using CtaIndex = std::array<std::int64_t, 3>;  ///< (x, y, z) as blockIdx
 /// One CTA's declared tile.
 struct TileInfo {
   CtaIndex cta{};
-  std::int64_t ctaLinear = 0;                  ///< x + nx * (y + ny * z)
-  std::vector<std::int64_t> origin, extent;    ///< as declared
-  std::vector<std::int64_t> inBoundsBegin;     ///< max(origin, 0)
-  std::vector<std::int64_t> inBoundsExtent;    ///< the mask: elements per dimension inside the tensor
-  bool crossing = false;                       ///< part of the tile lies outside the tensor
-  bool outside() const;                        ///< no element of the tile lies inside
+  std::int64_t ctaLinear = 0;                ///< x + nx * (y + ny * z)
+  std::vector<std::int64_t> origin, extent;  ///< as declared
+  std::vector<std::int64_t> inBoundsBegin;   ///< max(origin, 0)
+  std::vector<std::int64_t> inBoundsExtent;  ///< the mask: elements per dimension inside the tensor
+  bool crossing = false;                     ///< part of the tile lies outside the tensor
+  bool outside() const;                      ///< no element of the tile lies inside
 };
 
 class TileCoverage {
@@ -52,21 +52,21 @@ class TileCoverage {
   /// `symbols`: the point's symbols (defines, params); pid_* and nctas_* are added.
   /// Throws std::runtime_error naming the tensor and the expression when the tiling
   /// cannot be evaluated (rank mismatch, bad expression, too large for the dense path).
-  static TileCoverage analyze(const TileSpec& spec, const std::vector<std::int64_t>& shape, const CtaIndex& grid,
-                              const SymbolTable& symbols);
+  static TileCoverage analyze(const TileSpec& spec, const std::vector<std::int64_t>& shape,
+                              const CtaIndex& grid, const SymbolTable& symbols);
 
   const std::string& tensor() const;
   const std::vector<std::int64_t>& shape() const;
   const std::vector<std::int64_t>& tileExtent() const;
   const CtaIndex& grid() const;
-  bool affine() const;             ///< origins are affine in the CTA index
-  std::string method() const;      ///< "separable" (per-dimension intervals) or "dense"
+  bool affine() const;         ///< origins are affine in the CTA index
+  std::string method() const;  ///< "separable" (per-dimension intervals) or "dense"
 
   std::int64_t elements() const;
-  std::int64_t covered() const;    ///< elements owned by at least one CTA
+  std::int64_t covered() const;  ///< elements owned by at least one CTA
   std::int64_t uncovered() const;
-  std::int64_t overlapped() const; ///< elements owned by more than one CTA
-  std::int64_t tilesTotal() const; ///< CTAs of the grid
+  std::int64_t overlapped() const;  ///< elements owned by more than one CTA
+  std::int64_t tilesTotal() const;  ///< CTAs of the grid
   std::int64_t tilesCrossing() const;
 
   /// The tile of one CTA (the GUI's per-tile map).

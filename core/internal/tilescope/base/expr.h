@@ -14,7 +14,7 @@ namespace tilescope {
 struct ExprError : std::runtime_error {
   ExprError(std::string expression, std::string symbol, std::string message);
   std::string expression;
-  std::string symbol;     ///< the unknown symbol / bad operator, or ""
+  std::string symbol;  ///< the unknown symbol / bad operator, or ""
   std::string problem;
 };
 

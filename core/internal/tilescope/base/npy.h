@@ -23,17 +23,17 @@ struct NpyError : std::runtime_error {
 };
 
 struct NpyHeader {
-  int version = 1;                    ///< format major version (1, 2 or 3)
-  std::string descr;                  ///< NumPy type string, e.g. "<f4"
+  int version = 1;    ///< format major version (1, 2 or 3)
+  std::string descr;  ///< NumPy type string, e.g. "<f4"
   bool fortranOrder = false;
-  std::vector<std::int64_t> shape;    ///< () is a scalar: one element
-  std::size_t dataOffset = 0;         ///< bytes from the file's start to the data
-  std::int64_t elements() const;      ///< -1 when the product exceeds 2^62
+  std::vector<std::int64_t> shape;  ///< () is a scalar: one element
+  std::size_t dataOffset = 0;       ///< bytes from the file's start to the data
+  std::int64_t elements() const;    ///< -1 when the product exceeds 2^62
 };
 
 struct NpyArray {
   NpyHeader header;
-  std::vector<std::uint8_t> data;     ///< little-endian elements in C order
+  std::vector<std::uint8_t> data;  ///< little-endian elements in C order
 };
 
 /// The descr TileScope writes for a dtype ("<f4"; bf16 is "<u2" holding raw bits).

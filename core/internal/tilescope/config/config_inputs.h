@@ -27,8 +27,8 @@ struct ConfigInput {
   };
   Kind kind = Kind::source;
   std::filesystem::path path;  ///< resolved against the folder it is named from, not canonical
-  std::string jsonPath;        ///< "kernel.source", "reference.options[1]", "tensors.A.init", "(the config file)"
-  std::string spelled;         ///< as written: the config's value, or the #include operand
+  std::string jsonPath;  ///< "kernel.source", "reference.options[1]", "tensors.A.init", "(the config file)"
+  std::string spelled;   ///< as written: the config's value, or the #include operand
   std::filesystem::path from;  ///< the including file (include kinds)
   int line = 0;                ///< the #include line (include kinds)
 };

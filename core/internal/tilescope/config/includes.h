@@ -24,11 +24,11 @@ struct IncludeSearch {
 
 /// One #include line and what it resolved to.
 struct IncludeEdge {
-  std::filesystem::path from;   ///< the including file
+  std::filesystem::path from;  ///< the including file
   int line = 0;
-  std::string spelled;          ///< "name" or <name> as written, or the macro for a computed include
-  std::filesystem::path to;     ///< the file found ("" when none or computed)
-  bool computed = false;        ///< #include MACRO: where it points is not known before preprocessing
+  std::string spelled;       ///< "name" or <name> as written, or the macro for a computed include
+  std::filesystem::path to;  ///< the file found ("" when none or computed)
+  bool computed = false;     ///< #include MACRO: where it points is not known before preprocessing
 };
 
 struct IncludeScan {
@@ -45,10 +45,10 @@ IncludeScan scanIncludes(const std::filesystem::path& source, const IncludeSearc
 /// An include path in a kernel's options: -I/-isystem folders and -include files,
 /// in each spelling the compile reads (-Ifoo, -I foo, --include-path=foo, ...).
 struct IncludePathOption {
-  std::size_t index = 0;        ///< of the option that names it (the flag where the value follows it)
-  std::string value;            ///< as written
-  std::filesystem::path path;   ///< against k.baseDir (the source's folder when none): what the compile reads
-  bool isFile = false;          ///< -include/--pre-include: a file read before the source; else a folder
+  std::size_t index = 0;       ///< of the option that names it (the flag where the value follows it)
+  std::string value;           ///< as written
+  std::filesystem::path path;  ///< against k.baseDir (the source's folder when none): what the compile reads
+  bool isFile = false;         ///< -include/--pre-include: a file read before the source; else a folder
 };
 
 /// The include paths of k.options, in option order.

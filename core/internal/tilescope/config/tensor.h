@@ -28,9 +28,9 @@ struct HostTensor {
 };
 
 float halfToFloat(std::uint16_t h);
-std::uint16_t floatToHalf(float f);           ///< round to nearest even
+std::uint16_t floatToHalf(float f);  ///< round to nearest even
 float bf16ToFloat(std::uint16_t h);
-std::uint16_t floatToBf16(float f);           ///< round to nearest even
+std::uint16_t floatToBf16(float f);  ///< round to nearest even
 
 /// Decodes one element of `dtype` at `p` as double.
 double decodeElement(DType dtype, const std::uint8_t* p);

@@ -44,8 +44,10 @@ struct Skip {
 inline Skip skipIf(bool condition) { return {condition}; }
 template <class T>
 Skip skipIfEmpty(const T& v) {
-  if constexpr (requires { v.empty(); }) return {v.empty()};
-  else return {!v.has_value()};
+  if constexpr (requires { v.empty(); })
+    return {v.empty()};
+  else
+    return {!v.has_value()};
 }
 
 /// "a string", "an object", ...: what a wrong value was, for messages.
@@ -59,7 +61,9 @@ class Writer;
 class Reader;
 
 template <class T>
-concept Described = requires(Writer& w, const T& t) { fields(w, t); };
+concept Described = requires(Writer& w, const T& t) {
+  fields(w, t);
+};
 
 // ---------------------------------------------------------------- values
 
@@ -81,7 +85,7 @@ json toValue(Severity v);
 json toValue(const ByteRange& v);
 json toValue(const BadTile& v);
 json toValue(const CurvePoint& v);
-json toValue(const Location& v);   ///< location_json.cpp
+json toValue(const Location& v);  ///< location_json.cpp
 // The report's own structs, for codecs in other files (the stream): report_json.cpp.
 json toValue(const Point& v);
 json toValue(const Report& v);
@@ -195,7 +199,10 @@ json toValue(const T& v) {
     json j = json::object();
     for (const auto& [k, x] : v) j[k] = toValue(x);
     return j;
-  } else if constexpr (std::is_array_v<T> || requires { v.begin(); v.size(); }) {
+  } else if constexpr (std::is_array_v<T> || requires {
+                         v.begin();
+                         v.size();
+                       }) {
     json j = json::array();
     for (const auto& x : v) j.push_back(toValue(x));
     return j;
@@ -208,7 +215,8 @@ template <class T>
 void fromInteger(const json& j, T& out, const std::string& path) {
   if (j.is_number_unsigned()) {
     const auto u = j.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) fail(path, "out of range: " + j.dump());
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+      fail(path, "out of range: " + j.dump());
     out = static_cast<T>(u);
   } else if (j.is_number_integer()) {
     const auto i = j.get<std::int64_t>();
@@ -241,9 +249,12 @@ void fromValue(const json& j, T& out, const std::string& path) {
     fromInteger(j, out, path);
   } else if constexpr (std::is_floating_point_v<T>) {
     // JSON has no NaN: writers print it (and ±Inf) as null, read back as NaN.
-    if (j.is_null()) out = std::numeric_limits<T>::quiet_NaN();
-    else if (!j.is_number()) expected(path, "a number", j);
-    else out = j.get<T>();
+    if (j.is_null())
+      out = std::numeric_limits<T>::quiet_NaN();
+    else if (!j.is_number())
+      expected(path, "a number", j);
+    else
+      out = j.get<T>();
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!j.is_string()) expected(path, "a string", j);
     out = j.get<std::string>();
@@ -259,11 +270,14 @@ void fromValue(const json& j, T& out, const std::string& path) {
     for (const auto& [k, x] : j.items()) fromValue(x, out[k], child(path, k.c_str()));
   } else if constexpr (std::is_array_v<T> || requires { std::tuple_size<T>::value; }) {
     constexpr std::size_t n = [] {
-      if constexpr (std::is_array_v<T>) return std::extent_v<T>;
-      else return std::tuple_size<T>::value;
+      if constexpr (std::is_array_v<T>)
+        return std::extent_v<T>;
+      else
+        return std::tuple_size<T>::value;
     }();
     if (!j.is_array()) expected(path, "an array", j);
-    if (j.size() != n) fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
+    if (j.size() != n)
+      fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
     for (std::size_t i = 0; i < n; ++i) fromValue(j[i], out[i], element(path, i));
   } else if constexpr (requires { out.push_back(std::declval<typename T::value_type>()); }) {
     if (!j.is_array()) expected(path, "an array", j);

@@ -25,13 +25,20 @@
 namespace tilescope {
 
 /// What a bad access was (the device's record kinds).
-enum class TraceFaultKind { oob_read = 1, oob_write = 2, misaligned = 3, wild = 4, shared_oob = 5, uninit = 6 };
-const char* traceFaultKindName(TraceFaultKind k);       ///< "oob_read", ..., "uninit_read"
+enum class TraceFaultKind {
+  oob_read = 1,
+  oob_write = 2,
+  misaligned = 3,
+  wild = 4,
+  shared_oob = 5,
+  uninit = 6
+};
+const char* traceFaultKindName(TraceFaultKind k);  ///< "oob_read", ..., "uninit_read"
 /// The finding category (vocabulary.h) a bad access proves.
 const char* traceFaultCategory(TraceFaultKind k);
 
 enum class HazardKind { raw = 1, waw = 2, war = 3 };
-const char* hazardKindName(HazardKind k);               ///< "RAW", "WAW", "WAR"
+const char* hazardKindName(HazardKind k);  ///< "RAW", "WAW", "WAR"
 
 /// A function of the traced module: where its code sits on the device.
 struct TraceFunction {
@@ -46,8 +53,8 @@ struct TraceTensor {
   bool output = false, trackInit = false;
   std::uint64_t base = 0, bytes = 0, allocBegin = 0, allocEnd = 0;
   std::vector<std::int64_t> shape;
-  std::int64_t pitch = 1, rows = 1;           ///< the map's geometry: rows x pitch elements
-  int cellH = 1, cellW = 1;                   ///< elements per map cell
+  std::int64_t pitch = 1, rows = 1;  ///< the map's geometry: rows x pitch elements
+  int cellH = 1, cellW = 1;          ///< elements per map cell
   std::int64_t cellRows = 0, cellCols = 0;
   /// Per cell (cellRows x cellCols): lowest and highest CTA (linear) that read /
   /// wrote an element of it, -1 where none did.
@@ -69,9 +76,9 @@ struct TraceTensor {
 
 struct TraceRecord {
   TraceFaultKind kind = TraceFaultKind::oob_read;
-  int tensor = -1;                            ///< index into tensors, -1 none
-  std::uint32_t size = 0, flags = 0;          ///< flags: 1 read, 2 write (both: atomic), 0x100 shared memory
-  std::uint64_t pc = 0, addr = 0;             ///< addr: shared-window offset for shared_oob
+  int tensor = -1;                    ///< index into tensors, -1 none
+  std::uint32_t size = 0, flags = 0;  ///< flags: 1 read, 2 write (both: atomic), 0x100 shared memory
+  std::uint64_t pc = 0, addr = 0;     ///< addr: shared-window offset for shared_oob
   Dim3 block{}, thread{};
 };
 
@@ -91,12 +98,12 @@ struct TraceHazard {
 
 /// Everything copied back from one traced launch.
 struct TraceCapture {
-  std::string mode = "full";                  ///< full | memory (no hazards)
+  std::string mode = "full";  ///< full | memory (no hazards)
   Dim3 grid{1, 1, 1}, block{1, 1, 1};
   std::vector<TraceFunction> functions;
-  std::string kernel;                         ///< the function under test
+  std::string kernel;  ///< the function under test
   std::vector<TraceTensor> tensors;
-  std::vector<TracePc> pcs;                   ///< non-empty slots only
+  std::vector<TracePc> pcs;  ///< non-empty slots only
   std::vector<TraceRecord> records;
   std::uint32_t recordsSeen = 0, maxRecords = 0;
   std::vector<TraceHazard> hazards;
@@ -104,7 +111,7 @@ struct TraceCapture {
   std::uint64_t globalAccesses = 0, sharedAccesses = 0, localAccesses = 0, barriers = 0;
   std::uint64_t outsidePcs = 0, stoppedWarps = 0;
   std::uint32_t maxCtas = 0, untrackedCtas = 0, untrackedSlots = 0;
-  std::string launchError;                    ///< the traced launch's CUDA error, "" on success
+  std::string launchError;  ///< the traced launch's CUDA error, "" on success
 };
 
 /// Block and thread of a first-access key.
@@ -125,10 +132,10 @@ std::pair<int, int> sharedWavefronts(const std::array<std::uint32_t, 32>& offset
 using TileLookup = std::function<std::optional<TraceTileHint>(const Dim3& block)>;
 
 struct TraceOptionsForAnalysis {
-  std::string source;                         ///< the config's kernel source, for file names
-  double bankConflictThreshold = 0.10;        ///< extra wavefronts over ideal that make a finding
-  std::size_t reportCells = 1 << 16;          ///< footprint cells per tensor in the report
-  std::size_t reportCtas = 4096;              ///< per-CTA boxes listed per tensor
+  std::string source;                   ///< the config's kernel source, for file names
+  double bankConflictThreshold = 0.10;  ///< extra wavefronts over ideal that make a finding
+  std::size_t reportCells = 1 << 16;    ///< footprint cells per tensor in the report
+  std::size_t reportCtas = 4096;        ///< per-CTA boxes listed per tensor
 };
 
 struct TraceAnalysis {
@@ -137,7 +144,7 @@ struct TraceAnalysis {
   /// Tensors the trace proved read or written past their bounds (the capture
   /// drops its guard-zone finding of the same kind for them).
   std::vector<std::string> oobWriteTensors, oobReadTensors;
-  bool wouldFault = false;                    ///< an access that was stopped (misaligned, wild, shared)
+  bool wouldFault = false;  ///< an access that was stopped (misaligned, wild, shared)
 };
 
 /// Folds a capture into findings (oob_read, oob_write, misaligned_access,

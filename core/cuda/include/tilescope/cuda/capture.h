@@ -16,16 +16,16 @@ namespace tilescope::cuda {
 
 struct CaptureOptions {
   int device = 0;
-  int alignShiftBytes = 0;     ///< moves every tensor's base off 256-byte alignment (diagnose)
-  int sentinelVariant = 0;     ///< which sentinel outputs start with (tensor.h sentinelBits)
-  bool timing = true;          ///< time the kernel (CUPTI)
-  bool baseline = true;        ///< time the baseline
+  int alignShiftBytes = 0;  ///< moves every tensor's base off 256-byte alignment (diagnose)
+  int sentinelVariant = 0;  ///< which sentinel outputs start with (tensor.h sentinelBits)
+  bool timing = true;       ///< time the kernel (CUPTI)
+  bool baseline = true;     ///< time the baseline
   /// Trace one launch first (docs/report.md, "trace"); compiles with -lineinfo.
   TraceOptions trace;
   /// For running under compute-sanitizer as an oracle: no guard zones, exact
   /// allocation sizes, outputs without init left as cuMemAlloc gave them.
   bool oracle = false;
-  bool counters = true;        ///< the profiling pass (hardware counters, PC sampling); also config run.counters
+  bool counters = true;  ///< the profiling pass (hardware counters, PC sampling); also config run.counters
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.

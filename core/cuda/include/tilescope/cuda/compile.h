@@ -18,10 +18,10 @@ namespace tilescope::cuda {
 /// One parameter of a compiled Triton kernel, as Triton's JIT would have specialised it.
 struct TritonParam {
   std::string name;
-  std::string type;             ///< "*fp16", "i32", "fp32", or "constexpr" (not a kernel parameter)
-  bool divisible16 = false;     ///< tt.divisibility=16 (a 16-byte aligned pointer, an int % 16 == 0)
-  nlohmann::json value;         ///< a constexpr's value
-  bool specialized = false;     ///< an argument equal to 1 that the JIT turns into a constexpr
+  std::string type;          ///< "*fp16", "i32", "fp32", or "constexpr" (not a kernel parameter)
+  bool divisible16 = false;  ///< tt.divisibility=16 (a 16-byte aligned pointer, an int % 16 == 0)
+  nlohmann::json value;      ///< a constexpr's value
+  bool specialized = false;  ///< an argument equal to 1 that the JIT turns into a constexpr
 };
 
 /// What a compiled Triton kernel fixes about its launch (Triton's metadata): the
@@ -29,7 +29,7 @@ struct TritonParam {
 /// `sharedBytes` is dynamic shared memory, and `scratchParams` pointers follow the
 /// kernel's own parameters (global scratch, then profile scratch, Triton >= 3.3).
 struct TritonKernelMeta {
-  std::string name;             ///< the cubin's kernel symbol
+  std::string name;  ///< the cubin's kernel symbol
   std::string tritonVersion;
   int numWarps = 4, numStages = 3, numCtas = 1;
   int clusterDims[3] = {1, 1, 1};
@@ -37,7 +37,8 @@ struct TritonKernelMeta {
   std::int64_t globalScratchSize = 0, globalScratchAlign = 1;  ///< bytes per CTA
   std::int64_t profileScratchSize = 0, profileScratchAlign = 1;
   int scratchParams = 0;
-  std::vector<int> ptxParamBytes;      ///< the .entry's parameter sizes (the launch checks its packing against them)
+  std::vector<int>
+      ptxParamBytes;  ///< the .entry's parameter sizes (the launch checks its packing against them)
   bool cooperative = false, pdl = false;
   std::vector<TritonParam> signature;  ///< every Python parameter, in order
   int defLine = 0;                     ///< the .py line of the kernel's `def`
@@ -49,7 +50,7 @@ struct TritonKernelMeta {
 /// What TileLang decided about a kernel it generated: its launch (T.Kernel's grid and
 /// threads, the dynamic shared memory of its pipeline) and parameters.
 struct TileLangKernelMeta {
-  std::string name;             ///< the generated kernel's symbol (main_kernel)
+  std::string name;  ///< the generated kernel's symbol (main_kernel)
   std::string tilelangVersion;
   std::int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   std::int64_t sharedBytes = 0;
@@ -63,9 +64,9 @@ struct CompiledKernel {
   enum class Format { cubin, fatbin, ptx };
   std::vector<char> image;
   Format format = Format::cubin;
-  std::string entry;          ///< as written in the config
-  std::string loweredName;    ///< the symbol to pass to cuModuleGetFunction ("" when unknown)
-  std::vector<std::string> kernels;  ///< every kernel symbol in the image (when it is an ELF)
+  std::string entry;                       ///< as written in the config
+  std::string loweredName;                 ///< the symbol to pass to cuModuleGetFunction ("" when unknown)
+  std::vector<std::string> kernels;        ///< every kernel symbol in the image (when it is an ELF)
   std::optional<TritonKernelMeta> triton;  ///< a Triton kernel's launch metadata
   std::optional<TileLangKernelMeta> tilelang;  ///< a TileLang kernel's launch metadata
 };
@@ -76,7 +77,8 @@ struct CompiledKernel {
 /// filled whenever the image is a cubin. Cached cubins live under
 /// $TILESCOPE_CACHE_DIR, else ~/.cache/tilescope/kernels (cached=true on a hit).
 /// `out` may be null (check only).
-CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+CompileInfo compileKernel(const KernelSpec& k,
+                          const std::vector<std::pair<std::string, DefineValue>>& defines,
                           const std::string& arch, CompiledKernel* out);
 
 /// compileKernel in a child process that is killed after `timeoutS` seconds
@@ -84,7 +86,8 @@ CompileInfo compileKernel(const KernelSpec& k, const std::vector<std::pair<std::
 /// cannot be interrupted in-process, and some sources make it run for hours. A
 /// compile that runs out of time, or crashes the compiler, comes back as ok=false
 /// with a log saying so.
-CompileInfo compileKernelIsolated(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+CompileInfo compileKernelIsolated(const KernelSpec& k,
+                                  const std::vector<std::pair<std::string, DefineValue>>& defines,
                                   const std::string& arch, double timeoutS);
 /// Compiles a Triton config point (kernel.language "triton") for `arch` through the
 /// Python helper (resources/python/tilescope_triton.py), as a child process with a
@@ -94,7 +97,8 @@ CompileInfo compileKernelIsolated(const KernelSpec& k, const std::vector<std::pa
 /// pointers are 16-byte aligned (diagnose's shifted pointers are not, and Triton's
 /// JIT would specialise differently). Never throws for compiler errors; the log then
 /// starts with "FILE.py:LINE:COL: error: MESSAGE" and holds Triton's whole message.
-CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out);
+CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers,
+                          CompiledKernel* out);
 
 /// The helper's request for one Triton point (pure: the tests check it).
 nlohmann::json tritonRequest(const Config& point, int sm, bool alignedPointers);
@@ -106,7 +110,8 @@ nlohmann::json tritonRequest(const Config& point, int sm, bool alignedPointers);
 CompileInfo compileTileLang(const Config& point, const std::string& arch, CompiledKernel* out);
 
 /// compileTriton / compileTileLang for Python kernels, compileKernel for the rest.
-CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers, CompiledKernel* out);
+CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers,
+                         CompiledKernel* out);
 
 /// The first error of a compiler log (NVRTC, nvcc, ptxas): its line number in the
 /// source (0 when the log names none) and the message without the file prefix.
@@ -119,18 +124,18 @@ std::string archForCc(int major, int minor);
 
 /// Per-kernel resource usage read from a cubin's ELF sections.
 struct CubinKernelInfo {
-  std::string name;           ///< symbol (mangled for C++ kernels)
+  std::string name;  ///< symbol (mangled for C++ kernels)
   int regs = -1;
   std::int64_t smemStatic = -1;
-  std::int64_t frameBytes = -1;    ///< EIATTR_FRAME_SIZE: local memory per thread
-  std::int64_t minStackBytes = -1; ///< EIATTR_MIN_STACK_SIZE
-  int maxThreads = -1;             ///< from __launch_bounds__/maxntid, -1 when not fixed
+  std::int64_t frameBytes = -1;     ///< EIATTR_FRAME_SIZE: local memory per thread
+  std::int64_t minStackBytes = -1;  ///< EIATTR_MIN_STACK_SIZE
+  int maxThreads = -1;              ///< from __launch_bounds__/maxntid, -1 when not fixed
 };
 
 struct CubinInfo {
   bool valid = false;
-  std::string error;          ///< why parsing failed
-  int smVersion = 0;          ///< 90 for sm_90
+  std::string error;  ///< why parsing failed
+  int smVersion = 0;  ///< 90 for sm_90
   std::vector<CubinKernelInfo> kernels;
   const CubinKernelInfo* find(const std::string& symbol) const;
 };

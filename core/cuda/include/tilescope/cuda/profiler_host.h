@@ -15,7 +15,8 @@ std::string chipForArch(const std::string& arch);
 /// Checks metric names against `chip`'s metric list with the Profiler Host API
 /// (no GPU needed). Returns "" when every name is known, else one line naming
 /// the first unknown metric; *badIndex gets its index.
-std::string validateMetrics(const std::string& chip, const std::vector<std::string>& names, int* badIndex = nullptr);
+std::string validateMetrics(const std::string& chip, const std::vector<std::string>& names,
+                            int* badIndex = nullptr);
 
 /// The base of a metric name: "dram__bytes_read" for "dram__bytes_read.sum".
 std::string baseName(const std::string& metric);

@@ -13,12 +13,14 @@ namespace tilescope::cuda {
 
 struct TraceOptions {
   bool enabled = false;
-  bool hazards = true;                      ///< shared-memory hazards (the racecheck part; costs most)
-  std::int64_t deviceCells = 1 << 22;       ///< map cells per tensor on the device: element-exact up to this many elements
-  std::size_t reportCells = 1 << 16;        ///< map cells per tensor in the report
-  std::uint32_t maxCtas = 1 << 16;          ///< CTAs with boxes and hazard tracking
-  std::uint32_t maxRecords = 4096;          ///< bad accesses kept (the first of each instruction is always among them)
-  std::uint32_t maxHazards = 1024;          ///< distinct hazard pairs
+  bool hazards = true;  ///< shared-memory hazards (the racecheck part; costs most)
+  std::int64_t deviceCells =
+      1 << 22;  ///< map cells per tensor on the device: element-exact up to this many elements
+  std::size_t reportCells = 1 << 16;  ///< map cells per tensor in the report
+  std::uint32_t maxCtas = 1 << 16;    ///< CTAs with boxes and hazard tracking
+  std::uint32_t maxRecords =
+      4096;  ///< bad accesses kept (the first of each instruction is always among them)
+  std::uint32_t maxHazards = 1024;  ///< distinct hazard pairs
 };
 
 /// Loads the Sanitizer API and claims its subscriber slot. Call before the CUDA

@@ -11,7 +11,7 @@ namespace tilescope::cuda {
 
 /// One kernel execution as CUPTI recorded it.
 struct KernelRecord {
-  std::uint64_t externalId = 0;   ///< the repetition id pushed around the launch (0: none)
+  std::uint64_t externalId = 0;  ///< the repetition id pushed around the launch (0: none)
   std::uint64_t startNs = 0, endNs = 0;
   int regs = -1;
   std::int64_t smemStatic = -1, smemDynamic = -1, localPerThread = -1;
@@ -19,7 +19,7 @@ struct KernelRecord {
 };
 
 class CuptiCollector {
-public:
+ public:
   /// The process's collector; the first call registers CUPTI's buffer callbacks.
   static CuptiCollector& instance();
 
@@ -37,7 +37,7 @@ public:
   /// Records lost because CUPTI ran out of buffer space since start().
   std::uint64_t dropped() const;
 
-private:
+ private:
   CuptiCollector() = default;
   bool m_registered = false;
   std::string m_initError;

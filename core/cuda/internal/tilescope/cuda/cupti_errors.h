@@ -14,8 +14,9 @@ inline std::string cuptiWhy(CUptiResult r) {
   switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return why + " (the driver restricts GPU performance counters to administrators, RmProfilingAdminOnly: "
-                   "run as root or load nvidia with NVreg_RestrictProfilingToAdminUsers=0)";
+      return why +
+             " (the driver restricts GPU performance counters to administrators, RmProfilingAdminOnly: "
+             "run as root or load nvidia with NVreg_RestrictProfilingToAdminUsers=0)";
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_HARDWARE_BUSY:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:

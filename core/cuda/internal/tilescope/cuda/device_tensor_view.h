@@ -14,7 +14,7 @@ namespace tilescope::cuda {
 
 struct DeviceTensorView {
   std::string name;
-  CUdeviceptr ptr = 0;                ///< first element
+  CUdeviceptr ptr = 0;  ///< first element
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;  ///< elements; always filled (contiguous row-major by default)

@@ -43,7 +43,7 @@ struct LiveLimits {
   std::int64_t smemPerBlock = 0;       ///< without opt-in (48 KiB)
   std::int64_t smemPerBlockOptin = 0;  ///< with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
   int regsPerBlock = 0;
-  std::string arch() const;            ///< "sm_90"
+  std::string arch() const;  ///< "sm_90"
 };
 
 /// cuInit, the device `ordinal`, its primary context made current, and its

@@ -11,12 +11,12 @@ namespace tilescope::cuda {
 
 struct ClockSample {
   bool ok = false;
-  double smMHz = 0;             ///< current SM clock
-  double smMaxMHz = 0;          ///< the device's maximum SM clock
-  std::uint64_t reasons = 0;    ///< NVML clocks-event (throttle) reason bits
-  bool throttled = false;       ///< a power, thermal or hardware slowdown reason is active
-  std::string throttleText;     ///< "sw_power_cap hw_slowdown", or ""
-  std::string error;            ///< why no sample ("" when ok)
+  double smMHz = 0;           ///< current SM clock
+  double smMaxMHz = 0;        ///< the device's maximum SM clock
+  std::uint64_t reasons = 0;  ///< NVML clocks-event (throttle) reason bits
+  bool throttled = false;     ///< a power, thermal or hardware slowdown reason is active
+  std::string throttleText;   ///< "sw_power_cap hw_slowdown", or ""
+  std::string error;          ///< why no sample ("" when ok)
 };
 
 /// Samples the SM clock of `device` (located in NVML by PCI bus id).

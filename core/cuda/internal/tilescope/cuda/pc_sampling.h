@@ -18,12 +18,12 @@
 namespace tilescope::cuda {
 
 struct PcSamplingRun {
-  std::string error;                 ///< "" on success, else one line
-  std::vector<PcSample> samples;     ///< per (function, PC), stall reasons shortened
-  std::int64_t droppedSamples = 0;   ///< samples CUPTI lost (hardware buffer full)
-  std::int64_t cuptiTotalSamples = 0;///< CUPTI's own count over every kernel sampled
-  std::size_t records = 0;           ///< PC records received
-  std::set<std::string> functions;   ///< the functions they name (the first few)
+  std::string error;                   ///< "" on success, else one line
+  std::vector<PcSample> samples;       ///< per (function, PC), stall reasons shortened
+  std::int64_t droppedSamples = 0;     ///< samples CUPTI lost (hardware buffer full)
+  std::int64_t cuptiTotalSamples = 0;  ///< CUPTI's own count over every kernel sampled
+  std::size_t records = 0;             ///< PC records received
+  std::set<std::string> functions;     ///< the functions they name (the first few)
   double seconds = 0;
 };
 
@@ -40,6 +40,6 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
 /// oracle that core's line table (trace_lines.h) is tested against. `file`
 /// is CUPTI's directory and file name joined.
 std::optional<LineRow> cuptiSourceLine(const std::vector<char>& cubin, const std::string& function,
-                                          std::uint64_t pcOffset);
+                                       std::uint64_t pcOffset);
 
 }  // namespace tilescope::cuda

@@ -16,13 +16,13 @@
 namespace tilescope::cuda {
 
 struct RangeProfile {
-  std::string error;     ///< "" on success, else one line (why counters are unavailable)
+  std::string error;                 ///< "" on success, else one line (why counters are unavailable)
   std::vector<std::string> missing;  ///< requested metrics the chip does not have (skipped)
-  std::string chip;      ///< "GH100"
-  int passes = 0;        ///< replay passes the metric list needs
+  std::string chip;                  ///< "GH100"
+  int passes = 0;                    ///< replay passes the metric list needs
   /// One entry per kernel launch, in launch order: metric -> value.
   std::vector<std::map<std::string, double>> ranges;
-  double seconds = 0;    ///< wall time of the whole profile (setup, replays, evaluation)
+  double seconds = 0;  ///< wall time of the whole profile (setup, replays, evaluation)
 };
 
 /// Profiles every kernel that `call` launches (on the stream it is given) in

@@ -33,7 +33,8 @@ StreamCall makeGemm(const ReferenceSpec& spec, const DeviceTensorView& a, const 
 /// graph API) when built with it and when cuDNN supports the problem; otherwise
 /// makeSdpaMath. *backendOut (when given) receives "cudnn" or "sdpa_math".
 StreamCall makeSdpa(const ReferenceSpec& spec, const DeviceTensorView& q, const DeviceTensorView& k,
-                    const DeviceTensorView& v, const DeviceTensorView& out, std::string* backendOut = nullptr);
+                    const DeviceTensorView& v, const DeviceTensorView& out,
+                    std::string* backendOut = nullptr);
 
 /// The unfused form: S = scale·QKᵀ (cuBLAS, f32), a row softmax with the max
 /// subtracted (an NVRTC kernel, f32, optional causal mask), O = P·V (cuBLAS, f32),

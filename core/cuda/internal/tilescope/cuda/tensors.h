@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "tilescope/config/config.h"
+#include "tilescope/config/tensor.h"
 #include "tilescope/cuda/device_tensor_view.h"
 #include "tilescope/model/report.h"
-#include "tilescope/config/tensor.h"
 
 namespace tilescope {
 class TileCoverage;
@@ -30,13 +30,13 @@ struct DeviceTensor {
   std::string name;
   DType dtype = DType::f32;
   std::vector<std::int64_t> shape, strides;
-  std::uint64_t bytes = 0;          ///< the tensor's span
-  CUdeviceptr allocation = 0;       ///< start of the guard zone before
+  std::uint64_t bytes = 0;     ///< the tensor's span
+  CUdeviceptr allocation = 0;  ///< start of the guard zone before
   std::uint64_t allocationBytes = 0;
-  CUdeviceptr ptr = 0;              ///< first element
+  CUdeviceptr ptr = 0;  ///< first element
   std::uint64_t guardBefore = 0, guardAfter = 0;
   bool guarded = false;
-  bool sentinel = false;            ///< an output that started with sentinelBits
+  bool sentinel = false;  ///< an output that started with sentinelBits
   std::uint64_t sentinelValue = 0;
   std::vector<std::uint8_t> initial;  ///< the host bytes it started with
 

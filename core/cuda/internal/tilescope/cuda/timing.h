@@ -15,7 +15,7 @@
 namespace tilescope::cuda {
 
 struct TimingOptions {
-  int warmup = 3;                 ///< untimed calls first (module loading, clocks ramping up)
+  int warmup = 3;  ///< untimed calls first (module loading, clocks ramping up)
   int minReps = 10;
   int maxReps = 1000;
   double budgetS = 2.0;           ///< wall-clock budget of the timed repetitions, seconds
@@ -29,9 +29,9 @@ struct TimingResult {
   /// the CUPTI record of the call's longest kernel; clocks: NVML SM clock before
   /// and after; note: anything a reader must know (fallbacks, gaps, throttling).
   TimingInfo info;
-  int kernelsPerCall = 0;         ///< kernel records per repetition (0: unknown, event fallback)
+  int kernelsPerCall = 0;                ///< kernel records per repetition (0: unknown, event fallback)
   std::vector<std::string> kernelNames;  ///< the kernels of one repetition, in launch order (CUPTI names)
-  std::string error;              ///< non-empty when nothing could be timed (the call failed)
+  std::string error;                     ///< non-empty when nothing could be timed (the call failed)
 };
 
 /// Median, p10, p90 (linear interpolation between order statistics), min, max, mean, n.
