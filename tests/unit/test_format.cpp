@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tilescope/base/format.h"
+#include "tilescope/counters/counters.h"
 #include "tilescope/export/summary.h"
 
 using namespace tilescope;

@@ -45,25 +45,6 @@ std::pair<int, int> sharedWavefronts(const std::array<std::uint32_t, 32>& offset
   return {waves, int(perPhase.size())};
 }
 
-std::vector<std::int64_t> rleEncode(const std::vector<std::int64_t>& values) {
-  std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < values.size();) {
-    std::size_t j = i;
-    while (j < values.size() && values[j] == values[i]) ++j;
-    out.push_back(values[i]);
-    out.push_back(std::int64_t(j - i));
-    i = j;
-  }
-  return out;
-}
-
-std::vector<std::int64_t> rleDecode(const std::vector<std::int64_t>& runs) {
-  std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i + 1 < runs.size(); i += 2)
-    if (runs[i + 1] > 0) out.insert(out.end(), std::size_t(runs[i + 1]), runs[i]);
-  return out;
-}
-
 namespace trace_detail {
 
 std::vector<TraceLine> foldLines(const TraceCapture& c, const LineTable& lines, const std::string& source) {

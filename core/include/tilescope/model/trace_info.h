@@ -132,6 +132,10 @@ struct TraceInfo {
   bool traced() const { return status == "ok"; }
   bool operator==(const TraceInfo&) const = default;
 };
+/// Run-length encoding used by the report's footprint maps: [value, run, value, run, ...].
+std::vector<std::int64_t> rleEncode(const std::vector<std::int64_t>& values);
+std::vector<std::int64_t> rleDecode(const std::vector<std::int64_t>& runs);
+
 nlohmann::json toJson(const TraceInfo& t);
 TraceInfo traceInfoFromJson(const nlohmann::json& j);
 

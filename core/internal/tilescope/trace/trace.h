@@ -152,8 +152,4 @@ struct TraceAnalysis {
 TraceAnalysis analyzeTrace(const TraceCapture& c, const LineTable& lines, const TileLookup& tiles,
                            const TraceOptionsForAnalysis& opts);
 
-/// Run-length encoding used by the report's footprint maps: [value, run, value, run, ...].
-std::vector<std::int64_t> rleEncode(const std::vector<std::int64_t>& values);
-std::vector<std::int64_t> rleDecode(const std::vector<std::int64_t>& runs);
-
 }  // namespace tilescope
