@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
 #include "tilescope/config/config.h"
@@ -199,6 +200,20 @@ int cmdCheck(const CheckArgs& a) {
     std::cerr << "report written to " << a.output << '\n';
   }
   return exitCodeFor(report);
+}
+
+Verb addCheckCommand(CLI::App& app) {
+  auto a = std::make_shared<CheckArgs>();
+  auto* c = app.add_subcommand("check", "validate a config and analyse it without a GPU");
+  c->add_option("CONFIG", a->config, "kernel configuration (.tscfg.json)")->required();
+  c->add_option("--device", a->device, "device of the database (tilescope-run devices), default h100");
+  c->add_option("-o,--output", a->output, "write the report (JSON) here");
+  c->add_flag("--no-compile", a->noCompile, "skip compiling the kernel");
+  c->add_option("--compile-timeout", a->compileTimeoutS, "stop a compile after this many seconds (default 120)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--allow-outside-paths", a->allowOutsidePaths,
+              "read sources, includes and .npy files outside the config's folder");
+  return {c, [a] { return cmdCheck(*a); }};
 }
 
 }  // namespace tilescope::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/process.h"
 #include "tilescope/model/devices.h"
 
@@ -37,6 +38,13 @@ int cmdDevices(bool json) {
   for (const auto& l : local) std::cout << "  " << l << '\n';
   (void)r;
   return kExitOk;
+}
+
+Verb addDevicesCommand(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  auto* d = app.add_subcommand("devices", "list the device database (and the local GPUs)");
+  d->add_flag("--json", *json, "print JSON");
+  return {d, [json] { return cmdDevices(*json); }};
 }
 
 }  // namespace tilescope::cli

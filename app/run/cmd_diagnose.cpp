@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/process.h"
 #include "tilescope/config/config.h"
 #include "tilescope/diagnose/diagnose.h"
@@ -62,6 +63,21 @@ int cmdDiagnose(const DiagnoseArgs& a) {
     std::cerr << "diagnosis (" << report.findings.front().experiment
               << "): " << report.findings.front().category << ": " << report.findings.front().message << '\n';
   return finishReport(report, a.output, a.stream);
+}
+
+Verb addDiagnoseCommand(CLI::App& app) {
+  auto a = std::make_shared<DiagnoseArgs>();
+  auto* dg = app.add_subcommand("diagnose", "run, then the follow-up experiments the troubleshooting tree calls for");
+  dg->add_option("CONFIG", a->config, "kernel configuration (.tscfg.json)")->required();
+  dg->add_option("-o,--output", a->output, "write the report (JSON) here");
+  dg->add_option("--timeout", a->timeoutS, "watchdog limit per worker in seconds");
+  dg->add_flag("--stream", a->stream, "print tilescope.stream/1 events on stdout");
+  addRemoteOptions(dg, a->remote, a->remoteShared);
+  dg->add_flag("--no-trace", a->noTrace,
+               "no traced run (by default one runs when the baseline faults, NaN sit in "
+               "partial tiles, trials disagree or a slow kernel uses shared memory)");
+  addConsentOptions(dg, a->consent);
+  return {dg, [a] { return cmdDiagnose(*a); }};
 }
 
 }  // namespace tilescope::cli

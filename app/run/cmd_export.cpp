@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/process.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/document.h"
@@ -93,6 +94,17 @@ int cmdExport(const ExportArgs& a) {
   }
   std::cerr << a.format << " written to " << a.output << '\n';
   return kExitOk;
+}
+
+Verb addExportCommand(CLI::App& app) {
+  auto a = std::make_shared<ExportArgs>();
+  auto* e = app.add_subcommand("export", "render a report");
+  e->add_option("REPORT", a->report)->required();
+  e->add_option("--format", a->format, "html | md | json | pdf (pdf: through the GUI binary, needs -o)")
+      ->required()
+      ->check(CLI::IsMember({"html", "md", "json", "pdf"}));
+  e->add_option("-o,--output", a->output, "output file (default: stdout)");
+  return {e, [a] { return cmdExport(*a); }};
 }
 
 }  // namespace tilescope::cli

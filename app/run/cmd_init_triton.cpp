@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/config/triton_init.h"
@@ -64,6 +65,15 @@ int cmdInitTriton(const InitTritonArgs& a) {
            "unless you pass --allow-outside-paths (docs/security.md): write the config beside the kernel "
            "to avoid it\n";
   return kExitOk;
+}
+
+Verb addInitTritonCommand(CLI::App& app) {
+  auto a = std::make_shared<InitTritonArgs>();
+  auto* it = app.add_subcommand("init-triton", "write a starting config from a Triton kernel's signature");
+  it->add_option("KERNEL", a->target, "FILE.py::KERNEL (the @triton.jit function)")->required();
+  it->add_option("-o,--output", a->output, "config to write (default FILE_KERNEL.tscfg.json)");
+  it->add_flag("--force", a->force, "overwrite an existing file");
+  return {it, [a] { return cmdInitTriton(*a); }};
 }
 
 }  // namespace tilescope::cli

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
@@ -186,6 +187,16 @@ int finishReport(const Report& report, const std::string& output, bool stream) {
     std::cerr << "report written to " << output << '\n';
   }
   return exitCodeFor(report);
+}
+
+Verb addRunCommand(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
+  addRunOptions(r, *a);
+  return {r, [a] {
+            a->verb = "run";
+            return cmdRun(*a);
+          }};
 }
 
 }  // namespace tilescope::cli

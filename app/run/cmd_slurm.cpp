@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/base/process.h"
 #include "tilescope/config/config.h"
 #include "tilescope/run/slurm.h"
@@ -447,6 +448,36 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
       return kExitNoGpu;
     }
   return followSlurmJob(a, job, cfg, points, trials, s);
+}
+
+Verb addSweepCommand(CLI::App& app) {
+  auto a = std::make_shared<RunArgs>();
+  auto slurm = std::make_shared<SlurmArgs>();
+  auto* s = app.add_subcommand("sweep", "every sweep point (x trials), each isolated (needs a GPU)");
+  addRunOptions(s, *a);
+  s->add_option("--jobs", a->jobs, "points at once, spread over the local GPUs")->check(CLI::Range(1, 64));
+  s->add_option("--shard", a->shard, "K/N: run only shard K (0-based) of N contiguous blocks of the points");
+  s->add_flag("--slurm", slurm->enabled, "submit the sweep to Slurm as a job array and gather the parts (README)");
+  s->add_option("--slurm-dir", slurm->dir,
+                "with --slurm: a folder every node sees (default: a new one beside the config)");
+  s->add_option("--sbatch", slurm->sbatchOptions,
+                "with --slurm: sbatch options, e.g. --sbatch=\"--gres=gpu:1 -p gpu\"");
+  s->add_option("--shards", slurm->shards, "with --slurm: array tasks (default: one per point, at most 32)")
+      ->check(CLI::Range(1, 10000));
+  s->add_option("--slurm-retries", slurm->retries, "with --slurm: resubmit a failed task up to R times (default 1)")
+      ->check(CLI::Range(0, 100));
+  s->add_option("--slurm-exe", slurm->exe, "with --slurm: the tilescope-run the tasks run (default: this one)");
+  s->add_option("--slurm-poll", slurm->pollS, "with --slurm: seconds between queries of squeue/sacct (default 5)")
+      ->check(CLI::Range(0.1, 600.0));
+  s->add_flag("--dry-run", slurm->dryRun, "with --slurm: print the batch script and the sbatch command, submit nothing");
+  return {s, [a, slurm] {
+            a->verb = "sweep";
+            if (slurm->enabled) return cmdSlurm(*a, *slurm);
+            if (!slurm->dir.empty() || !slurm->sbatchOptions.empty() || slurm->shards > 0 || slurm->dryRun ||
+                !slurm->exe.empty())
+              return usageError("--slurm-dir, --sbatch, --shards, --slurm-exe and --dry-run go with --slurm");
+            return cmdRun(*a);
+          }};
 }
 
 }  // namespace tilescope::cli

@@ -15,6 +15,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "options.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
 #include "tilescope/config/config.h"
@@ -246,6 +247,32 @@ int cmdWorker(const WorkerArgs& a) {
   }
   return kExitOk;
 #endif
+}
+
+Verb addWorkerCommand(CLI::App& app) {
+  auto a = std::make_shared<WorkerArgs>();
+  auto* w = app.add_subcommand("worker", "internal: capture one point and stream the result");
+  w->add_option("CONFIG", a->config)->required();
+  w->add_option("--point", a->point);
+  w->add_option("--trial", a->trial);
+  w->add_option("--gpu", a->gpu);
+  w->add_flag("--serve", a->serve, "capture each request read on stdin, one per line (a warm worker)");
+  w->add_option("--align-shift", a->alignShift, "shift tensor base pointers by N bytes");
+  w->add_option("--sentinel-variant", a->sentinelVariant, "0 or 1: which poison pattern outputs start with");
+  w->add_option("--input-scale", a->inputScale, "multiply every generated float input by F")
+      ->check(CLI::PositiveNumber);
+  w->add_flag("--no-timing", a->noTiming);
+  w->add_flag("--no-baseline", a->noBaseline, "do not time the baseline");
+  w->add_flag("--no-counters", a->noCounters, "skip the profiling pass (hardware counters, PC sampling)");
+  w->add_option("--set", a->overrides, "NAME=VALUE: override a define or param");
+  w->add_flag("--trace", a->trace, "trace the kernel first");
+  w->add_option("--trace-mode", a->traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));
+  w->add_option("--trace-cells", a->traceCells, "footprint map cells per tensor in the report");
+  w->add_flag("--oracle", a->oracle,
+              "for compute-sanitizer as an oracle: no guard zones, exact allocations, outputs without init "
+              "unwritten");
+  addConsentOptions(w, a->consent);
+  return {w, [a] { return cmdWorker(*a); }};
 }
 
 }  // namespace tilescope::cli
