@@ -19,6 +19,7 @@ CORE = {
     "trace":    ["base", "config", "model"],
     "counters": ["base", "model", "trace"],
     "run":      ["base", "config", "model", "analysis", "logs", "trace", "counters"],
+    "capture":  ["base", "config", "model"],
     "diagnose": ["base", "config", "model", "analysis", "logs", "trace", "counters", "run"],
     "export":   ["base", "config", "model", "analysis", "logs", "trace", "counters", "run", "diagnose"],
 }
@@ -31,6 +32,7 @@ CUDA = {
     "reference": ["driver"],
     "trace":     ["compile", "driver"],
     "capture":   ["compile", "driver", "timing", "profile", "reference", "trace"],
+    "inject":    ["compile"],  # libtilescope_inject.so: CUPTI, the driver and the cubin reader, in the user's program
 }
 # core/cuda's own headers (include/ and internal/tilescope/cuda/) by folder.
 CUDA_HEADERS = {

@@ -8,13 +8,12 @@
 //    sm_90 on (when a `.nv.shared.reserved.*` section exists) ptxas places the
 //    1 KiB of system-reserved shared memory inside it, so the kernel's own static
 //    shared memory is the size minus 1024 (checked against ptxas -v on CUDA 13).
-#include <cxxabi.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 
+#include "tilescope/capture/kernel_signature.h"
 #include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
@@ -227,35 +226,9 @@ namespace {
 // The base name of a demangled C++ function: "ns::gemm<64>(float*, int)" -> "gemm",
 // also returning the qualified name without parameters ("ns::gemm<64>").
 std::pair<std::string, std::string> demangledNames(const std::string& symbol) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> dm(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status),
-                                            std::free);
-  if (status != 0 || !dm) return {"", ""};
-  std::string full = dm.get();
-  // Cut the parameter list: the last top-level '('.
-  int depth = 0;
-  std::size_t cut = full.size();
-  for (std::size_t i = full.size(); i-- > 0;) {
-    char c = full[i];
-    if (c == ')') ++depth;
-    if (c == '(' && --depth == 0) {
-      cut = i;
-      break;
-    }
-  }
-  std::string qualified = full.substr(0, cut);
-  // Function templates demangle with their return type ("void gemm<64>"): drop
-  // everything up to the last space outside template brackets.
-  int angle = 0;
-  for (std::size_t i = qualified.size(); i-- > 0;) {
-    char c = qualified[i];
-    if (c == '>') ++angle;
-    if (c == '<') --angle;
-    if (c == ' ' && angle == 0) {
-      qualified = qualified.substr(i + 1);
-      break;
-    }
-  }
+  const std::string full = demangleSymbol(symbol);
+  if (full.empty()) return {"", ""};
+  const std::string qualified = kernelBaseName(full);
   std::string base = qualified.substr(0, qualified.find('<'));
   auto colon = base.rfind("::");
   if (colon != std::string::npos) base = base.substr(colon + 2);

@@ -1,0 +1,85 @@
+// A capture folder (`tilescope-run capture -o DIR -- COMMAND`, docs/capture.md):
+// the launches the recorders wrote (launch_record.h) become one
+// tilescope.config/1 per launch, and DIR/capture.json (schema
+// tilescope.capture/1) says what ran, how it ended and what each launch became.
+// Pure functions over the folder's files: tested on recorded fixtures without a GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tilescope/capture/launch_record.h"
+
+namespace tilescope {
+
+inline constexpr const char* kCaptureSchema = "tilescope.capture/1";
+
+/// How the program ended.
+struct ProgramExit {
+  std::string status;  ///< exited | signal | not_started | timeout | running
+  int code = 0;        ///< the exit code (exited) or the signal number (signal)
+  std::string message;  ///< "exited with status 1", "killed by signal 11 (SIGSEGV)"
+  double seconds = 0;
+};
+
+/// One launch of the capture, as capture.json lists it.
+struct CapturedLaunch {
+  std::string id;
+  std::int64_t index = -1;
+  std::string recorder, language, kernel;
+  std::array<std::uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  std::optional<double> kernelNs;
+  std::string config;  ///< the config written for it (relative to the folder), "" when none
+  std::string reason;  ///< why there is no config, or why it did not load
+  std::string fault;
+  std::vector<std::string> notes;
+};
+
+struct CaptureInfo {
+  std::vector<std::string> command;
+  std::string cwd, host, startedAt;
+  std::string remote;  ///< --remote HOST, "" for a local capture
+  ProgramExit exit;
+  nlohmann::json environment = nlohmann::json::object();  ///< GPU, driver, CUDA/Triton/PyTorch versions
+  nlohmann::json selection = nlohmann::json::object();    ///< kernel regex, skip, count, max bytes
+  std::vector<CapturedLaunch> launches;
+  std::vector<std::string> notes;
+};
+
+/// Options of the config writer.
+struct CaptureWriteOptions {
+  /// Verify each written config by loading it back (the config loader); a
+  /// config that does not load is kept under `.invalid.json` with the reason.
+  bool verify = true;
+};
+
+/// The config for one recorded launch, relative to the capture folder (paths
+/// to the launch folder's .npy files, the copied source or module image).
+/// Returns null and sets *whyNot when the launch cannot become a config (an
+/// unresolved parameter, bytes not saved, an unsupported dtype).
+nlohmann::ordered_json configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::string* whyNot);
+
+/// The config file name for a launch: "<kernel>-<id>.tscfg.json", safe characters only.
+std::string captureConfigName(const LaunchRecord& r);
+
+/// Every complete launch folder of `dir` (DIR/launches/*/launch.json), by launch
+/// index, then id. A folder whose record does not load is reported in *errors
+/// ("launches/x/launch.json: ...") and skipped.
+std::vector<LaunchRecord> readLaunches(const std::filesystem::path& dir, std::vector<std::string>* errors);
+
+/// Writes a config per launch and DIR/capture.json (atomically), filling
+/// info.launches; returns the number of configs written. Environment files the
+/// recorders left (DIR/env-*.json) are merged into info.environment.
+int writeCaptureFolder(const std::filesystem::path& dir, CaptureInfo& info, const CaptureWriteOptions& opts = {});
+
+/// Reads DIR/capture.json (or a capture.json path).
+CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile);
+nlohmann::json toJson(const CaptureInfo& c);
+
+}  // namespace tilescope

@@ -1,0 +1,249 @@
+// One recorded launch -> one tilescope.config/1 (docs/capture.md, "The configs").
+// Inputs start from the program's own bytes before the launch; each output the
+// launch changed carries the program's result as `expected`, compared exactly,
+// so running the config proves the replay faithful or says where it is not.
+#include <bit>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "tilescope/base/format.h"
+#include "tilescope/capture/capture.h"
+
+namespace tilescope {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+std::string printed(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+/// "npy:launches/<id>/<file>": the config sits at the capture folder's top.
+std::string npyRef(const LaunchRecord& r, const std::string& file) { return "npy:launches/" + r.id + "/" + file; }
+
+/// Triton writes a tl.dtype constexpr as its short name (fp16); the config names
+/// it as the loader reads it ("tl.float16").
+ojson constexprValue(const nlohmann::json& v) {
+  static const std::map<std::string, std::string> names = {
+      {"fp16", "float16"}, {"bf16", "bfloat16"}, {"fp32", "float32"}, {"fp64", "float64"},
+      {"i8", "int8"},      {"i16", "int16"},     {"i32", "int32"},    {"i64", "int64"},
+      {"u8", "uint8"},     {"u16", "uint16"},    {"u32", "uint32"},   {"u64", "uint64"},
+      {"i1", "int1"},      {"fp8e4nv", "float8e4nv"}, {"fp8e5", "float8e5"}};
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (auto it = names.find(s); it != names.end()) return "tl." + it->second;
+  }
+  return ojson::parse(v.dump());
+}
+
+bool contiguous(const LaunchArg& a) {
+  if (a.strides.empty()) return true;
+  std::int64_t expect = 1;
+  for (std::size_t d = a.shape.size(); d-- > 0;) {
+    if (a.shape[d] != 1 && a.strides[d] != expect) return false;
+    expect *= a.shape[d];
+  }
+  return true;
+}
+
+/// The tensor entry of a tensor or pointer argument; "" in *why when its bytes can be replayed.
+ojson tensorEntry(const LaunchRecord& r, const LaunchArg& a, std::string* why) {
+  if (!a.unsupported.empty()) {
+    *why = "argument " + a.name + ": " + a.unsupported;
+    return {};
+  }
+  if (a.before.empty()) {
+    std::string reason = "its bytes were not saved";
+    for (const SkippedArg& s : r.skipped)
+      if (s.arg == a.name) reason = s.reason;
+    *why = "argument " + a.name + ": " + reason;
+    return {};
+  }
+  ojson t;
+  t["dtype"] = a.dtype.empty() ? "u8" : a.dtype;
+  t["shape"] = a.shape;
+  if (!contiguous(a)) t["strides"] = a.strides;
+  t["init"] = npyRef(r, a.before);
+  if (a.changed) {
+    t["output"] = true;
+    if (!a.after.empty()) t["expected"] = npyRef(r, a.after);
+  }
+  return t;
+}
+
+/// A CUDA scalar from its raw little-endian bits (`value`), typed by the
+/// demangled signature where there is one: "0.5:f32", "-3", "4096:u64".
+std::string cudaScalar(const LaunchArg& a) {
+  const std::uint64_t bits = a.value.is_number_unsigned()  ? a.value.get<std::uint64_t>()
+                             : a.value.is_number_integer() ? std::uint64_t(a.value.get<std::int64_t>())
+                                                           : 0;
+  const std::string& t = a.type;
+  if (a.size == 4 && t == "float") {
+    const float f = std::bit_cast<float>(std::uint32_t(bits));
+    if (std::isfinite(f)) return printed("%.9g", f) + ":f32";
+  }
+  if (a.size == 8 && t == "double") {
+    const double d = std::bit_cast<double>(bits);
+    if (std::isfinite(d)) return printed("%.17g", d) + ":f64";
+  }
+  const bool isSigned = t == "int" || t == "long" || t == "long long" || t == "short" || t == "signed char" ||
+                        t == "char" || t == "int64_t" || t == "int32_t";
+  if (a.size == 8) {
+    if (isSigned) return std::to_string(std::int64_t(bits)) + ":i64";
+    return std::to_string(bits) + ":u64";
+  }
+  if (isSigned && a.size == 4) return std::to_string(std::int32_t(std::uint32_t(bits)));
+  if (isSigned && a.size == 2) return std::to_string(std::int16_t(std::uint16_t(bits)));
+  // 1-, 2- and 4-byte parameters travel in a 4-byte slot: the driver copies
+  // the parameter's size from its low bytes (little endian).
+  const std::uint64_t mask = a.size >= 4 ? 0xffffffffull : (1ull << (8 * a.size)) - 1;
+  return std::to_string(bits & mask) + ":u32";
+}
+
+std::string tritonScalar(const LaunchArg& a, ojson& params, const std::set<std::string>& taken) {
+  const std::string& t = a.type;
+  if (a.value.is_boolean()) return a.value.get<bool>() ? "1" : "0";
+  if (t == "fp32" || t == "fp16" || t == "bf16" || t == "fp64" || a.value.is_number_float()) {
+    const double d = a.value.get<double>();
+    return printed(t == "fp64" ? "%.17g" : "%.9g", d) + (t == "fp64" ? ":f64" : ":f32");
+  }
+  const std::int64_t v = a.value.get<std::int64_t>();
+  const bool wide = v >= (std::int64_t(1) << 31) || v < -(std::int64_t(1) << 31);
+  // A named integer reads better and becomes a sweep key; a name the
+  // expressions reserve stays a literal.
+  static const std::set<std::string> reserved = {"min",   "max",   "ceil_div", "pow2ceil", "pid_x",
+                                                  "pid_y", "pid_z", "nctas_x",  "nctas_y",  "nctas_z",
+                                                  "num_warps", "num_stages", "num_ctas"};
+  if (!reserved.count(a.name) && !taken.count(a.name)) {
+    params[a.name] = v;
+    return wide ? a.name + ":i64" : a.name;
+  }
+  return std::to_string(v) + (wide ? ":i64" : "");
+}
+
+std::string commandLine(const CaptureInfo& c) {
+  std::string s;
+  for (const std::string& a : c.command) s += (s.empty() ? "" : " ") + a;
+  return s.size() > 200 ? s.substr(0, 200) + "…" : s;
+}
+
+}  // namespace
+
+std::string captureConfigName(const LaunchRecord& r) {
+  std::string k = r.kernel.empty() ? r.symbol : r.kernel;
+  if (auto p = k.find('('); p != std::string::npos) k.resize(p);  // a demangled signature
+  if (auto p = k.rfind("::"); p != std::string::npos) k = k.substr(p + 2);
+  std::string out;
+  for (char c : k) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.size() > 60) out.resize(60);
+  if (out.empty()) out = "kernel";
+  return out + "-" + r.id + ".tscfg.json";
+}
+
+ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::string* whyNot) {
+  *whyNot = "";
+  const bool triton = r.language == "triton" && r.triton && !r.source.copy.empty();
+  if (r.language == "triton" && !triton) {
+    *whyNot = r.source.copy.empty() ? "the kernel's .py file was not copied" : "no Triton metadata recorded";
+    return {};
+  }
+  if (!triton && r.image.empty()) {
+    *whyNot = "the kernel's module image was not recorded";
+    return {};
+  }
+  if (!triton && r.cluster[0] * r.cluster[1] * r.cluster[2] > 1) {
+    *whyNot = "a cluster launch (" + std::to_string(r.cluster[0]) + "x" + std::to_string(r.cluster[1]) + "x" +
+              std::to_string(r.cluster[2]) + "): a CUDA config cannot launch clusters yet";
+    return {};
+  }
+  ojson cfg;
+  cfg["schema"] = "tilescope.config/1";
+  std::string name = captureConfigName(r);
+  cfg["name"] = name.substr(0, name.size() - std::string(".tscfg.json").size());
+  std::string desc = "Captured from `" + commandLine(capture) + "`: ";
+  desc += r.index >= 0 ? "launch " + std::to_string(r.index) : "launch " + r.id;
+  desc += " (" + r.recorder + " recorder, pid " + std::to_string(r.pid) + ")";
+  if (r.kernelNs) desc += ", " + formatDuration(*r.kernelNs) + " in the program";
+  desc += ". Inputs are the program's bytes before the launch; each output's expected is the program's result.";
+  cfg["description"] = desc;
+
+  ojson kernel, params = ojson::object(), tensors = ojson::object(), args = ojson::array();
+  ojson constexprs = ojson::object();
+  std::set<std::string> taken;  // tensor and constexpr names: not params
+  for (const LaunchArg& a : r.args)
+    if (a.kind == "tensor" || a.kind == "pointer" || a.kind == "constexpr") taken.insert(a.name);
+  std::map<std::uint64_t, std::string> byPointer;  // one buffer per address and view
+  bool anyExpected = false;
+  for (const LaunchArg& a : r.args) {
+    if (a.kind == "tensor" || a.kind == "pointer") {
+      if (a.dataPtr != 0) {
+        auto it = byPointer.find(a.dataPtr);
+        if (it != byPointer.end() && tensors[it->second]["shape"] == ojson(a.shape)) {
+          args.push_back(it->second);  // the same tensor passed twice (in place)
+          continue;
+        }
+      }
+      ojson t = tensorEntry(r, a, whyNot);
+      if (!whyNot->empty()) return {};
+      anyExpected |= t.contains("expected");
+      tensors[a.name] = t;
+      if (a.dataPtr != 0) byPointer.emplace(a.dataPtr, a.name);
+      args.push_back(a.name);
+    } else if (a.kind == "constexpr") {
+      constexprs[a.name] = constexprValue(a.value);
+    } else if (a.kind == "scalar") {
+      if (a.value.is_null()) {
+        *whyNot = "argument " + a.name + ": no value recorded";
+        return {};
+      }
+      args.push_back(triton ? tritonScalar(a, params, taken) : cudaScalar(a));
+    } else if (a.kind == "none") {
+      if (triton && r.triton->signature.value(a.name, "") == "constexpr") {
+        *whyNot = "argument " + a.name + " is None: a config cannot pass None yet";
+        return {};
+      }
+      args.push_back("0:u64");  // a null pointer
+    } else {
+      *whyNot = "argument " + a.name + ": " + (a.reason.empty() ? "not resolved" : a.reason);
+      return {};
+    }
+  }
+  if (triton) {
+    kernel["language"] = "triton";
+    kernel["source"] = r.source.copy;
+    kernel["entry"] = r.source.function.empty() ? r.kernel : r.source.function;
+    if (constexprs.empty())  // a recorder that lists constexprs apart from the args
+      for (const auto& [k, v] : r.triton->constexprs.items()) constexprs[k] = constexprValue(v);
+    if (!constexprs.empty()) kernel["constexprs"] = constexprs;
+    kernel["num_warps"] = r.triton->numWarps;
+    kernel["num_stages"] = r.triton->numStages;
+    if (r.triton->numCtas > 1) kernel["num_ctas"] = r.triton->numCtas;
+  } else {
+    kernel["source"] = r.image;
+    kernel["entry"] = r.symbol.empty() ? r.kernel : r.symbol;
+  }
+  cfg["kernel"] = kernel;
+  if (!params.empty()) cfg["params"] = params;
+  cfg["tensors"] = tensors;
+  cfg["args"] = args;
+  ojson launch;
+  launch["grid"] = r.grid;
+  if (!triton) {
+    launch["block"] = r.block;
+    if (r.sharedBytes) launch["shared_bytes"] = r.sharedBytes;
+  }
+  cfg["launch"] = launch;
+  cfg["reference"] = anyExpected ? ojson{{"op", "npy"}} : ojson{{"op", "none"}};
+  cfg["baseline"] = "none";
+  // The replay is the same kernel on the same bytes: anything but equality is a finding.
+  cfg["tolerance"] = {{"rtol", 0}, {"atol", 0}};
+  return cfg;
+}
+
+}  // namespace tilescope
