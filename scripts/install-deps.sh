@@ -103,6 +103,10 @@ if ! "$venv/bin/python3" -c "import importlib.metadata as m, sys; sys.exit(m.ver
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check "triton==$triton_version" \
     || echo "note: could not install Triton $triton_version; Triton kernels will not compile" >&2
 fi
+# NumPy for the capture recorder's tests (.npy files; resources/python/capture).
+"$venv/bin/python3" -c "import numpy" 2>/dev/null \
+  || "$venv/bin/python3" -m pip install -q --disable-pip-version-check numpy \
+  || echo "note: could not install numpy into $venv; the capture recorder's tests skip" >&2
 
 # TileLang's CUDA headers (tl_templates, its CUTLASS/CuTe), from the tilelang wheel
 # without installing TileLang (it brings PyTorch): TileLang's generated .cu in the

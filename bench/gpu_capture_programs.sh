@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `tilescope-run capture` on real programs, on a GPU host (docs/capture.md):
+#   triton    a PyTorch program with the zoo's buggy Triton add (BUG_NO_STORE_MASK)
+#   inductor  a torch.compile'd function (Inductor's Triton kernels)
+#   cuda      a plain CUDA C++ program built with nvcc (two kernels, runtime API)
+#   cupy      a CUDA kernel launched from Python (CuPy RawKernel)
+# Each is captured; every config it gives is replayed with `run` (the replay
+# must reproduce the program's output bytes: verdict ok, 0 mismatches under
+# tolerance 0), and the buggy one is diagnosed. Then the overhead of capture on
+# the program's run time beside ncu --set basic and compute-sanitizer.
+# Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+out=${2:-${OUT:-gpu-out}}/capture
+run=$PWD/$build/app/tilescope-run
+mkdir -p "$out"
+here=$PWD/bench/capture
+py=${PYTHON:-python3}
+nvcc -O2 -lineinfo -o "$out/saxpy_rows" "$here/saxpy_rows.cu" || echo "nvcc failed"
+
+now() { date +%s.%N; }
+secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
+
+declare -A progs=(
+  [triton]="$py $here/triton_add_bug.py 1000"
+  [inductor]="$py $here/compiled_fn.py 512"
+  [cuda]="$out/saxpy_rows 1048576"
+  [cupy]="$py $here/cupy_kernel.py 100000")
+summary=()
+for name in triton inductor cuda cupy; do
+  cmd=${progs[$name]}
+  rm -rf "$out/$name"
+  t0=$(now)
+  "$run" capture -o "$out/$name" -- $cmd > "$out/$name.capture.log" 2>&1
+  rc=$?
+  t1=$(now)
+  n=$(ls "$out/$name"/*.tscfg.json 2>/dev/null | wc -l)
+  line="$name: capture rc=$rc, $n configs, $(secs "$t0" "$t1") s"
+  for cfg in "$out/$name"/*.tscfg.json; do
+    [ -f "$cfg" ] || continue
+    rep=${cfg%.tscfg.json}.run.json
+    "$run" run "$cfg" -o "$rep" > "${rep%.json}.log" 2>&1
+    v=$("$py" - "$rep" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    p = r["points"][0]
+    c = p.get("correctness", {})
+    cats = ",".join(sorted({f["category"] for f in p.get("findings", []) if f.get("severity") == "error"}))
+    print(f'{r["verdict"]} mismatches={c.get("mismatches")} checked={c.get("checked")} {cats}')
+except Exception as e:
+    print(f"no report ({e})")
+PY
+)
+    line+=$'\n'"    replay $(basename "$cfg"): $v"
+  done
+  summary+=("$line")
+done
+
+# The buggy Triton launch: diagnose names the bytes and the line.
+cfg=$(ls "$out/triton"/add_kernel*.tscfg.json 2>/dev/null | head -1)
+if [ -n "$cfg" ]; then
+  "$run" diagnose "$cfg" -o "$out/triton/diagnose.json" > "$out/triton/diagnose.log" 2>&1
+  d=$("$py" - "$out/triton/diagnose.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["findings"][0] if r.get("findings") else {}
+loc = f.get("location", {})
+print(f'{r["verdict"]}: first finding {f.get("category")} at {loc.get("file", "?")}:{loc.get("line", "?")} -- {f.get("message", "")[:160]}')
+PY
+)
+  summary+=("triton diagnose: $d")
+fi
+
+# Overhead on the program's own run time (wall clock, one run each).
+for name in triton cuda; do
+  cmd=${progs[$name]}
+  t0=$(now); $cmd > /dev/null 2>&1; t1=$(now)
+  rm -rf "$out/oh-$name"; "$run" capture -o "$out/oh-$name" -- $cmd > /dev/null 2>&1; t2=$(now)
+  ncu --set basic -o "$out/oh-$name-ncu" -f $cmd > "$out/oh-$name-ncu.log" 2>&1; t3=$(now)
+  compute-sanitizer --tool memcheck $cmd > "$out/oh-$name-san.log" 2>&1; t4=$(now)
+  summary+=("overhead $name: alone $(secs "$t0" "$t1") s, capture $(secs "$t1" "$t2") s, ncu --set basic $(secs "$t2" "$t3") s, compute-sanitizer $(secs "$t3" "$t4") s")
+done
+
+# Fixtures for the CPU tests: the records and capture.json (no .npy).
+(cd "$out" && tar czf ../capture-records.tgz --exclude='*.npy' --exclude='*.cubin' triton inductor cuda cupy 2>/dev/null)
+printf '%s\n' "${summary[@]}"
