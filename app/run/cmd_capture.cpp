@@ -47,10 +47,14 @@ std::uint64_t parseBytes(const std::string& s) {
   const double v = std::stod(s, &used);
   std::string unit = s.substr(used);
   double factor = 1;
-  if (unit == "k" || unit == "K" || unit == "KiB") factor = 1024.0;
-  else if (unit == "M" || unit == "MiB") factor = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") factor = 1024.0 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B") throw std::invalid_argument("--max-bytes '" + s + "': unknown unit '" + unit + "'");
+  if (unit == "k" || unit == "K" || unit == "KiB")
+    factor = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    factor = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    factor = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "B")
+    throw std::invalid_argument("--max-bytes '" + s + "': unknown unit '" + unit + "'");
   if (!(v >= 0) || v * factor > 1e15) throw std::invalid_argument("--max-bytes '" + s + "': out of range");
   return std::uint64_t(v * factor);
 }
@@ -169,9 +173,10 @@ ProgramExit exitOf(const ChildResult& r) {
 void printSummary(const CaptureInfo& info, const fs::path& dir) {
   int configs = 0;
   for (const CapturedLaunch& l : info.launches) configs += !l.config.empty();
-  std::cerr << "capture: the program " << info.exit.message << " after " << formatDuration(info.exit.seconds * 1e9)
-            << "; " << info.launches.size() << " launch" << (info.launches.size() == 1 ? "" : "es")
-            << " recorded, " << configs << " config" << (configs == 1 ? "" : "s") << " in " << dir.string() << '\n';
+  std::cerr << "capture: the program " << info.exit.message << " after "
+            << formatDuration(info.exit.seconds * 1e9) << "; " << info.launches.size() << " launch"
+            << (info.launches.size() == 1 ? "" : "es") << " recorded, " << configs << " config"
+            << (configs == 1 ? "" : "s") << " in " << dir.string() << '\n';
   for (const CapturedLaunch& l : info.launches) {
     std::cerr << "  " << (l.index >= 0 ? "#" + std::to_string(l.index) : l.id) << "  " << l.kernel << "  ";
     if (!l.config.empty())
@@ -192,12 +197,14 @@ int captureLocal(const CaptureArgs& a, const fs::path& dir, const LaunchSelectio
     DeviceSpec spec;
     std::string why;
     if (!cuda::queryLiveDevice(0, &spec, &why)) {
-      std::cerr << "tilescope-run capture: no GPU here (" << why << "): capture needs one (or --remote HOST)\n";
+      std::cerr << "tilescope-run capture: no GPU here (" << why
+                << "): capture needs one (or --remote HOST)\n";
       return kExitNoGpu;
     }
   }
 #else
-  std::cerr << "tilescope-run capture: this tilescope-run was built without CUDA: capture needs a GPU build\n";
+  std::cerr
+      << "tilescope-run capture: this tilescope-run was built without CUDA: capture needs a GPU build\n";
   return kExitNoGpu;
 #endif
   const std::string injection = findInjection();
@@ -251,11 +258,14 @@ int captureLocal(const CaptureArgs& a, const fs::path& dir, const LaunchSelectio
   follower.stop();
   if (!inductorCache.empty()) fs::remove_all(inductorCache, ec);
   info.exit = exitOf(res);
-  if (!a.keepCachingAllocator) info.notes.push_back("PyTorch's caching allocator was off (PYTORCH_NO_CUDA_MEMORY_CACHING=1)");
+  if (!a.keepCachingAllocator)
+    info.notes.push_back("PyTorch's caching allocator was off (PYTORCH_NO_CUDA_MEMORY_CACHING=1)");
   writeCaptureFolder(dir, info);
   printSummary(info, dir);
   if (a.stream) {
-    nlohmann::json e = {{"schema", kStreamSchema}, {"event", "capture_done"}, {"capture", toJson(info)},
+    nlohmann::json e = {{"schema", kStreamSchema},
+                        {"event", "capture_done"},
+                        {"capture", toJson(info)},
                         {"dir", dir.string()}};
     std::cout << dumpJson(e) << std::endl;
   }
@@ -263,7 +273,8 @@ int captureLocal(const CaptureArgs& a, const fs::path& dir, const LaunchSelectio
 }
 
 int cmdCapture(const CaptureArgs& a) {
-  if (a.command.empty()) return usageError("capture: no command (tilescope-run capture -o DIR -- COMMAND [ARGS...])");
+  if (a.command.empty())
+    return usageError("capture: no command (tilescope-run capture -o DIR -- COMMAND [ARGS...])");
   LaunchSelection sel;
   sel.kernelRegex = a.kernel;
   sel.skip = a.skip;
@@ -288,12 +299,12 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
   if (const std::string p = remoteHostProblem(a.remote); !p.empty()) return usageError("--remote: " + p);
   // A folder on the host, the capture there, the folder copied back, removed.
   std::string remoteDir;
-  ChildResult mk = runChild({"ssh", "-o", "BatchMode=yes", "--", a.remote, "mktemp", "-d",
-                             "/tmp/tilescope-capture.XXXXXX"},
-                            60, [&](const std::string& l) { remoteDir = l; });
+  ChildResult mk = runChild(
+      {"ssh", "-o", "BatchMode=yes", "--", a.remote, "mktemp", "-d", "/tmp/tilescope-capture.XXXXXX"}, 60,
+      [&](const std::string& l) { remoteDir = l; });
   if (!mk.started || mk.exitCode != 0 || remoteDir.empty()) {
-    std::cerr << "tilescope-run capture: --remote " << a.remote << " cannot be reached: "
-              << (mk.stderrText.empty() ? mk.startError : mk.stderrText) << '\n';
+    std::cerr << "tilescope-run capture: --remote " << a.remote
+              << " cannot be reached: " << (mk.stderrText.empty() ? mk.startError : mk.stderrText) << '\n';
     return kExitNoGpu;
   }
   std::vector<std::string> args = {"capture", "-o", remoteDir + "/c"};
@@ -318,8 +329,8 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
   const ChildResult got = runChild({"sh", "-c", fetch}, 600, {});
   runChild(remoteCleanupCommand(a.remote, remoteDir), 60, {});
   if (!got.started || got.exitCode != 0) {
-    std::cerr << "tilescope-run capture: copying the capture back from " << a.remote << " failed: " << got.stderrText
-              << '\n';
+    std::cerr << "tilescope-run capture: copying the capture back from " << a.remote
+              << " failed: " << got.stderrText << '\n';
     return kExitNoGpu;
   }
   try {
@@ -336,8 +347,8 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
 
 Verb addCaptureCommand(CLI::App& app) {
   auto a = std::make_shared<CaptureArgs>();
-  auto* c = app.add_subcommand("capture",
-                               "run a program unmodified and record its kernel launches as configs (needs a GPU)");
+  auto* c = app.add_subcommand(
+      "capture", "run a program unmodified and record its kernel launches as configs (needs a GPU)");
   c->add_option("-o,--output", a->output, "the capture folder (new or empty)")->required();
   c->add_option("--kernel", a->kernel, "record only kernels whose name matches this regular expression");
   c->add_option("--launch-skip", a->skip, "skip this many matching launches")->check(CLI::NonNegativeNumber);

@@ -209,7 +209,8 @@ Verb addCheckCommand(CLI::App& app) {
   c->add_option("--device", a->device, "device of the database (tilescope-run devices), default h100");
   c->add_option("-o,--output", a->output, "write the report (JSON) here");
   c->add_flag("--no-compile", a->noCompile, "skip compiling the kernel");
-  c->add_option("--compile-timeout", a->compileTimeoutS, "stop a compile after this many seconds (default 120)")
+  c->add_option("--compile-timeout", a->compileTimeoutS,
+                "stop a compile after this many seconds (default 120)")
       ->check(CLI::PositiveNumber);
   c->add_flag("--allow-outside-paths", a->allowOutsidePaths,
               "read sources, includes and .npy files outside the config's folder");

@@ -145,7 +145,8 @@ int cmdClassify(const std::string& input, bool json) {
 Verb addClassifyCommand(CLI::App& app) {
   auto input = std::make_shared<std::string>("-");
   auto json = std::make_shared<bool>(false);
-  auto* cl = app.add_subcommand("classify", "classify a pasted error log (CUDA, NVRTC/nvcc, Triton, TileLang, Python)");
+  auto* cl = app.add_subcommand("classify",
+                                "classify a pasted error log (CUDA, NVRTC/nvcc, Triton, TileLang, Python)");
   cl->add_option("LOGFILE", *input, "log file, or - for stdin (default)");
   cl->add_flag("--json", *json, "print JSON");
   return {cl, [input, json] { return cmdClassify(*input, *json); }};

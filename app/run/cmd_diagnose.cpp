@@ -67,7 +67,8 @@ int cmdDiagnose(const DiagnoseArgs& a) {
 
 Verb addDiagnoseCommand(CLI::App& app) {
   auto a = std::make_shared<DiagnoseArgs>();
-  auto* dg = app.add_subcommand("diagnose", "run, then the follow-up experiments the troubleshooting tree calls for");
+  auto* dg = app.add_subcommand("diagnose",
+                                "run, then the follow-up experiments the troubleshooting tree calls for");
   dg->add_option("CONFIG", a->config, "kernel configuration (.tscfg.json)")->required();
   dg->add_option("-o,--output", a->output, "write the report (JSON) here");
   dg->add_option("--timeout", a->timeoutS, "watchdog limit per worker in seconds");

@@ -457,19 +457,24 @@ Verb addSweepCommand(CLI::App& app) {
   addRunOptions(s, *a);
   s->add_option("--jobs", a->jobs, "points at once, spread over the local GPUs")->check(CLI::Range(1, 64));
   s->add_option("--shard", a->shard, "K/N: run only shard K (0-based) of N contiguous blocks of the points");
-  s->add_flag("--slurm", slurm->enabled, "submit the sweep to Slurm as a job array and gather the parts (README)");
+  s->add_flag("--slurm", slurm->enabled,
+              "submit the sweep to Slurm as a job array and gather the parts (README)");
   s->add_option("--slurm-dir", slurm->dir,
                 "with --slurm: a folder every node sees (default: a new one beside the config)");
   s->add_option("--sbatch", slurm->sbatchOptions,
                 "with --slurm: sbatch options, e.g. --sbatch=\"--gres=gpu:1 -p gpu\"");
   s->add_option("--shards", slurm->shards, "with --slurm: array tasks (default: one per point, at most 32)")
       ->check(CLI::Range(1, 10000));
-  s->add_option("--slurm-retries", slurm->retries, "with --slurm: resubmit a failed task up to R times (default 1)")
+  s->add_option("--slurm-retries", slurm->retries,
+                "with --slurm: resubmit a failed task up to R times (default 1)")
       ->check(CLI::Range(0, 100));
-  s->add_option("--slurm-exe", slurm->exe, "with --slurm: the tilescope-run the tasks run (default: this one)");
-  s->add_option("--slurm-poll", slurm->pollS, "with --slurm: seconds between queries of squeue/sacct (default 5)")
+  s->add_option("--slurm-exe", slurm->exe,
+                "with --slurm: the tilescope-run the tasks run (default: this one)");
+  s->add_option("--slurm-poll", slurm->pollS,
+                "with --slurm: seconds between queries of squeue/sacct (default 5)")
       ->check(CLI::Range(0.1, 600.0));
-  s->add_flag("--dry-run", slurm->dryRun, "with --slurm: print the batch script and the sbatch command, submit nothing");
+  s->add_flag("--dry-run", slurm->dryRun,
+              "with --slurm: print the batch script and the sbatch command, submit nothing");
   return {s, [a, slurm] {
             a->verb = "sweep";
             if (slurm->enabled) return cmdSlurm(*a, *slurm);

@@ -11,7 +11,8 @@ void addConsentOptions(CLI::App* s, Consent& c) {
 }
 
 void addRemoteOptions(CLI::App* s, std::string& host, bool& shared) {
-  s->add_option("--remote", host, "run the workers on this host over ssh (the config's files are copied there)");
+  s->add_option("--remote", host,
+                "run the workers on this host over ssh (the config's files are copied there)");
   s->add_flag("--remote-shared", shared,
               "with --remote: the host sees the same paths (a shared filesystem); copy nothing");
 }
@@ -22,11 +23,13 @@ void addRunOptions(CLI::App* s, RunArgs& a) {
   s->add_option("--trials", a.trials, "repeat each point N times (default: the config's trials)")
       ->check(CLI::Range(1, 1000));
   s->add_option("--timeout", a.timeoutS, "watchdog limit per worker in seconds");
-  s->add_option("--launch-timeout", a.launchTimeoutS, "watchdog limit from a kernel's launch to its completion (s)")
+  s->add_option("--launch-timeout", a.launchTimeoutS,
+                "watchdog limit from a kernel's launch to its completion (s)")
       ->check(CLI::PositiveNumber);
   s->add_flag("--stream", a.stream, "print tilescope.stream/1 events on stdout (for the GUI)");
   addRemoteOptions(s, a.remote, a.remoteShared);
-  s->add_flag("--trace", a.trace, "trace each point's kernel through the Sanitizer API first (docs/report.md)");
+  s->add_flag("--trace", a.trace,
+              "trace each point's kernel through the Sanitizer API first (docs/report.md)");
   s->add_option("--trace-mode", a.traceMode, "full (default) or memory: without the shared-memory hazards")
       ->check(CLI::IsMember({"full", "memory"}));
   s->add_option("--trace-cells", a.traceCells, "footprint map cells per tensor in the report (default 65536)")

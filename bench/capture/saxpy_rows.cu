@@ -24,13 +24,13 @@ __global__ void row_sums(const float* m, float* sums, int cols) {
   if (threadIdx.x == 0) sums[blockIdx.x] = part[0];
 }
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e = (x);                                                           \
-    if (e != cudaSuccess) {                                                        \
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e = (x);                                                              \
+    if (e != cudaSuccess) {                                                           \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                    \
-    }                                                                              \
+      return 1;                                                                       \
+    }                                                                                 \
   } while (0)
 
 int main(int argc, char** argv) {

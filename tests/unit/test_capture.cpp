@@ -42,7 +42,8 @@ void writeF32(const fs::path& p, const std::vector<float>& v) {
 /// A Triton launch as resources/python/capture writes it: add_kernel(x, y, out, n, BLOCK).
 json tritonRecord(const std::string& id) {
   return json::parse(R"({
-    "schema": "tilescope.launch/1", "recorder": "triton", "language": "triton", "id": ")" + id + R"(",
+    "schema": "tilescope.launch/1", "recorder": "triton", "language": "triton", "id": ")" +
+                     id + R"(",
     "pid": 4242, "seq": 0, "index": 3, "kernel": "add_kernel", "symbol": "add_kernel",
     "source": {"file": "/home/u/prog/add.py", "function": "add_kernel", "def_line": 7, "copy": "sources/add.py"},
     "grid": [4, 1, 1], "block": [128, 1, 1], "cluster": [1, 1, 1], "shared_bytes": 0,
@@ -67,7 +68,8 @@ json tritonRecord(const std::string& id) {
 /// A CUDA launch as libtilescope_inject.so writes it: scale(float const*, float*, float, int, Params).
 json cudaRecord(const std::string& id) {
   return json::parse(R"({
-    "schema": "tilescope.launch/1", "recorder": "cuda", "language": "cuda", "id": ")" + id + R"(",
+    "schema": "tilescope.launch/1", "recorder": "cuda", "language": "cuda", "id": ")" +
+                     id + R"(",
     "pid": 4242, "seq": 0, "index": 5, "kernel": "scale", "symbol": "_Z5scalePKfPffi",
     "image": "modules/00aa.cubin", "grid": [8, 1, 1], "block": [256, 1, 1], "cluster": [1, 1, 1],
     "shared_bytes": 128,
@@ -154,7 +156,8 @@ TEST(Capture, CudaConfigScalarsByType) {
 
 TEST(Capture, WhyNotAConfig) {
   json j = cudaRecord("c1-0000");
-  j["args"].push_back(json::parse(R"({"name": "p4", "kind": "unresolved", "index": 4, "offset": 24, "size": 96,
+  j["args"].push_back(
+      json::parse(R"({"name": "p4", "kind": "unresolved", "index": 4, "offset": 24, "size": 96,
                                       "reason": "a 96-byte parameter (a struct passed by value) cannot be replayed yet"})"));
   std::string why;
   EXPECT_TRUE(configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why).is_null());
@@ -177,7 +180,8 @@ TEST(Capture, FolderBecomesConfigsAndCaptureJson) {
             "    pass\n");
   writeText(L / "t1-0000" / "launch.json", tritonRecord("t1-0000").dump());
   std::vector<float> v(1000, 1.0f);
-  for (const char* n : {"x_ptr", "y_ptr", "out_ptr"}) writeF32(L / "t1-0000" / (std::string(n) + ".before.npy"), v);
+  for (const char* n : {"x_ptr", "y_ptr", "out_ptr"})
+    writeF32(L / "t1-0000" / (std::string(n) + ".before.npy"), v);
   writeF32(L / "t1-0000" / "out_ptr.after.npy", v);
   json cuda = cudaRecord("c1-0001");
   cuda["args"][2] = json::parse(R"({"name": "p2", "kind": "unresolved", "reason": "a struct", "size": 40})");
@@ -246,7 +250,8 @@ TEST(Capture, KernelSignatures) {
   EXPECT_EQ((*p)[3].type, "int");
   EXPECT_EQ(kernelBaseName(d), "scale");
 
-  const auto t = kernelParamTypes("void ns::gemm<128, 64>(__half const*, __nv_bfloat16*, Params<4, float>, long)");
+  const auto t =
+      kernelParamTypes("void ns::gemm<128, 64>(__half const*, __nv_bfloat16*, Params<4, float>, long)");
   ASSERT_TRUE(t);
   ASSERT_EQ(t->size(), 4u);
   EXPECT_EQ((*t)[0].dtype, "f16");

@@ -25,15 +25,17 @@ std::string printed(const char* fmt, double v) {
 }
 
 /// "npy:launches/<id>/<file>": the config sits at the capture folder's top.
-std::string npyRef(const LaunchRecord& r, const std::string& file) { return "npy:launches/" + r.id + "/" + file; }
+std::string npyRef(const LaunchRecord& r, const std::string& file) {
+  return "npy:launches/" + r.id + "/" + file;
+}
 
 /// Triton writes a tl.dtype constexpr as its short name (fp16); the config names
 /// it as the loader reads it ("tl.float16").
 ojson constexprValue(const nlohmann::json& v) {
   static const std::map<std::string, std::string> names = {
-      {"fp16", "float16"}, {"bf16", "bfloat16"}, {"fp32", "float32"}, {"fp64", "float64"},
-      {"i8", "int8"},      {"i16", "int16"},     {"i32", "int32"},    {"i64", "int64"},
-      {"u8", "uint8"},     {"u16", "uint16"},    {"u32", "uint32"},   {"u64", "uint64"},
+      {"fp16", "float16"}, {"bf16", "bfloat16"},      {"fp32", "float32"},  {"fp64", "float64"},
+      {"i8", "int8"},      {"i16", "int16"},          {"i32", "int32"},     {"i64", "int64"},
+      {"u8", "uint8"},     {"u16", "uint16"},         {"u32", "uint32"},    {"u64", "uint64"},
       {"i1", "int1"},      {"fp8e4nv", "float8e4nv"}, {"fp8e5", "float8e5"}};
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
@@ -117,9 +119,9 @@ std::string tritonScalar(const LaunchArg& a, ojson& params, const std::set<std::
   const bool wide = v >= (std::int64_t(1) << 31) || v < -(std::int64_t(1) << 31);
   // A named integer reads better and becomes a sweep key; a name the
   // expressions reserve stays a literal.
-  static const std::set<std::string> reserved = {"min",   "max",   "ceil_div", "pow2ceil", "pid_x",
-                                                  "pid_y", "pid_z", "nctas_x",  "nctas_y",  "nctas_z",
-                                                  "num_warps", "num_stages", "num_ctas"};
+  static const std::set<std::string> reserved = {"min",       "max",        "ceil_div", "pow2ceil", "pid_x",
+                                                 "pid_y",     "pid_z",      "nctas_x",  "nctas_y",  "nctas_z",
+                                                 "num_warps", "num_stages", "num_ctas"};
   if (!reserved.count(a.name) && !taken.count(a.name)) {
     params[a.name] = v;
     return wide ? a.name + ":i64" : a.name;
@@ -170,7 +172,8 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
   desc += r.index >= 0 ? "launch " + std::to_string(r.index) : "launch " + r.id;
   desc += " (" + r.recorder + " recorder, pid " + std::to_string(r.pid) + ")";
   if (r.kernelNs) desc += ", " + formatDuration(*r.kernelNs) + " in the program";
-  desc += ". Inputs are the program's bytes before the launch; each output's expected is the program's result.";
+  desc +=
+      ". Inputs are the program's bytes before the launch; each output's expected is the program's result.";
   cfg["description"] = desc;
 
   ojson kernel, params = ojson::object(), tensors = ojson::object(), args = ojson::array();

@@ -41,11 +41,13 @@ std::size_t paramListStart(const std::string& s) {
 
 std::string dtypeOf(const std::string& t) {
   static const std::map<std::string, std::string> m = {
-      {"float", "f32"},     {"double", "f64"},          {"__half", "f16"}, {"half", "f16"},
-      {"__nv_bfloat16", "bf16"}, {"__nv_bfloat16_raw", "bf16"}, {"int", "i32"}, {"long", "i64"},
-      {"long long", "i64"}, {"unsigned char", "u8"},    {"signed char", "i8"}, {"char", "i8"},
-      {"bool", "u8"},       {"int8_t", "i8"},           {"uint8_t", "u8"},     {"int32_t", "i32"},
-      {"int64_t", "i64"},   {"c10::Half", "f16"},       {"c10::BFloat16", "bf16"}};
+      {"float", "f32"},         {"double", "f64"},         {"__half", "f16"},
+      {"half", "f16"},          {"__nv_bfloat16", "bf16"}, {"__nv_bfloat16_raw", "bf16"},
+      {"int", "i32"},           {"long", "i64"},           {"long long", "i64"},
+      {"unsigned char", "u8"},  {"signed char", "i8"},     {"char", "i8"},
+      {"bool", "u8"},           {"int8_t", "i8"},          {"uint8_t", "u8"},
+      {"int32_t", "i32"},       {"int64_t", "i64"},        {"c10::Half", "f16"},
+      {"c10::BFloat16", "bf16"}};
   auto it = m.find(t);
   return it == m.end() ? "" : it->second;
 }
@@ -60,7 +62,8 @@ KernelParamType parseParam(std::string p) {
   }
   // "__restrict__" and "volatile" qualifiers demangle as words around the type.
   for (const char* q : {" __restrict__", " __restrict", " volatile", "volatile "}) {
-    for (auto pos = p.find(q); pos != std::string::npos; pos = p.find(q)) p.erase(pos, std::char_traits<char>::length(q));
+    for (auto pos = p.find(q); pos != std::string::npos; pos = p.find(q))
+      p.erase(pos, std::char_traits<char>::length(q));
   }
   if (p.size() > 6 && p.compare(p.size() - 6, 6, " const") == 0) {
     k.isConst = true;

@@ -81,7 +81,7 @@ void fields(IO& io, S& r) {
   io("time_unix_ns", r.timeUnixNs, skipIf(r.timeUnixNs == 0));
   io("kernel", r.kernel);
   io("symbol", r.symbol, skipIfEmpty(r.symbol));
-  io("source", r.source);
+  io("source", r.source, skipIf(r.source.file.empty() && r.source.function.empty() && r.source.copy.empty()));
   io("grid", r.grid);
   io("block", r.block);
   io("cluster", r.cluster);

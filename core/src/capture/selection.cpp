@@ -15,7 +15,8 @@ std::optional<std::int64_t> envInteger(const char* name, std::int64_t min) {
   errno = 0;
   const long long x = std::strtoll(v, &end, 10);
   if (errno != 0 || *end != '\0' || x < min)
-    throw std::invalid_argument(std::string(name) + "='" + v + "': expected an integer >= " + std::to_string(min));
+    throw std::invalid_argument(std::string(name) + "='" + v +
+                                "': expected an integer >= " + std::to_string(min));
   return x;
 }
 
@@ -44,8 +45,8 @@ LaunchSelector::LaunchSelector(LaunchSelection s) : m_sel(std::move(s)) {
     try {
       m_re.emplace(m_sel.kernelRegex, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      throw std::invalid_argument("--kernel '" + m_sel.kernelRegex + "': not a regular expression (" + e.what() +
-                                  ")");
+      throw std::invalid_argument("--kernel '" + m_sel.kernelRegex + "': not a regular expression (" +
+                                  e.what() + ")");
     }
   }
 }

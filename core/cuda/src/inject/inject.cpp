@@ -57,7 +57,8 @@ void fromLaunchEx(const cuLaunchKernelEx_params* p, LaunchCall* c) {
 void driverCallback(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
   Recorder& rec = Recorder::instance();
   if (d->callbackSite == CUPTI_API_EXIT) {
-    const CUresult r = d->functionReturnValue ? *static_cast<const CUresult*>(d->functionReturnValue) : CUDA_SUCCESS;
+    const CUresult r =
+        d->functionReturnValue ? *static_cast<const CUresult*>(d->functionReturnValue) : CUDA_SUCCESS;
     rec.launchExit(r);
     return;
   }
@@ -128,20 +129,23 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     CUpti_SubscriberHandle sub = nullptr;
     if (CUptiResult r = cuptiSubscribe(&sub, callback, nullptr); r != CUPTI_SUCCESS) {
       // Another CUPTI client (a profiler) holds the subscription: say so, run on.
-      rec.note("the CUDA recorder could not subscribe to CUPTI (" + cuptiError(r) + "): CUDA launches not recorded");
+      rec.note("the CUDA recorder could not subscribe to CUPTI (" + cuptiError(r) +
+               "): CUDA launches not recorded");
       return;
     }
     cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                                CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                                CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-                                CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
-      cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
     for (CUpti_CallbackId id :
-         {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000})
+         {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+          CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
+      cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    for (CUpti_CallbackId id : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+                                CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000})
       cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, id);
     std::atexit([] { Recorder::instance().finish(); });
     result = 1;
@@ -159,7 +163,8 @@ extern "C" __attribute__((visibility("default"))) long long tilescope_capture_ne
   return Recorder::instance().nextIndex();
 }
 
-extern "C" __attribute__((visibility("default"))) int tilescope_capture_select(const char* name, const char* key) {
+extern "C" __attribute__((visibility("default"))) int tilescope_capture_select(const char* name,
+                                                                               const char* key) {
   if (!name || !key) return 0;
   try {
     return Recorder::instance().select(name, key) ? 1 : 0;

@@ -20,7 +20,6 @@ thread_local bool t_driverSeen = false;    ///< a driver launch callback within 
 
 namespace {
 
-
 std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -68,7 +67,8 @@ void Recorder::event(const std::string& line) {
 }
 
 void Recorder::note(const std::string& message) {
-  nlohmann::json j = {{"event", "note"}, {"recorder", "cuda"}, {"pid", int(::getpid())}, {"message", message}};
+  nlohmann::json j = {
+      {"event", "note"}, {"recorder", "cuda"}, {"pid", int(::getpid())}, {"message", message}};
   event(dumpJson(j));
 }
 

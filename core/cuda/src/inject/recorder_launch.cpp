@@ -34,9 +34,9 @@ std::size_t dtypeSize(const std::string& d) {
 }
 
 DType dtypeOf(const std::string& d) {
-  static const std::map<std::string, DType> m = {{"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16},
-                                                 {"f64", DType::f64}, {"i32", DType::i32}, {"i64", DType::i64},
-                                                 {"i8", DType::i8}};
+  static const std::map<std::string, DType> m = {
+      {"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16}, {"f64", DType::f64},
+      {"i32", DType::i32}, {"i64", DType::i64}, {"i8", DType::i8}};
   auto it = m.find(d);
   return it == m.end() ? DType::u8 : it->second;
 }
@@ -96,9 +96,10 @@ bool allocationOf(std::uint64_t p, CUdeviceptr* base, std::size_t* size) {
 std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r) {
   const std::string demangled = demangleSymbol(r.symbol);
   const auto types = kernelParamTypes(demangled);
-  std::string key = std::to_string(c.grid[0]) + "," + std::to_string(c.grid[1]) + "," + std::to_string(c.grid[2]) +
-                    "|" + std::to_string(c.block[0]) + "," + std::to_string(c.block[1]) + "," +
-                    std::to_string(c.block[2]) + "|" + std::to_string(c.sharedBytes);
+  std::string key = std::to_string(c.grid[0]) + "," + std::to_string(c.grid[1]) + "," +
+                    std::to_string(c.grid[2]) + "|" + std::to_string(c.block[0]) + "," +
+                    std::to_string(c.block[1]) + "," + std::to_string(c.block[2]) + "|" +
+                    std::to_string(c.sharedBytes);
   for (std::size_t i = 0;; ++i) {
     std::size_t off = 0, size = 0;
     if (cuFuncGetParamInfo(fn, i, &off, &size) != CUDA_SUCCESS) break;
@@ -115,7 +116,8 @@ std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r) {
       a.reason = "its value was not passed in kernelParams or a parameter buffer";
     } else if (size != 1 && size != 2 && size != 4 && size != 8) {
       a.kind = "unresolved";
-      a.reason = "a " + std::to_string(size) + "-byte parameter (a struct passed by value) cannot be replayed yet";
+      a.reason =
+          "a " + std::to_string(size) + "-byte parameter (a struct passed by value) cannot be replayed yet";
     } else {
       std::uint64_t bits = 0;
       std::memcpy(&bits, v, size);
@@ -188,7 +190,8 @@ void Recorder::launchEnter(const LaunchCall& c) {
   fs::create_directories(p->tmp, ec);
   // The inputs are what the stream would give the kernel: everything before it.
   if (CUresult s = cuCtxSynchronize(); s != CUDA_SUCCESS) {
-    r.notes.push_back("the context was already broken before the launch (" + errorName(s) + "): no bytes saved");
+    r.notes.push_back("the context was already broken before the launch (" + errorName(s) +
+                      "): no bytes saved");
   } else {
     for (std::size_t i = 0; i < r.args.size(); ++i) {
       LaunchArg& a = r.args[i];
@@ -244,7 +247,8 @@ void Recorder::finishLaunch(Pending& p, CUresult launchResult) {
     r.notes.push_back("the kernel faulted in the program: " + r.fault);
   } else {
     float ms = 0;
-    if (p.start && p.end && cuEventElapsedTime(&ms, p.start, p.end) == CUDA_SUCCESS) r.kernelNs = double(ms) * 1e6;
+    if (p.start && p.end && cuEventElapsedTime(&ms, p.start, p.end) == CUDA_SUCCESS)
+      r.kernelNs = double(ms) * 1e6;
     std::vector<std::uint8_t> after;
     for (PointerArg& pa : p.pointers) {
       LaunchArg& a = r.args[pa.arg];
@@ -274,7 +278,7 @@ void Recorder::finishLaunch(Pending& p, CUresult launchResult) {
   }
   std::lock_guard<std::mutex> lock(m_mutex);
   ++m_recorded;
-  nlohmann::json ev = {{"event", "launch"}, {"recorder", "cuda"}, {"id", r.id},
+  nlohmann::json ev = {{"event", "launch"},  {"recorder", "cuda"}, {"id", r.id},
                        {"kernel", r.kernel}, {"index", r.index},   {"grid", r.grid}};
   if (!r.fault.empty()) ev["fault"] = r.fault;
   event(dumpJson(ev));

@@ -22,8 +22,8 @@ inline constexpr const char* kCaptureSchema = "tilescope.capture/1";
 
 /// How the program ended.
 struct ProgramExit {
-  std::string status;  ///< exited | signal | not_started | timeout | running
-  int code = 0;        ///< the exit code (exited) or the signal number (signal)
+  std::string status;   ///< exited | signal | not_started | timeout | running
+  int code = 0;         ///< the exit code (exited) or the signal number (signal)
   std::string message;  ///< "exited with status 1", "killed by signal 11 (SIGSEGV)"
   double seconds = 0;
 };
@@ -63,7 +63,8 @@ struct CaptureWriteOptions {
 /// to the launch folder's .npy files, the copied source or module image).
 /// Returns null and sets *whyNot when the launch cannot become a config (an
 /// unresolved parameter, bytes not saved, an unsupported dtype).
-nlohmann::ordered_json configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::string* whyNot);
+nlohmann::ordered_json configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture,
+                                        std::string* whyNot);
 
 /// The config file name for a launch: "<kernel>-<id>.tscfg.json", safe characters only.
 std::string captureConfigName(const LaunchRecord& r);
@@ -76,7 +77,8 @@ std::vector<LaunchRecord> readLaunches(const std::filesystem::path& dir, std::ve
 /// Writes a config per launch and DIR/capture.json (atomically), filling
 /// info.launches; returns the number of configs written. Environment files the
 /// recorders left (DIR/env-*.json) are merged into info.environment.
-int writeCaptureFolder(const std::filesystem::path& dir, CaptureInfo& info, const CaptureWriteOptions& opts = {});
+int writeCaptureFolder(const std::filesystem::path& dir, CaptureInfo& info,
+                       const CaptureWriteOptions& opts = {});
 
 /// Reads DIR/capture.json (or a capture.json path).
 CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile);

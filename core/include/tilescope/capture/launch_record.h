@@ -25,8 +25,8 @@ struct LaunchArg {
   /// resolved to its allocation), scalar, constexpr, none (None), unresolved.
   std::string kind;
   // Tensors and pointers.
-  std::string dtype;       ///< TileScope's dtype (f32 ...); u8 for untyped bytes
-  std::string torchDtype;  ///< as the program had it (torch.float16), for notes
+  std::string dtype;                         ///< TileScope's dtype (f32 ...); u8 for untyped bytes
+  std::string torchDtype;                    ///< as the program had it (torch.float16), for notes
   std::vector<std::int64_t> shape, strides;  ///< elements
   std::int64_t storageOffset = 0;
   std::uint64_t dataPtr = 0;

@@ -16,7 +16,7 @@ namespace tilescope {
 struct LaunchSelection {
   std::string kernelRegex;  ///< ECMAScript, searched in the name; "" matches every kernel
   std::int64_t skip = 0;
-  std::optional<std::int64_t> count;  ///< unset: unlimited
+  std::optional<std::int64_t> count;                ///< unset: unlimited
   std::uint64_t maxBytes = std::uint64_t{4} << 30;  ///< a buffer above it is not saved
 
   /// From TILESCOPE_CAPTURE_KERNEL, _LAUNCH_SKIP, _LAUNCH_COUNT and _MAX_BYTES.
