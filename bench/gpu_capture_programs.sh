@@ -9,12 +9,16 @@
 # tolerance 0), and the buggy one is diagnosed. Then the overhead of capture on
 # the program's run time beside ncu --set basic and compute-sanitizer.
 # Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
+# The captures are made in a scratch folder ($CAPTURE_WORK, default under /tmp);
+# OUT receives capture.tgz (records, configs, reports and logs, no .npy or
+# images) and the table, capture-summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
-out=${2:-${OUT:-gpu-out}}/capture
+final=${2:-${OUT:-gpu-out}}
+out=${CAPTURE_WORK:-$(mktemp -d /tmp/tilescope-capture-bench.XXXXXX)}
 run=$PWD/$build/app/tilescope-run
-mkdir -p "$out"
+mkdir -p "$out" "$final"
 here=$PWD/bench/capture
 py=${PYTHON:-python3}
 nvcc -O2 -lineinfo -o "$out/saxpy_rows" "$here/saxpy_rows.cu" || echo "nvcc failed"
@@ -83,6 +87,8 @@ for name in triton cuda; do
   summary+=("overhead $name: alone $(secs "$t0" "$t1") s, capture $(secs "$t1" "$t2") s, ncu --set basic $(secs "$t2" "$t3") s, compute-sanitizer $(secs "$t3" "$t4") s")
 done
 
-# Fixtures for the CPU tests: the records and capture.json (no .npy).
-(cd "$out" && tar czf ../capture-records.tgz --exclude='*.npy' --exclude='*.cubin' triton inductor cuda cupy 2>/dev/null)
-printf '%s\n' "${summary[@]}"
+# Fixtures for the CPU tests and the evidence: records, capture.json, configs,
+# reports and logs (no .npy, no module images).
+(cd "$out" && tar czf "$final/capture.tgz" --exclude='*.npy' --exclude='*.cubin' --exclude='*-ncu.ncu-rep' \
+   triton inductor cuda cupy ./*.log 2>/dev/null)
+printf '%s\n' "${summary[@]}" | tee "$final/capture-summary.txt"
