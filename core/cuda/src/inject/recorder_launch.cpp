@@ -174,7 +174,7 @@ void Recorder::launchEnter(const LaunchCall& c) {
   r.index = index;
   r.symbol = symbol;
   const std::string demangled = demangleSymbol(symbol);
-  r.kernel = demangled.empty() ? symbol : kernelBaseName(demangled);
+  r.kernel = demangled.empty() ? symbol : kernelShortName(demangled);
   for (int d = 0; d < 3; ++d) r.grid[d] = c.grid[d], r.block[d] = c.block[d], r.cluster[d] = c.cluster[d];
   r.sharedBytes = c.sharedBytes;
   const std::string key = resolveParams(c, fn, r);
