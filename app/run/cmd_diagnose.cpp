@@ -75,8 +75,8 @@ Verb addDiagnoseCommand(CLI::App& app) {
   dg->add_flag("--stream", a->stream, "print tilescope.stream/1 events on stdout");
   addRemoteOptions(dg, a->remote, a->remoteShared);
   dg->add_flag("--no-trace", a->noTrace,
-               "no traced run (by default one runs when the baseline faults, NaN sit in "
-               "partial tiles, trials disagree or a slow kernel uses shared memory)");
+               "no traced run (by default every diagnose traces the kernel once: a right output can still "
+               "read past a tensor, leave elements unwritten or conflict on shared-memory banks)");
   addConsentOptions(dg, a->consent);
   return {dg, [a] { return cmdDiagnose(*a); }};
 }
