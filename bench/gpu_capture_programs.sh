@@ -9,6 +9,8 @@
 # tolerance 0), and the buggy one is diagnosed. Then the overhead of capture on
 # the program's run time beside ncu --set basic and compute-sanitizer.
 # Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
+# CAPTURE_ONLY="triton cuda" limits the programs; CAPTURE_OVERHEAD="cuda" the
+# overhead runs ("" for none).
 # The captures are made in a scratch folder ($CAPTURE_WORK, default under /tmp);
 # OUT receives capture.tgz (records, configs, reports and logs, no .npy or
 # images) and the table, capture-summary.txt.
@@ -32,7 +34,7 @@ declare -A progs=(
   [cuda]="$out/saxpy_rows 1048576"
   [cupy]="$py $here/cupy_kernel.py 100000")
 summary=()
-for name in triton inductor cuda cupy; do
+for name in ${CAPTURE_ONLY:-triton inductor cuda cupy}; do
   cmd=${progs[$name]}
   rm -rf "$out/$name"
   t0=$(now)
@@ -78,7 +80,7 @@ PY
 fi
 
 # Overhead on the program's own run time (wall clock, one run each).
-for name in triton cuda; do
+for name in ${CAPTURE_OVERHEAD-triton cuda}; do
   cmd=${progs[$name]}
   t0=$(now); $cmd > /dev/null 2>&1; t1=$(now)
   rm -rf "$out/oh-$name"; "$run" capture -o "$out/oh-$name" -- $cmd > /dev/null 2>&1; t2=$(now)
@@ -90,5 +92,5 @@ done
 # Fixtures for the CPU tests and the evidence: records, capture.json, configs,
 # reports and logs (no .npy, no module images).
 (cd "$out" && tar czf "$final/capture.tgz" --exclude='*.npy' --exclude='*.cubin' --exclude='*-ncu.ncu-rep' \
-   triton inductor cuda cupy ./*.log 2>/dev/null)
+   ${CAPTURE_ONLY:-triton inductor cuda cupy} ./*.log 2>/dev/null)
 printf '%s\n' "${summary[@]}" | tee "$final/capture-summary.txt"

@@ -1,5 +1,6 @@
 // `run` and `sweep`: each point × trial in its own `tilescope-run worker`
 // process; this process never touches the GPU.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -114,6 +115,23 @@ int cmdRun(const RunArgs& a) {
   opts.trials = a.trials > 0 ? a.trials : cfg.trials;
   opts.allowCommands = a.consent.commands;
   opts.extraWorkerArgs = consentArgs(a.consent);
+  for (const std::string& c : counterArgs(a.counters)) opts.extraWorkerArgs.push_back(c);
+  // The workers of a local sweep profile the baseline once between them
+  // (docs/report.md, counters): a folder they share, removed at the end.
+  struct SharedFolder {
+    std::string path;
+    ~SharedFolder() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove_all(path, ec);
+    }
+  } baselineCache;
+  if (a.remote.empty() && points > 1) {
+    char t[] = "/tmp/tilescope-baseline-XXXXXX";
+    if (::mkdtemp(t)) {
+      baselineCache.path = t;
+      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--baseline-cache", baselineCache.path});
+    }
+  }
   opts.jobs = a.jobs;
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;

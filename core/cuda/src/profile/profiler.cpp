@@ -355,6 +355,20 @@ std::vector<std::string> metricsOnChip(const std::string& chip, const std::vecto
   return out;
 }
 
+int replayPasses(const std::string& chip, const std::vector<std::string>& names) {
+  HostObject host(chip, nullptr);
+  std::vector<const char*> all;
+  for (const std::string& m : names) all.push_back(m.c_str());
+  auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = host.get();
+  add.ppMetricNames = all.data();
+  add.numMetrics = all.size();
+  check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+  std::vector<std::uint8_t> config = host.configImage();
+  return passesOf(config);
+}
+
 std::string chipForArch(const std::string& arch) {
   static const std::map<std::string, std::string> chips = {
       {"sm_70", "GV100"}, {"sm_72", "GV11B"}, {"sm_75", "TU102"}, {"sm_80", "GA100"},  {"sm_86", "GA102"},
