@@ -51,13 +51,16 @@ int exportPdf(const ExportArgs& a) {
   return kExitOk;
 }
 
-/// A triage file (tilescope.triage/1) among reports: its schema, read from its first bytes.
+/// A triage file (tilescope.triage/1) among reports: its schema, read off the
+/// parsed document (its keys are written sorted: the schema is not at the start).
 bool isTriageFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.find("\"tilescope.triage/") != std::string::npos;
+  if (!in) return false;
+  try {
+    return isTriageDocument(parseJson(in));
+  } catch (const std::exception&) {
+    return false;  // loadReport says what is wrong with it
+  }
 }
 
 int writeOutput(const ExportArgs& a, const std::string& text) {

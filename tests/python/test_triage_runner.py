@@ -136,6 +136,8 @@ class Traps(unittest.TestCase):
         self.assertEqual(f["severity"], "warning")
         self.assertIsNone(traps.timing_scaling(10e3, 19e3, 20e3, 40e3))
         self.assertIsNone(traps.timing_scaling(5e3, 5e3, 5e3, 5.1e3))  # launch-bound: neither grows
+        # An honest launch-bound candidate: flat, but slower than the reference.
+        self.assertIsNone(traps.timing_scaling(30e3, 31e3, 8e3, 14e3))
 
 
 TRITON_ERROR = textwrap.dedent("""\

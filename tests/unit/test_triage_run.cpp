@@ -80,6 +80,7 @@ TEST(TriageRun, EachEntryEndsOnItsOwn) {
                                    problem(d, "notorch", "FAKE_NO_TORCH"),
                                    problem(d, "fault", "FAKE_FAULT"),
                                    problem(d, "nokernel", "FAKE_NO_KERNEL"),
+                                   problem(d, "runnerbug", "FAKE_RUNNER_BUG"),
                                    config(d, "compile", {{"check", "compile_error"}}),
                                    config(d, "oob", {{"diagnose", "oob_write"}}),
                                    config(d, "nogpu", {{"diagnose", "no_gpu"}}),
@@ -123,6 +124,9 @@ TEST(TriageRun, EachEntryEndsOnItsOwn) {
   EXPECT_EQ(e["crash"].verdict, Verdict::fault);
   EXPECT_EQ(e["hang"].category, "hang");
   EXPECT_LT(e["hang"].seconds, 30);  // the watchdog, not the fake's two minutes
+  // The runner's own failure is not the candidate's: not run, with the runner's last line.
+  EXPECT_EQ(e["runnerbug"].status, EntryStatus::not_run);
+  EXPECT_NE(e["runnerbug"].note.find("KeyError"), std::string::npos) << e["runnerbug"].note;
   EXPECT_EQ(e["notorch"].status, EntryStatus::not_run);
   EXPECT_NE(e["notorch"].note.find("PyTorch"), std::string::npos);
 

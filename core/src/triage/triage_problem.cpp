@@ -3,6 +3,7 @@
 // failing kernels under `diagnose`.
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "tilescope/base/process.h"
 #include "tilescope/capture/capture.h"
@@ -123,8 +124,16 @@ std::optional<json> readRunner(const fs::path& file) {
   return std::nullopt;
 }
 
-/// A runner that ended without an answer: the watchdog, a signal, or an exit.
-json deadRunner(const ChildResult& r, double timeoutS) {
+std::string lastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  const auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+/// A runner that ended without an answer: the watchdog, a signal, the candidate's
+/// exception it could not write, or the runner's own failure (a traceback that
+/// never names the candidate: not the candidate's fault, the entry is not run).
+json deadRunner(const ChildResult& r, double timeoutS, const std::string& candidate) {
   json j = {{"schema", kRunnerSchema}, {"status", "failed"}, {"phase", "run"}};
   std::string tail =
       r.stderrText.size() > 8192 ? r.stderrText.substr(r.stderrText.size() - 8192) : r.stderrText;
@@ -136,6 +145,10 @@ json deadRunner(const ChildResult& r, double timeoutS) {
                       {"message", "the runner did not finish within " + std::to_string(int(timeoutS)) +
                                       " s: the watchdog stopped it"},
                       {"evidence", {{"timeout_s", timeoutS}}}}});
+  } else if (!r.started || (r.signal == 0 && tail.find("CUDA error") == std::string::npos &&
+                            tail.find(fs::path(candidate).filename().string()) == std::string::npos)) {
+    j["status"] = "error";
+    j["error"] = "the runner failed: " + (r.started ? lastLine(tail) : r.startError);
   } else if (!lastExceptionLine(tail).empty() || tail.find("CUDA error") != std::string::npos) {
     j["exception"] = {{"type", "Error"}, {"message", lastExceptionLine(tail)}, {"text", tail}};
   } else {
@@ -162,9 +175,11 @@ bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
   if (opts.depth == TriageDepth::check || opts.capture == CaptureWhen::never) return false;
   if (opts.capture == CaptureWhen::always) return true;
   if (e.launches == 0) return true;  // the capture's count decides a no-kernel verdict
-  // A compile error launched nothing; a crash or a hang would only repeat under capture.
-  return e.verdict != Verdict::ok && e.verdict != Verdict::compile_error && e.verdict != Verdict::hang &&
-         e.category != "crash";
+  // Findings about memory accesses: the replay's guard zones and trace locate them.
+  // A wrong value, a race or a trap would only replay as the program ran.
+  static const std::set<std::string> located = {"oob_write",         "oob_read", "illegal_address",
+                                                "misaligned_access", "nan_inf",  "device_assert"};
+  return e.verdict != Verdict::ok && located.count(e.category) > 0;
 }
 
 struct CapturedKernels {
@@ -221,7 +236,7 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   if (opts.depth == TriageDepth::check) argv.push_back("--no-timing");
   const ChildResult r = ctx.run(argv, opts.entryTimeoutS);
   json runner = readRunner(runnerOut).value_or(json());
-  if (runner.is_null()) runner = deadRunner(r, opts.entryTimeoutS);
+  if (runner.is_null()) runner = deadRunner(r, opts.entryTimeoutS, e.inputs.at(1));
   if (runner.value("status", "") == "error") {
     e.status = EntryStatus::not_run;
     e.note = runner.value("error", "the runner could not run");
@@ -243,8 +258,9 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
     cap.insert(cap.end(), {"capture", "-o", capDir.string(), "--timeout",
                            std::to_string(int(opts.entryTimeoutS)), "--"});
     cap.insert(cap.end(), opts.python.begin(), opts.python.end());
-    cap.insert(cap.end(), {opts.runner.string(), "--replay", "--reference", e.inputs.at(0), "--candidate",
-                           e.inputs.at(1), "--case", replayCase(runner)});
+    // No guard zones of the runner's own: the capture's tensors must end where the program's do.
+    cap.insert(cap.end(), {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0),
+                           "--candidate", e.inputs.at(1), "--case", replayCase(runner)});
     ctx.run(cap, opts.entryTimeoutS + 30);
     if (fs::exists(capDir / "capture.json", ec)) {
       try {

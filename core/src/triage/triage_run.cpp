@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tilescope/base/format.h"
+#include "tilescope/diagnose/diagnose.h"
 #include "tilescope/diagnose/tree.h"
 #include "triage_detail.h"
 
@@ -121,14 +122,25 @@ void runConfigEntry(TriageEntry& e, const EntryContext& ctx) {
 void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector<fs::path>& configs) {
   const TriageOptions& opts = *ctx.opts;
   const std::string verb = opts.depth == TriageDepth::run ? "run" : "diagnose";
+  // `run` traces its one capture: the trace is what names the line of a bad access.
+  const std::vector<std::string> trace =
+      opts.depth == TriageDepth::run ? std::vector<std::string>{"--trace"} : std::vector<std::string>{};
+  const Finding* runnerLead = leadFinding(e.findings);
+  const int runnerRank = runnerLead ? categoryRank(runnerLead->category) : 1 << 20;
   int n = 0;
   for (const fs::path& cfg : configs) {
     if (n >= opts.maxDiagnosed) break;
     const fs::path out = ctx.dir / ("kernel-" + std::to_string(n++) + ".json");
-    ctx.run(concat(concat(opts.exe, {verb, cfg.string(), "-o", out.string()}), opts.verbArgs),
+    ctx.run(concat(concat(concat(opts.exe, {verb, cfg.string(), "-o", out.string()}), trace), opts.verbArgs),
             opts.entryTimeoutS);
     const std::optional<Report> rep = tryLoadReport(out);
-    if (!rep || rep->verdict == Verdict::ok || !leadFinding(rep->findings)) continue;
+    const Finding* lead = rep && rep->verdict != Verdict::ok ? leadFinding(rep->findings) : nullptr;
+    // The kernel's finding leads when it is the cause of the runner's (a root cause
+    // ranks first) or the same category located at a line; a replay that only
+    // differs from the program (a race replayed once) leaves the runner's word.
+    if (!lead) continue;
+    const int rank = categoryRank(lead->category);
+    if (rank > runnerRank || (rank == runnerRank && !lead->location.line)) continue;
     // The kernel's own failure leads: it is located; the runner's view stays beside it.
     const TriageSpeed speed = e.speed;
     const Verdict before = e.verdict;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <regex>
 
+#include "tilescope/diagnose/diagnose.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 #include "tilescope/triage/triage_run.h"
@@ -99,8 +100,17 @@ void applySpeed(TriageEntry& e, const Report& report) {
 }  // namespace
 
 const Finding* leadFinding(const std::vector<Finding>& findings) {
+  // The root cause among the errors (the registry's rank, as diagnose names the
+  // bug); among equals the first that is located at a line, else the first.
+  const Finding* best = nullptr;
+  const auto better = [&](const Finding& f) {
+    if (!best) return true;
+    const int a = categoryRank(f.category), b = categoryRank(best->category);
+    return a < b || (a == b && f.location.line && !best->location.line);
+  };
   for (const Finding& f : findings)
-    if (f.severity == Severity::error) return &f;
+    if (f.severity == Severity::error && better(f)) best = &f;
+  if (best) return best;
   for (const Finding& f : findings)
     if (failingWarning(f)) return &f;
   return nullptr;

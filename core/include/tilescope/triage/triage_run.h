@@ -33,8 +33,10 @@ const char* triageDepthName(TriageDepth d);
 TriageDepth parseTriageDepth(const std::string& s);  ///< throws std::invalid_argument
 
 /// When a problem's candidate runs again under `tilescope-run capture`:
-/// `failed` (it failed at run time, or launched none of its own kernels as the
-/// runner counted them: the capture's count then decides), `always`, `never`.
+/// `failed` (the runner's finding is about memory accesses — out of bounds, an
+/// illegal address, misalignment, NaN, a device assert — which the replay's guard
+/// zones and trace locate; or it launched none of its own kernels as the runner
+/// counted them: the capture's count then decides), `always`, `never`.
 enum class CaptureWhen { failed, always, never };
 CaptureWhen parseCaptureWhen(const std::string& s);  ///< throws std::invalid_argument
 
@@ -82,9 +84,10 @@ std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,
 
 // ---------------------------------------------------------------- pure summaries
 
-/// The finding an entry is named after: the first error finding, else the first
-/// warning of a category that implies a failure, else nullptr. Findings are in
-/// the report's order (diagnose's conclusions first).
+/// The finding an entry is named after: the error finding of the lowest category
+/// rank (root causes first, as diagnose names the bug; among equals the first
+/// located at a line), else the first warning of a wrong-results category (a
+/// trap), else nullptr.
 const Finding* leadFinding(const std::vector<Finding>& findings);
 
 /// Fills the judged fields of `e` from an entry report (check, run, diagnose):

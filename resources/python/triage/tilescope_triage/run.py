@@ -15,7 +15,7 @@ import sys
 import time
 import traceback
 
-from . import RUNNER_SCHEMA, locate, problem, traps
+from . import RUNNER_SCHEMA, locate
 
 INIT_SEED = 42
 POISON_A = 0xFF   # NaN in every float format: unwritten elements show
@@ -231,6 +231,10 @@ def main(argv=None):
         import torch
     except ImportError as e:
         return answer.error("PyTorch is not installed for %s (%s)" % (sys.executable, e))
+    try:
+        import numpy  # noqa: F401  (the comparisons and traps)
+    except ImportError as e:
+        return answer.error("numpy is not installed for %s (%s)" % (sys.executable, e))
     answer.doc["environment"]["torch"] = torch.__version__
     if args.device == "cuda":
         if not torch.cuda.is_available():
