@@ -90,8 +90,16 @@ PY
 before=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['entries'] if e['status']=='done'))" "$out")
 TILESCOPE_PYTHON=${TILESCOPE_TEST_PYTHON:-python3} "$exe" triage "$tmp/in" \
   "$src/kernels/gate/highway_gate.tscfg.json" "$src/kernels/gate/invalid_launch.tscfg.json" \
-  -o "$out" --resume --depth check 2> "$tmp/resume.err"
+  -o "$out" --resume --depth check --stream > "$tmp/stream.out" 2> "$tmp/resume.err"
 grep -q "5 entries, 2 to run" "$tmp/resume.err" || { echo "FAIL: resume re-ran finished entries:"; head -3 "$tmp/resume.err"; fail=1; }
+python3 - "$tmp/stream.out" <<'PY' || fail=1
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ok = len(events) == 2 and all(e["schema"] == "tilescope.stream/1" and e["event"] == "progress" and
+                              e.get("stage") == "triage" for e in events)
+print("" if ok else "FAIL stream: %s" % events, end="")
+sys.exit(0 if ok else 1)
+PY
 # Nothing to triage.
 mkdir -p "$tmp/empty"
 "$exe" triage "$tmp/empty" -o "$tmp/e.json" 2>/dev/null

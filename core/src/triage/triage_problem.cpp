@@ -261,8 +261,10 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
     // No guard zones of the runner's own: the capture's tensors must end where the program's do.
     cap.insert(cap.end(), {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0),
                            "--candidate", e.inputs.at(1), "--case", replayCase(runner)});
-    ctx.run(cap, opts.entryTimeoutS + 30);
-    if (fs::exists(capDir / "capture.json", ec)) {
+    const ChildResult c = ctx.run(cap, opts.entryTimeoutS + 30);
+    if (!fs::exists(capDir / "capture.json", ec)) {
+      e.note = "the capture did not run: " + lastLine(c.stderrText.empty() ? c.startError : c.stderrText);
+    } else {
       try {
         const CapturedKernels k = readCapture(capDir);
         reconcileLaunches(e, findings, k);

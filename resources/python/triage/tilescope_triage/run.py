@@ -219,7 +219,8 @@ def _parse(argv):
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--replay", action="store_true", help="run the candidate once on --case (under capture)")
     p.add_argument("--case", default="")
-    p.add_argument("--device", default="cuda", help="cuda, or cpu for the runner's own tests")
+    p.add_argument("--device", default=os.environ.get("TILESCOPE_TRIAGE_DEVICE", "cuda"),
+                   help="cuda, or cpu for the runner's own tests (also TILESCOPE_TRIAGE_DEVICE)")
     p.add_argument("--no-guards", action="store_true", help="no guard zones around the candidate's tensors")
     return p.parse_args(argv)
 
