@@ -9,7 +9,7 @@
 # serves several) and then with --jobs 1 on every third problem for the time that
 # is left, each run with a fresh Triton cache, and prints the taxonomy, how many
 # entries name the manifest's category and line, wall time per entry and the
-# scaling. Total time stays under TRIAGE_BUDGET_S (default 225 s): --time-limit
+# scaling. Total time stays under TRIAGE_BUDGET_S (default 210 s): --time-limit
 # stops starting entries, and what is left stays pending in the output (it says so).
 #
 # Environment: TILESCOPE_PYTHON (default python3: the one with torch and Triton),
@@ -26,8 +26,8 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 TS="$BUILD/app/tilescope-run"
-PROBLEMS="$HERE/triage/problems"
-BUDGET=${TRIAGE_BUDGET_S:-225}
+PROBLEMS=${TRIAGE_PROBLEMS:-"$HERE/triage/problems"}
+BUDGET=${TRIAGE_BUDGET_S:-210}
 DEPTH=${TRIAGE_DEPTH:-run}
 export TILESCOPE_PYTHON=${TILESCOPE_PYTHON:-python3}
 START=$(date +%s)
@@ -37,7 +37,8 @@ elapsed() { echo $(($(date +%s) - START)); }
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "$NGPU" -ge 1 ] || { echo "no GPU (nvidia-smi -L lists none)" >&2; exit 3; }
 JOBS_N=${TRIAGE_JOBS:-$((NGPU * ${SLOTS_PER_GPU:-4}))}
-"$TILESCOPE_PYTHON" -c "import torch, triton; print('python', __import__('sys').version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__, 'gpu', torch.cuda.get_device_name(0))" ||
+"$TILESCOPE_PYTHON" -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__,
+  'triton', triton.__version__, 'gpu', torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none')" ||
   { echo "$TILESCOPE_PYTHON has no torch/triton (set TILESCOPE_PYTHON)" >&2; exit 3; }
 echo "GPUs: $NGPU; --jobs N = $JOBS_N; depth $DEPTH; budget ${BUDGET} s"
 
@@ -50,7 +51,7 @@ echo "jobs $JOBS_N: exit $? after $(elapsed) s ($(grep -c '^triage \[' "$OUT/tri
 # Run 1: every third problem (a sample of every kind), for the time that is left.
 LEFT=$((BUDGET - $(elapsed) - 20))
 if [ "$LEFT" -gt 20 ]; then
-  SUBSET=$(ls "$PROBLEMS"/*_new.py | awk 'NR % 3 == 1')
+  SUBSET=$(find "$PROBLEMS" -maxdepth 1 -name '*_new.py' | sort | awk 'NR % 3 == 1')
   # shellcheck disable=SC2086
   TRITON_CACHE_DIR="$OUT/triton-cache-1" "$TS" triage $SUBSET -o "$OUT/triage_jobs1.json" --force \
     --jobs 1 --depth "$DEPTH" --seeds 2 --timeout 60 --time-limit "$LEFT" 2> "$OUT/triage_jobs1.log"
