@@ -174,6 +174,8 @@ std::string replayCase(const json& runner) {
 bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
   if (opts.depth == TriageDepth::check || opts.capture == CaptureWhen::never) return false;
   if (opts.capture == CaptureWhen::always) return true;
+  // A compile error launched nothing; a crash or a hang would only repeat under capture.
+  if (e.verdict == Verdict::compile_error || e.verdict == Verdict::hang || e.category == "crash") return false;
   if (e.launches == 0) return true;  // the capture's count decides a no-kernel verdict
   // Findings about memory accesses: the replay's guard zones and trace locate them.
   // A wrong value, a race or a trap would only replay as the program ran.
@@ -207,8 +209,16 @@ CapturedKernels readCapture(const fs::path& dir) {
   return k;
 }
 
-/// The capture's launch count decides a no-kernel verdict either way.
+/// The capture's launch count decides a no-kernel verdict either way; a capture
+/// that saw none where the runner counted some (the program faulted before its
+/// launches were recorded) decides nothing.
 void reconcileLaunches(TriageEntry& e, std::vector<Finding>& findings, const CapturedKernels& k) {
+  if (k.own.empty() && e.launches != 0) {
+    e.note = e.launches > 0 ? "the capture recorded none of the " + std::to_string(e.launches) +
+                                  " launches of the candidate's own the runner counted"
+                            : "the capture recorded no launch of the candidate's own";
+    return;
+  }
   e.launches = static_cast<int>(k.own.size());
   e.extra["capture_launches"] = {{"total", k.total}, {"own", k.own.size()}, {"library", k.library}};
   const auto isNoKernel = [](const Finding& f) { return f.category == "no_kernel"; };
@@ -259,8 +269,9 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
                            std::to_string(int(opts.entryTimeoutS)), "--"});
     cap.insert(cap.end(), opts.python.begin(), opts.python.end());
     // No guard zones of the runner's own: the capture's tensors must end where the program's do.
-    cap.insert(cap.end(), {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0),
-                           "--candidate", e.inputs.at(1), "--case", replayCase(runner)});
+    cap.insert(cap.end(),
+               {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0), "--candidate",
+                e.inputs.at(1), "--case", replayCase(runner), "--out", (ctx.dir / "replay.json").string()});
     const ChildResult c = ctx.run(cap, opts.entryTimeoutS + 30);
     if (!fs::exists(capDir / "capture.json", ec)) {
       e.note = "the capture did not run: " + lastLine(c.stderrText.empty() ? c.startError : c.stderrText);
@@ -278,7 +289,9 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
       }
     }
   }
-  if (e.report.empty()) e.report = ctx.saveReport(rep, "report.json");
+  // The runner's view is kept whichever report leads (a diagnosed kernel's may).
+  const std::string runnerReport = ctx.saveReport(rep, "report.json");
+  if (e.report.empty()) e.report = runnerReport;
 }
 
 }  // namespace tilescope

@@ -29,6 +29,7 @@ class Answer:
                     "cases": [], "findings": [], "environment": {"python": sys.version.split()[0]}}
         self.out = args.out
         self.t0 = time.time()
+        self.counter = None  # the LaunchCounter, once installed
 
     def phase(self, p):
         self.doc["phase"] = p
@@ -52,6 +53,9 @@ class Answer:
 
     def write(self, code=None):
         d = self.doc
+        if self.counter is not None:  # also when an exception ended the judgement
+            c = self.counter
+            d["launches"] = {"triton": c.triton, "extension": c.extension, "own": c.own(), "names": c.names}
         if d["status"] == "ok" and any(f.get("severity", "error") == "error" for f in d["findings"]):
             d["status"] = "failed"
         d["seconds"] = round(time.time() - self.t0, 3)
@@ -248,6 +252,7 @@ def main(argv=None):
         pass
     counter = LaunchCounter()
     counter.install()
+    answer.counter = counter
     prob = Problem(torch, args, answer, counter)
     if args.device == "cuda" and not args.no_guards:
         from .guards import Guards
