@@ -44,6 +44,7 @@
 #include "panels/troubleshootpanel.h"
 #include "tilescope/base/resources.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/triage/triage.h"
 #include "widgets/banner.h"
 #include "widgets/pointstable.h"
 
@@ -64,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_selection(new S
   setupActions();
   setupDocks();
   setupConnections();
+  setupTriage();
   restoreSettings();
   updateStatus();
 }
@@ -341,6 +343,7 @@ bool MainWindow::openReport(const QString& path) {
     if (schema != doc.end() && schema->is_string() &&
         schema->get<std::string>().rfind("tilescope.config/", 0) == 0)
       return openConfig(path);
+    if (isTriageDocument(doc)) return showTriage(doc, path);
     std::shared_ptr<const Report> report;
     try {
       report = std::make_shared<const Report>(reportFromJson(doc));
