@@ -44,6 +44,7 @@
 #include "panels/troubleshootpanel.h"
 #include "tilescope/base/resources.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/export/open_document.h"
 #include "widgets/banner.h"
 #include "widgets/pointstable.h"
 
@@ -51,9 +52,6 @@ namespace tilescope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-/// Larger files are refused before reading: the biggest report TileScope writes
-/// (a 16384² coverage map per point of a long sweep) stays far below this.
-constexpr qint64 kMaxOpenBytes = qint64(512) << 20;
 
 }  // namespace
 
@@ -311,43 +309,12 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 bool MainWindow::openReport(const QString& path) {
-  // One parse decides: a config (schema tilescope.config/N) goes to the config panel.
-  // Every failure names the path and the problem; no input may crash the window.
+  // One read decides (openDocument, as the CLI's `export`): a config goes to the
+  // config panel. Every failure names the path and the problem; no input may crash the window.
   try {
-    const QFileInfo info(path);
-    if (!info.exists()) throw std::runtime_error(path.toStdString() + ": no such file");
-    if (info.isDir())
-      throw std::runtime_error(path.toStdString() + ": is a directory, not a report or config");
-    if (!info.isFile()) throw std::runtime_error(path.toStdString() + ": not a regular file");
-    if (info.size() > kMaxOpenBytes)
-      throw std::runtime_error(path.toStdString() + ": " + std::to_string(info.size() >> 20) +
-                               " MiB is larger than the " + std::to_string(kMaxOpenBytes >> 20) +
-                               " MiB a report may have");
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-      throw std::runtime_error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
-    const QByteArray bytes = f.readAll();
-    nlohmann::json doc;
-    try {
-      doc = parseJson(bytes.toStdString());  // depth-limited: a hostile file cannot exhaust the stack
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path.toStdString() +
-                               ": not a TileScope report or config (invalid JSON: " + e.what() + ")");
-    }
-    if (!doc.is_object())
-      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (the document is " +
-                               std::string(doc.type_name()) + ", not an object)");
-    const auto schema = doc.find("schema");
-    if (schema != doc.end() && schema->is_string() &&
-        schema->get<std::string>().rfind("tilescope.config/", 0) == 0)
-      return openConfig(path);
-    std::shared_ptr<const Report> report;
-    try {
-      report = std::make_shared<const Report>(reportFromJson(doc));
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path.toStdString() + ": " + e.what());
-    }
-    setReport(report, path);
+    const OpenedDocument doc = openDocument(path.toStdString());
+    if (doc.kind == DocumentKind::config) return openConfig(path);
+    setReport(doc.report, path);
     addRecentFile(path);
     return true;
   } catch (const std::exception& e) {

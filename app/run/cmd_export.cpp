@@ -11,6 +11,7 @@
 #include "tilescope/base/process.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/document.h"
+#include "tilescope/export/open_document.h"
 
 namespace tilescope::cli {
 
@@ -58,12 +59,16 @@ int cmdExport(const ExportArgs& a) {
     if (!fs::is_regular_file(a.report, ec)) return usageError(a.report + ": no such report file");
     return exportPdf(a);
   }
-  Report r;
+  OpenedDocument doc;
   try {
-    r = loadReport(a.report);
+    doc = openDocument(a.report);
   } catch (const std::exception& e) {
     return usageError(e.what());
   }
+  if (doc.kind == DocumentKind::config)
+    return usageError(a.report +
+                      ": a config, not a report: `tilescope-run check` or `run` makes a report of it");
+  const Report& r = *doc.report;
   std::string text;
   if (a.format == "json") {
     text = dumpJson(toJson(r), 1) + "\n";

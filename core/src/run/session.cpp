@@ -499,7 +499,7 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
                                      points.begin() + static_cast<std::ptrdiff_t>(end));
     std::vector<int> indices;
     for (const auto& sp : points) indices.push_back(sp.index);
-    report.extra["shard"] = shardJson(*opts.shard, indices);
+    report.run.shard = shardInfo(*opts.shard, indices);
   }
   struct Job {
     std::size_t point;
@@ -542,7 +542,7 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
 
   report.points = std::move(results);
   report.device = device;
-  report.extra["workers"] = {{"warm", opts.warmWorkers}, {"started", workers}};
+  report.run.workers = WorkersInfo{opts.warmWorkers, workers};
   if (opts.allowCommands) applyCommandBaseline(report.points, config);
   summariseTrials(report, std::max(1, opts.trials));
   report.finalize();
