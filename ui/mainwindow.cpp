@@ -99,40 +99,30 @@ void MainWindow::setupPanels() {
 }
 
 void MainWindow::setupActions() {
+  QAction* open = setupFileMenu();
+  setupRunMenu();
+  setupViewMenu();
+  setupHelpMenu();
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolBar"));
+  tb->addAction(open);
+  tb->addAction(m_checkAction);
+  tb->addAction(m_runAction);
+  tb->addAction(m_sweepAction);
+  tb->addAction(m_diagnoseAction);
+  tb->addAction(m_cancelAction);
+  tb->addAction(m_exportAction);
+  m_targetLabel = new QLabel(this);
+  m_deviceLabel = new QLabel(this);
+  statusBar()->addWidget(m_targetLabel);
+  statusBar()->addPermanentWidget(m_deviceLabel);
+}
+
+QAction* MainWindow::setupFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
-  // A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
-  file->addAction(tr("New from &Triton Kernel…"), this, [this] {
-    const QString py =
-        QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
-    if (py.isEmpty()) return;
-    bool ok = false;
-    const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
-                                                 tr("@triton.jit function (empty: the file's only kernel):"),
-                                                 QLineEdit::Normal, QString(), &ok);
-    if (!ok) return;
-    const QFileInfo info(py);
-    const QString out = QFileDialog::getSaveFileName(
-        this, tr("Save config"),
-        info.dir().filePath(info.completeBaseName() +
-                            (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
-                            QStringLiteral(".tscfg.json")),
-        tr("Configs (*.tscfg.json)"));
-    if (out.isEmpty()) return;
-    QProcess proc;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    proc.start(RunPanel::runExecutable(),
-               {QStringLiteral("init-triton"), kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
-                QStringLiteral("-o"), out, QStringLiteral("--force")});
-    const bool done = proc.waitForFinished(180000);
-    QApplication::restoreOverrideCursor();
-    if (!done || proc.exitCode() != 0)
-      QMessageBox::warning(this, tr("New from Triton kernel"),
-                           QString::fromLocal8Bit(proc.readAllStandardError()));
-    else if (!openFile(out))
-      QMessageBox::warning(this, tr("Open"), m_lastError);
-  });
+  file->addAction(tr("New from &Triton Kernel…"), this, &MainWindow::newFromTriton);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
@@ -153,7 +143,41 @@ void MainWindow::setupActions() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  return open;
+}
 
+// A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
+void MainWindow::newFromTriton() {
+  const QString py = QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
+  if (py.isEmpty()) return;
+  bool ok = false;
+  const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
+                                               tr("@triton.jit function (empty: the file's only kernel):"),
+                                               QLineEdit::Normal, QString(), &ok);
+  if (!ok) return;
+  const QFileInfo info(py);
+  const QString out = QFileDialog::getSaveFileName(
+      this, tr("Save config"),
+      info.dir().filePath(info.completeBaseName() +
+                          (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
+                          QStringLiteral(".tscfg.json")),
+      tr("Configs (*.tscfg.json)"));
+  if (out.isEmpty()) return;
+  QProcess proc;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  proc.start(RunPanel::runExecutable(),
+             {QStringLiteral("init-triton"), kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
+              QStringLiteral("-o"), out, QStringLiteral("--force")});
+  const bool done = proc.waitForFinished(180000);
+  QApplication::restoreOverrideCursor();
+  if (!done || proc.exitCode() != 0)
+    QMessageBox::warning(this, tr("New from Triton kernel"),
+                         QString::fromLocal8Bit(proc.readAllStandardError()));
+  else if (!openFile(out))
+    QMessageBox::warning(this, tr("Open"), m_lastError);
+}
+
+void MainWindow::setupRunMenu() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   m_checkAction = run->addAction(tr("Chec&k (no GPU)"), this, &MainWindow::checkConfig);
   m_checkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -183,7 +207,9 @@ void MainWindow::setupActions() {
   next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
   QAction* prev = run->addAction(tr("&Previous Point"), this, [this] { stepPoint(-1); });
   prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+}
 
+void MainWindow::setupViewMenu() {
   m_viewMenu = menuBar()->addMenu(tr("&View"));
   auto* themes = new QActionGroup(this);
   m_lightAction = m_viewMenu->addAction(tr("&Light Palette"), this, [this] { setTheme(Theme::light); });
@@ -194,7 +220,9 @@ void MainWindow::setupActions() {
   }
   m_lightAction->setChecked(true);
   m_viewMenu->addSeparator();
+}
 
+void MainWindow::setupHelpMenu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard Shortcuts"), this,
                   [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText()); });
@@ -215,21 +243,6 @@ void MainWindow::setupActions() {
            "accesses, occupancy and timings, from reports recorded anywhere.</p>")
             .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
   });
-
-  QToolBar* tb = addToolBar(tr("Main"));
-  tb->setObjectName(QStringLiteral("mainToolBar"));
-  tb->addAction(open);
-  tb->addAction(m_checkAction);
-  tb->addAction(m_runAction);
-  tb->addAction(m_sweepAction);
-  tb->addAction(m_diagnoseAction);
-  tb->addAction(m_cancelAction);
-  tb->addAction(m_exportAction);
-
-  m_targetLabel = new QLabel(this);
-  m_deviceLabel = new QLabel(this);
-  statusBar()->addWidget(m_targetLabel);
-  statusBar()->addPermanentWidget(m_deviceLabel);
 }
 
 QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const QString& objectName,
