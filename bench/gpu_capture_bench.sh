@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Capture benchmarks on a GPU host (issue 3's performance figures). Prints a table.
+# Capture benchmarks on a GPU host (docs/measurements.md, "Timing fidelity and cost"). Prints a table.
 #   timing fidelity: `run` median of the 4096^3 GEMM vs ncu's gpu__time_duration
 #   repeatability:   five `run`s of the same config
 #   capture cost:    wall time of one `run` beyond its timed repetitions

@@ -433,10 +433,11 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
   return r;
 }
 
-/// The tree walk over a diagnose report ends at `leaf` (skips when the tree did not load).
+/// The tree walk over a diagnose report ends at `leaf`. The shipped tree must load
+/// and walk: a tree that throws fails the test instead of skipping it.
 void expectWalkEndsAt(const Report& r, const std::string& leaf) {
-  if (r.diagnose && !r.diagnose->treeError.empty())
-    GTEST_SKIP() << "tree did not load: " << r.diagnose->treeError;
+  ASSERT_TRUE(r.diagnose);
+  ASSERT_EQ(r.diagnose->treeError, "") << "the tree did not load or walk";
   ASSERT_FALSE(r.treePath.empty());
   EXPECT_EQ(r.treePath.back(), leaf);
 }
@@ -638,8 +639,8 @@ TEST(DiagnoseRun, FailedAssertIsLocatedFromTheWorkersStderr) {
 
 TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
   DiagRun r = diagnoseWith("misaligned", "gemm_whole_tiles", 16, true);
-  if (r.report.diagnose && !r.report.diagnose->treeError.empty())
-    GTEST_SKIP() << "tree did not load: " << r.report.diagnose->treeError;
+  ASSERT_TRUE(r.report.diagnose);
+  ASSERT_EQ(r.report.diagnose->treeError, "") << "the tree did not load or walk";
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
   ASSERT_FALSE(r.report.treePath.empty());
