@@ -9,12 +9,18 @@
 # tolerance 0), and the buggy one is diagnosed. Then the overhead of capture on
 # the program's run time beside ncu --set basic and compute-sanitizer.
 # Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
+# CAPTURE_ONLY="triton cuda" limits the programs; CAPTURE_OVERHEAD="cuda" the
+# overhead runs ("" for none).
+# The captures are made in a scratch folder ($CAPTURE_WORK, default under /tmp);
+# OUT receives capture.tgz (records, configs, reports and logs, no .npy or
+# images) and the table, capture-summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu}
-out=${2:-${OUT:-gpu-out}}/capture
+final=${2:-${OUT:-gpu-out}}
+out=${CAPTURE_WORK:-$(mktemp -d /tmp/tilescope-capture-bench.XXXXXX)}
 run=$PWD/$build/app/tilescope-run
-mkdir -p "$out"
+mkdir -p "$out" "$final"
 here=$PWD/bench/capture
 py=${PYTHON:-python3}
 nvcc -O2 -lineinfo -o "$out/saxpy_rows" "$here/saxpy_rows.cu" || echo "nvcc failed"
@@ -28,7 +34,7 @@ declare -A progs=(
   [cuda]="$out/saxpy_rows 1048576"
   [cupy]="$py $here/cupy_kernel.py 100000")
 summary=()
-for name in triton inductor cuda cupy; do
+for name in ${CAPTURE_ONLY:-triton inductor cuda cupy}; do
   cmd=${progs[$name]}
   rm -rf "$out/$name"
   t0=$(now)
@@ -74,7 +80,7 @@ PY
 fi
 
 # Overhead on the program's own run time (wall clock, one run each).
-for name in triton cuda; do
+for name in ${CAPTURE_OVERHEAD-triton cuda}; do
   cmd=${progs[$name]}
   t0=$(now); $cmd > /dev/null 2>&1; t1=$(now)
   rm -rf "$out/oh-$name"; "$run" capture -o "$out/oh-$name" -- $cmd > /dev/null 2>&1; t2=$(now)
@@ -83,6 +89,8 @@ for name in triton cuda; do
   summary+=("overhead $name: alone $(secs "$t0" "$t1") s, capture $(secs "$t1" "$t2") s, ncu --set basic $(secs "$t2" "$t3") s, compute-sanitizer $(secs "$t3" "$t4") s")
 done
 
-# Fixtures for the CPU tests: the records and capture.json (no .npy).
-(cd "$out" && tar czf ../capture-records.tgz --exclude='*.npy' --exclude='*.cubin' triton inductor cuda cupy 2>/dev/null)
-printf '%s\n' "${summary[@]}"
+# Fixtures for the CPU tests and the evidence: records, capture.json, configs,
+# reports and logs (no .npy, no module images).
+(cd "$out" && tar czf "$final/capture.tgz" --exclude='*.npy' --exclude='*.cubin' --exclude='*-ncu.ncu-rep' \
+   ${CAPTURE_ONLY:-triton inductor cuda cupy} ./*.log 2>/dev/null)
+printf '%s\n' "${summary[@]}" | tee "$final/capture-summary.txt"

@@ -40,6 +40,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   opts.trace = !a.noTrace;
   opts.session.allowCommands = a.consent.commands;
   opts.session.extraWorkerArgs = consentArgs(a.consent);
+  for (const std::string& c : counterArgs(a.counters)) opts.session.extraWorkerArgs.push_back(c);
   std::mutex io;
   opts.session.onEvent = [&](const StreamEvent& e) {
     std::lock_guard<std::mutex> lock(io);
@@ -74,9 +75,10 @@ Verb addDiagnoseCommand(CLI::App& app) {
   dg->add_option("--timeout", a->timeoutS, "watchdog limit per worker in seconds");
   dg->add_flag("--stream", a->stream, "print tilescope.stream/1 events on stdout");
   addRemoteOptions(dg, a->remote, a->remoteShared);
+  addCounterOption(dg, a->counters);
   dg->add_flag("--no-trace", a->noTrace,
-               "no traced run (by default one runs when the baseline faults, NaN sit in "
-               "partial tiles, trials disagree or a slow kernel uses shared memory)");
+               "no traced run (by default every diagnose traces the kernel once: a right output can still "
+               "read past a tensor, leave elements unwritten or conflict on shared-memory banks)");
   addConsentOptions(dg, a->consent);
   return {dg, [a] { return cmdDiagnose(*a); }};
 }

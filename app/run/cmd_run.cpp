@@ -1,5 +1,6 @@
 // `run` and `sweep`: each point × trial in its own `tilescope-run worker`
 // process; this process never touches the GPU.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -92,10 +93,19 @@ std::optional<int> checkConfig(const RunArgs& a, Config& cfg) {
   return std::nullopt;
 }
 
+/// A folder the workers of a local sweep share, removed when the run ends.
+struct SharedFolder {
+  std::string path;
+  ~SharedFolder() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 /// How the session's workers run: where (this machine or --remote), how many,
-/// on which GPUs, with which limits, traced or not. "" or why not.
-std::string sessionOptions(const RunArgs& a, const Config& cfg, SessionOptions& opts,
-                           std::unique_ptr<RemoteFolder>& remoteCopy) {
+/// on which GPUs, with which limits and counters, traced or not. "" or why not.
+std::string sessionOptions(const RunArgs& a, const Config& cfg, std::size_t points, SessionOptions& opts,
+                           std::unique_ptr<RemoteFolder>& remoteCopy, SharedFolder& baselineCache) {
   opts.configPath = std::filesystem::absolute(a.config).string();
   if (!a.remote.empty()) {
     if (std::string why = setUpRemote(a.remote, a.remoteShared, cfg, opts, remoteCopy); !why.empty())
@@ -106,6 +116,16 @@ std::string sessionOptions(const RunArgs& a, const Config& cfg, SessionOptions& 
   opts.trials = a.trials > 0 ? a.trials : cfg.trials;
   opts.allowCommands = a.consent.commands;
   opts.extraWorkerArgs = consentArgs(a.consent);
+  for (const std::string& c : counterArgs(a.counters)) opts.extraWorkerArgs.push_back(c);
+  // The workers of a local sweep profile the baseline once between them
+  // (docs/report.md, counters): a folder they share.
+  if (a.remote.empty() && points > 1) {
+    char t[] = "/tmp/tilescope-baseline-XXXXXX";
+    if (::mkdtemp(t)) {
+      baselineCache.path = t;
+      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--baseline-cache", baselineCache.path});
+    }
+  }
   opts.jobs = a.jobs;
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;
@@ -183,7 +203,9 @@ int cmdRun(const RunArgs& a) {
 
   SessionOptions opts;
   std::unique_ptr<RemoteFolder> remoteCopy;  // removed from the host when the run ends
-  if (std::string why = sessionOptions(a, cfg, opts, remoteCopy); !why.empty()) return usageError(why);
+  SharedFolder baselineCache;                // removed when the run ends
+  if (std::string why = sessionOptions(a, cfg, points, opts, remoteCopy, baselineCache); !why.empty())
+    return usageError(why);
   opts.shard = shard;
   const std::size_t total = points * static_cast<std::size_t>(std::max(1, opts.trials));
   RunProgress progress(a, total);

@@ -152,6 +152,8 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   opts.oracle = a.oracle;
   opts.baseline = !a.noBaseline;
   opts.counters = !a.noCounters;
+  opts.counterSet = a.counters;
+  opts.baselineCacheDir = a.baselineCache;
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -264,6 +266,10 @@ Verb addWorkerCommand(CLI::App& app) {
   w->add_flag("--no-timing", a->noTiming);
   w->add_flag("--no-baseline", a->noBaseline, "do not time the baseline");
   w->add_flag("--no-counters", a->noCounters, "skip the profiling pass (hardware counters, PC sampling)");
+  w->add_option("--counters", a->counters, "basic | full: the counter set of the profiling pass")
+      ->check(CLI::IsMember({"basic", "full"}));
+  w->add_option("--baseline-cache", a->baselineCache,
+                "a folder the workers of one sweep share for the baseline's counters");
   w->add_option("--set", a->overrides, "NAME=VALUE: override a define or param");
   w->add_flag("--trace", a->trace, "trace the kernel first");
   w->add_option("--trace-mode", a->traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));

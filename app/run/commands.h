@@ -44,6 +44,7 @@ struct RunArgs {
   int traceCells = 0;              ///< footprint cells per tensor in the report (0: the default)
   std::string shard;               ///< sweep --shard K/N: only that shard's points (shard.h)
   bool freshWorkers = false;       ///< a fresh worker process per capture (no warm workers)
+  std::string counters;            ///< --counters basic|full|none ("": the config's, else basic)
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
@@ -70,6 +71,8 @@ struct WorkerArgs {
   bool noTiming = false;
   bool noBaseline = false;
   bool noCounters = false;             ///< skip the profiling pass (diagnose's follow-up experiments)
+  std::string counters;                ///< --counters basic|full|none ("": the config's, else basic)
+  std::string baselineCache;           ///< --baseline-cache DIR: the sweep's shared baseline counters
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
   bool trace = false;
   std::string traceMode = "full";  ///< full | memory
@@ -103,6 +106,7 @@ struct DiagnoseArgs {
   double timeoutS = 0;
   bool stream = false;
   bool noTrace = false;  ///< no traced run, even where the evidence calls for one
+  std::string counters;  ///< --counters for the baseline capture (basic|full|none)
   std::string remote;    ///< ssh host: the workers run there
   bool remoteShared = false;
   Consent consent;
@@ -144,5 +148,8 @@ std::string toolkitRoot();
 
 /// The arguments that pass `consent` on to a worker.
 std::vector<std::string> consentArgs(const Consent& consent);
+
+/// The worker arguments of `--counters SET` ("" passes nothing: the config decides).
+std::vector<std::string> counterArgs(const std::string& set);
 
 }  // namespace tilescope::cli

@@ -37,7 +37,21 @@ void addRunOptions(CLI::App* s, RunArgs& a) {
   s->add_flag("--fresh-workers", a.freshWorkers,
               "a fresh worker process for every capture (by default a worker serves capture after capture "
               "until one faults)");
+  addCounterOption(s, a.counters);
   addConsentOptions(s, a.consent);
+}
+
+void addCounterOption(CLI::App* s, std::string& set) {
+  s->add_option("--counters", set,
+                "hardware counters: basic (default: what the findings need, 2 replay passes), full (every "
+                "standard metric and PC sampling), none")
+      ->check(CLI::IsMember({"basic", "full", "none"}));
+}
+
+std::vector<std::string> counterArgs(const std::string& set) {
+  if (set.empty()) return {};
+  if (set == "none") return {"--no-counters"};
+  return {"--counters", set};
 }
 
 }  // namespace tilescope::cli

@@ -35,5 +35,7 @@ void addConsentOptions(CLI::App* s, Consent& c);
 void addRemoteOptions(CLI::App* s, std::string& host, bool& shared);
 /// run's and sweep's options.
 void addRunOptions(CLI::App* s, RunArgs& a);
+/// --counters basic|full|none.
+void addCounterOption(CLI::App* s, std::string& set);
 
 }  // namespace tilescope::cli

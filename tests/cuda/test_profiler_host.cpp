@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "tilescope/counters/counters.h"
 #include "tilescope/cuda/profiler_host.h"
@@ -17,6 +18,16 @@ TEST(ProfilerHost, EveryStandardMetricExistsOnHopper) {
   std::vector<std::string> missing;
   EXPECT_EQ(cuda::metricsOnChip("GH100", list, &missing).size(), list.size());
   EXPECT_TRUE(missing.empty());
+}
+
+// The basic set's promise (counters.h): what the findings need in at most two
+// kernel-replay passes on Hopper, where the full list needs many more.
+TEST(ProfilerHost, BasicSetFitsInTwoPassesOnHopper) {
+  const int basic = cuda::replayPasses("GH100", profileMetricList({}, CounterSet::basic));
+  const int full = cuda::replayPasses("GH100", profileMetricList({}, CounterSet::full));
+  EXPECT_LE(basic, 2);
+  EXPECT_GT(full, basic);
+  std::printf("GH100 replay passes: basic %d, full %d\n", basic, full);
 }
 
 TEST(ProfilerHost, AnotherGenerationSkipsWhatItLacksAndKeepsTheRest) {

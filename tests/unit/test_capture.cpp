@@ -140,6 +140,22 @@ TEST(Capture, InPlaceArgumentIsOneTensor) {
   EXPECT_FALSE(cfg["tensors"].contains("out_ptr"));
 }
 
+TEST(Capture, StoredButUnchangedIsAnOutput) {
+  json j = tritonRecord("t1-0000");
+  j["args"][2]["changed"] = false;  // rewritten with the bytes it held
+  j["args"][2]["stored"] = true;
+  j["args"][1].erase("after");
+  std::string why;
+  const auto cfg = configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(cfg["tensors"]["out_ptr"]["output"], true);
+  EXPECT_EQ(cfg["tensors"]["out_ptr"]["expected"], "npy:launches/t1-0000/out_ptr.after.npy");
+  EXPECT_EQ(cfg["reference"]["op"], "npy");
+  j["args"][2]["changed"] = false;
+  j["args"][2]["stored"] = false;
+  EXPECT_EQ(configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why)["reference"]["op"], "none");
+}
+
 TEST(Capture, CudaConfigScalarsByType) {
   std::string why;
   const auto cfg = configFromLaunch(launchRecordFromJson(cudaRecord("c1-0000")), CaptureInfo{}, &why);
@@ -260,12 +276,65 @@ TEST(Capture, KernelSignatures) {
   EXPECT_EQ((*t)[2].dtype, "");
   EXPECT_EQ((*t)[3].dtype, "i64");
   EXPECT_EQ(kernelBaseName("void ns::gemm<128, 64>(__half const*, int)"), "ns::gemm<128, 64>");
+  EXPECT_EQ(
+      kernelShortName("void at::native::reduce_kernel<512, 1, at::Op<float, (anonymous namespace)::F<2>>>("
+                      "at::Op<float, (anonymous namespace)::F<2>>)"),
+      "at::native::reduce_kernel");
   EXPECT_FALSE(kernelParamTypes("add_kernel"));  // extern "C": no signature
   EXPECT_EQ(demangleSymbol("add_kernel"), "");
   const auto anon = kernelParamTypes("(anonymous namespace)::k(float**, double)");
   ASSERT_TRUE(anon);
   EXPECT_EQ((*anon)[0].dtype, "");  // a pointer to pointers is untyped
   EXPECT_EQ((*anon)[1].dtype, "f64");
+}
+
+}  // namespace
+
+namespace {
+
+LaunchRecord recorded(const std::string& name) {
+  return loadLaunchRecord(fs::path(TILESCOPE_TEST_DATA) / "capture" / (name + ".launch.json"));
+}
+
+// Records made by `capture` on an H200 (bench/gpu_capture_programs.sh): the
+// Triton recorder on the zoo's buggy add, the CUDA recorder on an nvcc
+// program, a CuPy RawKernel and one of PyTorch's own kernels.
+TEST(CaptureRecorded, TritonAddBecomesTheZoosConfig) {
+  std::string why;
+  const auto cfg = configFromLaunch(recorded("triton_add_bug"), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(cfg["kernel"]["source"], "sources/add.py");
+  EXPECT_EQ(cfg["kernel"]["constexprs"]["BUG_NO_STORE_MASK"], true);
+  EXPECT_EQ(cfg["kernel"]["constexprs"]["BLOCK"], 1024);
+  EXPECT_EQ(cfg["args"], json::parse(R"(["x_ptr", "y_ptr", "out_ptr", "n"])"));
+  EXPECT_EQ(cfg["params"]["n"], 1000);
+  EXPECT_EQ(cfg["tensors"]["out_ptr"]["output"], true);
+  EXPECT_EQ(cfg["tensors"]["x_ptr"]["shape"], json::parse("[1000]"));
+}
+
+TEST(CaptureRecorded, CudaKernelsTypedFromTheirNames) {
+  std::string why;
+  const auto saxpy = configFromLaunch(recorded("cuda_saxpy"), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(saxpy["args"], json::parse(R"(["p0", "p1", "2.5:f32", "1048576"])"));
+  EXPECT_EQ(saxpy["tensors"]["p0"]["dtype"], "f32");
+  EXPECT_FALSE(saxpy["tensors"]["p0"].contains("output"));
+  EXPECT_EQ(saxpy["tensors"]["p1"]["output"], true);
+  const auto rows = configFromLaunch(recorded("cuda_row_sums"), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(rows["launch"]["shared_bytes"], 512);
+  EXPECT_EQ(rows["args"][2], "1000");
+  // extern "C": no types in the name, raw bits of the right width.
+  const auto soft = configFromLaunch(recorded("cupy_softsign"), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(soft["args"], json::parse(R"(["p0", "p1", "1073741824:u32", "100000:u32"])"));
+  EXPECT_EQ(soft["tensors"]["p0"]["dtype"], "u8");
+}
+
+TEST(CaptureRecorded, PyTorchStructParametersSayWhy) {
+  std::string why;
+  EXPECT_TRUE(configFromLaunch(recorded("torch_add_struct"), CaptureInfo{}, &why).is_null());
+  EXPECT_NE(why.find("struct passed by value"), std::string::npos) << why;
 }
 
 }  // namespace

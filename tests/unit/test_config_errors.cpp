@@ -55,7 +55,7 @@ const BadCase kCases[] = {
     {"run_metric_shape",
      "run.metrics[1]",
      {"'DRAM bytes read' is not a metric name", "unit__counter.rollup"}},
-    {"run_counters_type", "run.counters", {"expected true or false"}},
+    {"run_counters_type", "run.counters", {"expected true, false, \"basic\", \"full\" or \"none\""}},
     {"dtype", "tensors.A.dtype", {"unknown dtype 'f8'"}},
     {"shape_syntax", "tensors.C.shape[1]", {"unexpected end of expression", "'N *'"}},
     {"shape_operator", "tensors.C.shape[1]", {"unexpected '^'", "'N ^ 2'"}},

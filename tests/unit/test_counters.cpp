@@ -59,6 +59,54 @@ TEST(Counters, MetricListIsNcuNamesWithoutDuplicates) {
   EXPECT_EQ(list.back(), "smsp__warps_launched.sum");
 }
 
+TEST(Counters, BasicSetIsAFewOfTheStandardMetrics) {
+  std::set<std::string> standard;
+  for (const MetricDef& d : standardMetrics()) standard.insert(d.name);
+  for (const std::string& m : basicMetricNames()) EXPECT_TRUE(standard.count(m)) << m;
+  EXPECT_LT(basicMetricNames().size(), standardMetrics().size());
+  auto basic = profileMetricList({"smsp__warps_launched.sum"}, CounterSet::basic);
+  EXPECT_EQ(basic.size(), basicMetricNames().size() + 1);
+  EXPECT_EQ(profileMetricList({}, CounterSet::none).size(), 0u);
+  EXPECT_EQ(parseCounterSet("full"), CounterSet::full);
+  EXPECT_STREQ(counterSetName(CounterSet::basic), "basic");
+  EXPECT_THROW(parseCounterSet("most"), std::invalid_argument);
+  CountersInfo c;
+  c.metrics = basic;
+  EXPECT_EQ(counterSetOf(c), CounterSet::basic);
+  c.metrics = profileMetricList({});
+  EXPECT_EQ(counterSetOf(c), CounterSet::full);
+}
+
+// The basic set has no SOL breakdowns: the busiest of the issue slots and the
+// tensor pipe, and of DRAM and L2, stand in for them, and the finding says so.
+TEST(Counters, BasicSetSpeedOfLightFromProxies) {
+  KernelCounters k;
+  k.metrics["sm__inst_executed.avg.pct_of_peak_sustained_active"] = 22;
+  k.metrics["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] = 71;
+  k.metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = 30;
+  k.metrics["lts__t_sectors.avg.pct_of_peak_sustained_elapsed"] = 41;
+  const CounterFigures f = counterFigures(k);
+  EXPECT_TRUE(f.solProxy);
+  EXPECT_DOUBLE_EQ(f.smPct, 71);
+  EXPECT_DOUBLE_EQ(f.memPct, 41);
+  std::optional<Finding> b = findingOf(concludeCounters(pointWith(k)), "compute_bound");
+  ASSERT_TRUE(b);
+  EXPECT_NE(b->message.find("--counters full"), std::string::npos) << b->message;
+  EXPECT_TRUE(b->evidence.contains("proxy"));
+  EXPECT_FALSE(counterFigures(sol(20, 85)).solProxy);  // the full set's breakdowns win
+}
+
+TEST(Counters, UncoalescedFromTheBasicSetHasNoSectorsPerRequest) {
+  KernelCounters k;
+  k.metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] = 32768;
+  k.metrics["sm__sass_data_bytes_mem_global_op_st.sum"] = 32768 * 4;  // an eighth of each sector
+  std::optional<Finding> f = findingOf(concludeCounters(pointWith(k)), "uncoalesced_access");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->detail, "store");
+  EXPECT_EQ(f->message.find("per request"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("12%"), std::string::npos) << f->message;
+}
+
 TEST(Counters, UserMetricsCombineByTheirRollup) {
   EXPECT_EQ(metricDef("smsp__warps_launched.sum").combine, MetricCombine::sum);
   EXPECT_EQ(metricDef("dram__throughput.avg.pct_of_peak_sustained_elapsed").combine,

@@ -126,6 +126,17 @@ TEST(StaticAnalysis, SharedMemoryOverTheLimitAndOverTheDefault) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::warning);
   EXPECT_NE(f->message.find("cudaFuncAttributeMaxDynamicSharedMemorySize"), std::string::npos);
+  EXPECT_EQ(find(p, "smem_opt_in"), nullptr);
+
+  // Triton's launcher opts in itself: information, not a warning.
+  Config triton = gemmLike(64, 64, "2", "2", "128", "64 * 1024");
+  triton.kernel.language = "triton";
+  p = analyzeStatic(triton, h100(), CompileInfo{});
+  EXPECT_EQ(find(p, "smem_exceeded"), nullptr);
+  f = find(p, "smem_opt_in");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::info);
+  EXPECT_EQ(p.verdict, Verdict::ok);
 }
 
 TEST(StaticAnalysis, RegistersSpillsAndOccupancy) {

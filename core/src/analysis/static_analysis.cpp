@@ -80,7 +80,9 @@ bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding
   return false;
 }
 
-void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev,
+/// `launcherOptsIn`: Triton's and TileLang's launchers raise the limit
+/// themselves; CUDA C++ host code must call cudaFuncSetAttribute.
+void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev, bool launcherOptsIn,
                std::vector<Finding>& out) {
   // Both are below 2^53 (expressions and compiler output), so the sum cannot overflow.
   const std::int64_t total = smemStatic + dynamic;
@@ -96,6 +98,12 @@ void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& 
                               std::to_string(smemStatic) + " + dynamic " + std::to_string(dynamic) +
                               ") exceeds " + dev.name + "'s limit of " +
                               std::to_string(dev.smemPerBlockOptin) + " B even with opt-in",
+                          "launch.smem_exceeded", ev));
+  } else if (total > dev.smemPerBlock && launcherOptsIn) {
+    out.push_back(finding("smem_opt_in", Severity::info,
+                          "shared memory per block " + std::to_string(total) +
+                              " B is above the default 48 KiB; the kernel's launcher raises the limit (" +
+                              dev.name + " allows up to " + std::to_string(dev.smemPerBlockOptin) + " B)",
                           "launch.smem_exceeded", ev));
   } else if (total > dev.smemPerBlock) {
     out.push_back(finding("smem_exceeded", Severity::warning,
@@ -185,7 +193,7 @@ Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileIn
 
   const bool regsKnown = compile.attempted && compile.ok && compile.regs > 0;
   const std::int64_t smemStatic = compile.attempted && compile.smemStatic > 0 ? compile.smemStatic : 0;
-  checkSmem(smemStatic, p.launch.sharedBytes, dev, p.findings);
+  checkSmem(smemStatic, p.launch.sharedBytes, dev, config.kernel.isPython(), p.findings);
 
   KernelResources k;
   k.threadsPerBlock = int(std::min<std::int64_t>(

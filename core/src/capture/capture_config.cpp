@@ -11,6 +11,7 @@
 
 #include "tilescope/base/format.h"
 #include "tilescope/capture/capture.h"
+#include "tilescope/capture/kernel_signature.h"
 
 namespace tilescope {
 
@@ -72,9 +73,11 @@ ojson tensorEntry(const LaunchRecord& r, const LaunchArg& a, std::string* why) {
   t["shape"] = a.shape;
   if (!contiguous(a)) t["strides"] = a.strides;
   t["init"] = npyRef(r, a.before);
-  if (a.changed) {
+  // An output: bytes the launch changed, or a buffer the kernel stores through
+  // (rewritten with what it held: a buffer reused at the same address).
+  if (a.changed || a.stored) {
     t["output"] = true;
-    if (!a.after.empty()) t["expected"] = npyRef(r, a.after);
+    t["expected"] = npyRef(r, a.after.empty() ? a.before : a.after);
   }
   return t;
 }
@@ -138,8 +141,7 @@ std::string commandLine(const CaptureInfo& c) {
 }  // namespace
 
 std::string captureConfigName(const LaunchRecord& r) {
-  std::string k = r.kernel.empty() ? r.symbol : r.kernel;
-  if (auto p = k.find('('); p != std::string::npos) k.resize(p);  // a demangled signature
+  std::string k = kernelShortName(r.kernel.empty() ? r.symbol : r.kernel);  // no templates, no parameters
   if (auto p = k.rfind("::"); p != std::string::npos) k = k.substr(p + 2);
   std::string out;
   for (char c : k) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';

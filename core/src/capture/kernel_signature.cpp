@@ -117,4 +117,16 @@ std::string kernelBaseName(const std::string& demangled) {
   return s;
 }
 
+std::string kernelShortName(const std::string& demangled) {
+  const std::string base = kernelBaseName(demangled);
+  std::string out;
+  int depth = 0;
+  for (char c : base) {
+    if (c == '<') ++depth;
+    if (depth == 0) out += c;
+    if (c == '>' && depth > 0) --depth;
+  }
+  return out;
+}
+
 }  // namespace tilescope

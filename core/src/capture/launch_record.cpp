@@ -30,6 +30,7 @@ void fields(IO& io, S& a) {
   io("before", a.before, skipIfEmpty(a.before));
   io("after", a.after, skipIfEmpty(a.after));
   io("changed", a.changed, skipIf(!a.changed));
+  io("stored", a.stored, skipIf(!a.stored));
   io("const", a.isConst, skipIf(!a.isConst));
   io("unsupported", a.unsupported, skipIfEmpty(a.unsupported));
   io("type", a.type, skipIfEmpty(a.type));

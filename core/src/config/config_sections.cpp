@@ -265,7 +265,18 @@ void parseRun(const Node& n, Config& c) {
   count("warmup", r.warmup, 0);
   if (r.maxReps < r.minReps)
     n.at("max_reps").fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
-  if (n.has("counters")) r.counters = n.at("counters").boolean();
+  if (n.has("counters")) {
+    // true / false, or the set by name (counters.h CounterSet).
+    const Node c = n.at("counters");
+    if (c.j.is_string()) {
+      r.counterSet = c.str(16);
+      if (r.counterSet != "basic" && r.counterSet != "full" && r.counterSet != "none")
+        c.fail("expected true, false, \"basic\", \"full\" or \"none\"");
+      r.counters = r.counterSet != "none";
+    } else {
+      r.counters = c.boolean();
+    }
+  }
   if (n.has("metrics")) {
     // The chip's own list decides whether a name exists (the worker and `check`
     // ask CUPTI); here only the shape of an ncu metric name: unit__counter.rollup.

@@ -1,6 +1,7 @@
 // The profiling pass's metric list, the combination of a baseline call's
 // kernels, and the figures derived from a kernel's counters.
 #include <algorithm>
+#include <stdexcept>
 
 #include "tilescope/counters/counters.h"
 
@@ -71,8 +72,57 @@ const std::vector<MetricDef>& standardMetrics() {
       {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", "Tensor ops, bf16 inputs", "count", "compute", kSum},
       {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", "Tensor ops, tf32 inputs", "count", "compute", kSum},
       {"sm__cycles_elapsed.avg.per_second", "SM clock", "Hz", "compute", kTime},
+      // The basic set's speed-of-light proxies (one pass each where the breakdowns take 4-8).
+      {"sm__inst_executed.avg.pct_of_peak_sustained_active", "SM issue slots busy", "%", "speed_of_light",
+       kTime},
+      {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed", "L2 sector throughput", "%", "speed_of_light",
+       kTime},
   };
   return list;
+}
+
+const std::vector<std::string>& basicMetricNames() {
+  // Chosen with cuda::replayPasses on GH100: these 15 need 2 passes (the full
+  // list needs 14). Sectors per request (the requests counters), the shared-
+  // memory bank-conflict counters and the throughput breakdowns each add passes;
+  // diagnose's trace measures bank conflicts per line instead.
+  static const std::vector<std::string> names = {
+      "gpu__time_duration.sum",
+      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+      "sm__warps_active.avg.pct_of_peak_sustained_active",
+      "sm__inst_executed.avg.pct_of_peak_sustained_active",
+      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+      "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "sm__sass_data_bytes_mem_global_op_ld.sum",
+      "sm__sass_data_bytes_mem_global_op_st.sum",
+      "sm__sass_data_bytes_mem_global_op_ldgsts.sum",
+      "dram__bytes_read.sum",
+      "dram__bytes_write.sum",
+      "smsp__inst_executed.sum",
+      "sm__cycles_elapsed.avg.per_second",
+  };
+  return names;
+}
+
+CounterSet parseCounterSet(const std::string& name) {
+  if (name == "none") return CounterSet::none;
+  if (name == "basic") return CounterSet::basic;
+  if (name == "full") return CounterSet::full;
+  throw std::invalid_argument("unknown counter set '" + name + "' (expected basic, full or none)");
+}
+
+const char* counterSetName(CounterSet s) {
+  return s == CounterSet::none ? "none" : s == CounterSet::basic ? "basic" : "full";
+}
+
+CounterSet counterSetOf(const CountersInfo& c) {
+  if (c.metrics.empty()) return CounterSet::none;
+  return std::find(c.metrics.begin(), c.metrics.end(), "sm__throughput.avg.pct_of_peak_sustained_elapsed") !=
+                 c.metrics.end()
+             ? CounterSet::full
+             : CounterSet::basic;
 }
 
 MetricDef metricDef(const std::string& name) {
@@ -84,9 +134,12 @@ MetricDef metricDef(const std::string& name) {
   return {name, name, name.find("pct") != std::string::npos ? "%" : "", "extra", summed ? kSum : kTime};
 }
 
-std::vector<std::string> profileMetricList(const std::vector<std::string>& extra) {
+std::vector<std::string> profileMetricList(const std::vector<std::string>& extra, CounterSet set) {
   std::vector<std::string> out;
-  for (const MetricDef& d : standardMetrics()) out.push_back(d.name);
+  if (set == CounterSet::basic)
+    out = basicMetricNames();
+  else if (set == CounterSet::full)
+    for (const MetricDef& d : standardMetrics()) out.push_back(d.name);
   for (const std::string& m : extra)
     if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
   return out;
@@ -146,6 +199,19 @@ CounterFigures counterFigures(const KernelCounters& k) {
   f.smPct = metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
   f.memPct = metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
   f.dramPct = metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  f.tensorPct = metric(k, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active");
+  if (!known(f.smPct) && !known(f.memPct)) {
+    // The basic set: the busiest of the SM's issue slots and tensor pipe, and of
+    // DRAM and L2, stand in for ncu's SOL SM and Memory.
+    const double issue = metric(k, "sm__inst_executed.avg.pct_of_peak_sustained_active");
+    const double l2 = metric(k, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed");
+    auto busiest = [](double a, double b) {
+      return known(a) && known(b) ? std::max(a, b) : known(a) ? a : b;
+    };
+    f.smPct = busiest(issue, f.tensorPct);
+    f.memPct = busiest(f.dramPct, l2);
+    f.solProxy = known(f.smPct) || known(f.memPct);
+  }
   f.l2Pct = metric(k, "lts__throughput.avg.pct_of_peak_sustained_elapsed");
   f.l1Pct = metric(k, "l1tex__throughput.avg.pct_of_peak_sustained_active");
   f.dramReadBytes = metric(k, "dram__bytes_read.sum");
@@ -153,7 +219,6 @@ CounterFigures counterFigures(const KernelCounters& k) {
   f.l1HitPct = metric(k, "l1tex__t_sector_hit_rate.pct");
   f.l2HitPct = metric(k, "lts__t_sector_hit_rate.pct");
   f.achievedOccupancy = metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0;
-  f.tensorPct = metric(k, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active");
   f.instructions = metric(k, "smsp__inst_executed.sum");
 
   f.sharedLdConflicts = metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum");

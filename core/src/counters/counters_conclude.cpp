@@ -81,10 +81,14 @@ void uncoalesced(const CountersInfo& c, const CounterFigures& f, const CounterTh
   const bool loads = ld && (!st || f.globalLdEfficiency <= f.globalStEfficiency);
   const double eff = loads ? f.globalLdEfficiency : f.globalStEfficiency;
   const double spr = loads ? f.globalLdSectorsPerRequest : f.globalStSectorsPerRequest;
+  // Sectors per request need the requests counters (the full set); the basic
+  // set says what share of the fetched sector bytes the threads asked for.
+  const std::string fetched =
+      known(spr) ? "fetch " + num(spr) + " sectors per request of which the threads use " : "use only ";
   Finding g = finding(
       "uncoalesced_access", Severity::warning,
-      std::string("global ") + (loads ? "loads" : "stores") + " fetch " + num(spr) +
-          " sectors per request of which the threads use " + pct(100 * eff) +
+      std::string("global ") + (loads ? "loads" : "stores") + " " + fetched + pct(100 * eff) +
+          (known(spr) ? "" : " of the 32-byte sectors they fetch") +
           ": neighbouring threads access addresses far apart, so each warp touches many 32-byte sectors",
       "perf.uncoalesced_access",
       {{"sectors_per_request_ld",
@@ -143,6 +147,8 @@ void speedOfLight(const CountersInfo& c, const CounterFigures& f, const CounterT
                   std::vector<Finding>& out) {
   if (!known(f.smPct) || !known(f.memPct)) return;
   nlohmann::json ev = {{"sm_pct", f.smPct}, {"memory_pct", f.memPct}, {"threshold_pct", t.boundPct}};
+  if (f.solProxy)
+    ev["proxy"] = "basic counters: SM = issue slots or tensor pipe, memory = DRAM or L2 sectors";
   const std::initializer_list<std::pair<const char*, double>> units = {
       {"dram_pct", f.dramPct}, {"l2_pct", f.l2Pct}, {"l1_pct", f.l1Pct}};
   for (const auto& [key, v] : units)
@@ -169,6 +175,7 @@ void speedOfLight(const CountersInfo& c, const CounterFigures& f, const CounterT
           ") reaches " + pct(t.boundPct) + " of peak; the warps mostly wait";
     if (!stall.empty()) msg += ", most often on " + stall;
   }
+  if (f.solProxy) msg += " (basic counters' proxies; --counters full for ncu's breakdown)";
   out.push_back(finding(category, Severity::info, msg, "perf." + category, ev));
 }
 

@@ -66,6 +66,8 @@ constexpr CategoryInfo kCategories[] = {
      "slower than the baseline beyond the configured factor"},
     {"gpu_variance", Verdict::ok, 28, "perf",
      "the same point's kernel time differs between the GPUs its trials ran on"},
+    {"smem_opt_in", Verdict::ok, 29, "launch.smem_exceeded",
+     "more than 48 KiB of shared memory per block, which the launch opts in to (the limit was raised)"},
 };
 
 // The rank is the row's position: checked here so that a row inserted in the

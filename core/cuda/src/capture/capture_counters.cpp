@@ -7,7 +7,12 @@
 // Counters that cannot be read (no permission, another profiler, unsupported
 // GPU) leave one line in counters.note and set counters.pass_failed; the
 // capture's verdict never depends on them.
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <thread>
 
 #include "capture/capture_detail.h"
@@ -75,14 +80,48 @@ std::map<std::string, BaselineCounters>& baselineCache() {
   return cache;
 }
 
+/// The sweep's shared file of a baseline call's counters (CaptureOptions::baselineCacheDir).
+std::filesystem::path sharedBaselineFile(const CaptureOptions& opts, const std::string& identity) {
+  if (opts.baselineCacheDir.empty()) return {};
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the identity
+  for (unsigned char ch : identity) h = (h ^ ch) * 1099511628211ull;
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.json", static_cast<unsigned long long>(h));
+  return std::filesystem::path(opts.baselineCacheDir) / name;
+}
+
+/// Another worker of the sweep profiled the same baseline call: its kernels.
+std::optional<std::vector<KernelCounters>> readSharedBaseline(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (file.empty() || !std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+  try {
+    std::ifstream in(file, std::ios::binary);
+    const CountersInfo got = countersFromJson(nlohmann::json::parse(in));
+    if (got.baselineKernels.empty()) return std::nullopt;
+    return got.baselineKernels;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a file being replaced: profile it here
+  }
+}
+
+void reuseBaseline(const std::vector<KernelCounters>& kernels, CaptureState& s, CountersInfo& c) {
+  c.baselineKernels = kernels;
+  c.baselineSeconds = 0;
+  if (!c.baselineKernels.empty()) c.baseline = combineKernels(c.baselineKernels, s.cfg->baseline.kind);
+  c.baselineReused = true;
+}
+
 void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, CountersInfo& c,
                      const CaptureOptions& opts) {
   const std::string identity = baselineIdentity(s, metrics);
   if (const auto hit = baselineCache().find(identity); hit != baselineCache().end()) {
-    c.baselineKernels = hit->second.kernels;
-    c.baselineSeconds = 0;
-    if (!c.baselineKernels.empty()) c.baseline = combineKernels(c.baselineKernels, s.cfg->baseline.kind);
-    c.baselineReused = true;
+    reuseBaseline(hit->second.kernels, s, c);
+    return;
+  }
+  const std::filesystem::path shared = sharedBaselineFile(opts, identity);
+  if (auto kernels = readSharedBaseline(shared)) {
+    reuseBaseline(*kernels, s, c);
+    baselineCache()[identity] = {*kernels, 0};
     return;
   }
   StreamCall call;
@@ -109,6 +148,15 @@ void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, C
         toCounters(r.ranges[i], named ? s.baselineKernelNames[i] : "kernel " + std::to_string(i + 1)));
   if (!c.baselineKernels.empty()) c.baseline = combineKernels(c.baselineKernels, s.cfg->baseline.kind);
   baselineCache()[identity] = {c.baselineKernels, r.seconds};
+  if (!shared.empty() && !c.baselineKernels.empty()) {
+    CountersInfo w;
+    w.baselineKernels = c.baselineKernels;
+    try {
+      writeFileAtomically(shared, dumpJson(toJson(w)));
+    } catch (const std::exception&) {
+      // Not shared: the other workers profile it themselves.
+    }
+  }
 }
 
 /// A second copy of the kernel's module, loaded while PC sampling is enabled.
@@ -188,7 +236,11 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
                      const CaptureOptions& opts, const std::function<void(const Point&)>& checkpoint) {
   const auto t0 = std::chrono::steady_clock::now();
   CountersInfo& c = p.counters;
-  c.metrics = profileMetricList(s.cfg->run.metrics);
+  const std::string setName = !opts.counterSet.empty()         ? opts.counterSet
+                              : !s.cfg->run.counterSet.empty() ? s.cfg->run.counterSet
+                                                               : "basic";
+  const CounterSet set = parseCounterSet(setName);
+  c.metrics = profileMetricList(s.cfg->run.metrics, set);
   CUresult launchError = CUDA_SUCCESS;
   auto kernelCall = [&](CUstream st) {
     CUresult r = launch(fn, g, args, st);
@@ -233,8 +285,17 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     profileBaseline(s, c.metrics, c, opts);
   }
   releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
-  if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
-  samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
+  // PC sampling where someone asks why it is slow: the full set, or a kernel
+  // slower than its baseline (the basic set's cost target leaves no room for it).
+  const bool slow = std::any_of(p.findings.begin(), p.findings.end(),
+                                [](const Finding& f) { return f.category == "slow_vs_baseline"; });
+  if (set == CounterSet::full || slow) {
+    if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
+    samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
+  } else {
+    c.pcSampling.note =
+        "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
+  }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

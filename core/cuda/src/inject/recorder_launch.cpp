@@ -160,6 +160,12 @@ void Recorder::launchEnter(const LaunchCall& c) {
   CUfunction fn = nullptr;
   std::string symbol;
   if (!functionOf(c.f, &fn, &symbol)) return;
+  // A launch into a CUDA graph being captured does not run now, and a
+  // synchronisation here would invalidate the program's capture.
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  const CUstream stream = c.perThreadStream && !c.stream ? CU_STREAM_PER_THREAD : c.stream;
+  if (cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+    return;
   auto p = std::make_unique<Pending>();
   LaunchRecord& r = p->record;
   r.recorder = "cuda";
@@ -168,7 +174,7 @@ void Recorder::launchEnter(const LaunchCall& c) {
   r.index = index;
   r.symbol = symbol;
   const std::string demangled = demangleSymbol(symbol);
-  r.kernel = demangled.empty() ? symbol : kernelBaseName(demangled);
+  r.kernel = demangled.empty() ? symbol : kernelShortName(demangled);
   for (int d = 0; d < 3; ++d) r.grid[d] = c.grid[d], r.block[d] = c.block[d], r.cluster[d] = c.cluster[d];
   r.sharedBytes = c.sharedBytes;
   const std::string key = resolveParams(c, fn, r);
@@ -222,7 +228,7 @@ void Recorder::launchEnter(const LaunchCall& c) {
       p->pointers.push_back(std::move(pa));
     }
   }
-  p->stream = c.perThreadStream && !c.stream ? CU_STREAM_PER_THREAD : c.stream;
+  p->stream = stream;
   if (cuEventCreate(&p->start, CU_EVENT_DEFAULT) == CUDA_SUCCESS) cuEventRecord(p->start, p->stream);
   s_pending = std::move(p);
 }

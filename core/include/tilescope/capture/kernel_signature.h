@@ -32,4 +32,8 @@ std::optional<std::vector<KernelParamType>> kernelParamTypes(const std::string& 
 /// clutter: "void ns::add<float>(float*, int)" -> "ns::add<float>".
 std::string kernelBaseName(const std::string& demangled);
 
+/// kernelBaseName without template arguments, as a person names a kernel:
+/// "void at::native::reduce_kernel<512, 1, Op>(Op)" -> "at::native::reduce_kernel".
+std::string kernelShortName(const std::string& demangled);
+
 }  // namespace tilescope

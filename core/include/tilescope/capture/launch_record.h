@@ -33,6 +33,7 @@ struct LaunchArg {
   std::uint64_t allocationBase = 0, allocationSize = 0;  ///< CUDA: the allocation holding dataPtr
   std::string before, after;  ///< .npy files in the launch folder ("" when not saved)
   bool changed = false;       ///< the launch changed its bytes: an output
+  bool stored = false;        ///< Triton: the kernel stores through it (an output even when unchanged)
   bool isConst = false;       ///< CUDA: a pointer to const (from the demangled signature)
   std::string unsupported;    ///< why the bytes were not saved
   // Scalars and constexprs.

@@ -148,6 +148,7 @@ struct RunSettings {
   int maxReps = 1000;
   int warmup = 3;
   bool counters = true;              ///< the profiling pass: hardware counters and PC sampling
+  std::string counterSet;            ///< "basic" | "full" | "none" when `counters` names a set, else
   std::vector<std::string> metrics;  ///< extra metrics by ncu name (checked against the chip's list)
 };
 

@@ -29,13 +29,30 @@ struct MetricDef {
   MetricCombine combine = MetricCombine::sum;
 };
 
-/// The metrics every profiling pass collects, in report order.
+/// Which counters the profiling pass reads (`--counters`, config `run.counters`):
+///   basic (the default): what the findings need, in 2 replay passes on GH100
+///     (speed-of-light proxies, global sectors and bytes, occupancy, tensor pipe,
+///     DRAM bytes); PC sampling only for a point slower than its baseline;
+///   full: every standard metric (14 passes on GH100: ncu's SOL breakdown,
+///     shared-memory bank conflicts, sectors per request, FLOP counts) and PC sampling;
+///   none: no profiling pass.
+enum class CounterSet { none, basic, full };
+/// "none" | "basic" | "full"; throws std::invalid_argument for anything else.
+CounterSet parseCounterSet(const std::string& name);
+const char* counterSetName(CounterSet s);
+/// The set a report's counters were read with (from their metric list).
+CounterSet counterSetOf(const CountersInfo& c);
+
+/// The metrics of the full set, in report order.
 const std::vector<MetricDef>& standardMetrics();
+/// The names of the basic set (a subset of standardMetrics()).
+const std::vector<std::string>& basicMetricNames();
 /// The definition of `name`: a standard metric's, or one inferred from the name
 /// for a user metric (`.sum` sums, percentages and rates are time-weighted).
 MetricDef metricDef(const std::string& name);
-/// The standard list followed by `extra` (config `run.metrics`), without duplicates.
-std::vector<std::string> profileMetricList(const std::vector<std::string>& extra);
+/// The set's list followed by `extra` (config `run.metrics`), without duplicates.
+std::vector<std::string> profileMetricList(const std::vector<std::string>& extra,
+                                           CounterSet set = CounterSet::full);
 
 /// The kernels of one baseline call as one: sums, and duration-weighted means.
 KernelCounters combineKernels(const std::vector<KernelCounters>& kernels, const std::string& label);
@@ -45,6 +62,9 @@ KernelCounters combineKernels(const std::vector<KernelCounters>& kernels, const 
 struct CounterFigures {
   double durationNs = NAN;
   double smPct = NAN, memPct = NAN;  ///< speed of light (ncu's SOL SM / Memory)
+  /// smPct and memPct are the basic set's proxies (SM issue slots or the tensor
+  /// pipe; DRAM or L2 sectors), not ncu's breakdowns.
+  bool solProxy = false;
   double dramPct = NAN, l2Pct = NAN, l1Pct = NAN;
   double dramReadBytes = NAN, dramWriteBytes = NAN;
   double l1HitPct = NAN, l2HitPct = NAN;

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from . import tensors
+from . import kernel_ast, tensors
 
 _DEF_LINE = re.compile(r"^\s*(async\s+)?def\s")
 
@@ -129,6 +129,8 @@ class KernelInfo:
         self.global_scratch = int(getattr(md, "global_scratch_size", 0) or 0)
         self.profile_scratch = int(getattr(md, "profile_scratch_size", 0) or 0)
         self.hash = getattr(kernel, "hash", None) or getattr(md, "hash", None)
+        # Parameters the kernel stores through (outputs even when unchanged).
+        self.stored = kernel_ast.stored_params(getattr(self.jitfn, "src", None) or "") & set(self.arg_names)
 
     def triton_section(self, version):
         return {"version": version, "num_warps": self.num_warps, "num_stages": self.num_stages,
@@ -207,6 +209,8 @@ def _describe(info, i, name, value, found):
         return {"name": name, "kind": "constexpr", "value": jsonable(value)}
     if tensors.is_tensor(value):
         entry, span, dinfo = tensor_entry(name, value)
+        if name in getattr(info, "stored", ()):
+            entry["stored"] = True
         found.append((safe_label(name), value, entry, span, dinfo))
         return entry
     if isinstance(value, (tuple, list)):

@@ -26,6 +26,13 @@ struct CaptureOptions {
   /// allocation sizes, outputs without init left as cuMemAlloc gave them.
   bool oracle = false;
   bool counters = true;  ///< the profiling pass (hardware counters, PC sampling); also config run.counters
+  /// "basic" or "full" (`--counters`, counters.h CounterSet); "" takes the
+  /// config's run.counters set, else basic.
+  std::string counterSet;
+  /// A folder the workers of one sweep share: the baseline's counters, read
+  /// once by whichever worker gets there first, for every worker after it
+  /// (keyed by the baseline call's identity). "" keeps them per worker.
+  std::string baselineCacheDir;
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.

@@ -26,4 +26,9 @@ std::string baseName(const std::string& metric);
 std::vector<std::string> metricsOnChip(const std::string& chip, const std::vector<std::string>& names,
                                        std::vector<std::string>* missing = nullptr);
 
+/// The replay passes `chip` needs to collect `names` in one range (the
+/// counters they resolve to, scheduled by CUPTI): a profile's cost is about
+/// passes × the kernel's time plus a fixed setup. Throws for an unknown metric.
+int replayPasses(const std::string& chip, const std::vector<std::string>& names);
+
 }  // namespace tilescope::cuda
