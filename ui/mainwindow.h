@@ -97,7 +97,12 @@ class MainWindow : public QMainWindow {
 
  private:
   void setupPanels();
-  void setupActions();
+  void setupActions();       ///< the menus, the tool bar and the status bar's labels
+  QAction* setupFileMenu();  ///< returns Open, for the tool bar
+  void setupRunMenu();
+  void setupViewMenu();
+  void setupHelpMenu();
+  void newFromTriton();
   void setupDocks();
   void setupConnections();
   void setupTriage();  ///< the Triage dock, its export action and connections

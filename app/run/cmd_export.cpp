@@ -11,6 +11,7 @@
 #include "tilescope/base/process.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/document.h"
+#include "tilescope/export/open_document.h"
 #include "tilescope/triage/triage_document.h"
 
 namespace tilescope::cli {
@@ -51,18 +52,6 @@ int exportPdf(const ExportArgs& a) {
   return kExitOk;
 }
 
-/// A triage file (tilescope.triage/1) among reports: its schema, read off the
-/// parsed document (its keys are written sorted: the schema is not at the start).
-bool isTriageFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  try {
-    return isTriageDocument(parseJson(in));
-  } catch (const std::exception&) {
-    return false;  // loadReport says what is wrong with it
-  }
-}
-
 int writeOutput(const ExportArgs& a, const std::string& text) {
   if (a.output.empty()) {
     std::cout << text;
@@ -101,13 +90,17 @@ int cmdExport(const ExportArgs& a) {
     if (!fs::is_regular_file(a.report, ec)) return usageError(a.report + ": no such report file");
     return exportPdf(a);
   }
-  if (isTriageFile(a.report)) return exportTriage(a);
-  Report r;
+  OpenedDocument doc;
   try {
-    r = loadReport(a.report);
+    doc = openDocument(a.report);
   } catch (const std::exception& e) {
     return usageError(e.what());
   }
+  if (doc.kind == DocumentKind::triage) return exportTriage(a);
+  if (doc.kind == DocumentKind::config)
+    return usageError(a.report +
+                      ": a config, not a report: `tilescope-run check` or `run` makes a report of it");
+  const Report& r = *doc.report;
   std::string text;
   if (a.format == "json") {
     text = dumpJson(toJson(r), 1) + "\n";

@@ -1,4 +1,4 @@
-// Check without a GPU (issue 9 item 3): opening a config analyses it statically
+// Check without a GPU (README.md#the-command-line, `check`): opening a config analyses it statically
 // for the selected device and the views show its declared tiles, masks,
 // shared-memory budget and occupancy; edits re-check once typing pauses; the
 // device's launch limits are part of validation (a 2048-thread block is invalid).
