@@ -26,7 +26,7 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 OpenedDocument openDocument(const std::filesystem::path& path, DocumentKind assumed) {
   const bool config = assumed == DocumentKind::config;
-  OpenedDocument doc{assumed, path, nullptr, {}};
+  OpenedDocument doc{assumed, path, nullptr, {}, {}};
   std::string text;
   try {
     text = readInputFile(path, config ? ConfigLimits::kMaxFileBytes : kMaxReportBytes);

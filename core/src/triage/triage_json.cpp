@@ -30,7 +30,7 @@ void fromValue(const nlohmann::json& j, FindingList& l, const std::string& path)
   if (!j.is_array()) json_io::expected(path, "an array", j);
   l.items->clear();
   for (std::size_t i = 0; i < j.size(); ++i)
-    l.items->push_back(findingFromJson(j[i], json_io::element(path, i)));
+    l.items->push_back(findingFromJson(j[i], jsonPathIndex(path, i)));
 }
 
 using json_io::Is;
@@ -51,7 +51,7 @@ void enumField(json_io::Reader& io, const char* key, E& v, Name, Parse parse) {
   try {
     v = parse(s);
   } catch (const std::invalid_argument& e) {
-    json_io::fail(json_io::child(io.path(), key), e.what());
+    json_io::fail(jsonPathChild(io.path(), key), e.what());
   }
 }
 
