@@ -117,6 +117,9 @@ class TstTriage : public QObject {
     QCOMPARE(panel->bars().size(), 5);
     QCOMPARE(panel->taxonomyPlot()->plottableCount(), 5);
     QVERIFY(panel->summaryText().contains(QStringLiteral("3 correct")));
+    // Tabified with the findings, its minimum height is the bottom area's: it stays small.
+    QVERIFY2(panel->minimumSizeHint().height() < 300,
+             qPrintable(QString::number(panel->minimumSizeHint().height())));
     // The category box lists every bar; choosing one (as a bar click does) filters the table.
     QCOMPARE(panel->categoryBox()->count(), 6);
     panel->setCategory(QStringLiteral("compile_error"));

@@ -50,10 +50,11 @@ void TriagePanel::setupWidgets() {
   m_table->verticalHeader()->hide();
   m_taxonomy = new ChartPlot(content);
   m_taxonomy->setObjectName(QStringLiteral("triageTaxonomy"));
-  m_taxonomy->setMinimumSize(320, 200);
+  m_taxonomy->setMinimumSize(340, 80);  // low: the bottom dock area takes the largest minimum of its tabs
   m_speedups = new ChartPlot(content);
   m_speedups->setObjectName(QStringLiteral("triageSpeedups"));
-  m_speedups->setMinimumSize(320, 160);
+  m_speedups->setMinimumSize(340, 80);
+  m_taxonomy->setToolTip(tr("Click a bar to show only that category's entries"));
   auto* bar = new QHBoxLayout;
   bar->addWidget(m_filterEdit, 1);
   bar->addWidget(m_category);
@@ -65,6 +66,7 @@ void TriagePanel::setupWidgets() {
   split->addWidget(charts);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({600, 400});
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
@@ -146,7 +148,7 @@ void TriagePanel::replot() {
     plotTaxonomy(m_taxonomy, *t);
     plotSpeedups(m_speedups, *t);
   }
-  m_taxonomy->setTitle(tr("Entries per category (click a bar to filter)"));
+  m_taxonomy->setTitle(tr("Entries per category"));
   m_speedups->setTitle(tr("Speedup of the correct entries"));
   for (ChartPlot* p : {m_taxonomy, m_speedups}) {
     applyChartStyle(p, p->colors());

@@ -175,7 +175,8 @@ bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
   if (opts.depth == TriageDepth::check || opts.capture == CaptureWhen::never) return false;
   if (opts.capture == CaptureWhen::always) return true;
   // A compile error launched nothing; a crash or a hang would only repeat under capture.
-  if (e.verdict == Verdict::compile_error || e.verdict == Verdict::hang || e.category == "crash") return false;
+  if (e.verdict == Verdict::compile_error || e.verdict == Verdict::hang || e.category == "crash")
+    return false;
   if (e.launches == 0) return true;  // the capture's count decides a no-kernel verdict
   // Findings about memory accesses: the replay's guard zones and trace locate them.
   // A wrong value, a race or a trap would only replay as the program ran.
