@@ -66,6 +66,11 @@ constexpr CategoryInfo kCategories[] = {
      "slower than the baseline beyond the configured factor"},
     {"gpu_variance", Verdict::ok, 28, "perf",
      "the same point's kernel time differs between the GPUs its trials ran on"},
+    // The worker ended without a result TileScope could read: no capture was
+    // made, so nothing is known about the kernel (not a fault of it).
+    {"worker_error", Verdict::launch_error, 29, "start",
+     "the worker ended without a readable result (a broken stream, a failure of the tool): nothing is known "
+     "about the kernel"},
 };
 
 // The rank is the row's position: checked here so that a row inserted in the

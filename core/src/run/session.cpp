@@ -238,14 +238,15 @@ Point PointReader::finish(const ChildResult& r, double total) {
     if (r.exitCode == kExitNoGpu) {
       result_.status.noGpu = true;
     } else {
+      // Nothing says the kernel faulted: the tool's side failed (issue 31, N8).
       Finding f;
-      f.category = "illegal_address";
+      f.category = "worker_error";
       f.severity = Severity::error;
       f.message = "the worker exited with status " + std::to_string(r.exitCode) + " without a result: " + why;
       f.evidence = {{"exit_code", r.exitCode}, {"phase", lastPhase_}};
-      f.treeNode = "fault.illegal_address";
+      f.treeNode = std::string(categoryInfo(f.category).treeNode);
       result_.findings.push_back(f);
-      result_.verdict = worse(result_.verdict, Verdict::fault);
+      result_.verdict = worse(result_.verdict, categoryInfo(f.category).verdict);
     }
   }
   return result_;

@@ -110,7 +110,7 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
   b.log.resize(logSize);
   if (logSize) nvrtcGetProgramLog(prog, b.log.data());
   while (!b.log.empty() && b.log.back() == '\0') b.log.pop_back();
-  b.log = shortenSourcePath(b.log, full, k.sourcePath.filename().string());
+  b.log = shortenSourcePath(detail::capCompileLog(std::move(b.log)), full, k.sourcePath.filename().string());
   if (rc == NVRTC_SUCCESS) {
     std::size_t size = 0;
     nvrtcGetCUBINSize(prog, &size);
