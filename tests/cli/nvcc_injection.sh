@@ -47,7 +47,7 @@ variant "$d" define_value_backtick "d['kernel']['defines']['Y'] = '1\`touch pwne
 expect "$d" define_value_backtick 0
 variant "$d" define_name "d['kernel']['defines']['X\$(touch pwned_define_name)'] = 1"
 expect "$d" define_name 2
-grep -q 'is not a name' "$tmp/define_name.out" || { say "define name: no reason"; cat "$tmp/define_name.out"; }
+grep -q "is not a name" "$tmp/define_name.out" || { say "define name: no reason"; cat "$tmp/define_name.out"; }
 variant "$d" option_D "d['kernel']['options'].append('-DPWN2=\`touch pwned_option_D\`')"
 expect "$d" option_D 0
 variant "$d" source_name "pass" 'k$(touch pwned_source_name).cu'

@@ -45,8 +45,8 @@ void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
     // A define becomes a -D flag (a compiler may hand it to /bin/sh) and a symbol of
     // expressions; a constexpr a Python keyword argument: each must be a C identifier.
     if (!isIdentifier(it.key()))
-      d.fail("'" + clipForMessage(it.key()) +
-             "' is not a name (letters, digits and _, not starting with a digit)");
+      d.fail(nlohmann::json(clipForMessage(it.key())).dump() +
+             " is not a name (letters, digits and _, not starting with a digit)");
     DefineValue v;
     if (d.j.is_number_integer() || d.j.is_number_unsigned()) {
       v.i = d.integer();

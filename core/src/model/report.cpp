@@ -15,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tilescope/base/json_input.h"
+
 namespace tilescope {
 
 using nlohmann::json;
@@ -118,6 +120,19 @@ json parseJson(const std::string& text) {
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
+    // The base reader's SAX pass names where: the JSON path of a number too
+    // large for a double (1e400), line:col of a syntax error (issue 31, N13).
+    JsonLimits any;
+    any.maxBytes = text.size();
+    any.maxDepth = kMaxJsonDepth + 1;
+    any.maxMembers = text.size() + 1;
+    any.rejectDuplicateKeys = false;
+    try {
+      (void)tilescope::parseJson(text, any);
+    } catch (const JsonInputError& located) {
+      throw std::runtime_error(located.where.empty() ? located.problem
+                                                     : located.where + ": " + located.problem);
+    }
     throw std::runtime_error(withoutExceptionId(e.what()));
   }
 }
