@@ -89,6 +89,14 @@ nothing_ran fallback; compiled fallback "$tmp/out/fb.json"
 [ "$rc" = 0 ] || { say "init-triton: exit $rc"; cat "$tmp/out/init.err"; }
 nothing_ran init-triton
 
+# No sandbox here (no bwrap on PATH): nothing of the file runs, and the compile says why.
+TILESCOPE_CACHE_DIR="$tmp/cache3" HOME="$home" PATH=/nonexistent "$exe" check "$tmp/cfg/add.tscfg.json" --device h100 \
+  -o "$tmp/out/nosandbox.json" >"$tmp/out/nosandbox.err" 2>&1; rc=$?
+[ "$rc" = 1 ] || say "no sandbox: exit $rc, want 1"
+nothing_ran no-sandbox
+grep -q "bubblewrap" "$tmp/out/nosandbox.err" && grep -q -- "--allow-commands" "$tmp/out/nosandbox.err" \
+  || { say "no sandbox: the finding does not say why or how"; cat "$tmp/out/nosandbox.err"; }
+
 # Consent: the full import, as before.
 TILESCOPE_CACHE_DIR="$tmp/cache2" HOME="$home" "$exe" check "$tmp/cfg/add.tscfg.json" --device h100 --allow-commands >/dev/null 2>&1
 [ -e "$home/pwned_home" ] || say "check --allow-commands did not import the file unconfined"

@@ -95,7 +95,7 @@ ln -s "$tmp/n12/target_created.txt" "$tmp/n12/add_add_kernel.tscfg.json"
 grep -q "symbolic link" "$tmp/n12.err" || { say "N12: no reason"; cat "$tmp/n12.err"; }
 
 # --- N13 -----------------------------------------------------------------------
-"$exe" export "$data/report_1e400.json" --format md >/dev/null 2>"$tmp/n13.err"
+"$exe" export "$data/report_1e400.report.txt" --format md >/dev/null 2>"$tmp/n13.err"
 grep -q 'points\[0\].wall_s' "$tmp/n13.err" || { say "N13: no JSON path"; cat "$tmp/n13.err"; }
 
 # --- N14 -----------------------------------------------------------------------

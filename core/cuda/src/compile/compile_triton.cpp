@@ -241,6 +241,8 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
     if (resultText.empty()) {
       // No result: the interpreter did not start, the compiler crashed (an MLIR
       // assertion aborts the process) or hung. Its stderr says why.
+      // Not started: r.err says why (no sandbox here, no interpreter) and what would fix it.
+      if (!r.started) return done(failed(info, "error: " + r.err));
       std::string why = r.timedOut ? "the Triton compiler did not finish within " +
                                          std::to_string(static_cast<int>(pythonCompileTimeout())) + " s"
                                    : "the Triton compiler helper failed (" + r.describe() + ")";
