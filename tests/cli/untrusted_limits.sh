@@ -101,7 +101,7 @@ grep -q 'points\[0\].wall_s' "$tmp/n13.err" || { say "N13: no JSON path"; cat "$
 # --- N14 -----------------------------------------------------------------------
 out=$( { yes "[000001] step 1 loss=0.5 lr=3e-4 grad_norm=1.2 tokens/s=12345" | head -c 600000000
          echo "RuntimeError: CUDA error: an illegal memory access was encountered"; } | "$exe" classify - 2>&1 | head -3)
-echo "$out" | grep -q "illegal_address" || { say "N14: a 600 MB pipe lost its last line"; echo "$out"; }
+grep -q "illegal_address" <<<"$out" || { say "N14: a 600 MB pipe lost its last line"; echo "$out"; }
 
 # --- N16 -----------------------------------------------------------------------
 "$exe" check --no-compile "$data/tensor_1tib_i64.tscfg.json" -o "$tmp/n16.json" >/dev/null 2>&1; rc=$?
