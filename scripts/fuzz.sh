@@ -37,7 +37,7 @@ seeds() {
     expr) echo fuzz/seeds/expr fuzz/regressions/expr ;;
     npy) echo tests/data/npy fuzz/regressions/npy ;;
     classify) echo tests/data/classify fuzz/regressions/classify ;;
-    report) echo resources/sample tests/data/reports fuzz/regressions/report ;;
+    report) echo resources/sample tests/data/reports fuzz/regressions/report fuzz/regressions/report_floats ;;
     stream) echo tests/data/stream fuzz/regressions/stream ;;
   esac
 }

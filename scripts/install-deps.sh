@@ -17,6 +17,8 @@ pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv ccache
       clang libclang-rt-14-dev    # clang + libFuzzer/ASan/UBSan runtimes: the fuzz preset
       clang-format                # the pinned formatter (14 on Debian 12): ctest -R format
       openssh-client openssh-server   # --remote, tested against a local sshd
+      bubblewrap                      # the sandbox of a Python kernel's compile (docs/security.md)
+      strace                          # tests/cli/untrusted_limits.sh: what a refused run opened
       slurm-wlm munge)                # sweep --slurm, tested against a local slurmctld/slurmd
 if [ "$gui" = 1 ]; then
   pkgs+=(qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev

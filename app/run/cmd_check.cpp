@@ -1,11 +1,15 @@
 // `check`: validate, evaluate, analyse statically and (with CUDA) compile, for a
 // device of the database. Needs no GPU.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "commands.h"
 #include "options.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
+#include "tilescope/base/format.h"
+#include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/config/trust.h"
 #include "tilescope/diagnose/compile_error.h"
@@ -108,19 +112,20 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
 
 }  // namespace
 
-Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS) {
+Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS,
+                 bool allowCommands = false) {
   Config cfg = sp.config;
   CompileInfo ci;
   nlohmann::json triton, tilelang;
 #ifdef TILESCOPE_HAVE_CUDA
   // check never runs a program the config names: options that could are not
-  // passed to any compiler, and the kernel is not compiled (run --allow-commands does).
+  // passed to any compiler, and the kernel is not compiled (with --allow-commands it is).
   const auto commands = commandIssues(cfg);
   bool risky = false;
   for (const auto& i : commands) risky = risky || i.path.rfind("kernel.options", 0) == 0;
-  if (compile && risky) {
+  if (compile && risky && !allowCommands) {
     ci.log = "not compiled: check never runs programs a config names: " + describeIssues(commands) +
-             " (tilescope-run run --allow-commands compiles it)";
+             " (check --allow-commands compiles it)";
   } else if (compile && cfg.kernel.isPython()) {
     // The Triton/TileLang helper runs as a child process with its own time limit.
     cuda::CompiledKernel ck;
@@ -142,6 +147,7 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, doub
 #else
   (void)compile;
   (void)compileTimeoutS;
+  (void)allowCommands;
   ci.log = "built without CUDA: the kernel was not compiled";
 #endif
   Point p = analyzeStatic(cfg, dev, ci);
@@ -173,6 +179,8 @@ int cmdCheck(const CheckArgs& a) {
   // config's folder would be read, so they need consent here too.
   const std::string paths = consentProblem(cfg, Consent{true, a.allowOutsidePaths});
   if (!paths.empty()) return usageError(a.config + ": " + paths);
+  // A Python kernel's file runs when it compiles: confined unless --allow-commands.
+  setPythonKernelsTrusted(a.allowCommands);
   DeviceDb db = DeviceDb::loadDefault();
   const std::string name = a.device.empty() ? "h100" : a.device;
   const DeviceSpec* dev = db.find(name);
@@ -188,12 +196,27 @@ int cmdCheck(const CheckArgs& a) {
   if (std::string why = runMetricsError(cfg, dev->arch); !why.empty())
     return usageError(a.config + ": " + why);
   std::vector<SweepPoint> points = expandSweep(cfg);
+  // Each compile has its limit; so has the whole check (a sweep of 10,000
+  // points x 120 s was allowed, issue 31 N5): past it no compile starts.
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t skipped = 0;
   for (const auto& sp : points) {
     try {
       (void)resolvePoint(sp.config);
       std::cerr << "check " << cfg.name << (points.size() > 1 ? " [" + sp.label() + "]" : "") << " on "
                 << dev->name << " (" << dev->arch << ")\n";
-      report.points.push_back(checkPoint(sp, *dev, !a.noCompile, a.compileTimeoutS));
+      const double left =
+          a.checkTimeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      capPythonCompileTimeout(std::max(left, 1.0));
+      const bool compile = !a.noCompile && left > 0;
+      report.points.push_back(
+          checkPoint(sp, *dev, compile, std::min(a.compileTimeoutS, left), a.allowCommands));
+      if (!a.noCompile && !compile) {
+        ++skipped;
+        report.points.back().compile.log = "not compiled: check's total time limit of " +
+                                           formatDuration(a.checkTimeoutS * 1e9) +
+                                           " (--check-timeout) was reached before this point";
+      }
     } catch (const ConfigError& e) {
       // Includes what only the analysis finds (a tiling too large to map).
       return usageError(configMessage(a.config, e) +
@@ -202,6 +225,10 @@ int cmdCheck(const CheckArgs& a) {
   }
   report.finalize();
   printSummary(report, std::cerr);
+  if (skipped > 0)
+    std::cerr << "note: " << skipped << " of " << points.size()
+              << " points were not compiled: check's total time limit of "
+              << formatDuration(a.checkTimeoutS * 1e9) << " was reached (raise it with --check-timeout)\n";
   if (!a.output.empty()) {
     saveReport(report, a.output);
     std::cerr << "report written to " << a.output << '\n';
@@ -219,8 +246,13 @@ Verb addCheckCommand(CLI::App& app) {
   c->add_option("--compile-timeout", a->compileTimeoutS,
                 "stop a compile after this many seconds (default 120)")
       ->check(CLI::PositiveNumber);
+  c->add_option("--check-timeout", a->checkTimeoutS,
+                "start no compile after this many seconds of the whole check (default 600)")
+      ->check(CLI::PositiveNumber);
   c->add_flag("--allow-outside-paths", a->allowOutsidePaths,
               "read sources, includes and .npy files outside the config's folder");
+  c->add_flag("--allow-commands", a->allowCommands,
+              "compile with options that run programs (-ccbin ...) and import a Python kernel unconfined");
   return {c, [a] { return cmdCheck(*a); }};
 }
 

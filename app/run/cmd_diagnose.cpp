@@ -20,12 +20,17 @@ int cmdDiagnose(const DiagnoseArgs& a) {
   Config cfg;
   try {
     cfg = loadConfig(a.config);
+  } catch (const ConfigError& e) {
+    return usageError(configMessage(a.config, e));
+  }
+  // Consent before a point is resolved: resolving reads .npy headers (issue 31, N17).
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
+  try {
     (void)resolvePoint(expandSweep(cfg).front().config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
-    return usageError(a.config + ": " + why);
   if (!cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
 

@@ -3,7 +3,6 @@
 // into a config (initTritonConfig); the result is loaded back before it is
 // written, so what this verb writes always passes the config loader.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "commands.h"
@@ -11,6 +10,7 @@
 #include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/config/triton_init.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::cli {
 
@@ -31,12 +31,18 @@ int cmdInitTriton(const InitTritonArgs& a) {
                            ? fs::path(fs::path(file).replace_extension("").string() + "_" +
                                       (kernel.empty() ? std::string("kernel") : kernel) + ".tscfg.json")
                            : fs::path(a.output);
+  // symlink_status: a link, even a dangling one, is there (a link planted at the
+  // default name would have the config written wherever it points).
+  if (fs::is_symlink(fs::symlink_status(out, ec)))
+    return usageError(out.string() + " is a symbolic link: not written through it (remove it or pass -o)");
   if (fs::exists(out, ec) && !a.force) return usageError(out.string() + " exists (use --force to overwrite)");
 
+  // Reading the signature imports the file: confined unless --allow-commands (docs/security.md).
+  setPythonKernelsTrusted(a.allowCommands);
   PythonResult r =
-      runPython({tritonHelperScript().string(), "signature", fs::absolute(file).string(), kernel},
-                pythonCompileTimeout());
-  nlohmann::json answer = nlohmann::json::parse(r.out, nullptr, false);
+      runKernelHelper({tritonHelperScript().string(), "signature", fs::absolute(file).string(), kernel},
+                      pythonCompileTimeout(), fs::absolute(file).parent_path(), {});
+  nlohmann::json answer = r.outputCut ? nlohmann::json() : nlohmann::json::parse(r.out, nullptr, false);
   if (!answer.is_object())
     return usageError("reading the kernel's signature with " + pythonInterpreter() + " failed (" +
                       r.describe() + ")\n" + r.err);
@@ -55,8 +61,11 @@ int cmdInitTriton(const InitTritonArgs& a) {
   } catch (const ConfigError& e) {
     std::cerr << "tilescope-run: note: the started config does not load yet: " << e.what() << '\n';
   }
-  std::ofstream f(out);
-  if (!(f << text)) return usageError("cannot write " + out.string());
+  try {
+    writeFileAtomically(out, text);  // O_EXCL temporary file, then rename
+  } catch (const std::exception& e) {
+    return usageError(e.what());
+  }
   std::cerr << "wrote " << out.string() << " for " << sig.name << " (" << file << ":" << sig.defLine << ")\n"
             << "next: check its shapes, grid and values, then `tilescope-run check " << out.string() << "`\n";
   if (source.rfind("..", 0) == 0)
@@ -73,6 +82,8 @@ Verb addInitTritonCommand(CLI::App& app) {
   it->add_option("KERNEL", a->target, "FILE.py::KERNEL (the @triton.jit function)")->required();
   it->add_option("-o,--output", a->output, "config to write (default FILE_KERNEL.tscfg.json)");
   it->add_flag("--force", a->force, "overwrite an existing file");
+  it->add_flag("--allow-commands", a->allowCommands,
+               "import the kernel's file unconfined (by default it runs in a sandbox: docs/security.md)");
   return {it, [a] { return cmdInitTriton(*a); }};
 }
 

@@ -77,12 +77,19 @@ namespace {
 std::optional<int> checkConfig(const RunArgs& a, Config& cfg) {
   try {
     cfg = loadConfig(a.config);
+  } catch (const ConfigError& e) {
+    return usageError(configMessage(a.config, e));
+  }
+  // Before anything runs (the no-GPU exit included) and before a point is
+  // resolved (that reads .npy headers, issue 31 N17): nothing the config names
+  // is run or read without the user's consent.
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
+  try {
     for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
-    return usageError(a.config + ": " + why);
   if (a.trials > 0 && a.verb == "sweep") {
     try {
       checkCaptureCount(cfg, a.trials, "--trials");

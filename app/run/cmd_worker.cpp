@@ -18,6 +18,7 @@
 #include "options.h"
 #include "tilescope/analysis/locations.h"
 #include "tilescope/analysis/static_analysis.h"
+#include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/counters/counters.h"
 #include "tilescope/logs/device_output.h"
@@ -211,6 +212,8 @@ int cmdWorker(const WorkerArgs& a) {
   // The parent checked consent already; a worker started by hand checks again.
   if (std::string why = consentProblem(cfg, a.consent); !why.empty())
     return usageError(a.config + ": " + why);
+  // A Python kernel's file runs when it compiles: confined unless --allow-commands.
+  setPythonKernelsTrusted(a.consent.commands);
 #ifndef TILESCOPE_HAVE_CUDA
   std::cerr << "this tilescope-run was built without CUDA: it cannot capture\n";
   return kExitNoGpu;

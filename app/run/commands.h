@@ -24,7 +24,9 @@ struct CheckArgs {
   std::string config, device, output;
   bool noCompile = false;
   bool allowOutsidePaths = false;
-  double compileTimeoutS = 120;  ///< per compile; check has no other watchdog
+  bool allowCommands = false;    ///< compile what runs programs: risky options, a Python kernel unconfined
+  double compileTimeoutS = 120;  ///< per compile
+  double checkTimeoutS = 600;    ///< all compiles of a check together: no point starts one past it
 };
 int cmdCheck(const CheckArgs& a);
 
@@ -118,6 +120,7 @@ struct InitTritonArgs {
   std::string target;  ///< FILE.py::KERNEL (KERNEL optional when the file has one)
   std::string output;  ///< default FILE_KERNEL.tscfg.json beside FILE.py
   bool force = false;
+  bool allowCommands = false;  ///< import the file unconfined (docs/security.md)
 };
 /// `init-triton FILE.py::KERNEL`: a starting config from the kernel's signature.
 int cmdInitTriton(const InitTritonArgs& a);

@@ -483,7 +483,18 @@ def describe_signature(path, entry):
 
 # --- main ------------------------------------------------------------------------
 
+def confine_file_sizes():
+    """Under TileScope's sandbox (docs/security.md) the kernel file's own code may
+    write only in a private folder; this bounds how large a file it can make
+    there. A hard limit: the code cannot raise it again."""
+    if os.environ.get("TILESCOPE_CONFINED"):
+        import resource
+        limit = 256 << 20
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
 def main(argv):
+    confine_file_sizes()
     if len(argv) < 2:
         fail_usage("usage: tilescope_triton.py version | compile REQUEST OUTDIR | signature FILE.py KERNEL"
                    " | tilelang REQUEST OUTDIR")

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compile/nvcc_command.h"
 #include "tilescope/cuda/compile.h"
 
 namespace fs = std::filesystem;
@@ -215,4 +216,53 @@ TEST(CompileLog, PtxasResourcesPerFunction) {
 TEST(CompileLog, ArchForCc) {
   EXPECT_EQ(archForCc(9, 0), "sm_90");
   EXPECT_EQ(archForCc(8, 6), "sm_86");
+}
+
+// Issue 31, N1: nothing a config writes reaches nvcc's command line, which nvcc
+// hands to /bin/sh in double quotes.
+TEST(NvccPlan, ConfigTextStaysOffTheCommandLine) {
+  DefineValue hostile;
+  hostile.isInt = false;
+  hostile.s = "1$(touch pwned)";
+  const fs::path tmp = "/tmp/tilescope-XXXX";
+  detail::NvccPlan plan = detail::planNvcc(
+      "nvcc", "sm_90", "/a/k$(x).cu", {{"V", hostile}},
+      {"-std=c++17", "-DW=`y`", "-I/a/inc$(z)", "-include", "/a/f.h", "-UQ"}, {"/a/src dir"}, tmp);
+  ASSERT_EQ(plan.error, "");
+  for (const auto& a : plan.argv) EXPECT_TRUE(detail::shellInert(a)) << a;
+  EXPECT_NE(plan.header.find("#define V 1$(touch pwned)\n"), std::string::npos);
+  EXPECT_NE(plan.header.find("#define W `y`\n"), std::string::npos);
+  EXPECT_NE(plan.header.find("#include \"/a/f.h\"\n"), std::string::npos);
+  EXPECT_NE(plan.header.find("#undef Q\n"), std::string::npos);
+  EXPECT_EQ(plan.wrapper.substr(plan.wrapper.find("#include")), "#include \"/a/k$(x).cu\"\n");
+  ASSERT_EQ(plan.links.size(), 2u);  // the source's folder (a space) and the -I folder
+  EXPECT_EQ(plan.links[1].second, "/a/inc$(z)");
+  EXPECT_EQ(detail::unmapPaths(plan.links[1].first.string() + "/h.h:3: error", plan, tmp, "k.cu"),
+            "/a/inc$(z)/h.h:3: error");
+}
+
+TEST(NvccPlan, RefusesWhatCannotBeMovedOffTheCommandLine) {
+  auto error = [](std::vector<std::string> options, std::string define = "V") {
+    DefineValue v;
+    return detail::planNvcc("nvcc", "sm_90", "/a/k.cu", {{define, v}}, options, {}, "/tmp/t").error;
+  };
+  EXPECT_EQ(error({"-O3", "-Xptxas", "-v", "--use_fast_math"}), "");
+  EXPECT_NE(error({"-maxrregcount=32$(x)"}).find("/bin/sh"), std::string::npos);
+  EXPECT_NE(error({"-DX$(y)=1"}).find("not a macro name"), std::string::npos);
+  EXPECT_NE(error({}, "A B"), "");
+  EXPECT_NE(error({"-include", "/a/\"q.h"}), "");
+  EXPECT_TRUE(detail::isMacroName("F(a,b)"));
+  EXPECT_FALSE(detail::isMacroName("F(a,"));
+  EXPECT_FALSE(detail::isMacroName("1A"));
+}
+
+TEST_F(CompileTest, NvccCompilesThroughTheWrapperAndNamesTheRealFile) {
+  KernelSpec k = spec("broken.cu", "broken", "nvcc");
+  CompileInfo info = compileKernel(k, {}, "sm_90", nullptr);
+  EXPECT_FALSE(info.ok);
+  auto err = firstCompileError(info.log);
+  ASSERT_TRUE(err.has_value()) << info.log;
+  EXPECT_EQ(err->first, 5);
+  EXPECT_EQ(info.log.find("kernel.cu"), std::string::npos) << info.log;
+  EXPECT_EQ(info.log.find("tilescope_defines.h"), std::string::npos) << info.log;
 }

@@ -307,3 +307,26 @@ TEST(Document, WithoutTheTreeTheNodesAreNamedAndANoteSaysWhy) {
   EXPECT_EQ(d.banner.fix, "see the troubleshooting node fault.oob_write");
   EXPECT_NE(renderMarkdown(d).find("The troubleshooting tree was not available"), std::string::npos);
 }
+
+// Issue 31: a 5 MB label (points[].experiment) took the PDF export over 900 s;
+// every renderer lays out the document model, which now holds bounded texts.
+TEST(Document, HugeTextsAreCutInTheModelAndSaySo) {
+  Report r = populated();
+  r.points[0].label.clear();
+  r.points[0].experiment = std::string(5'000'000, 'x');
+  r.points[0].findings.front().message = std::string(3'000'000, 'y');
+  const Document doc = buildDocument(r, {});
+  std::size_t longest = 0;
+  bool saysCut = false;
+  for (const DocSection& s : doc.sections)
+    for (const DocBlock& b : s.blocks)
+      if (const auto* t = std::get_if<DocTable>(&b))
+        for (const auto& row : t->rows)
+          for (const auto& cell : row) {
+            longest = std::max(longest, cell.size());
+            saysCut = saysCut || cell.find("bytes, cut at") != std::string::npos;
+          }
+  EXPECT_LE(longest, kMaxDocCellBytes + 64);
+  EXPECT_TRUE(saysCut);
+  EXPECT_LT(renderHtml(doc).size(), std::size_t{2} << 20);
+}

@@ -126,3 +126,22 @@ TEST(Expr, SymbolsOfAnExpression) {
 }
 
 }  // namespace
+
+// Issue 31, N6: a tile origin is parsed once and evaluated per CTA.
+TEST(CompiledIntExpr, MatchesEvalIntAsItsSymbolsChange) {
+  const SymbolTable base{{"H", 16}, {"pid_x", 0}, {"pid_y", 0}};
+  CompiledIntExpr e("(pid_y / H) * 64 + ceil_div(pid_x, 3) % 5", base);
+  for (std::int64_t x : {0, 1, 7, 65535})
+    for (std::int64_t y : {0, 5, 16, 255}) {
+      e.set("pid_x", x);
+      e.set("pid_y", y);
+      SymbolTable s = base;
+      s["pid_x"] = x;
+      s["pid_y"] = y;
+      EXPECT_EQ(e.eval(), evalInt("(pid_y / H) * 64 + ceil_div(pid_x, 3) % 5", s));
+    }
+  e.set("unused", 1);  // not an error: the expression does not use it
+  CompiledIntExpr d("10 / pid_x", base);
+  EXPECT_THROW(d.eval(), ExprError);  // division by zero, as evalInt says it
+  EXPECT_THROW(CompiledIntExpr("nope + 1", base), ExprError);
+}

@@ -236,3 +236,21 @@ TEST(WarmWorkers, AWorkerThatCannotStartIsTheCapturesLaunchError) {
   EXPECT_NE(p.status.workerError.find("/nonexistent/tilescope-run"), std::string::npos)
       << p.status.workerError;
 }
+
+// Issue 31, N8: a worker whose result cannot be read, or that exits without one,
+// failed on the tool's side: worker_error (no capture), never a kernel fault.
+TEST(WarmWorkers, AnUnreadableOrMissingResultIsAWorkerErrorNotAFault) {
+  for (const std::string scenario : {"bad_verdict", "bad_types", "truncated", "exit_no_point"}) {
+    SCOPED_TRACE(scenario);
+    const Config cfg = loadConfig(kConfig);
+    const SweepPoint point = expandSweep(cfg).front();
+    const SessionOptions opts = oneSlot(scenario, true);
+    WarmWorker warm;
+    for (const Point& p : {warm.capture(cfg, point, 0, 0, opts), runWorkerPoint(cfg, point, 0, 0, opts)}) {
+      ASSERT_EQ(p.findings.size(), 1u) << outcome(p);
+      EXPECT_EQ(p.findings[0].category, "worker_error");
+      EXPECT_EQ(p.verdict, Verdict::launch_error);
+      EXPECT_NE(p.verdict, Verdict::fault);
+    }
+  }
+}

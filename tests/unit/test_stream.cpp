@@ -221,7 +221,8 @@ TEST(Stream, InvalidUtf8InAStringIsReplacedOnWriting) {
 
 // ---------------------------------------------------------------- the session
 
-TEST(StreamSession, AWorkerWhoseResultCannotBeReadFaultsThatPointSayingWhy) {
+// A worker_error, not a kernel fault (issue 31, N8): nothing is known about the kernel.
+TEST(StreamSession, AWorkerWhoseResultCannotBeReadIsAWorkerErrorSayingWhy) {
   const std::map<std::string, std::string> why = {
       {"bad_types", "point.verdict: expected a string, found an integer"},
       {"bad_verdict", "point.verdict: unknown verdict 'great'"},
@@ -234,8 +235,9 @@ TEST(StreamSession, AWorkerWhoseResultCannotBeReadFaultsThatPointSayingWhy) {
   for (const auto& [scenario, problem] : why) {
     SCOPED_TRACE(scenario);
     const Point p = workerPoint(scenario);
-    EXPECT_EQ(p.verdict, Verdict::fault);
+    EXPECT_EQ(p.verdict, Verdict::launch_error);
     ASSERT_EQ(p.findings.size(), 1u);
+    EXPECT_EQ(p.findings[0].category, "worker_error");
     EXPECT_NE(p.findings[0].message.find("without a result: its result could not be read: stream "),
               std::string::npos)
         << p.findings[0].message;
@@ -288,7 +290,7 @@ TEST(StreamSession, AMalformedCheckpointIsNoCheckpoint) {
 
 TEST(StreamSession, SessionOfMalformedWorkersKeepsEveryPoint) {
   // Three points × trials through a worker whose every result is unreadable:
-  // the session ends with a report of every capture, each a fault saying why.
+  // the session ends with a report of every capture, each a worker_error saying why.
   const fs::path config = kDiagnose / "gemm_whole_tiles.tscfg.json";
   SessionOptions opts;
   opts.workerCommand = {"python3", (kDiagnose / "fake_worker.py").string(), "--scenario", "bad_verdict"};
@@ -300,5 +302,5 @@ TEST(StreamSession, SessionOfMalformedWorkersKeepsEveryPoint) {
   ASSERT_EQ(r.points.size(), 3u);
   for (const auto& p : r.points)
     EXPECT_NE(p.status.streamError.find("unknown verdict 'great'"), std::string::npos);
-  EXPECT_EQ(r.verdict, Verdict::fault);
+  EXPECT_EQ(r.verdict, Verdict::launch_error);
 }

@@ -3,6 +3,7 @@
 #include "tilescope/analysis/occupancy.h"
 #include "tilescope/analysis/tiles.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/base/format.h"
 
 namespace tilescope {
 namespace {
@@ -181,6 +182,28 @@ void addCoverage(const TileCoverage& tc, Point& p) {
 
 }  // namespace
 
+/// The tensors of a point against the device's memory (issue 31, N16: four 1 TiB
+/// tensors were `ok` on an 80 GB device). Guard zones and the reference's own
+/// buffers come on top, so only what cannot fit at all is an error.
+void checkMemory(const Config& config, const DeviceSpec& dev, std::vector<Finding>& out) {
+  if (dev.memoryBytes <= 0 || config.tensors.empty()) return;
+  long double total = 0;
+  json sizes = json::object();
+  for (const ResolvedTensor& t : resolvePoint(config).tensors) {
+    total += static_cast<long double>(t.bytes());
+    sizes[t.spec->name] = t.bytes();
+  }
+  if (total <= static_cast<long double>(dev.memoryBytes)) return;
+  out.push_back(
+      finding("invalid_launch", Severity::error,
+              "the tensors need " + formatBytes(double(total)) + ", more than the " +
+                  formatBytes(double(dev.memoryBytes)) + " of device memory of " + dev.name +
+                  " (the allocation would fail: cudaErrorMemoryAllocation)",
+              "launch.out_of_memory",
+              {{"tensor_bytes", double(total)}, {"memory_bytes", dev.memoryBytes}, {"tensors", sizes}}));
+  out.back().detail = "out_of_memory";
+}
+
 Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileInfo& compile) {
   Point p;
   p.label = config.name;
@@ -190,6 +213,7 @@ Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileIn
   const SymbolTable symbols = pointSymbols(config);
   p.launch = evalLaunch(config, symbols);
   const bool launchOk = checkLaunch(p.launch, dev, p.findings);
+  checkMemory(config, dev, p.findings);
 
   const bool regsKnown = compile.attempted && compile.ok && compile.regs > 0;
   const std::int64_t smemStatic = compile.attempted && compile.smemStatic > 0 ? compile.smemStatic : 0;

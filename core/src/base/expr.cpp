@@ -236,6 +236,55 @@ std::int64_t evalInt(const std::string& expression, const SymbolTable& symbols) 
   return static_cast<std::int64_t>(v);
 }
 
+struct CompiledIntExpr::Impl {
+  std::string expression;
+  SymbolTable symbols;
+  IntParser parser;
+  VarScope scope;
+  std::map<std::string, double*> vars;
+};
+
+CompiledIntExpr::CompiledIntExpr(const std::string& expression, const SymbolTable& symbols)
+    : m_impl(std::make_unique<Impl>()) {
+  if (blank(expression)) throw ExprError(expression, "", "empty expression");
+  Impl& m = *m_impl;
+  m.expression = expression;
+  m.symbols = symbols;
+  m.scope.symbols = &m.symbols;
+  try {
+    m.parser.SetVarFactory(makeVar, &m.scope);
+    m.parser.SetExpr(expression);
+    for (const auto& [name, ptr] : m.parser.GetUsedVar()) m.vars[name] = ptr;  // creates them
+  } catch (const EvalFailure& f) {
+    throw ExprError(expression, f.symbol, f.problem);
+  } catch (const mu::ParserError& e) {
+    rethrowParserError(expression, e);
+  }
+}
+
+CompiledIntExpr::~CompiledIntExpr() = default;
+
+void CompiledIntExpr::set(const std::string& name, std::int64_t value) {
+  auto it = m_impl->vars.find(name);
+  if (it == m_impl->vars.end()) return;
+  if (std::llabs(value) >= (1LL << 53))
+    throw ExprError(m_impl->expression, name, std::string("value of '") + name + "' reaches 2^53");
+  *it->second = static_cast<double>(value);
+}
+
+std::int64_t CompiledIntExpr::eval() {
+  double v = 0;
+  try {
+    v = m_impl->parser.Eval();
+  } catch (const EvalFailure& f) {
+    throw ExprError(m_impl->expression, f.symbol, f.problem);
+  } catch (const mu::ParserError& e) {
+    rethrowParserError(m_impl->expression, e);
+  }
+  if (!exact(v)) throw ExprError(m_impl->expression, "", "value reaches 2^53");
+  return static_cast<std::int64_t>(v);
+}
+
 double evalFloat(const std::string& expression, const SymbolTable& symbols) {
   if (blank(expression)) throw ExprError(expression, "", "empty expression");
   FloatParser parser;

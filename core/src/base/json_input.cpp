@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <unordered_set>
@@ -30,8 +31,13 @@ std::string clipForMessage(const std::string& s, std::size_t maxBytes) {
 std::string jsonPathChild(const std::string& path, const std::string& key) {
   const std::string k = clipForMessage(key, 64);
   // A key that is empty or holds the path's own punctuation is quoted: `[""]`,
-  // `tensors["a.b"]` (an empty key once read as "the top level").
-  if (k.empty() || k.find_first_of(".[]\" ") != std::string::npos)
+  // `tensors["a.b"]` (an empty key once read as "the top level"); so is one with a
+  // control character, escaped (a NUL ended the message there, issue 31 N11).
+  const bool control = std::any_of(k.begin(), k.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  if (k.empty() || control || k.find_first_of(".[]\" ") != std::string::npos)
     return path + "[" + nlohmann::json(k).dump() + "]";
   return path.empty() ? k : path + "." + k;
 }

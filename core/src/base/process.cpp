@@ -161,8 +161,10 @@ struct Stream {
 bool pumpChild(Stream& s, Clock::time_point start, double timeoutS,
                const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
                const std::function<void(const std::string&)>& onStderr,
-               const std::function<bool(const std::string&)>& done, ChildResult& r) {
+               const std::function<bool(const std::string&)>& done, ChildResult& r,
+               std::size_t maxStdoutBytes = 0) {
   Limits limits{timeoutS, 0, start, start, {}};
+  std::size_t stdoutBytes = 0;
   char chunk[65536];
   // Lines are handled one at a time so that nothing after the accepted one is consumed.
   auto takeLines = [&]() {
@@ -198,6 +200,13 @@ bool pumpChild(Stream& s, Clock::time_point start, double timeoutS,
         continue;
       }
       if (i == 0) {
+        stdoutBytes += static_cast<std::size_t>(got);
+        if (maxStdoutBytes > 0 && stdoutBytes > maxStdoutBytes) {
+          r.outputCut = true;  // a line without end, or output without end: nothing more is read
+          kill(-s.pid, SIGKILL);
+          s.outBuf.clear();
+          return false;
+        }
         s.outBuf.append(chunk, static_cast<std::size_t>(got));
         if (takeLines()) return true;
       } else {
@@ -255,7 +264,7 @@ bool writeAll(int fd, const std::string& text) {
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
                      const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog,
                      const std::function<void(const std::string&)>& onStderr,
-                     const std::vector<std::string>& extraEnv) {
+                     const std::vector<std::string>& extraEnv, std::size_t maxStdoutBytes) {
   ChildResult r;
   if (argv.empty()) {
     r.startError = "no program given";
@@ -269,7 +278,7 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
   s.pid = child.pid;
   s.out = child.out;
   s.err = child.err;
-  pumpChild(s, child.start, timeoutS, onLine, watchdog, onStderr, {}, r);
+  pumpChild(s, child.start, timeoutS, onLine, watchdog, onStderr, {}, r, maxStdoutBytes);
   reapChild(s, r);
   r.seconds = since(child.start);
   return r;

@@ -28,16 +28,33 @@ void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k)
 
 }  // namespace
 
+namespace {
+
+bool isIdentifier(const std::string& s) {
+  auto start = [](unsigned char c) { return std::isalpha(c) || c == '_'; };
+  return !s.empty() && start(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), [&](unsigned char c) { return start(c) || std::isdigit(c); });
+}
+
+}  // namespace
+
 void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
   n.needObject();
   for (auto it = n.j.begin(); it != n.j.end(); ++it) {
     Node d = n.member(it);
+    // A define becomes a -D flag (a compiler may hand it to /bin/sh) and a symbol of
+    // expressions; a constexpr a Python keyword argument: each must be a C identifier.
+    if (!isIdentifier(it.key()))
+      d.fail(nlohmann::json(clipForMessage(it.key())).dump() +
+             " is not a name (letters, digits and _, not starting with a digit)");
     DefineValue v;
     if (d.j.is_number_integer() || d.j.is_number_unsigned()) {
       v.i = d.integer();
     } else if (d.j.is_string()) {
       v.isInt = false;
       v.s = d.str();
+      if (!allowBool && v.s.find_first_of(std::string("\n\r\0", 3)) != std::string::npos)
+        d.fail("a define's value cannot hold a line break or a NUL (it becomes one -D flag)");
     } else if (d.j.is_number_float()) {
       v.isInt = false;  // a -D flag only: expressions are integer
       v.isNumber = true;

@@ -300,6 +300,56 @@ DocSection diagnoseExperiments(const Report& r) {
 
 }  // namespace
 
+namespace {
+
+/// Text longer than `max` bytes, cut on a character boundary with a note of how
+/// much went. Every renderer lays out what the model holds: a 5 MB label took
+/// the PDF export (QTextDocument) over 900 s (issue 31).
+void clipText(std::string& s, std::size_t max) {
+  if (s.size() <= max) return;
+  const std::size_t total = s.size();
+  s = clipForMessage(s, max) + " [" + std::to_string(total) + " bytes, cut at " + std::to_string(max) + "]";
+}
+
+/// Preformatted text: each line and the whole are bounded.
+void clipCode(std::string& s) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < s.size() && out.size() < kMaxDocCodeBytes) {
+    const std::size_t nl = s.find('\n', start);
+    std::string line = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    clipText(line, kMaxDocLineBytes);
+    out += line;
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  if (start < s.size() && out.size() >= kMaxDocCodeBytes)
+    out += "[... cut at " + std::to_string(kMaxDocCodeBytes) + " bytes]\n";
+  s = std::move(out);
+}
+
+void clipDocument(Document& doc) {
+  clipText(doc.title, kMaxDocCellBytes);
+  clipText(doc.banner.headline, kMaxDocLineBytes);
+  clipText(doc.banner.fix, kMaxDocLineBytes);
+  for (DocSection& sec : doc.sections)
+    for (DocBlock& b : sec.blocks) {
+      if (auto* p = std::get_if<DocParagraph>(&b)) clipText(p->text, kMaxDocLineBytes);
+      if (auto* h = std::get_if<DocSubheading>(&b)) clipText(h->text, kMaxDocCellBytes);
+      if (auto* f = std::get_if<DocFigure>(&b)) clipText(f->title, kMaxDocCellBytes);
+      if (auto* c = std::get_if<DocCode>(&b)) clipCode(c->text);
+      if (auto* t = std::get_if<DocTable>(&b)) {
+        clipText(t->caption, kMaxDocCellBytes);
+        for (auto& h : t->headers) clipText(h, kMaxDocCellBytes);
+        for (auto& row : t->rows)
+          for (auto& cell : row) clipText(cell, kMaxDocCellBytes);
+      }
+    }
+}
+
+}  // namespace
+
 Document buildDocument(const Report& r, const DocumentOptions& o) {
   Document doc;
   const std::string name = jsonText(configHeadline(r.config).name);
@@ -312,6 +362,7 @@ Document buildDocument(const Report& r, const DocumentOptions& o) {
   if (DocSection d = diagnoseExperiments(r); !d.blocks.empty()) doc.sections.push_back(std::move(d));
   for (DocSection& s : pointSections(r, o))
     if (!s.blocks.empty()) doc.sections.push_back(std::move(s));
+  clipDocument(doc);
   return doc;
 }
 

@@ -59,6 +59,7 @@ void readLimits(const json& j, DeviceSpec& d) {
   }
   i32("sm_count", d.smCount);
   i64("l2_bytes", d.l2Bytes);
+  i64("memory_bytes", d.memoryBytes);
   f64("dram_gbs", d.dramGBs);
   f64("f16_tensor_tflops", d.f16TensorTflops);
   f64("bf16_tensor_tflops", d.bf16TensorTflops);
@@ -224,6 +225,7 @@ json toJson(const DeviceSpec& d) {
               {"smem_alloc_unit", d.smemAllocUnit},
               {"smem_carveouts_kib", carveKiB},
               {"l2_bytes", d.l2Bytes},
+              {"memory_bytes", d.memoryBytes},
               {"dram_gbs", d.dramGBs},
               {"f16_tensor_tflops", d.f16TensorTflops},
               {"bf16_tensor_tflops", d.bf16TensorTflops},

@@ -82,6 +82,11 @@ constexpr CategoryInfo kCategories[] = {
      "the same point's kernel time differs between the GPUs its trials ran on"},
     {"smem_opt_in", Verdict::ok, 35, "launch.smem_exceeded",
      "more than 48 KiB of shared memory per block, which the launch opts in to (the limit was raised)"},
+    // The worker ended without a result TileScope could read: no capture was
+    // made, so nothing is known about the kernel (not a fault of it).
+    {"worker_error", Verdict::launch_error, 36, "start",
+     "the worker ended without a readable result (a broken stream, a failure of the tool): nothing is known "
+     "about the kernel"},
 };
 
 // The rank is the row's position: checked here so that a row inserted in the

@@ -29,17 +29,23 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor) {
 namespace {
 
 /// Runs the baseline command for one sweep point; fills `b`.
-void runCommand(const Config& cfg, const Point& p, double timeoutS, BaselineInfo& b) {
+void runCommand(const Config& cfg, const Point& p, double timeoutS, const std::string& host,
+                const std::string& remoteDir, BaselineInfo& b) {
   b.name = "command";
   std::vector<std::string> env;
   for (const auto& [k, v] : p.defines.items())
     env.push_back("TILESCOPE_" + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   for (const auto& [k, v] : p.params.items()) env.push_back("TILESCOPE_" + k + "=" + v.dump());
   std::string last;
-  const std::string script = "cd " + shellQuote(cfg.dir.empty() ? std::string(".") : cfg.dir.string()) +
-                             " && " + cfg.baseline.command;
+  const std::string dir = !host.empty() ? remoteDir : cfg.dir.empty() ? std::string(".") : cfg.dir.string();
+  std::string script = "cd " + shellQuote(dir) + " && ";
+  // ssh passes no environment: the point's values travel on the command line.
+  if (!host.empty())
+    for (const auto& kv : env)
+      script += "export " + kv.substr(0, kv.find('=')) + "=" + shellQuote(kv.substr(kv.find('=') + 1)) + "; ";
+  script += cfg.baseline.command;
   ChildResult r = runChild(
-      {"/bin/sh", "-c", script}, timeoutS,
+      baselineArgv(script, host), timeoutS,
       [&](const std::string& line) {
         if (line.find('{') != std::string::npos) last = line;
       },
@@ -75,7 +81,15 @@ void runCommand(const Config& cfg, const Point& p, double timeoutS, BaselineInfo
 
 }  // namespace
 
-void applyCommandBaseline(std::vector<Point>& points, const Config& cfg, double timeoutS) {
+std::vector<std::string> baselineArgv(const std::string& script, const std::string& remoteHost) {
+  if (remoteHost.empty()) return {"/bin/sh", "-c", script};
+  std::vector<std::string> argv = sshCommand(remoteHost);
+  argv.back() = "/bin/sh -c " + shellQuote(script);  // in place of tilescope-run
+  return argv;
+}
+
+void applyCommandBaseline(std::vector<Point>& points, const Config& cfg, double timeoutS,
+                          const std::string& remoteHost, const std::string& remoteConfigDir) {
   if (cfg.baseline.kind != "command") return;
   std::map<int, BaselineInfo> byIndex;  // once per sweep point, shared by its trials
   for (Point& p : points) {
@@ -85,7 +99,7 @@ void applyCommandBaseline(std::vector<Point>& points, const Config& cfg, double 
     auto it = byIndex.find(p.index);
     if (it == byIndex.end()) {
       BaselineInfo b;
-      runCommand(cfg, p, timeoutS, b);
+      runCommand(cfg, p, timeoutS, remoteHost, remoteConfigDir, b);
       it = byIndex.emplace(p.index, b).first;
     }
     p.baseline = it->second;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -86,7 +87,9 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
   report.points = std::move(results);
   report.device = device;
   report.run.workers = WorkersInfo{opts.warmWorkers, workers};
-  if (opts.allowCommands) applyCommandBaseline(report.points, config);
+  if (opts.allowCommands)  // where the workers ran: on the remote host, in the config's folder there
+    applyCommandBaseline(report.points, config, 300, opts.remoteHost,
+                         std::filesystem::path(opts.configPath).parent_path().string());
   summariseTrials(report, std::max(1, opts.trials));
   report.finalize();
   return report;

@@ -9,6 +9,7 @@
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
 #include "tilescope/logs/device_output.h"
+#include "tilescope/model/vocabulary.h"
 #include "tilescope/run/remote.h"
 #include "tilescope/run/session.h"
 
@@ -48,7 +49,7 @@ std::vector<std::string> workerArgv(const SessionOptions& opts, const std::vecto
   return argv;
 }
 
-/// The worker died without its point: `illegal_address`, the best guess from outside.
+/// The worker was killed without its point: `illegal_address`, the best guess from outside.
 Finding workerFault(const std::string& message, nlohmann::json evidence) {
   Finding f;
   f.category = "illegal_address";
@@ -239,10 +240,15 @@ Point PointReader::noResult(const ChildResult& r) {
   if (r.exitCode == kExitNoGpu) {
     m_result.status.noGpu = true;
   } else {
-    m_result.findings.push_back(workerFault(
-        "the worker exited with status " + std::to_string(r.exitCode) + " without a result: " + why,
-        {{"exit_code", r.exitCode}, {"phase", m_lastPhase}}));
-    m_result.verdict = worse(m_result.verdict, Verdict::fault);
+    // Nothing says the kernel faulted: the tool's side failed (issue 31, N8).
+    Finding f;
+    f.category = "worker_error";
+    f.severity = Severity::error;
+    f.message = "the worker exited with status " + std::to_string(r.exitCode) + " without a result: " + why;
+    f.evidence = {{"exit_code", r.exitCode}, {"phase", m_lastPhase}};
+    f.treeNode = std::string(categoryInfo(f.category).treeNode);
+    m_result.findings.push_back(f);
+    m_result.verdict = worse(m_result.verdict, categoryInfo(f.category).verdict);
   }
   return m_result;
 }

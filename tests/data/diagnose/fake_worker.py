@@ -226,6 +226,8 @@ def capture(a):
         time.sleep(60)
     if s == "crash_at_1" and a["point"] == 1:
         os.kill(os.getpid(), signal.SIGSEGV)
+    if s == "exit_no_point":  # a worker that fails on its own side: no point, exit 1
+        sys.exit(1)
     emit("phase", phase="launched")
     verdict, findings, corr = decide(s, a, defines, params)
     point = {"index": a["point"], "trial": a["trial"], "label": "", "defines": defines, "params": params,

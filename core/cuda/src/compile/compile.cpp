@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "compile/compile_detail.h"
+#include "compile/nvcc_command.h"
 #include "tilescope/base/python.h"
 #include "tilescope/config/includes.h"
 #include "tilescope/cuda/compile.h"
@@ -109,7 +110,7 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
   b.log.resize(logSize);
   if (logSize) nvrtcGetProgramLog(prog, b.log.data());
   while (!b.log.empty() && b.log.back() == '\0') b.log.pop_back();
-  b.log = shortenSourcePath(b.log, full, k.sourcePath.filename().string());
+  b.log = shortenSourcePath(detail::capCompileLog(std::move(b.log)), full, k.sourcePath.filename().string());
   if (rc == NVRTC_SUCCESS) {
     std::size_t size = 0;
     nvrtcGetCUBINSize(prog, &size);
@@ -146,6 +147,44 @@ Build buildTool(const std::vector<std::string>& argvHead, const std::string& inp
   b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
   if (rc == -1) b.log = "error: " + b.log;
   if (deps && b.ok) *deps = parseMakeDeps(detail::readText(depPath));
+  return b;
+}
+
+/// nvcc with none of the config's text on its command line (nvcc_command.h):
+/// nvcc hands its arguments to /bin/sh. The log and the headers read name the
+/// real files again.
+Build buildNvcc(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                const std::string& arch, const std::vector<std::string>& options,
+                const std::vector<std::string>& includeDirs, std::vector<std::string>* deps) {
+  Build b;
+  detail::TempDir tmp;
+  if (tmp.path.empty()) {
+    b.log = "error: could not create a private temporary folder";
+    return b;
+  }
+  const std::string nvcc = detail::toolkitTool("nvcc");
+  const detail::NvccPlan plan = detail::planNvcc(nvcc.empty() ? std::string("nvcc") : nvcc, arch,
+                                                 k.sourcePath, defines, options, includeDirs, tmp.path);
+  std::string why = plan.error.empty() ? detail::materialize(plan, tmp.path) : plan.error;
+  if (!why.empty()) {
+    b.log = "error: not compiled: " + why;
+    return b;
+  }
+  const auto outPath = (tmp.path / "kernel.cubin").string(), depPath = (tmp.path / "kernel.d").string();
+  std::vector<std::string> argv = plan.argv;
+  argv.insert(argv.end(), {"-MD", "-MF", depPath, "-o", outPath, (tmp.path / "kernel.cu").string()});
+  const int rc = detail::runProcess(argv, &b.log);
+  b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
+  if (rc == -1) b.log = "error: " + b.log;
+  const std::string shown = k.sourcePath.string();
+  const std::string full = fs::absolute(k.sourcePath).lexically_normal().string();
+  b.log = shortenSourcePath(detail::unmapPaths(b.log, plan, tmp.path, shown), full, shown);
+  if (!b.ok) return b;
+  const std::string inTmp = tmp.path.string() + "/";
+  for (const auto& d : parseMakeDeps(detail::readText(depPath))) {
+    std::string real = detail::unmapPaths(d, plan, tmp.path, full);
+    if (real.rfind(inTmp, 0) != 0) deps->push_back(std::move(real));  // not the generated files
+  }
   return b;
 }
 
@@ -271,17 +310,9 @@ CompileInfo compileKernel(const KernelSpec& k,
         deps.push_back(fs::absolute(k.sourcePath).lexically_normal().string());
       }
     } else if (nvcc) {
-      std::string nvccPath = detail::toolkitTool("nvcc");
-      std::vector<std::string> argv{nvccPath.empty() ? std::string("nvcc") : nvccPath,
-                                    "-cubin",
-                                    "-arch=" + arch,
-                                    "-Xptxas",
-                                    "-v",
-                                    "-I" + srcDir};
-      argv.insert(argv.end(), extraIncludes.begin(), extraIncludes.end());
-      argv.insert(argv.end(), dflags.begin(), dflags.end());
-      argv.insert(argv.end(), options.begin(), options.end());
-      b = buildTool(argv, k.sourcePath.string(), &deps);  // nvcc names every header it read
+      std::vector<std::string> dirs{srcDir};
+      for (const auto& d : extraIncludes) dirs.push_back(d.substr(2));  // "-I" + folder
+      b = buildNvcc(k, defines, arch, options, dirs, &deps);            // nvcc names every header it read
       cacheable = !deps.empty();
     } else {
       std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};

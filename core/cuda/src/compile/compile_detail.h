@@ -1,13 +1,22 @@
 // Internal helpers of compile*.cpp (not a public header).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace tilescope::cuda::detail {
 
-/// Runs argv[0] with the arguments (no shell), stdout and stderr merged into `output`.
+/// The most of a compiler's log TileScope keeps (its start and its end).
+inline constexpr std::size_t kMaxCompileLogBytes = std::size_t{1} << 20;
+
+/// `log` cut to kMaxCompileLogBytes: its first three quarters and its last
+/// quarter, with a line saying how much was cut and why.
+std::string capCompileLog(std::string log);
+
+/// Runs argv[0] with the arguments (no shell), stdout and stderr merged into
+/// `output` (cut as capCompileLog cuts, while it is read).
 /// Returns the exit status, or -1 when the program could not be started.
 int runProcess(const std::vector<std::string>& argv, std::string* output);
 

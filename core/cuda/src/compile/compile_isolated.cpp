@@ -6,6 +6,7 @@
 // the child's whole process group (nvcc and its host compiler included).
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +68,26 @@ void writeAll(int fd, const std::string& s) {
   }
 }
 
+// A source can make NVRTC grow without end (12,000 warnings that each echo a
+// 73 KB line reached 24 GB, issue 31 N3): the compiling child's address space is
+// bounded. Not under AddressSanitizer, whose shadow memory needs terabytes of it.
+constexpr std::uint64_t kCompileMemoryBytes = std::uint64_t{16} << 30;
+
+void limitMemory() {
+#if !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return;
+#endif
+#endif
+  const rlimit lim{kCompileMemoryBytes, kCompileMemoryBytes};
+  ::setrlimit(RLIMIT_AS, &lim);
+#endif
+}
+
+const std::string kMemoryNote =
+    " (the compile may use " + std::to_string(kCompileMemoryBytes >> 30) + " GiB of memory at most)";
+
 CompileInfo failed(const std::string& compiler, const std::string& arch, const std::string& why,
                    double seconds) {
   CompileInfo c;
@@ -97,6 +118,7 @@ CompileInfo compileKernelIsolated(const KernelSpec& k,
   if (pid == 0) {
     ::setpgid(0, 0);  // its own group: the kill reaches nvcc and the host compiler too
     ::close(fds[0]);
+    limitMemory();
     CompileInfo info = compileKernel(k, defines, arch, nullptr);
     // A log with invalid UTF-8 (a binary included by mistake) must still travel.
     writeAll(fds[1], infoToJson(info).dump(-1, ' ', false, json::error_handler_t::replace));
@@ -137,10 +159,16 @@ CompileInfo compileKernelIsolated(const KernelSpec& k,
                       " s; it was stopped (raise the limit with --compile-timeout)",
                   elapsed());
   if (WIFSIGNALED(status))
-    return failed(compiler, arch, "the compiler crashed: " + signalDescription(WTERMSIG(status)), elapsed());
+    return failed(compiler, arch,
+                  "the compiler crashed: " + signalDescription(WTERMSIG(status)) + kMemoryNote, elapsed());
   const json j = json::parse(out, nullptr, false);
-  if (!j.is_object()) return failed(compiler, arch, "the compiling process returned no result", elapsed());
-  return infoFromJson(j);
+  if (!j.is_object())
+    return failed(compiler, arch, "the compiling process returned no result" + kMemoryNote, elapsed());
+  CompileInfo info = infoFromJson(j);
+  if (!info.ok && (info.log.find("out of memory") != std::string::npos ||
+                   info.log.find("OUT_OF_MEMORY") != std::string::npos))
+    info.log += "\nnote:" + kMemoryNote;
+  return info;
 }
 
 }  // namespace tilescope::cuda

@@ -73,10 +73,10 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
       std::ofstream f(tmp.path / "request.json");
       f << request.dump(1);
     }
-    PythonResult r =
-        runPython({helper.string(), "tilelang", (tmp.path / "request.json").string(), tmp.path.string()},
-                  pythonCompileTimeout());
-    resultText = detail::readText(tmp.path / "result.json");
+    PythonResult r = runKernelHelper(
+        {helper.string(), "tilelang", (tmp.path / "request.json").string(), tmp.path.string()},
+        pythonCompileTimeout(), fs::absolute(k.sourcePath).parent_path(), tmp.path);
+    if (!r.outputCut && !r.timedOut) resultText = detail::readText(tmp.path / "result.json");
     if (resultText.empty())
       return done(failed(info, "error: TileLang's helper failed (" + r.describe() + ")\n" + r.err));
     json res = json::parse(resultText, nullptr, false);

@@ -193,6 +193,7 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
   const KernelSpec& k = point.kernel;
   const int sm = smNumber(arch);
   auto done = [&](CompileInfo i) {
+    i.log = detail::capCompileLog(std::move(i.log));  // what the kernel file printed counts too
     i.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return i;
   };
@@ -231,12 +232,17 @@ CompileInfo compileTriton(const Config& point, const std::string& arch, bool ali
       std::ofstream f(req);
       f << request.dump(1);
     }
+    // The kernel file runs inside the helper: confined unless the user consented (sandbox.h).
     PythonResult r =
-        runPython({helper.string(), "compile", req.string(), tmp.path.string()}, pythonCompileTimeout());
-    resultText = detail::readText(tmp.path / "result.json");
+        runKernelHelper({helper.string(), "compile", req.string(), tmp.path.string()}, pythonCompileTimeout(),
+                        fs::absolute(k.sourcePath).parent_path(), tmp.path);
+    // A helper stopped at a limit may have written a result on its way down: not used.
+    if (!r.outputCut && !r.timedOut) resultText = detail::readText(tmp.path / "result.json");
     if (resultText.empty()) {
       // No result: the interpreter did not start, the compiler crashed (an MLIR
       // assertion aborts the process) or hung. Its stderr says why.
+      // Not started: r.err says why (no sandbox here, no interpreter) and what would fix it.
+      if (!r.started) return done(failed(info, "error: " + r.err));
       std::string why = r.timedOut ? "the Triton compiler did not finish within " +
                                          std::to_string(static_cast<int>(pythonCompileTimeout())) + " s"
                                    : "the Triton compiler helper failed (" + r.describe() + ")";

@@ -2,6 +2,7 @@
 // that asked for it (a kernel that faults, hangs or crashes ends only its worker).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ struct ChildResult {
   std::string timeoutPhase;  ///< which limit fired ("total" or the phase named by the watchdog callback)
   std::string stderrText;    ///< everything it wrote on stderr (capped at 1 MiB)
   double seconds = 0;
-  bool unread = false;  ///< ServedChild: it had ended before it could read the request
+  bool unread = false;     ///< ServedChild: it had ended before it could read the request
+  bool outputCut = false;  ///< killed for writing more than its stdout limit
 };
 
 /// Called with each stdout line: returns > 0 to start a phase limit of that many
@@ -28,11 +30,12 @@ using WatchdogFn = std::function<double(const std::string& line, std::string* ph
 /// Runs argv[0] (found on PATH if it has no '/') with argv, in its own process
 /// group. Each stdout line goes to onLine as it arrives; stderr is collected and
 /// also passed to onStderr line by line when given. The whole group is killed
-/// (SIGKILL) when `timeoutS` (> 0) passes, or when a phase limit set by `watchdog` passes.
+/// (SIGKILL) when `timeoutS` (> 0) passes, when a phase limit set by `watchdog` passes,
+/// or when it has written more than `maxStdoutBytes` (> 0) on stdout (`outputCut`).
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
                      const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog = {},
                      const std::function<void(const std::string&)>& onStderr = {},
-                     const std::vector<std::string>& extraEnv = {});
+                     const std::vector<std::string>& extraEnv = {}, std::size_t maxStdoutBytes = 0);
 
 /// A child that serves requests one after another (a warm worker): each request
 /// is a line written to its stdin, its answer the stdout lines up to the one

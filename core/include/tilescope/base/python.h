@@ -3,6 +3,7 @@
 // process with a time limit (a compiler that hangs ends only the helper).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,7 +23,8 @@ struct PythonResult {
   int exitCode = -1;
   int signal = 0;  ///< a crash inside the compiler (an MLIR assertion aborts)
   bool timedOut = false;
-  std::string out, err;  ///< stdout, stderr
+  bool outputCut = false;  ///< stopped for printing more than kMaxPythonOutputBytes
+  std::string out, err;    ///< stdout, stderr
   double seconds = 0;
   std::string describe() const;  ///< "exit 1", "SIGABRT (Aborted)", "timed out after 120 s"
 };
@@ -30,6 +32,23 @@ struct PythonResult {
 /// Runs the interpreter with `args` (no shell), stdout and stderr collected, killed
 /// after `timeoutS` seconds.
 PythonResult runPython(const std::vector<std::string>& args, double timeoutS);
+
+/// The most a helper may print on stdout (its answers are a few kilobytes; a
+/// kernel file's own prints at import count too): past it the helper is stopped.
+inline constexpr std::size_t kMaxPythonOutputBytes = std::size_t{16} << 20;
+
+/// Whether a config's Python files may run unconfined (the user passed
+/// --allow-commands). Off by default: runKernelHelper confines them.
+void setPythonKernelsTrusted(bool trusted);
+bool pythonKernelsTrusted();
+
+/// Runs the helper on a config's kernel file (compile, signature, tilelang):
+/// confined (sandbox.h) unless pythonKernelsTrusted(), with `kernelDir`
+/// readable and `workDir` writable (empty: a private temporary folder of its
+/// own, removed afterwards). Where no sandbox can start, the helper does
+/// not run: the result is not started and `err` says why and what would fix it.
+PythonResult runKernelHelper(const std::vector<std::string>& args, double timeoutS,
+                             const std::filesystem::path& kernelDir, const std::filesystem::path& workDir);
 
 /// Whether the interpreter imports `module` (memoised per interpreter and module).
 bool pythonHasModule(const std::string& module);
@@ -44,7 +63,11 @@ std::string pythonPackageVersion(const std::string& distribution);
 /// Empty when none has them.
 std::vector<std::string> tilelangIncludeDirs();
 
-/// Seconds the helper may compile one kernel: $TILESCOPE_TRITON_TIMEOUT, else 180.
+/// Seconds the helper may compile one kernel: $TILESCOPE_TRITON_TIMEOUT, else 180,
+/// at most the cap set below.
 double pythonCompileTimeout();
+
+/// Caps pythonCompileTimeout (0: no cap): what is left of `check`'s total time.
+void capPythonCompileTimeout(double seconds);
 
 }  // namespace tilescope

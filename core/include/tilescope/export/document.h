@@ -66,6 +66,12 @@ struct DocBanner {
   std::string fix;       ///< the troubleshooting walk's fix (its leaf), or ""
 };
 
+/// The longest texts a document holds (buildDocument cuts longer ones, saying so):
+/// a table cell, heading or caption; a paragraph or a line of code; a code block.
+inline constexpr std::size_t kMaxDocCellBytes = 1024;
+inline constexpr std::size_t kMaxDocLineBytes = 8192;
+inline constexpr std::size_t kMaxDocCodeBytes = std::size_t{2} << 20;
+
 struct Document {
   std::string title;
   DocBanner banner;

@@ -26,8 +26,11 @@ struct LogLimits {
   /// first error of a build and the last exception of a run are where the answer is.
   std::size_t headBytes = std::size_t(4) << 20;
   std::size_t tailBytes = std::size_t(28) << 20;
-  /// A pipe or device is read at most this far (/dev/zero never ends).
-  std::size_t maxStreamBytes = std::size_t(512) << 20;
+  /// A pipe or device is read at most this far (`yes` never ends; /dev/zero is
+  /// refused as binary at its first chunk). Reading keeps only head and tail, so
+  /// the bound is time, not memory: a log piped in whole is read to its end, as a
+  /// file is (512 MiB cut a 1 GiB log before its error, issue 31 N14).
+  std::size_t maxStreamBytes = std::size_t(64) << 30;
   /// Lines examined: the first headLines and the last tailLines of a longer log.
   std::size_t headLines = 20000;
   std::size_t tailLines = 180000;

@@ -40,7 +40,8 @@ struct DeviceSpec {
   std::int64_t smemAllocUnit = 128;         ///< bytes
   std::vector<std::int64_t> smemCarveouts;  ///< bytes, ascending
   std::int64_t l2Bytes = 0;
-  double dramGBs = 0;                                               ///< peak DRAM bandwidth, 1e9 B/s
+  std::int64_t memoryBytes = 0;  ///< global memory as the datasheet states it (0: unknown)
+  double dramGBs = 0;            ///< peak DRAM bandwidth, 1e9 B/s
   double f16TensorTflops = 0, bf16TensorTflops = 0, f32Tflops = 0;  ///< dense, f32 accumulation
   std::string source;                                               ///< where the numbers come from
   bool live = false;                                                ///< overlaid with a real GPU's attributes

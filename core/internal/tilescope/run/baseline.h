@@ -23,6 +23,14 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor);
 /// that fails or prints no median leaves `baseline.error` saying why. Points
 /// whose kernel was not timed (no GPU, a failed capture) never run it. The
 /// caller decides whether the user allowed it (docs/security.md).
-void applyCommandBaseline(std::vector<Point>& points, const Config& config, double timeoutS = 300);
+/// With `remoteHost` the command runs where the workers ran (issue 31, N7: it
+/// ran here, so the speedup compared two machines): over ssh, in
+/// `remoteConfigDir` (the config's folder as the host sees it).
+void applyCommandBaseline(std::vector<Point>& points, const Config& config, double timeoutS = 300,
+                          const std::string& remoteHost = {}, const std::string& remoteConfigDir = {});
+
+/// The command that runs `script` through /bin/sh: locally, or on `remoteHost`
+/// over ssh (BatchMode, `--` before the host, the script quoted for the remote shell).
+std::vector<std::string> baselineArgv(const std::string& script, const std::string& remoteHost);
 
 }  // namespace tilescope

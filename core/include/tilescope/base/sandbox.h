@@ -1,0 +1,38 @@
+// Confinement for code that arrives inside a config (issue 31, N2): a Triton or
+// TileLang kernel file is Python, and compiling it runs it. Without the user's
+// consent it runs under bubblewrap (docs/security.md, "Python kernels"):
+//   - the file system read-only; /home, /root, $HOME, /tmp, /var/tmp and /run
+//     replaced by empty private folders, except the folders named readable
+//     (the interpreter, its packages, the helper, the kernel's folder);
+//   - one writable folder (the compile's private temporary folder);
+//   - no network (its own empty network namespace), its own PID, IPC and UTS
+//     namespaces, a minimal /dev (no GPU), a new session (no terminal);
+//   - only a short list of environment variables (no tokens reach a log).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tilescope {
+
+struct SandboxPaths {
+  std::vector<std::filesystem::path> readable;  ///< folders or files visible read-only
+  std::filesystem::path writable;               ///< the one folder it may write (also its HOME and cwd)
+  std::vector<std::string> env;                 ///< NAME=VALUE set inside, besides the kept variables
+};
+
+/// The command that runs `argv` confined as described above.
+std::vector<std::string> confinedArgv(const std::vector<std::string>& argv, const SandboxPaths& paths);
+
+/// "" when confinement works on this machine, else why not and how to fix it
+/// (bubblewrap missing, user namespaces disabled). Probed once per process.
+std::string sandboxProblem();
+
+/// The folders confinement hides (/home, /root, $HOME, /tmp, /var/tmp, /run).
+std::vector<std::filesystem::path> sandboxHiddenRoots();
+
+/// Whether `p` is `root` or inside it (component-wise, after resolving symlinks).
+bool pathInside(const std::filesystem::path& p, const std::filesystem::path& root);
+
+}  // namespace tilescope

@@ -1,0 +1,94 @@
+// The sandbox a config's Python runs in without consent (issue 31, N2): the
+// command line it builds, and, where bubblewrap works, what a confined program
+// can and cannot do. The hostile-kernel test of the whole path is
+// tests/cli/triton_sandbox.sh.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tilescope/base/process.h"
+#include "tilescope/base/sandbox.h"
+
+namespace fs = std::filesystem;
+using namespace tilescope;
+
+namespace {
+
+struct TempFolder {
+  TempFolder() {
+    std::string t = (fs::temp_directory_path() / "ts-sandbox-XXXXXX").string();
+    path = ::mkdtemp(t.data());
+  }
+  ~TempFolder() { fs::remove_all(path); }
+  fs::path path;
+};
+
+bool hasPair(const std::vector<std::string>& a, const std::string& flag, const std::string& value) {
+  for (std::size_t i = 0; i + 1 < a.size(); ++i)
+    if (a[i] == flag && a[i + 1] == value) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(Sandbox, HidesHomesAndTmpAndKeepsNoSecrets) {
+  TempFolder work;
+  ::setenv("TILESCOPE_TEST_SECRET_TOKEN", "s3cr3t", 1);
+  const auto a = confinedArgv({"python3", "x.py"}, {{"/root/.pyenv/versions/3.11"}, work.path, {"A=1"}});
+  ::unsetenv("TILESCOPE_TEST_SECRET_TOKEN");
+  EXPECT_EQ(a.front(), "bwrap");
+  EXPECT_TRUE(hasPair(a, "--ro-bind", "/"));
+  for (const char* hidden : {"/tmp", "/root", "/run"}) {
+    if (fs::is_directory(hidden) && !fs::is_symlink(hidden)) {
+      EXPECT_TRUE(hasPair(a, "--tmpfs", hidden)) << hidden;
+    }
+  }
+  EXPECT_NE(std::find(a.begin(), a.end(), "--unshare-all"), a.end());
+  EXPECT_NE(std::find(a.begin(), a.end(), "--clearenv"), a.end());
+  EXPECT_TRUE(hasPair(a, "--bind", fs::weakly_canonical(work.path).string()));
+  EXPECT_TRUE(hasPair(a, "--setenv", "A"));
+  // TILESCOPE_ variables are kept; any other variable is not.
+  EXPECT_EQ(std::find(a.begin(), a.end(), "HOSTNAME"), a.end());
+  EXPECT_EQ(std::vector<std::string>(a.end() - 3, a.end()),
+            (std::vector<std::string>{"--", "python3", "x.py"}));
+}
+
+TEST(Sandbox, AConfinedProgramWritesOnlyItsFolderAndSeesNoHome) {
+  if (!sandboxProblem().empty()) GTEST_SKIP() << sandboxProblem();
+  TempFolder work, outside;
+  std::ofstream(outside.path / "secret.txt") << "SECRET";
+  const std::string script = "echo x > " + (outside.path / "pwned").string() + "; cat " +
+                             (outside.path / "secret.txt").string() + "; echo y > " +
+                             (work.path / "ok").string() + "; exit 0";
+  std::string out;
+  ChildResult r = runChild(confinedArgv({"sh", "-c", script}, {{}, work.path, {}}), 20,
+                           [&](const std::string& line) { out += line + "\n"; });
+  EXPECT_EQ(r.exitCode, 0) << r.stderrText;
+  EXPECT_FALSE(fs::exists(outside.path / "pwned"));
+  EXPECT_EQ(out.find("SECRET"), std::string::npos);
+  EXPECT_TRUE(fs::exists(work.path / "ok")) << r.stderrText;
+}
+
+TEST(Sandbox, PathInsideIsComponentWise) {
+  EXPECT_TRUE(pathInside("/a/b/c", "/a/b"));
+  EXPECT_TRUE(pathInside("/a/b", "/a/b"));
+  EXPECT_FALSE(pathInside("/a/bc", "/a/b"));
+  EXPECT_FALSE(pathInside("/a", "/a/b"));
+}
+
+// N15: a child that prints without end (a kernel file's prints at import, a
+// line without a newline) is stopped at its stdout limit instead of growing
+// the parent's memory.
+TEST(ChildOutputLimit, StopsAChildThatPrintsWithoutEnd) {
+  std::size_t seen = 0;
+  ChildResult r = runChild(
+      {"sh", "-c", "yes xxxxxxxxxxxxxxxx | tr -d '\\n'"}, 30,
+      [&](const std::string& line) { seen += line.size(); }, {}, {}, {}, 1 << 20);
+  EXPECT_TRUE(r.outputCut);
+  EXPECT_FALSE(r.timedOut);
+  EXPECT_LE(seen, std::size_t{1} << 20);
+  EXPECT_LT(r.seconds, 20);
+}
