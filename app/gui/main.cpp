@@ -20,6 +20,7 @@
 
 #include "export/reportexporter.h"
 #include "mainwindow.h"
+#include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
 #include "tilescope/model/report.h"
@@ -53,6 +54,15 @@ void settle(int ms = 300) {
   QElapsedTimer t;
   t.start();
   while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
+// A config's check runs in the background (the analysis, then the compile):
+// screenshots show its answer, not the moment before it.
+void waitForCheck(tilescope::ui::MainWindow& window) {
+  QElapsedTimer t;
+  t.start();
+  while (window.configPanel()->isChecking() && t.elapsed() < 300000)
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
 // Screenshots show what needs a look: the window already opens on the point with
@@ -99,6 +109,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       err << "tilescope: --screenshots: " << window.lastError() << "\n";
       return 2;
     }
+    waitForCheck(window);
     showWorstPoint(window);
     settle();
     // A config opens as its check (no GPU): "check-<config>".

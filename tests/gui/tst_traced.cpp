@@ -1,17 +1,22 @@
 // The traced sample (resources/sample/traced.json, what the workbench opens by
-// default) tells as much as the untraced run of the same bug (issue 30, items 1
-// and 4): the 24,024 elements its guard zone saw written past C's end are drawn
-// with the 16 tiles that wrote them, and every tensor the trace measured (A and B
-// too) can be shown, with the reads past their ends.
+// default) tells as much as the untraced run of the same bug (issue 30, items 1,
+// 3 and 4): the 24,024 elements its guard zone saw written past C's end are drawn
+// with the 16 tiles that wrote them, every tensor the trace measured (A and B
+// too) can be shown, with the reads past their ends, and the banner leads with
+// the located write and the fix, in the kernel's language.
 #include <QComboBox>
 #include <QListWidget>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "export/reportexporter.h"
 #include "mainwindow.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
 #include "tilescope/analysis/oob_extent.h"
+#include "tilescope/export/document.h"
+#include "widgets/banner.h"
 #include "widgets/coveragegrid.h"
 #include "widgets/coveragewidget.h"
 #include "widgets/maskwidget.h"
@@ -133,6 +138,49 @@ class TstTraced : public QObject {
     QCOMPARE(cov->tensor(), QStringLiteral("C"));
     QVERIFY(cov->showLayer(CoverageLayer::state));
     QCOMPARE(cov->coverageWidget()->effectiveLayer(), CoverageLayer::state);
+  }
+
+  // Item 3: the banner leads with the cause (the located write, not the NaN it leaves) and the fix.
+  void theBannerIsTheCauseAndItsFix() {
+    MainWindow w;
+    QVERIFY(w.openFile(kSamples + QStringLiteral("traced.json")));
+    const QString text = w.verdictBanner()->text();
+    QVERIFY2(text.startsWith(QStringLiteral("Verdict: fault — oob_write: C:")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Fix (Stores past the end of a tensor: missing store mask)")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("if (row < M && col < N)")), qPrintable(text));
+    // The export says the same.
+    const Document doc = exportDocument(*w.report());
+    QVERIFY2(QString::fromStdString(doc.banner.headline).startsWith(QStringLiteral("C: 2-byte write")),
+             doc.banner.headline.c_str());
+    QVERIFY2(doc.banner.fix.find("missing store mask") != std::string::npos, doc.banner.fix.c_str());
+    QVERIFY(renderMarkdown(doc).find("row < M && col < N") != std::string::npos);
+  }
+
+  void aTritonSessionGetsATritonFixOnAFailingPoint() {
+    MainWindow w;
+    QVERIFY(w.openFile(kSamples + QStringLiteral("triton_session.json")));
+    const QString text = w.verdictBanner()->text();
+    QVERIFY2(text.contains(QStringLiteral("tl.store(out_ptr + offs, out, mask=offs < n_elements)")),
+             qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("CUDA")) && !text.contains(QStringLiteral("row < M")),
+             qPrintable(text));
+    const int p = w.selection()->state().point;
+    QVERIFY(w.report()->points[static_cast<size_t>(p)].verdict != Verdict::ok);
+  }
+
+  void anEmptyReportIsNotOk() {
+    QTemporaryDir dir;
+    Report empty;
+    empty.verb = "run";
+    const QString path = dir.filePath(QStringLiteral("empty.json"));
+    saveReport(empty, path.toStdString());
+    MainWindow w;
+    QVERIFY2(w.openFile(path), qPrintable(w.lastError()));
+    QVERIFY2(w.verdictBanner()->text().startsWith(QStringLiteral("Nothing was run")),
+             qPrintable(w.verdictBanner()->text()));
+    QCOMPARE(w.verdictBanner()->kind(), Banner::Kind::warning);
+    QVERIFY(exportDocument(empty).banner.headline.find("nothing was run") != std::string::npos);
   }
 };
 
