@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `tilescope-run diagnose` on every zoo bug variant and measures (issue 5):
+"""Runs `tilescope-run diagnose` on every zoo bug variant and measures (docs/measurements.md, "Diagnose"):
 the share for which the first finding is the planted bug (with a location), and
 the share for which the tree walk ends at the right fix.
 Usage: bench/diagnose_zoo.py TILESCOPE_RUN OUT_DIR [--hidden] [CONFIG_SUBSTRING...]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Warm workers against a fresh worker per capture (issue 16), on a GPU host.
+# Warm workers against a fresh worker per capture (docs/measurements.md, "Warm workers"), on a GPU host.
 # Runs the 16-point GEMM sweep (kernels/gemm/gemm_tiled_sweep) REPS times each
 # way, then prints per way: the sweep's wall time, and per point its wall time
 # beyond its timed repetitions (kernel and baseline: (n + 3 warm-ups) × mean),

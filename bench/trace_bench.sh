@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tracer cost (issue 12), on a GPU host: wall time of one worker capture of the
+# Tracer cost (docs/measurements.md, "Tracer"), on a GPU host: wall time of one worker capture of the
 # same point (no timing, no baseline, no counters) plain, traced (`--trace`: footprints,
 # memcheck-class checks, bank conflicts, hazards; `--trace-mode memory`: without
 # the hazards), and under `compute-sanitizer --tool memcheck` and `--tool

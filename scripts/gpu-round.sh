@@ -46,7 +46,8 @@ grep -E "\(Failed\)|Timeout" "$out/ctest.log" | tee -a "$out/summary.txt"
 # Triage with the time that is left.
 if [ -f bench/gpu_triage_bench.sh ] && [ "$(left)" -gt 60 ]; then
   s=$(date +%s)
-  timeout $(($(left) - 15)) bash bench/gpu_triage_bench.sh build-gpu "$out" > "$out/triage.log" 2>&1
+  TRIAGE_BUDGET_S=$(($(left) - 25)) timeout $(($(left) - 10)) bash bench/gpu_triage_bench.sh build-gpu "$out" \
+    > "$out/triage.log" 2>&1
   echo "triage $(($(date +%s) - s)) s" | tee -a "$out/summary.txt"
   tail -30 "$out/triage.log" | tee -a "$out/summary.txt"
 fi

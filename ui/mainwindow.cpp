@@ -46,6 +46,7 @@
 #include "tilescope/base/resources.h"
 #include "tilescope/diagnose/headline.h"
 #include "tilescope/diagnose/tree.h"
+#include "tilescope/export/open_document.h"
 #include "widgets/banner.h"
 #include "widgets/pointstable.h"
 
@@ -53,9 +54,6 @@ namespace tilescope::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-/// Larger files are refused before reading: the biggest report TileScope writes
-/// (a 16384² coverage map per point of a long sweep) stays far below this.
-constexpr qint64 kMaxOpenBytes = qint64(512) << 20;
 
 }  // namespace
 
@@ -66,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_selection(new S
   setupActions();
   setupDocks();
   setupConnections();
+  setupTriage();
   restoreSettings();
   updateStatus();
 }
@@ -103,40 +102,30 @@ void MainWindow::setupPanels() {
 }
 
 void MainWindow::setupActions() {
+  QAction* open = setupFileMenu();
+  setupRunMenu();
+  setupViewMenu();
+  setupHelpMenu();
+  QToolBar* tb = addToolBar(tr("Main"));
+  tb->setObjectName(QStringLiteral("mainToolBar"));
+  tb->addAction(open);
+  tb->addAction(m_checkAction);
+  tb->addAction(m_runAction);
+  tb->addAction(m_sweepAction);
+  tb->addAction(m_diagnoseAction);
+  tb->addAction(m_cancelAction);
+  tb->addAction(m_exportAction);
+  m_targetLabel = new QLabel(this);
+  m_deviceLabel = new QLabel(this);
+  statusBar()->addWidget(m_targetLabel);
+  statusBar()->addPermanentWidget(m_deviceLabel);
+}
+
+QAction* MainWindow::setupFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
-  // A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
-  file->addAction(tr("New from &Triton Kernel…"), this, [this] {
-    const QString py =
-        QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
-    if (py.isEmpty()) return;
-    bool ok = false;
-    const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
-                                                 tr("@triton.jit function (empty: the file's only kernel):"),
-                                                 QLineEdit::Normal, QString(), &ok);
-    if (!ok) return;
-    const QFileInfo info(py);
-    const QString out = QFileDialog::getSaveFileName(
-        this, tr("Save config"),
-        info.dir().filePath(info.completeBaseName() +
-                            (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
-                            QStringLiteral(".tscfg.json")),
-        tr("Configs (*.tscfg.json)"));
-    if (out.isEmpty()) return;
-    QProcess proc;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    proc.start(RunPanel::runExecutable(),
-               {QStringLiteral("init-triton"), kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
-                QStringLiteral("-o"), out, QStringLiteral("--force")});
-    const bool done = proc.waitForFinished(180000);
-    QApplication::restoreOverrideCursor();
-    if (!done || proc.exitCode() != 0)
-      QMessageBox::warning(this, tr("New from Triton kernel"),
-                           QString::fromLocal8Bit(proc.readAllStandardError()));
-    else if (!openFile(out))
-      QMessageBox::warning(this, tr("Open"), m_lastError);
-  });
+  file->addAction(tr("New from &Triton Kernel…"), this, &MainWindow::newFromTriton);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
@@ -157,7 +146,41 @@ void MainWindow::setupActions() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  return open;
+}
 
+// A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).
+void MainWindow::newFromTriton() {
+  const QString py = QFileDialog::getOpenFileName(this, tr("Triton kernel"), QString(), tr("Python (*.py)"));
+  if (py.isEmpty()) return;
+  bool ok = false;
+  const QString kernel = QInputDialog::getText(this, tr("New from Triton kernel"),
+                                               tr("@triton.jit function (empty: the file's only kernel):"),
+                                               QLineEdit::Normal, QString(), &ok);
+  if (!ok) return;
+  const QFileInfo info(py);
+  const QString out = QFileDialog::getSaveFileName(
+      this, tr("Save config"),
+      info.dir().filePath(info.completeBaseName() +
+                          (kernel.isEmpty() ? QString() : QLatin1Char('_') + kernel) +
+                          QStringLiteral(".tscfg.json")),
+      tr("Configs (*.tscfg.json)"));
+  if (out.isEmpty()) return;
+  QProcess proc;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  proc.start(RunPanel::runExecutable(),
+             {QStringLiteral("init-triton"), kernel.isEmpty() ? py : py + QStringLiteral("::") + kernel,
+              QStringLiteral("-o"), out, QStringLiteral("--force")});
+  const bool done = proc.waitForFinished(180000);
+  QApplication::restoreOverrideCursor();
+  if (!done || proc.exitCode() != 0)
+    QMessageBox::warning(this, tr("New from Triton kernel"),
+                         QString::fromLocal8Bit(proc.readAllStandardError()));
+  else if (!openFile(out))
+    QMessageBox::warning(this, tr("Open"), m_lastError);
+}
+
+void MainWindow::setupRunMenu() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   m_checkAction = run->addAction(tr("Chec&k (no GPU)"), this, &MainWindow::checkConfig);
   m_checkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -187,7 +210,9 @@ void MainWindow::setupActions() {
   next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
   QAction* prev = run->addAction(tr("&Previous Point"), this, [this] { stepPoint(-1); });
   prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+}
 
+void MainWindow::setupViewMenu() {
   m_viewMenu = menuBar()->addMenu(tr("&View"));
   auto* themes = new QActionGroup(this);
   m_lightAction = m_viewMenu->addAction(tr("&Light Palette"), this, [this] { setTheme(Theme::light); });
@@ -198,7 +223,9 @@ void MainWindow::setupActions() {
   }
   m_lightAction->setChecked(true);
   m_viewMenu->addSeparator();
+}
 
+void MainWindow::setupHelpMenu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard Shortcuts"), this,
                   [this] { QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText()); });
@@ -219,21 +246,6 @@ void MainWindow::setupActions() {
            "accesses, occupancy and timings, from reports recorded anywhere.</p>")
             .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
   });
-
-  QToolBar* tb = addToolBar(tr("Main"));
-  tb->setObjectName(QStringLiteral("mainToolBar"));
-  tb->addAction(open);
-  tb->addAction(m_checkAction);
-  tb->addAction(m_runAction);
-  tb->addAction(m_sweepAction);
-  tb->addAction(m_diagnoseAction);
-  tb->addAction(m_cancelAction);
-  tb->addAction(m_exportAction);
-
-  m_targetLabel = new QLabel(this);
-  m_deviceLabel = new QLabel(this);
-  statusBar()->addWidget(m_targetLabel);
-  statusBar()->addPermanentWidget(m_deviceLabel);
 }
 
 QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, const QString& objectName,
@@ -347,43 +359,13 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 bool MainWindow::openReport(const QString& path) {
-  // One parse decides: a config (schema tilescope.config/N) goes to the config panel.
-  // Every failure names the path and the problem; no input may crash the window.
+  // One read decides (openDocument, as the CLI's `export`): a config goes to the
+  // config panel. Every failure names the path and the problem; no input may crash the window.
   try {
-    const QFileInfo info(path);
-    if (!info.exists()) throw std::runtime_error(path.toStdString() + ": no such file");
-    if (info.isDir())
-      throw std::runtime_error(path.toStdString() + ": is a directory, not a report or config");
-    if (!info.isFile()) throw std::runtime_error(path.toStdString() + ": not a regular file");
-    if (info.size() > kMaxOpenBytes)
-      throw std::runtime_error(path.toStdString() + ": " + std::to_string(info.size() >> 20) +
-                               " MiB is larger than the " + std::to_string(kMaxOpenBytes >> 20) +
-                               " MiB a report may have");
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-      throw std::runtime_error(path.toStdString() + ": cannot open: " + f.errorString().toStdString());
-    const QByteArray bytes = f.readAll();
-    nlohmann::json doc;
-    try {
-      doc = parseJson(bytes.toStdString());  // depth-limited: a hostile file cannot exhaust the stack
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path.toStdString() +
-                               ": not a TileScope report or config (invalid JSON: " + e.what() + ")");
-    }
-    if (!doc.is_object())
-      throw std::runtime_error(path.toStdString() + ": not a TileScope report or config (the document is " +
-                               std::string(doc.type_name()) + ", not an object)");
-    const auto schema = doc.find("schema");
-    if (schema != doc.end() && schema->is_string() &&
-        schema->get<std::string>().rfind("tilescope.config/", 0) == 0)
-      return openConfig(path);
-    std::shared_ptr<const Report> report;
-    try {
-      report = std::make_shared<const Report>(reportFromJson(doc));
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path.toStdString() + ": " + e.what());
-    }
-    setReport(report, path);
+    const OpenedDocument doc = openDocument(path.toStdString());
+    if (doc.kind == DocumentKind::config) return openConfig(path);
+    if (doc.kind == DocumentKind::triage) return showTriage(doc.triage, path);
+    setReport(doc.report, path);
     addRecentFile(path);
     return true;
   } catch (const std::exception& e) {

@@ -28,6 +28,7 @@ class SourcePanel;
 class SpeedOfLightPanel;
 class TimingPanel;
 class TroubleshootPanel;
+class TriagePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -40,6 +41,8 @@ class MainWindow : public QMainWindow {
   bool openFile(const QString& path);
   bool openReport(const QString& path);
   bool openConfig(const QString& path);
+  /// Opens a triage (tilescope.triage/1) in the Triage view (mainwindow_triage.cpp).
+  bool openTriage(const QString& path);
   /// Shows a report snapshot (from a file or a finished run).
   void setReport(ReportPtr report, const QString& path = {});
   void closeReport();
@@ -58,6 +61,7 @@ class MainWindow : public QMainWindow {
   TroubleshootPanel* troubleshootPanel() const { return m_troubleshootPanel; }
   SourcePanel* sourcePanel() const { return m_sourcePanel; }
   PointsTable* pointsTable() const { return m_pointsView; }
+  TriagePanel* triagePanel() const { return m_triagePanel; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -99,9 +103,16 @@ class MainWindow : public QMainWindow {
 
  private:
   void setupPanels();
-  void setupActions();
+  void setupActions();       ///< the menus, the tool bar and the status bar's labels
+  QAction* setupFileMenu();  ///< returns Open, for the tool bar
+  void setupRunMenu();
+  void setupViewMenu();
+  void setupHelpMenu();
+  void newFromTriton();
   void setupDocks();
   void setupConnections();
+  void setupTriage();  ///< the Triage dock, its export action and connections
+  bool showTriage(const nlohmann::json& doc, const QString& path);
   void restoreSettings();
   void saveSettings() const;
   void addRecentFile(const QString& path);
@@ -131,6 +142,7 @@ class MainWindow : public QMainWindow {
   TroubleshootPanel* m_troubleshootPanel = nullptr;
   SourcePanel* m_sourcePanel = nullptr;
   PointsTable* m_pointsView = nullptr;
+  TriagePanel* m_triagePanel = nullptr;
   Banner* m_verdictBanner = nullptr;
   Banner* m_messageBanner = nullptr;
   QMenu* m_recentMenu = nullptr;

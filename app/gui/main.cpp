@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QListWidget>
 #include <QPixmap>
@@ -19,6 +20,7 @@
 #include <memory>
 
 #include "export/reportexporter.h"
+#include "export/triageexporter.h"
 #include "mainwindow.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
@@ -30,8 +32,24 @@ namespace {
 int runExport(const QString& reportPath, const QString& outPath) {
   QTextStream err(stderr);
   try {
-    const tilescope::Report report = tilescope::loadReport(reportPath.toStdString());
     QString error;
+    // A triage (tilescope.triage/1) exports through its own document.
+    const auto isTriage = [&reportPath] {
+      QFile file(reportPath);
+      if (!file.open(QIODevice::ReadOnly) || file.size() > (qint64(512) << 20)) return false;
+      try {
+        return tilescope::isTriageDocument(tilescope::parseJson(file.readAll().toStdString()));
+      } catch (const std::exception&) {
+        return false;  // loadReport names the problem
+      }
+    };
+    if (isTriage()) {
+      if (tilescope::ui::exportTriage(tilescope::loadTriage(reportPath.toStdString()), outPath, &error))
+        return 0;
+      err << "tilescope: export to " << outPath << " failed: " << error << "\n";
+      return 1;
+    }
+    const tilescope::Report report = tilescope::loadReport(reportPath.toStdString());
     if (!tilescope::ui::exportReport(report, outPath, &error)) {
       err << "tilescope: export to " << outPath << " failed: " << error << "\n";
       return 1;

@@ -9,6 +9,7 @@
 #include "tilescope/config/config.h"
 #include "tilescope/config/trust.h"
 #include "tilescope/diagnose/compile_error.h"
+#include "tilescope/export/open_document.h"
 #include "tilescope/export/summary.h"
 #include "tilescope/model/devices.h"
 #ifdef TILESCOPE_HAVE_CUDA
@@ -158,9 +159,15 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, doub
 int cmdCheck(const CheckArgs& a) {
   Config cfg;
   try {
-    cfg = loadConfig(a.config);
+    const OpenedDocument doc = openDocument(a.config, DocumentKind::config);
+    if (doc.kind == DocumentKind::report)
+      return usageError(a.config + ": a report (" + kReportSchema +
+                        "), not a config: `tilescope-run export` renders it");
+    cfg = loadConfigDocument(doc);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
+  } catch (const std::exception& e) {  // a report that does not read
+    return usageError(e.what());
   }
   // Commands are never run by check (checkPoint skips them); paths outside the
   // config's folder would be read, so they need consent here too.

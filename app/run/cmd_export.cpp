@@ -11,6 +11,8 @@
 #include "tilescope/base/process.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/document.h"
+#include "tilescope/export/open_document.h"
+#include "tilescope/triage/triage_document.h"
 
 namespace tilescope::cli {
 
@@ -50,6 +52,36 @@ int exportPdf(const ExportArgs& a) {
   return kExitOk;
 }
 
+int writeOutput(const ExportArgs& a, const std::string& text) {
+  if (a.output.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  try {
+    writeFileAtomically(a.output, text);
+  } catch (const std::exception& e) {
+    return usageError(a.output + ": cannot write: " + e.what());
+  }
+  std::cerr << a.format << " written to " << a.output << '\n';
+  return kExitOk;
+}
+
+/// A triage: the same document model (docs/triage.md, "Exports").
+int exportTriage(const ExportArgs& a) {
+  TriageReport t;
+  try {
+    t = loadTriage(a.report);
+  } catch (const std::exception& e) {
+    return usageError(e.what());
+  }
+  if (a.format == "json") return writeOutput(a, dumpJson(toJson(t), 1) + "\n");
+  TriageDocumentOptions opt;
+  opt.note =
+      "The taxonomy and speedup charts are drawn by the GUI's exporter: tilescope --export TRIAGE OUT.html.";
+  const Document doc = buildTriageDocument(t, opt);
+  return writeOutput(a, a.format == "html" ? renderHtml(doc) : renderMarkdown(doc));
+}
+
 }  // namespace
 
 int cmdExport(const ExportArgs& a) {
@@ -58,12 +90,17 @@ int cmdExport(const ExportArgs& a) {
     if (!fs::is_regular_file(a.report, ec)) return usageError(a.report + ": no such report file");
     return exportPdf(a);
   }
-  Report r;
+  OpenedDocument doc;
   try {
-    r = loadReport(a.report);
+    doc = openDocument(a.report);
   } catch (const std::exception& e) {
     return usageError(e.what());
   }
+  if (doc.kind == DocumentKind::triage) return exportTriage(a);
+  if (doc.kind == DocumentKind::config)
+    return usageError(a.report +
+                      ": a config, not a report: `tilescope-run check` or `run` makes a report of it");
+  const Report& r = *doc.report;
   std::string text;
   if (a.format == "json") {
     text = dumpJson(toJson(r), 1) + "\n";
@@ -83,23 +120,13 @@ int cmdExport(const ExportArgs& a) {
     const Document doc = buildDocument(r, opt);
     text = a.format == "html" ? renderHtml(doc) : renderMarkdown(doc);
   }
-  if (a.output.empty()) {
-    std::cout << text;
-    return kExitOk;
-  }
-  try {
-    writeFileAtomically(a.output, text);
-  } catch (const std::exception& e) {
-    return usageError(a.output + ": cannot write: " + e.what());
-  }
-  std::cerr << a.format << " written to " << a.output << '\n';
-  return kExitOk;
+  return writeOutput(a, text);
 }
 
 Verb addExportCommand(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   auto* e = app.add_subcommand("export", "render a report");
-  e->add_option("REPORT", a->report)->required();
+  e->add_option("REPORT", a->report, "a report, or a triage (tilescope.triage/1)")->required();
   e->add_option("--format", a->format, "html | md | json | pdf (pdf: through the GUI binary, needs -o)")
       ->required()
       ->check(CLI::IsMember({"html", "md", "json", "pdf"}));

@@ -69,16 +69,18 @@ std::string setUpRemote(const std::string& host, bool shared, const Config& cfg,
   return "";
 }
 
-int cmdRun(const RunArgs& a) {
-  Config cfg;
+namespace {
+
+/// The config, checked before anything runs (the no-GPU exit included): it
+/// loads, every point resolves, and nothing it names is run or read without the
+/// user's consent. An exit status when it cannot run.
+std::optional<int> checkConfig(const RunArgs& a, Config& cfg) {
   try {
     cfg = loadConfig(a.config);
     for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  // Before anything runs (the no-GPU exit included): nothing the config names
-  // is run or read without the user's consent.
   if (std::string why = consentProblem(cfg, a.consent); !why.empty())
     return usageError(a.config + ": " + why);
   if (a.trials > 0 && a.verb == "sweep") {
@@ -88,6 +90,102 @@ int cmdRun(const RunArgs& a) {
       return usageError(e.what());
     }
   }
+  return std::nullopt;
+}
+
+/// A folder the workers of a local sweep share, removed when the run ends.
+struct SharedFolder {
+  std::string path;
+  ~SharedFolder() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+/// How the session's workers run: where (this machine or --remote), how many,
+/// on which GPUs, with which limits and counters, traced or not. "" or why not.
+std::string sessionOptions(const RunArgs& a, const Config& cfg, std::size_t points, SessionOptions& opts,
+                           std::unique_ptr<RemoteFolder>& remoteCopy, SharedFolder& baselineCache) {
+  opts.configPath = std::filesystem::absolute(a.config).string();
+  if (!a.remote.empty()) {
+    if (std::string why = setUpRemote(a.remote, a.remoteShared, cfg, opts, remoteCopy); !why.empty())
+      return why;
+  } else {
+    opts.workerCommand = {selfExecutable()};
+  }
+  opts.trials = a.trials > 0 ? a.trials : cfg.trials;
+  opts.allowCommands = a.consent.commands;
+  opts.extraWorkerArgs = consentArgs(a.consent);
+  for (const std::string& c : counterArgs(a.counters)) opts.extraWorkerArgs.push_back(c);
+  // The workers of a local sweep profile the baseline once between them
+  // (docs/report.md, counters): a folder they share.
+  if (a.remote.empty() && points > 1) {
+    char t[] = "/tmp/tilescope-baseline-XXXXXX";
+    if (::mkdtemp(t)) {
+      baselineCache.path = t;
+      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--baseline-cache", baselineCache.path});
+    }
+  }
+  opts.jobs = a.jobs;
+  opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
+  opts.timeoutS = a.timeoutS;
+  opts.launchTimeoutS = a.launchTimeoutS;
+  // The tracer patches the context it starts with: a traced capture gets its own.
+  opts.warmWorkers = !a.freshWorkers && !a.trace;
+  if (a.trace) {
+    opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
+    if (a.traceCells > 0)
+      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(),
+                                  {"--trace-cells", std::to_string(a.traceCells)});
+    // A traced launch runs many times slower than the kernel: more time for the worker.
+    if (opts.timeoutS <= 0) opts.timeoutS = 4 * defaultWorkerTimeout(cfg) + 120;
+  }
+  return "";
+}
+
+/// What the workers stream, on stderr for a person (and on stdout with --stream):
+/// progress lines, and a line per finished capture.
+class RunProgress {
+ public:
+  RunProgress(const RunArgs& a, std::size_t total) : m_args(a), m_total(total) {}
+  void operator()(const StreamEvent& e) {
+    std::lock_guard<std::mutex> lock(m_io);
+    if (m_args.stream) {
+      StreamEvent out = e;
+      out.tags.total = static_cast<std::int64_t>(m_total);
+      std::cout << toLine(out) << '\n' << std::flush;
+    }
+    const int pointIndex = e.tags.pointIndex.value_or(0), trial = e.tags.trial.value_or(0);
+    if (const auto* pr = std::get_if<ProgressEvent>(&e.body)) {
+      char at[32] = "";
+      if (pr->t) std::snprintf(at, sizeof at, " %6.2f s", *pr->t);
+      std::cerr << "  [" << pointIndex << "." << trial << at << "] " << pr->message << '\n';
+    } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
+      ++m_done;
+      const Point& p = pe->point;
+      // Without the Sanitizer API the trace says so once, in one line.
+      if (m_args.trace && !m_traceNoted && !p.trace.status.empty() && p.trace.status != "ok") {
+        m_traceNoted = true;
+        std::cerr << "trace " << p.trace.status << ": " << p.trace.reason << " (the capture ran untraced)\n";
+      }
+      std::cerr << "point " << m_done << "/" << m_total << " " << p.label << " trial " << p.trial << ": "
+                << verdictName(p.verdict) << '\n';
+    }
+  }
+
+ private:
+  const RunArgs& m_args;
+  const std::size_t m_total;
+  std::mutex m_io;
+  std::size_t m_done = 0;
+  bool m_traceNoted = false;
+};
+
+}  // namespace
+
+int cmdRun(const RunArgs& a) {
+  Config cfg;
+  if (auto failed = checkConfig(a, cfg)) return *failed;
   if (a.verb == "run" && !cfg.sweep.empty())
     std::cerr << "note: " << cfg.name
               << " has a sweep; `run` captures its first point (use `sweep` for all)\n";
@@ -104,77 +202,14 @@ int cmdRun(const RunArgs& a) {
   }
 
   SessionOptions opts;
-  opts.configPath = std::filesystem::absolute(a.config).string();
   std::unique_ptr<RemoteFolder> remoteCopy;  // removed from the host when the run ends
-  if (!a.remote.empty()) {
-    if (std::string why = setUpRemote(a.remote, a.remoteShared, cfg, opts, remoteCopy); !why.empty())
-      return usageError(why);
-  } else {
-    opts.workerCommand = {selfExecutable()};
-  }
-  opts.trials = a.trials > 0 ? a.trials : cfg.trials;
-  opts.allowCommands = a.consent.commands;
-  opts.extraWorkerArgs = consentArgs(a.consent);
-  for (const std::string& c : counterArgs(a.counters)) opts.extraWorkerArgs.push_back(c);
-  // The workers of a local sweep profile the baseline once between them
-  // (docs/report.md, counters): a folder they share, removed at the end.
-  struct SharedFolder {
-    std::string path;
-    ~SharedFolder() {
-      std::error_code ec;
-      if (!path.empty()) std::filesystem::remove_all(path, ec);
-    }
-  } baselineCache;
-  if (a.remote.empty() && points > 1) {
-    char t[] = "/tmp/tilescope-baseline-XXXXXX";
-    if (::mkdtemp(t)) {
-      baselineCache.path = t;
-      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--baseline-cache", baselineCache.path});
-    }
-  }
-  opts.jobs = a.jobs;
-  opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
-  opts.timeoutS = a.timeoutS;
-  opts.launchTimeoutS = a.launchTimeoutS;
+  SharedFolder baselineCache;                // removed when the run ends
+  if (std::string why = sessionOptions(a, cfg, points, opts, remoteCopy, baselineCache); !why.empty())
+    return usageError(why);
   opts.shard = shard;
-  // The tracer patches the context it starts with: a traced capture gets its own.
-  opts.warmWorkers = !a.freshWorkers && !a.trace;
-  if (a.trace) {
-    opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--trace", "--trace-mode", a.traceMode});
-    if (a.traceCells > 0)
-      opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(),
-                                  {"--trace-cells", std::to_string(a.traceCells)});
-    // A traced launch runs many times slower than the kernel: more time for the worker.
-    if (opts.timeoutS <= 0) opts.timeoutS = 4 * defaultWorkerTimeout(cfg) + 120;
-  }
-  std::mutex io;
   const std::size_t total = points * static_cast<std::size_t>(std::max(1, opts.trials));
-  std::size_t done = 0;
-  bool traceNoted = false;
-  opts.onEvent = [&](const StreamEvent& e) {
-    std::lock_guard<std::mutex> lock(io);
-    if (a.stream) {
-      StreamEvent out = e;
-      out.tags.total = static_cast<std::int64_t>(total);
-      std::cout << toLine(out) << '\n' << std::flush;
-    }
-    const int pointIndex = e.tags.pointIndex.value_or(0), trial = e.tags.trial.value_or(0);
-    if (const auto* pr = std::get_if<ProgressEvent>(&e.body)) {
-      char at[32] = "";
-      if (pr->t) std::snprintf(at, sizeof at, " %6.2f s", *pr->t);
-      std::cerr << "  [" << pointIndex << "." << trial << at << "] " << pr->message << '\n';
-    } else if (const auto* pe = std::get_if<PointEvent>(&e.body)) {
-      ++done;
-      const Point& p = pe->point;
-      // Without the Sanitizer API the trace says so once, in one line.
-      if (a.trace && !traceNoted && !p.trace.status.empty() && p.trace.status != "ok") {
-        traceNoted = true;
-        std::cerr << "trace " << p.trace.status << ": " << p.trace.reason << " (the capture ran untraced)\n";
-      }
-      std::cerr << "point " << done << "/" << total << " " << p.label << " trial " << p.trial << ": "
-                << verdictName(p.verdict) << '\n';
-    }
-  };
+  RunProgress progress(a, total);
+  opts.onEvent = [&progress](const StreamEvent& e) { progress(e); };
   std::cerr << a.verb << " " << cfg.name << ": " << total << " capture(s)\n";
   Report report = runSession(cfg, a.verb, opts);
 

@@ -384,9 +384,10 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
   }
 
   Report report = mergeShardReports(cfg, trials, follower.results());
-  report.extra["slurm"]["dir"] = job.dir;
-  report.extra["slurm"]["script"] = slurmScriptPath(job);
-  report.extra["slurm"]["jobs"] = follower.jobs();
+  SlurmInfo& slurm = report.run.slurm ? *report.run.slurm : report.run.slurm.emplace();  // tasks: merged
+  slurm.dir = job.dir;
+  slurm.script = slurmScriptPath(job);
+  slurm.jobs = follower.jobs();
   return finishSlurmReport(a, report);
 }
 

@@ -80,9 +80,9 @@ class DeviceOutput {
  public:
   DeviceOutput() {
     std::fflush(stdout);
-    file_ = std::tmpfile();
-    const int stream = file_ ? ::dup(STDOUT_FILENO) : -1;
-    if (stream < 0 || ::dup2(::fileno(file_), STDOUT_FILENO) < 0) {
+    m_file = std::tmpfile();
+    const int stream = m_file ? ::dup(STDOUT_FILENO) : -1;
+    if (stream < 0 || ::dup2(::fileno(m_file), STDOUT_FILENO) < 0) {
       if (stream >= 0) ::close(stream);
       return;  // no temporary file: kernel text goes to the stream, which the parent skips
     }
@@ -93,15 +93,15 @@ class DeviceOutput {
     if (g_streamFd == STDOUT_FILENO) return;
     std::fflush(stdout);
     struct stat st {};
-    mark_ = ::fstat(STDOUT_FILENO, &st) == 0 ? st.st_size : 0;
+    m_mark = ::fstat(STDOUT_FILENO, &st) == 0 ? st.st_size : 0;
   }
   /// The last kReadBytes the kernel printed since mark().
   std::string read() const {
     if (g_streamFd == STDOUT_FILENO) return {};
     std::fflush(stdout);
     struct stat st {};
-    if (::fstat(STDOUT_FILENO, &st) != 0 || st.st_size <= mark_) return {};
-    const off_t from = std::max(mark_, st.st_size > kReadBytes ? st.st_size - kReadBytes : off_t(0));
+    if (::fstat(STDOUT_FILENO, &st) != 0 || st.st_size <= m_mark) return {};
+    const off_t from = std::max(m_mark, st.st_size > kReadBytes ? st.st_size - kReadBytes : off_t(0));
     std::string text(std::size_t(st.st_size - from), '\0');
     const ssize_t n = ::pread(STDOUT_FILENO, text.data(), text.size(), from);
     text.resize(n > 0 ? std::size_t(n) : 0);
@@ -110,8 +110,8 @@ class DeviceOutput {
 
  private:
   static constexpr off_t kReadBytes = 1 << 20;  // the default device printf FIFO is 1 MiB
-  std::FILE* file_ = nullptr;
-  off_t mark_ = 0;
+  std::FILE* m_file = nullptr;
+  off_t m_mark = 0;
 };
 
 }  // namespace

@@ -27,6 +27,7 @@ Verb addDiagnoseCommand(CLI::App& app);
 Verb addInitTritonCommand(CLI::App& app);
 Verb addExportCommand(CLI::App& app);
 Verb addCaptureCommand(CLI::App& app);
+Verb addTriageCommand(CLI::App& app);
 
 // Options several verbs share.
 /// --allow-commands, --allow-outside-paths (docs/security.md).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `check` run from the config's own folder, the config named without a folder, on
-# an empty compile cache (issue 9 item 5: NVRTC's include paths were resolved
+# an empty compile cache (docs/config.md#kernel: NVRTC's include paths were resolved
 # against the working directory and cuda_fp16.h was not found; a warm cache hid it).
 # Also with CUDA_HOME given relative to that folder.
 set -uo pipefail

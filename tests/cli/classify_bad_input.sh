@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `tilescope-run classify` on hostile input (issue 11's reproducers): a directory,
+# `tilescope-run classify` on hostile input (docs/security.md, "Denial of service"): a directory,
 # binary data, /dev/zero, invalid UTF-8 with --json, a 1 MB line, a 1 MB kernel name,
 # a million error-like lines and a 50 MB log. Each gets a clear message (exit 2) or an
 # answer in bounded time, never a crash.

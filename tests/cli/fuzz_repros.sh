@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Every config that crashed, hung or drew a sanitizer report in the fuzzing of
-# issue 11 (tests/data/fuzz/configs, INDEX.jsonl says how each was made) goes
+# untrusted input (docs/fuzzing.md; tests/data/fuzz/configs, INDEX.jsonl says how each was made) goes
 # through `check`: it must end within the time limit with exit 0, 1 or 2, and
 # an exit 2 must name the file and where in it the problem is.
 set -uo pipefail
 exe=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cp -r "$src/tests/data/fuzz/configs" "$tmp/"
-find "$tmp/configs" -name '*.gz' -exec gunzip -f {} +
+# The reproducers name the zoo's kernels where the tree has them
+# (../../../../kernels/<group>/, from tests/data/fuzz/configs/<group>/): the copy
+# (unzipped) keeps that layout, the zoo stays where it is.
+configs=$tmp/tests/data/fuzz/configs
+mkdir -p "$(dirname "$configs")"
+cp -r "$src/tests/data/fuzz/configs" "$configs"
+ln -s "$src/kernels" "$tmp/kernels"
+find "$configs" -name '*.gz' -exec gunzip -f {} +
 fail=0; n=0
-for cfg in $(find "$tmp/configs" -name '*.tscfg.json' | sort); do
-  name=${cfg#"$tmp/configs/"}
+for cfg in $(find "$configs" -name '*.tscfg.json' | sort); do
+  name=${cfg#"$configs/"}
   start=$(date +%s)
-  # --allow-outside-paths: the reproducers name the zoo's sources as ../<group>/ (they
-  # are ours); what is tested is everything after the consent check.
+  # --allow-outside-paths: the reproducers name the zoo's sources, outside their
+  # folder (they are ours); what is tested is everything after the consent check.
   timeout 90 "$exe" check "$cfg" --device h100 --compile-timeout 20 --allow-outside-paths -o "$tmp/out.json" \
     >/dev/null 2>"$tmp/err"; rc=$?
   secs=$(( $(date +%s) - start ))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `run --remote HOST` against a real sshd on localhost (issue 9 item 7): the
+# `run --remote HOST` against a real sshd on localhost (docs/protocol.md, "Remote workers"): the
 # config and the files it reads are copied into a fresh folder on the host, the
 # workers load them from there, and the folder is removed afterwards. Also: an
 # unreachable host, and a config that reads outside its folder.

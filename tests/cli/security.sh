@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a hostile config or host name must not be able to do (issue 11; see
+# What a hostile config or host name must not be able to do (docs/security.md; see
 # docs/security.md). Each case would have caught the hole it is named after:
 #  1. --remote '-oProxyCommand=...' runs nothing (not even ssh), exit 2;
 #     an ssh that cannot connect is "cannot reach host", exit 3, no fault.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `sweep --slurm` through a real single-node Slurm (issue 16): munged, slurmctld and
+# `sweep --slurm` through a real single-node Slurm (docs/cli.md, "--slurm"): munged, slurmctld and
 # slurmd start on localhost from a throwaway configuration (own munge key, free
 # ports, state and spool folders in a temporary folder), then
 #   1. `sweep --shard K/N` alone writes its part, with extra.shard, also without a GPU;

@@ -1,4 +1,4 @@
-// The compile cache and the compile's isolation (issue 11, security 4 and 5):
+// The compile cache and the compile's isolation (docs/security.md, "Temporary files and the compile cache"):
 // keys cover every header read, only a private folder is used, entries are
 // verified, quoted includes never come from the working directory, and a
 // compile that does not end is stopped. No GPU needed (NVRTC).

@@ -1,6 +1,6 @@
 // `tilescope-run diagnose` on zoo bug variants, on the GPU: the planted bug must
 // be the first finding, with a location, proven by the experiment that can prove
-// it, and the tree walk must end at the fix (issue 5; bench/diagnose_zoo.py runs
+// it, and the tree walk must end at the fix (docs/measurements.md, "Diagnose"; bench/diagnose_zoo.py runs
 // the whole zoo and prints the shares).
 #include <sys/wait.h>
 

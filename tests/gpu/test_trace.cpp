@@ -1,4 +1,4 @@
-// The tracer on the GPU (issue 12): each bug variant traced by the worker
+// The tracer on the GPU (docs/measurements.md, "Tracer"): each bug variant traced by the worker
 // (`tilescope-run worker CONFIG --trace`) must produce its finding, located, and
 // agree with compute-sanitizer run here as the oracle (memcheck, racecheck,
 // initcheck on the same worker with --oracle: no guard zones, exact

@@ -1,10 +1,11 @@
-// Check without a GPU (issue 9 item 3, issue 30 items 2 and 6): opening a config
-// analyses it for the selected device in the background and the views show its
-// declared tiles, masks, shared-memory budget and occupancy; then `tilescope-run
-// check` compiles it and its answer (registers, spills, compile errors) replaces
-// the declared-only one. Edits re-check once typing pauses; the device's launch
-// limits are part of validation (a 2048-thread block is invalid). The window never
-// waits: a Triton sweep, or 67 M tiles (N4), open without blocking the event loop.
+// Check without a GPU (README.md#the-command-line, `check`; the workbench's Check):
+// opening a config analyses it for the selected device in the background and the
+// views show its declared tiles, masks, shared-memory budget and occupancy; then
+// `tilescope-run check` compiles it and its answer (registers, spills, compile
+// errors) replaces the declared-only one. Edits re-check once typing pauses; the
+// device's launch limits are part of validation (a 2048-thread block is invalid).
+// The window never waits: a Triton sweep, or 67 M one-element tiles, open without
+// blocking the event loop.
 #include <QElapsedTimer>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -163,7 +164,7 @@ class TstCheck : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.report()->device.key), other, 120000);
   }
 
-  // Issue 30 item 2: Check compiles, as `tilescope-run check` does, and says what the CLI says.
+  // Check compiles, as `tilescope-run check` does, and says what the CLI says.
   void checkGivesTheClisRegistersAndOccupancy() {
     const QString config = kKernels + QStringLiteral("gemm/gemm_bug_no_mask.tscfg.json");
     const Report cli = cliCheck(config);
@@ -226,7 +227,7 @@ class TstCheck : public QObject {
              qPrintable(w.configPanel()->statusText()));
   }
 
-  // Issue 30 item 6: an 8-point Triton sweep froze the window 9–14 s.
+  // An 8-point Triton sweep froze the window 9–14 s.
   void aTritonSweepOpensWithoutBlocking() {
     MainWindow w;
     w.configPanel()->checker()->setRunExecutable(kRun);
@@ -245,7 +246,7 @@ class TstCheck : public QObject {
       QVERIFY2(w.configPanel()->formItem(QString::fromLatin1(path)), path);
   }
 
-  // N4: 67 M one-element tiles; marking the error re-entered validation in a loop (73 s).
+  // 67 M one-element tiles: marking the error re-entered validation in a loop (73 s).
   void aHugeTilingNeitherLoopsNorBlocks() {
     QTemporaryDir dir;
     QVERIFY(QFile::copy(kKernels + QStringLiteral("gemm/gemm_tiled.cu"),

@@ -1,4 +1,4 @@
-// The evidence views on reports recorded on a GPU (issue 9, items 1 and 2):
+// The evidence views on reports recorded on a GPU (docs/report.md#a-point):
 // out-of-bounds writes drawn past the tensor's edge in the coverage and mask
 // views with the tiles that made them; report-level findings first, the window
 // opening on the point that carries the first error, and the verdict banner.

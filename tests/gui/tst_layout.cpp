@@ -1,4 +1,4 @@
-// Layout at the default sizes (issue 9 item 8): short matrix row labels, a sortable
+// Layout at the default sizes (README.md#screenshots): short matrix row labels, a sortable
 // Points table that shows what distinguishes the points, timing labels that do not
 // collide and a legend that covers no point, experiments named by what they are, a
 // 1-D tensor wrapped into rows, the coverage view fitted on open with indices along

@@ -102,7 +102,7 @@ class TstModels : public QObject {
   }
 
   void resultMatrixIsSizedByThePointsItHolds() {
-    // N18: a 13.7 KB report claiming point 5,000,000 (or trial 100,000,000) made a
+    // A 13.7 KB report claiming point 5,000,000 (or trial 100,000,000) made a
     // matrix of that many rows (columns): minutes and gigabytes. One row, one column.
     Report r;
     Point p = m_report.points[0];
@@ -134,7 +134,7 @@ class TstModels : public QObject {
   }
 
   void resultMatrixOpensManyPointsInOneReset() {
-    // N19: every point re-measured every row header (quadratic). One reset, no per-point signals.
+    // Every point re-measured every row header (quadratic). One reset, no per-point signals.
     Report r;
     for (int i = 0; i < 20000; ++i) {
       Point p;

@@ -1,4 +1,4 @@
-// The colour-blind-safe palette (issue 9 item 4): measured, not assumed. A
+// The colour-blind-safe palette (README.md#colours): measured, not assumed. A
 // deuteranopia simulation (Machado, Oliveira & Fernandes 2009, severity 1) and
 // CIE76 ΔE in L*a*b* between the colours a person must tell apart; WCAG 2
 // contrast for text on every verdict cell; a hatch for every state that needs a look.

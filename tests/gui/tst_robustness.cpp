@@ -1,4 +1,4 @@
-// No file crashes the window (issue 9 item 11, issue 11's GUI part): a missing
+// No file crashes the window (docs/security.md, "What is not trusted"): a missing
 // file, a directory, a source file, JSON of the wrong shape and the inputs that
 // crashed the GUI under fuzzing (../shared/repro/fuzz: nesting 100,000 deep, a
 // number out of range, an object replaced by a number) each give an error that
@@ -69,12 +69,12 @@ class TstRobustness : public QObject {
     QTest::newRow("source file") << "kernel.cu" << QByteArray("__global__ void k() {}\n") << "invalid JSON";
     QTest::newRow("empty") << "empty.json" << QByteArray() << "invalid JSON";
     QTest::newRow("array") << "array.json" << QByteArray("[1, 2]") << "array, not an object";
-    QTest::newRow("number") << "number.json" << QByteArray("42") << "number, not an object";
+    QTest::newRow("number") << "number.json" << QByteArray("42") << "an integer, not an object";
     QTest::newRow("null") << "null.json" << QByteArray("null") << "null, not an object";
-    QTest::newRow("deep") << "deep.json" << deep << "nesting";
+    QTest::newRow("deep") << "deep.json" << deep << "line 1, column 129: nested deeper than 128 levels";
     QTest::newRow("deep extra") << "deep_extra.json"
                                 << QByteArray("{\"schema\":\"tilescope.report/1\",\"extra\":") + deep + "}"
-                                << "nesting";
+                                << "nested deeper than 128 levels";
     QTest::newRow("points number") << "points.json"
                                    << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":5}")
                                    << "points";
@@ -87,7 +87,7 @@ class TstRobustness : public QObject {
         << "findings[0]";
     QTest::newRow("out of range")
         << "range.json" << QByteArray("{\"schema\":\"tilescope.report/1\",\"points\":[{\"wall_s\":-1e400}]}")
-        << "invalid JSON";
+        << "points[0].wall_s: number overflow";
     QTest::newRow("binary") << "binary.json" << QByteArray("\x00\xff\xfe{", 4) << "invalid JSON";
   }
 

@@ -1,4 +1,4 @@
-// The Source view (issue 9 item 9, issue 12's GUI): a traced report's findings
+// The Source view (docs/report.md, "trace"): a traced report's findings
 // open their file:line centred in a highlighted, numbered source, with the trace's
 // per-line facts marked in the margin.
 #include <QDockWidget>

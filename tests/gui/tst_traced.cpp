@@ -1,9 +1,8 @@
 // The traced sample (resources/sample/traced.json, what the workbench opens by
-// default) tells as much as the untraced run of the same bug (issue 30, items 1,
-// 3 and 4): the 24,024 elements its guard zone saw written past C's end are drawn
-// with the 16 tiles that wrote them, every tensor the trace measured (A and B
-// too) can be shown, with the reads past their ends, and the banner leads with
-// the located write and the fix, in the kernel's language.
+// default) tells as much as the untraced run of the same bug: the 24,024 elements its guard zone saw written
+// past C's end are drawn with the 16 tiles that wrote them, every tensor the trace measured (A and B too) can
+// be shown, with the reads past their ends, and the banner leads with the located write and the fix, in the
+// kernel's language.
 #include <QComboBox>
 #include <QListWidget>
 #include <QStandardPaths>
@@ -140,7 +139,7 @@ class TstTraced : public QObject {
     QCOMPARE(cov->coverageWidget()->effectiveLayer(), CoverageLayer::state);
   }
 
-  // Item 3: the banner leads with the cause (the located write, not the NaN it leaves) and the fix.
+  // The banner leads with the cause (the located write, not the NaN it leaves) and the fix.
   void theBannerIsTheCauseAndItsFix() {
     MainWindow w;
     QVERIFY(w.openFile(kSamples + QStringLiteral("traced.json")));

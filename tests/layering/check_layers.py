@@ -22,6 +22,8 @@ CORE = {
     "capture":  ["base", "config", "model"],
     "diagnose": ["base", "config", "model", "analysis", "logs", "trace", "counters", "run"],
     "export":   ["base", "config", "model", "analysis", "logs", "trace", "counters", "run", "diagnose"],
+    "triage":   ["base", "config", "model", "analysis", "logs", "trace", "counters", "run", "capture", "diagnose",
+                 "export"],
 }
 # core/cuda/src: folder -> the folders it may include (and every core header).
 CUDA = {

@@ -217,6 +217,17 @@ class RecorderTests(fk.RecorderBase):
         self.assertEqual(self.record("t%d-0000" % os.getpid())["seq"], 1)
         self.assertEqual(len(self.inj.claims), 6)   # every launch seen is claimed
 
+    def test_the_cuda_recorder_counts_the_launch_window(self):
+        # With the injection library loaded, --launch-skip/--launch-count are its:
+        # one count over the process's matching launches, Triton's and CUDA's.
+        answers = iter([False, True, False])
+        self.inj.select = lambda name: next(answers)
+        rec = self.recorder(kernel_pattern="^add", skip=1, count=1)
+        for _ in range(3):
+            self.add_launch(rec, n=1000)
+        self.assertEqual(len(launch_dirs(self.root)), 1)
+        self.assertEqual(self.record("t%d-0000" % os.getpid())["seq"], 1)
+
     def test_unselected_launches_are_cheap(self):
         rec = self.recorder()
         self.add_launch(rec, n=16)

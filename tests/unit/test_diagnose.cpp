@@ -433,10 +433,11 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
   return r;
 }
 
-/// The tree walk over a diagnose report ends at `leaf` (skips when the tree did not load).
+/// The tree walk over a diagnose report ends at `leaf`. The shipped tree must load
+/// and walk: a tree that throws fails the test instead of skipping it.
 void expectWalkEndsAt(const Report& r, const std::string& leaf) {
-  if (r.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.extra["diagnose"]["tree_error"];
+  ASSERT_TRUE(r.diagnose);
+  ASSERT_EQ(r.diagnose->treeError, "") << "the tree did not load or walk";
   ASSERT_FALSE(r.treePath.empty());
   EXPECT_EQ(r.treePath.back(), leaf);
 }
@@ -486,7 +487,8 @@ TEST(DiagnoseRun, RaceStopsAtTheFirstDisagreeingTrial) {
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "race");
   EXPECT_EQ(r.report.findings.front().location.tiles, (std::vector<Index>{{1, 2}}));
-  EXPECT_EQ(r.report.extra["diagnose"]["stopped"], "conclusive: race");
+  ASSERT_TRUE(r.report.diagnose);
+  EXPECT_EQ(r.report.diagnose->stopped, "conclusive: race");
 }
 
 TEST(DiagnoseRun, UninitializedOutputFoundByTheSecondPoison) {
@@ -571,8 +573,8 @@ TEST(DiagnoseRun, CleanKernelRunsEveryGroupWithinTheBudget) {
 TEST(DiagnoseRun, CaptureLimitHonoured) {
   DiagRun r = diagnoseWith("clean", "gemm_whole_tiles", 3);
   EXPECT_EQ(r.report.points.size(), 3u);
-  EXPECT_NE(r.report.extra["diagnose"]["stopped"].get<std::string>().find("capture limit"),
-            std::string::npos);
+  ASSERT_TRUE(r.report.diagnose);
+  EXPECT_NE(r.report.diagnose->stopped.find("capture limit"), std::string::npos);
 }
 
 TEST(DiagnoseRun, CrashUnderShiftIsAnAlignmentFault) {
@@ -637,8 +639,8 @@ TEST(DiagnoseRun, FailedAssertIsLocatedFromTheWorkersStderr) {
 
 TEST(DiagnoseRun, TreeWalkedOverTheFinalEvidence) {
   DiagRun r = diagnoseWith("misaligned", "gemm_whole_tiles", 16, true);
-  if (r.report.extra["diagnose"].contains("tree_error"))
-    GTEST_SKIP() << "tree did not load: " << r.report.extra["diagnose"]["tree_error"];
+  ASSERT_TRUE(r.report.diagnose);
+  ASSERT_EQ(r.report.diagnose->treeError, "") << "the tree did not load or walk";
   ASSERT_FALSE(r.report.findings.empty());
   EXPECT_EQ(r.report.findings.front().category, "misaligned_access");
   ASSERT_FALSE(r.report.treePath.empty());

@@ -190,7 +190,8 @@ TEST(Document, DiagnosePointsAreNamedByTheirExperiment) {
   EXPECT_EQ(std::count(labels.begin(), labels.end(), "#0"), 0);
   ASSERT_NE(d.section("diagnose"), nullptr);
   // One row per experiment the diagnose recorded (the sample is re-recorded on a GPU: read, not assumed).
-  const nlohmann::json experiments = r.extra.at("diagnose").at("experiments");
+  ASSERT_TRUE(r.diagnose);
+  const std::vector<DiagnoseExperiment>& experiments = r.diagnose->experiments;
   ASSERT_GT(experiments.size(), 1u);
   EXPECT_EQ(firstTable(*d.section("diagnose"))->rows.size(), experiments.size());
   // The troubleshooting path ends in its fix.

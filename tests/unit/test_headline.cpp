@@ -1,5 +1,5 @@
 // reportHeadline: the cause before its symptoms and the walk's fix in the kernel's
-// language (issue 30, item 3), on reports recorded on a GPU.
+// language, on reports recorded on a GPU.
 #include <gtest/gtest.h>
 
 #include "tilescope/diagnose/headline.h"

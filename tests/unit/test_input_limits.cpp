@@ -1,4 +1,4 @@
-// Limits on untrusted input (issue 11): JSON depth, size, members, duplicate
+// Limits on untrusted input (docs/config.md#limits): JSON depth, size, members, duplicate
 // keys, string lengths, sweep sizes, wrong-typed sections. Each must be a clear
 // error naming where, never a crash, a hang or an exception of another type.
 #include <gtest/gtest.h>

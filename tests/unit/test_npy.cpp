@@ -150,7 +150,7 @@ TEST(Npy, TensorCheckAgainstConfig) {
 
 }  // namespace
 
-// Issue 11: a header or a shape may promise anything; nothing is allocated
+// Untrusted input (docs/config.md#limits): a header or a shape may promise anything; nothing is allocated
 // before it is checked against the file's size.
 TEST(Npy, LimitsComeBeforeAllocation) {
   auto bytes = [](std::string header, int version, const std::string& data = "") {

@@ -1,4 +1,4 @@
-// oobElements: how far an out-of-bounds finding's evidence reaches (issue 30, item 1).
+// oobElements: how far an out-of-bounds finding's evidence reaches.
 #include <gtest/gtest.h>
 
 #include "tilescope/analysis/oob_extent.h"

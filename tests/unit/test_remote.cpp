@@ -1,4 +1,4 @@
-// ssh destinations (issue 11, security 1): a host name can never become an ssh
+// ssh destinations (docs/security.md, "Remote hosts"): a host name can never become an ssh
 // option or a shell word, and the remote command is quoted for the remote shell.
 #include <unistd.h>
 

@@ -111,6 +111,7 @@ Point fullPoint() {
   cov.written = 4200;
   cov.unwritten = 25;
   cov.map = CellMap{1, 2, {65, 33}, {"ok", "mismatch"}, {0, 5}};
+  cov.crossingTiles = std::vector<CrossingTile>{{{1, 0, 0}, {0, 64}, {64, 64}, {0, 64}, {64, 1}}};
   cov.extra = {{"method", "separable"}};
   p.coverage = {cov};
   p.occupancy = {true,        0.5,
@@ -158,8 +159,22 @@ Report fullReport() {
   r.createdAt = "2025-01-01T00:00:00Z";
   r.host = "gpu1";
   r.verb = "diagnose";
-  r.device = {"NVIDIA H100", "h100", "9.0", 132, 49152, 232448,
-              233472,        65536,  64,    32,  true,  {{"l2_bytes", 52428800}}};
+  r.device = {"NVIDIA H100",
+              "h100",
+              "9.0",
+              132,
+              49152,
+              232448,
+              233472,
+              65536,
+              64,
+              32,
+              true,
+              3350,
+              67,
+              989.5,
+              989.5,
+              {{"l2_bytes", 52428800}}};
   r.config = {{"schema", "tilescope.config/1"}, {"name", "gemm"}};
   r.points = {fullPoint(), fullPoint()};
   r.points[1].index = 3;
@@ -170,7 +185,25 @@ Report fullReport() {
   r.matrix = ResultMatrix{
       {"BLOCK=64", "BLOCK=128"}, 2, {{Verdict::ok, Verdict::fault}, {Verdict::slow, Verdict::ok}}};
   r.noGpu = true;
-  r.extra = {{"diagnose", {{"captures", 4}}}};
+  r.diagnose = DiagnoseInfo{{{"trials",
+                              "trial 2/5",
+                              "identical inputs must give identical results",
+                              {"--set", "M=65"},
+                              Verdict::fault,
+                              2.5}},
+                            {{"trials", 4, true, "5 trials agree", {"race"}}},
+                            9,
+                            16,
+                            "conclusive: race",
+                            "tree.json: no such file"};
+  r.run.shard = ShardInfo{1, 4, {4, 5, 6, 7}};
+  r.run.workers = WorkersInfo{true, 3};
+  r.run.slurm =
+      SlurmInfo{"/d",
+                "/d/sweep.sbatch",
+                {"77", "80"},
+                {SlurmTaskInfo{2, "80_2", "TIMEOUT", "0:15", 2, "/d/t.out", {8, 9}, true, "node3", "late"}}};
+  r.extra = {{"shrunk_for_sample", true}};
   return r;
 }
 
@@ -208,6 +241,19 @@ TEST(Report, FullyPopulatedReportRoundTrips) {
   EXPECT_NE(fullPoint().status, PointStatus{});
   EXPECT_NE(fullPoint().inputs, ExperimentInputs{});
   EXPECT_FALSE(fullLocation().empty());
+  EXPECT_TRUE(fullReport().diagnose && fullReport().run.shard && fullReport().run.workers &&
+              fullReport().run.slurm);
+  // The typed parts of `extra` keep their documented keys (docs/report.md).
+  const json x = j.at("extra");
+  EXPECT_EQ(x.at("diagnose").at("stopped"), "conclusive: race");
+  EXPECT_EQ(x.at("diagnose").at("experiments")[0].at("wall_s"), 2.5);
+  EXPECT_EQ(x.at("shard"), json({{"index", 1}, {"count", 4}, {"points", {4, 5, 6, 7}}}));
+  EXPECT_EQ(x.at("workers"), json({{"warm", true}, {"started", 3}}));
+  EXPECT_EQ(x.at("slurm").at("tasks")[0].at("exit_code"), "0:15");
+  EXPECT_EQ(j.at("device").at("dram_gbs"), 3350);
+  EXPECT_EQ(
+      j.at("points")[0].at("coverage").at("C").at("extra").at("crossing_tiles")[0].at("in_bounds_extent"),
+      json({64, 1}));
 }
 
 TEST(Report, ControlFlagsAndExperimentInputsLiveUnderExtra) {
@@ -350,7 +396,7 @@ TEST(Report, DeepNestingIsRefusedWhileParsing) {
     (void)parseJson(deep);
     FAIL() << "accepted 100000 levels";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "line 1, column 129: nesting deeper than 128 levels");
+    EXPECT_EQ(std::string(e.what()), "line 1, column 129: nested deeper than 128 levels");
   }
   // Brackets inside strings are text, not nesting.
   EXPECT_NO_THROW(parseJson("{\"log\": \"" + std::string(500, '[') + "\"}"));
@@ -360,7 +406,8 @@ TEST(Report, DeepNestingIsRefusedWhileParsing) {
     (void)loadReport(file);
     FAIL() << "loaded";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("invalid JSON: line 1, column "), std::string::npos) << e.what();
+    // The file, then where in it: the 129th bracket, after the 43 characters before the config's value.
+    EXPECT_EQ(std::string(e.what()), file.string() + ": line 1, column 171: nested deeper than 128 levels");
   }
   fs::remove(file);
 }

@@ -226,7 +226,7 @@ Report part(const Config& cfg, Shard s, int trials, bool noGpu) {
     }
   }
   r.matrix = m;
-  r.extra["shard"] = shardJson(s, indices);
+  r.run.shard = shardInfo(s, indices);
   r.finalize();
   return r;
 }
@@ -289,12 +289,19 @@ TEST(SlurmMerge, EveryPointPresentSortedAndALostTaskNamedOnItsPoints) {
   EXPECT_EQ(r.matrix->trials, 2);
   EXPECT_EQ(r.matrix->verdicts[5], (std::vector<Verdict>{Verdict::incorrect, Verdict::incorrect}));
   EXPECT_EQ(r.matrix->points[9], expandSweep(cfg)[9].label());
-  const json& t = r.extra["slurm"]["tasks"];
+  ASSERT_TRUE(r.run.slurm);
+  const std::vector<SlurmTaskInfo>& t = r.run.slurm->tasks;
   ASSERT_EQ(t.size(), 4u);
-  EXPECT_EQ(t[2]["state"], "TIMEOUT");
-  EXPECT_EQ(t[2]["gathered"], false);
-  EXPECT_EQ(t[2]["points"], json::array({8, 9, 10, 11}));
-  EXPECT_EQ(t[3]["host"], "node3");
+  EXPECT_EQ(t[2].state, "TIMEOUT");
+  EXPECT_EQ(t[2].gathered, false);
+  EXPECT_EQ(t[2].points, (std::vector<std::int64_t>{8, 9, 10, 11}));
+  EXPECT_EQ(t[3].host, "node3");
+  // The JSON keeps extra.slurm.tasks[]'s shape (docs/report.md).
+  const json tj = toJson(r).at("extra").at("slurm").at("tasks");
+  EXPECT_EQ(tj[2]["state"], "TIMEOUT");
+  EXPECT_EQ(tj[2]["gathered"], false);
+  EXPECT_EQ(tj[2]["points"], json::array({8, 9, 10, 11}));
+  EXPECT_EQ(tj[3]["host"], "node3");
   // It reads back as any report does.
   EXPECT_EQ(reportFromJson(toJson(r)), r);
 }

@@ -64,7 +64,8 @@ TEST(StaticAnalysis, CleanPointHasNoFindings) {
   EXPECT_EQ(p.coverage[0].declaredUncovered, 0);
   EXPECT_EQ(p.coverage[0].tilesTotal, 12);
   EXPECT_EQ(p.coverage[0].tilesCrossing, 6);
-  EXPECT_EQ(p.coverage[0].extra.at("crossing_tiles").size(), 6u);
+  ASSERT_TRUE(p.coverage[0].crossingTiles);
+  EXPECT_EQ(p.coverage[0].crossingTiles->size(), 6u);
   EXPECT_TRUE(p.occupancy.computed);
   EXPECT_DOUBLE_EQ(p.occupancy.theoretical, 1.0);
   EXPECT_EQ(p.launch.grid[0], 3);
@@ -162,7 +163,7 @@ TEST(StaticAnalysis, RegistersSpillsAndOccupancy) {
   EXPECT_EQ(find(p, "low_occupancy"), nullptr);
 }
 
-// Issue 11: block dimensions of 2^52 each multiply to far beyond int64; the
+// Untrusted input (docs/config.md#limits): block dimensions of 2^52 each multiply to far beyond int64; the
 // check saturates instead of overflowing (UBSan caught the overflow here).
 TEST(StaticAnalysis, HugeBlockDimensionsDoNotOverflow) {
   Config c = gemmLike(64, 64, "2", "2", "4503599627370496");

@@ -132,7 +132,7 @@ TEST(Tiles, ErrorsNameTheTensorAndExpression) {
                std::runtime_error);
 }
 
-// Issue 11: tilings no analysis can finish are refused quickly with a clear
+// Untrusted input (docs/config.md#limits): tilings no analysis can finish are refused quickly with a clear
 // error at tiles.<tensor>; the rest stay fast however large the grid.
 TEST(Tiles, TilingsTooLargeToAnalyseAreRefusedQuickly) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-// What a config may not do without consent (issue 11, security 2 and 3):
+// What a config may not do without consent (docs/config.md#what-a-config-may-not-do-without-consent):
 // programs it names, and files outside its folder.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One-off: moves core/, core/cuda/ and ui/ into capability folders and rewrites
-every #include and path mention that names a moved file (issue 26). Kept in the
+every #include and path mention that names a moved file (docs/architecture.md). Kept in the
 tree as the record of the move; running it again is a no-op."""
 import os, re, subprocess, sys
 

@@ -12,11 +12,6 @@ namespace {
 
 double pick(double a, double b) { return known(a) ? a : b; }
 
-double jsonNumber(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return (it != j.end() && it->is_number()) ? it->get<double>() : 0.0;
-}
-
 }  // namespace
 
 QVector<SolBar> speedOfLightBars(const CountersInfo& c) {
@@ -74,9 +69,9 @@ int plotSpeedOfLight(QCustomPlot* plot, const CountersInfo& c, const QString& ba
 RooflinePeaks rooflinePeaks(const DeviceInfo& device, const DeviceSpec* spec) {
   RooflinePeaks p;
   p.device = QString::fromStdString(device.name);
-  const double gbs = spec ? spec->dramGBs : jsonNumber(device.extra, "dram_gbs");
-  const double f32 = spec ? spec->f32Tflops : jsonNumber(device.extra, "f32_tflops");
-  const double tensor = spec ? spec->f16TensorTflops : jsonNumber(device.extra, "f16_tensor_tflops");
+  const double gbs = spec ? spec->dramGBs : device.dramGBs.value_or(0);
+  const double f32 = spec ? spec->f32Tflops : device.f32Tflops.value_or(0);
+  const double tensor = spec ? spec->f16TensorTflops : device.f16TensorTflops.value_or(0);
   p.dramBytesPerSecond = gbs * 1e9;
   p.fp32FlopsPerSecond = f32 * 1e12;
   p.tensorFlopsPerSecond = tensor * 1e12;

@@ -57,8 +57,8 @@ void CheckController::analyse() {
   m_analysing = true;
   const int generation = m_generation;
   auto outcome = std::make_shared<Outcome>();
-  // The analysis walks every CTA of every sweep point (67 M tiles take seconds,
-  // N4): never on the GUI thread. The thread owns copies; a newer request waits
+  // The analysis walks every CTA of every sweep point (67 M tiles take seconds):
+  // never on the GUI thread. The thread owns copies; a newer request waits
   // for it and drops its result.
   QThread* thread = QThread::create([outcome, cfg = m_current.config, device = m_current.device] {
     try {

@@ -1,5 +1,5 @@
 // Check in the workbench gives the CLI's answer without blocking the window
-// (issue 30, items 2 and 6; issue 31, N4): first the declared-only analysis of
+// (README.md, "The workbench"): first the declared-only analysis of
 // the config's sweep points (tiles, masks, shared memory, occupancy for a
 // device of the database) on a worker thread, then `tilescope-run check FILE
 // --device KEY -o -` as a child process, which compiles every point (NVRTC,

@@ -1,51 +1,43 @@
-// Short names for a report's points. A sweep's points differ only in the defines
-// (and shape params) it sweeps, so a point reads as those values ("64, 32") under a
-// header naming the keys, with the full assignment in a tooltip; a diagnose capture
-// reads as its experiment. One rule for the matrix, the Points table and the charts.
+// The workbench's side of core's point names (tilescope/model/point_labels.h):
+// the same rules, in Qt's strings, so the matrix, the Points table and the
+// charts name a point as the exports and the CLI do.
 #pragma once
 
 #include <QString>
 #include <QStringList>
-#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/point_labels.h"
 
 namespace tilescope::ui {
 
 class PointLabels {
  public:
   PointLabels() = default;
-  explicit PointLabels(const std::vector<Point>& points);
+  explicit PointLabels(const std::vector<Point>& points) : m_labels(points) {}
 
   /// Takes one more point into account (a sweep streaming in). Returns true when
   /// the set of swept keys changed: every short label must then be read again.
-  bool add(const Point& p);
-  void clear() { *this = PointLabels(); }
+  bool add(const Point& p) { return m_labels.add(p); }
+  void clear() { m_labels = tilescope::PointLabels(); }
 
   /// The keys whose values differ between the points, in the order the labels name them.
   QStringList keys() const;
   /// "BLOCK_M, BLOCK_N" ("" when nothing is swept).
-  QString keysText() const { return keys().join(QStringLiteral(", ")); }
-  /// The swept values of p ("64, 32"); a diagnose capture's experiment ("trace",
-  /// "shape M=65 N=65 K=33"); without swept keys the point's own label when it is
-  /// short, else "#index".
-  QString shortLabel(const Point& p) const;
-  /// Everything that names p: its label, else its defines and params ("BLOCK_M=64 BLOCK_N=32").
-  static QString fullLabel(const Point& p);
+  QString keysText() const { return QString::fromStdString(m_labels.keysText()); }
+  /// tilescope::PointLabels::shortLabel: "64, 32", "trace", "#3".
+  QString shortLabel(const Point& p) const { return QString::fromStdString(m_labels.shortLabel(p)); }
+  /// tilescope::PointLabels::fullLabel: "BLOCK_M=64 BLOCK_N=32".
+  static QString fullLabel(const Point& p) {
+    return QString::fromStdString(tilescope::PointLabels::fullLabel(p));
+  }
   /// The swept values of p, for sorting (JSON compares numbers as numbers).
-  std::vector<nlohmann::json> sortKey(const Point& p) const;
+  std::vector<nlohmann::json> sortKey(const Point& p) const { return m_labels.sortKey(p); }
 
  private:
-  static nlohmann::json valuesOf(const Point& p);  ///< defines and params in one object
-  static std::vector<std::string> labelOrder(const Point& p);
-
-  bool m_any = false;
-  nlohmann::json m_first;            ///< values of the first point seen
-  std::vector<std::string> m_order;  ///< key order of the first label, then the rest
-  std::vector<std::string> m_keys;   ///< swept keys, in m_order's order
+  tilescope::PointLabels m_labels;
 };
 
 }  // namespace tilescope::ui

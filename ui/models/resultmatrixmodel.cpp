@@ -22,7 +22,7 @@ Point nameOf(const Point& p) {
 
 void ResultMatrixModel::setReport(const Report& report) {
   // One reset for the whole report: per-point signals made every header re-measure
-  // every row, quadratic in the points (N19).
+  // every row, quadratic in the points.
   beginResetModel();
   m_rowKeys.clear();
   m_colKeys.clear();

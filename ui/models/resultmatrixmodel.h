@@ -5,9 +5,10 @@
 // the width at the Run dock's default size.
 //
 // Size: rows are the point indices the report holds and columns its trials, not
-// 0..max(index): a report that claims point 5,000,000 has one row for it (N18).
+// 0..max(index): a report that claims point 5,000,000 has one row for it.
 // Cells are kept sparse, keyed by (point index, trial), and a report is taken in
-// one model reset, so opening 20,000 points is linear (N19).
+// one model reset, so opening 20,000 points is linear
+// (bench/gui/bench_open_sweep).
 #pragma once
 
 #include <QAbstractTableModel>

@@ -283,7 +283,7 @@ void ConfigPanel::setDevice(const QString& key) {
 
 void ConfigPanel::markError() {
   // Setting a tooltip or a brush emits itemChanged: without the guard each mark
-  // re-entered validation (N4: 73 s on a config the CLI checks in 1.7 s).
+  // re-entered validation (73 s on a config the CLI checks in 1.7 s).
   const bool was = m_updating;
   m_updating = true;
   {

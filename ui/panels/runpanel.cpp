@@ -246,7 +246,7 @@ int RunPanel::progressMaximum() const { return m_progress->maximum(); }
 
 void RunPanel::onReportLoaded(const ReportPtr& report) {
   // Rows sized to their labels cost a measurement of every row on each change: a
-  // long sweep's rows take the default height instead (N19).
+  // long sweep's rows take the default height instead.
   constexpr size_t kMeasuredRows = 256;
   m_matrixView->verticalHeader()->setSectionResizeMode(
       report && report->points.size() > kMeasuredRows ? QHeaderView::Fixed : QHeaderView::ResizeToContents);

@@ -1,4 +1,4 @@
-// The Source view (issue 9 item 9, issue 12): the kernel source with line numbers
+// The Source view (docs/report.md, "trace"): the kernel source with line numbers
 // and highlighting, each line marked with what the point's findings and its trace
 // say about it (faulting accesses, hazards, bank-conflict ways, uninitialised
 // reads, access counts). Selecting a finding with a file:line opens it centred.

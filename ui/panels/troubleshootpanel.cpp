@@ -54,6 +54,54 @@ TroubleshootPanel::~TroubleshootPanel() = default;
 
 void TroubleshootPanel::buildUi() {
   const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  QHBoxLayout* top = buildStatusRow();
+  m_treeView = new QTreeWidget(this);
+  m_treeView->setUniformRowHeights(true);
+  m_treeView->setAlternatingRowColors(false);
+  m_treeView->header()->setStretchLastSection(true);
+  connect(m_treeView, &QTreeWidget::currentItemChanged, this,
+          [this](QTreeWidgetItem* cur) { showItemDetails(cur); });
+
+  m_questionBox = new QGroupBox(tr("Open question"), this);
+  m_questionLabel = new QLabel(m_questionBox);
+  m_questionLabel->setWordWrap(true);
+  m_answersLayout = new QVBoxLayout;
+  auto* qLayout = new QVBoxLayout(m_questionBox);
+  qLayout->addWidget(m_questionLabel);
+  qLayout->addLayout(m_answersLayout);
+
+  QTabWidget* tabs = buildTabs(mono);
+  QGroupBox* paste = buildPasteBox(mono);
+
+  auto* right = new QWidget(this);
+  auto* rLayout = new QVBoxLayout(right);
+  rLayout->setContentsMargins(0, 0, 0, 0);
+  rLayout->addWidget(m_questionBox);
+  rLayout->addWidget(tabs, 1);
+  rLayout->addWidget(paste);
+  tabs->setMinimumHeight(120);
+  // The question, the classification and the paste's findings grow with what they
+  // show; in a scroll area they scroll instead of raising the dock's minimum height
+  // (which pushed the window past the screen and over the status bar).
+  auto* rightScroll = new QScrollArea(this);
+  rightScroll->setObjectName(QStringLiteral("troubleshootDetails"));
+  rightScroll->setWidgetResizable(true);
+  rightScroll->setFrameShape(QFrame::NoFrame);
+  rightScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  rightScroll->setWidget(right);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(m_treeView);
+  split->addWidget(rightScroll);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+}
+
+QHBoxLayout* TroubleshootPanel::buildStatusRow() {
   m_status = new QLabel(this);
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -70,21 +118,10 @@ void TroubleshootPanel::buildUi() {
   top->addWidget(m_resetButton);
   top->addWidget(m_backButton);
 
-  m_treeView = new QTreeWidget(this);
-  m_treeView->setUniformRowHeights(true);
-  m_treeView->setAlternatingRowColors(false);
-  m_treeView->header()->setStretchLastSection(true);
-  connect(m_treeView, &QTreeWidget::currentItemChanged, this,
-          [this](QTreeWidgetItem* cur) { showItemDetails(cur); });
+  return top;
+}
 
-  m_questionBox = new QGroupBox(tr("Open question"), this);
-  m_questionLabel = new QLabel(m_questionBox);
-  m_questionLabel->setWordWrap(true);
-  m_answersLayout = new QVBoxLayout;
-  auto* qLayout = new QVBoxLayout(m_questionBox);
-  qLayout->addWidget(m_questionLabel);
-  qLayout->addLayout(m_answersLayout);
-
+QTabWidget* TroubleshootPanel::buildTabs(const QFont& mono) {
   m_fixView = new QTextBrowser(this);
   m_fixView->setOpenExternalLinks(true);
   m_details = new QPlainTextEdit(this);
@@ -95,6 +132,10 @@ void TroubleshootPanel::buildUi() {
   tabs->addTab(m_details, tr("Step evidence"));
   connect(m_treeView, &QTreeWidget::itemActivated, this, [tabs, this] { tabs->setCurrentWidget(m_details); });
 
+  return tabs;
+}
+
+QGroupBox* TroubleshootPanel::buildPasteBox(const QFont& mono) {
   auto* paste = new QGroupBox(tr("Paste an error"), this);
   m_logEdit = new QPlainTextEdit(paste);
   m_logEdit->setFont(mono);
@@ -133,32 +174,7 @@ void TroubleshootPanel::buildUi() {
   pLayout->addWidget(m_pasteFindings);
   pLayout->addWidget(m_sourceView);
 
-  auto* right = new QWidget(this);
-  auto* rLayout = new QVBoxLayout(right);
-  rLayout->setContentsMargins(0, 0, 0, 0);
-  rLayout->addWidget(m_questionBox);
-  rLayout->addWidget(tabs, 1);
-  rLayout->addWidget(paste);
-  tabs->setMinimumHeight(120);
-  // The question, the classification and the paste's findings grow with what they
-  // show; in a scroll area they scroll instead of raising the dock's minimum height
-  // (which pushed the window past the screen and over the status bar).
-  auto* rightScroll = new QScrollArea(this);
-  rightScroll->setObjectName(QStringLiteral("troubleshootDetails"));
-  rightScroll->setWidgetResizable(true);
-  rightScroll->setFrameShape(QFrame::NoFrame);
-  rightScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  rightScroll->setWidget(right);
-
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(m_treeView);
-  split->addWidget(rightScroll);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(top);
-  layout->addWidget(split, 1);
+  return paste;
 }
 
 void TroubleshootPanel::onReportLoaded(const ReportPtr& report) {

@@ -14,10 +14,13 @@
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 
+class QFont;
 class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QTabWidget;
 class QTextBrowser;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -75,6 +78,9 @@ class TroubleshootPanel : public QWidget, public ReportView {
 
  private:
   void buildUi();
+  QHBoxLayout* buildStatusRow();                ///< the walk's status and its buttons
+  QTabWidget* buildTabs(const QFont& mono);     ///< the fix and the step's evidence
+  QGroupBox* buildPasteBox(const QFont& mono);  ///< a pasted error, classified
   void rewalk();
   void showWalk();
   void rebuildAnswerButtons();

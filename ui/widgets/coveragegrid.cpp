@@ -10,8 +10,6 @@
 
 namespace tilescope::ui {
 
-using nlohmann::json;
-
 namespace {
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
 
@@ -26,16 +24,6 @@ const TraceFootprint* footprintOf(const Point& p, const std::string& tensor) {
   for (const TraceFootprint& fp : p.trace.footprints)
     if (fp.tensor == tensor) return &fp;
   return nullptr;
-}
-
-std::optional<std::vector<std::int64_t>> indexOf(const json& j) {
-  if (!j.is_array() || j.empty()) return std::nullopt;
-  std::vector<std::int64_t> v;
-  for (const auto& x : j) {
-    if (!x.is_number_integer()) return std::nullopt;
-    v.push_back(x.get<std::int64_t>());
-  }
-  return v;
 }
 }  // namespace
 
@@ -251,17 +239,12 @@ void CoverageGrid::readOob(const Point& p) {
 }
 
 void CoverageGrid::readCrossingTiles(const CoverageInfo& cov) {
-  if (!cov.extra.is_object() || !cov.extra.contains("crossing_tiles") ||
-      !cov.extra["crossing_tiles"].is_array())
-    return;
-  for (const json& t : cov.extra["crossing_tiles"]) {
-    if (!t.is_object()) continue;
-    auto origin = indexOf(t.value("origin", json()));
-    auto cta = indexOf(t.value("cta", json()));
-    if (!origin || !cta || origin->size() < 2) continue;
-    const int tr = static_cast<int>((*origin)[origin->size() - 2] / m_tileH),
-              tc = static_cast<int>(origin->back() / m_tileW);
-    m_tileCtas[{tr, tc}] = *cta;
+  if (!cov.crossingTiles) return;
+  for (const CrossingTile& t : *cov.crossingTiles) {
+    if (t.origin.size() < 2) continue;
+    const int tr = static_cast<int>(t.origin[t.origin.size() - 2] / m_tileH),
+              tc = static_cast<int>(t.origin.back() / m_tileW);
+    m_tileCtas[{tr, tc}] = {t.cta.begin(), t.cta.end()};
   }
 }
 
@@ -342,11 +325,9 @@ void CoverageGrid::readCorrectness(const CorrectnessInfo& c) {
 void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
   for (const auto& f : findings) {
     if (!f.tensor.empty() && f.tensor != m_tensor) continue;
-    const json samples = f.evidence.is_object() ? f.evidence.value("samples", json::array()) : json::array();
-    for (const auto& s : samples) {
-      if (!s.is_object() || !s.contains("expected") || !s.contains("actual")) continue;
-      auto idx = indexOf(s.contains("index") ? s["index"] : s.value("element", json()));
-      if (!idx) continue;
+    for (const MismatchSample& s : mismatchSamples(f)) {
+      const std::vector<std::int64_t>* idx = &s.index;
+      if (idx->empty()) continue;
       std::pair<std::int64_t, std::int64_t> flat;
       if (idx->size() == 1 && m_wrap > 0)
         flat = {0, (*idx)[0]};
@@ -358,8 +339,7 @@ void CoverageGrid::readSamples(const std::vector<Finding>& findings) {
         flat = {row, idx->back()};
       } else
         continue;
-      const auto num = [](const json& x) { return x.is_number() ? x.get<double>() : NAN; };
-      m_samples[flat] = {num(s["expected"]), num(s["actual"])};
+      m_samples[flat] = {s.expected, s.actual};
     }
   }
 }

@@ -138,19 +138,14 @@ void addCoverage(const TileCoverage& tc, Point& p) {
     l.regions = std::move(rs);
     return l;
   };
-  json crossing = json::array();
+  c.crossingTiles.emplace();
   for (const TileInfo& t : tc.crossingTiles(kListedTiles))
-    crossing.push_back({{"cta", t.cta},
-                        {"origin", t.origin},
-                        {"extent", t.extent},
-                        {"in_bounds_begin", t.inBoundsBegin},
-                        {"in_bounds_extent", t.inBoundsExtent}});
+    c.crossingTiles->push_back({t.cta, t.origin, t.extent, t.inBoundsBegin, t.inBoundsExtent});
   const std::vector<Region> gaps = tc.gapRegions(kListedTiles);
   const std::vector<Region> overlaps = tc.overlapRegions(kListedTiles);
   c.extra = {{"method", tc.method()},
              {"affine", tc.affine()},
              {"grid", tc.grid()},
-             {"crossing_tiles", crossing},
              {"gap_regions", regionsJson(gaps)},
              {"overlap_regions", regionsJson(overlaps)}};
   const json ev{{"elements", c.elements},

@@ -16,6 +16,7 @@ void mergeCoverage(CoverageInfo& measured, const CoverageInfo& declared) {
   measured.tilesCrossing = declared.tilesCrossing;
   if (measured.shape.empty()) measured.shape = declared.shape;
   if (measured.elements == 0) measured.elements = declared.elements;
+  if (!measured.crossingTiles) measured.crossingTiles = declared.crossingTiles;
   if (!declared.extra.is_object()) return;
   if (!measured.extra.is_object()) measured.extra = nlohmann::json::object();
   for (const auto& [k, v] : declared.extra.items())

@@ -12,11 +12,12 @@
 
 namespace tilescope {
 
-JsonInputError::JsonInputError(std::string w, std::string p, bool s)
+JsonInputError::JsonInputError(std::string w, std::string p, bool s, std::string at)
     : std::runtime_error((w.empty() ? std::string() : w + ": ") + p),
       where(std::move(w)),
       problem(std::move(p)),
-      syntax(s) {}
+      syntax(s),
+      position(syntax && at.empty() ? where : std::move(at)) {}
 
 std::string clipForMessage(const std::string& s, std::size_t maxBytes) {
   if (s.size() <= maxBytes) return s;
@@ -35,6 +36,38 @@ std::string jsonPathChild(const std::string& path, const std::string& key) {
   return path.empty() ? k : path + "." + k;
 }
 
+std::string jsonPathIndex(const std::string& path, std::size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+namespace {
+std::string kindName(nlohmann::json::value_t type) {
+  using T = nlohmann::json::value_t;
+  switch (type) {
+    case T::null:
+      return "null";
+    case T::object:
+      return "an object";
+    case T::array:
+      return "an array";
+    case T::string:
+      return "a string";
+    case T::boolean:
+      return "a boolean";
+    case T::number_integer:
+    case T::number_unsigned:
+      return "an integer";
+    case T::number_float:
+      return "a number";
+    default:
+      return "a binary value";
+  }
+}
+}  // namespace
+
+std::string jsonKind(const nlohmann::json& j) { return kindName(j.type()); }
+std::string jsonKind(const nlohmann::ordered_json& j) { return kindName(j.type()); }
+
 namespace {
 
 std::string lineCol(const std::string& text, std::size_t byte) {
@@ -48,6 +81,31 @@ std::string lineCol(const std::string& text, std::size_t byte) {
     }
   }
   return std::to_string(line) + ":" + std::to_string(col);
+}
+
+/// The byte offset of the first bracket nested deeper than `maxDepth` (brackets
+/// in strings are text): SAX callbacks are not told where they are.
+std::size_t tooDeepAt(const std::string& text, int maxDepth) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if ((c == '[' || c == '{') && ++depth > maxDepth) {
+      return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return text.size();
 }
 
 /// nlohmann's what(): "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...".
@@ -108,8 +166,11 @@ class LimitChecker {
   }
   bool open(bool array) {
     value();
-    if (static_cast<int>(m_frames.size()) >= m_limits.maxDepth)
-      return fail(path(), "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+    if (static_cast<int>(m_frames.size()) >= m_limits.maxDepth) {
+      fail(path(), "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+      m_error->position = lineCol(m_text, tooDeepAt(m_text, m_limits.maxDepth) + 1);
+      return false;
+    }
     m_frames.push_back(Frame{array, 0, {}, {}});
     return true;
   }
@@ -128,7 +189,7 @@ class LimitChecker {
       const Frame& f = m_frames[i];
       const bool last = i + 1 == m_frames.size();
       if (f.array)
-        p += "[" + std::to_string(next && last ? f.count : f.count - 1) + "]";
+        p = jsonPathIndex(p, next && last ? f.count : f.count - 1);
       else
         p = jsonPathChild(p, f.key);
     }

@@ -276,8 +276,8 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
 }
 
 ServedChild::~ServedChild() {
-  if (pid_ <= 0) return;
-  kill(-pid_, SIGKILL);
+  if (m_pid <= 0) return;
+  kill(-m_pid, SIGKILL);
   (void)finish(0);
 }
 
@@ -287,12 +287,12 @@ std::string ServedChild::start(const std::vector<std::string>& argv,
   Child child;
   int in = -1;
   if (std::string why = spawnChild(argv, extraEnv, child, &in); !why.empty()) return why;
-  pid_ = child.pid;
-  in_ = in;
-  out_ = child.out;
-  err_ = child.err;
-  outBuf_.clear();
-  errBuf_.clear();
+  m_pid = child.pid;
+  m_in = in;
+  m_out = child.out;
+  m_err = child.err;
+  m_outBuf.clear();
+  m_errBuf.clear();
   return {};
 }
 
@@ -301,27 +301,27 @@ ChildResult ServedChild::request(const std::string& line, double timeoutS,
                                  const WatchdogFn& watchdog,
                                  const std::function<bool(const std::string&)>& done) {
   ChildResult r;
-  if (pid_ <= 0) {
+  if (m_pid <= 0) {
     r.startError = "the worker is not running";
     return r;
   }
   const auto start = Clock::now();
-  if (!writeAll(in_, line + "\n")) {
+  if (!writeAll(m_in, line + "\n")) {
     r = finish(2);
     r.unread = true;
     return r;
   }
   r.started = true;
-  Stream s{pid_, out_, err_, std::move(outBuf_), std::move(errBuf_)};
+  Stream s{m_pid, m_out, m_err, std::move(m_outBuf), std::move(m_errBuf)};
   const bool answered = pumpChild(s, start, timeoutS, onLine, watchdog, {}, done, r);
-  outBuf_ = std::move(s.outBuf);
-  errBuf_ = std::move(s.errBuf);
+  m_outBuf = std::move(s.outBuf);
+  m_errBuf = std::move(s.errBuf);
   if (!answered) {  // it died or was killed: reap it
-    close(in_);
-    in_ = -1;
+    close(m_in);
+    m_in = -1;
     reapChild(s, r);
-    out_ = err_ = -1;
-    pid_ = 0;
+    m_out = m_err = -1;
+    m_pid = 0;
   }
   r.seconds = since(start);
   return r;
@@ -329,17 +329,17 @@ ChildResult ServedChild::request(const std::string& line, double timeoutS,
 
 ChildResult ServedChild::finish(double graceS) {
   ChildResult r;
-  if (pid_ <= 0) return r;
+  if (m_pid <= 0) return r;
   r.started = true;
   const auto start = Clock::now();
-  if (in_ >= 0) close(in_);
-  in_ = -1;
-  Stream s{pid_, out_, err_, std::move(outBuf_), std::move(errBuf_)};
+  if (m_in >= 0) close(m_in);
+  m_in = -1;
+  Stream s{m_pid, m_out, m_err, std::move(m_outBuf), std::move(m_errBuf)};
   // Whatever it still says is read (and dropped) until it exits or the grace passes.
   pumpChild(s, start, graceS > 0 ? graceS : 0.001, {}, {}, {}, {}, r);
   reapChild(s, r);
-  out_ = err_ = -1;
-  pid_ = 0;
+  m_out = m_err = -1;
+  m_pid = 0;
   r.seconds = since(start);
   return r;
 }

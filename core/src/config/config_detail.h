@@ -42,8 +42,6 @@ struct Node {
   void needShortArray() const;
 };
 
-std::string jsonTypeName(const Json& j);
-
 /// The names every expression may use, and what is wrong with a name that is
 /// not one of them (a string define is a -D flag only).
 struct SymbolCheck {

@@ -1,6 +1,7 @@
 // The files a config reads (config_inputs.h).
 #include "tilescope/config/config_inputs.h"
 
+#include "tilescope/base/json_input.h"
 #include "tilescope/config/includes.h"
 
 namespace tilescope {
@@ -46,8 +47,12 @@ std::vector<ConfigInput> configInputs(const Config& config, const fs::path& tool
   for (const auto& t : config.tensors)
     for (const auto& [ref, key] : {std::pair{t.init, "init"}, std::pair{t.expected, "expected"}})
       if (ref.rfind("npy:", 0) == 0)
-        out.push_back(
-            {Kind::npy, npyRefPath(config, ref), "tensors." + t.name + "." + key, ref.substr(4), {}, 0});
+        out.push_back({Kind::npy,
+                       npyRefPath(config, ref),
+                       jsonPathChild(jsonPathChild("tensors", t.name), key),
+                       ref.substr(4),
+                       {},
+                       0});
   return out;
 }
 

@@ -14,16 +14,6 @@ ConfigError::ConfigError(std::string p, std::string message)
 
 namespace detail {
 
-std::string jsonTypeName(const Json& j) {
-  if (j.is_null()) return "null";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
-  if (j.is_number()) return "a number";
-  if (j.is_string()) return "a string";
-  if (j.is_array()) return "an array";
-  return "an object";
-}
-
 void Node::fail(const std::string& problem) const { throw ConfigError(path, problem); }
 
 Node Node::at(const std::string& key) const {
@@ -34,7 +24,7 @@ Node Node::at(const std::string& key) const {
   return Node{*it, childPath};
 }
 
-Node Node::at(std::size_t index) const { return Node{j.at(index), path + "[" + std::to_string(index) + "]"}; }
+Node Node::at(std::size_t index) const { return Node{j.at(index), jsonPathIndex(path, index)}; }
 
 Node Node::member(const Json::const_iterator& it) const {
   Node child{it.value(), jsonPathChild(path, it.key())};
@@ -66,15 +56,15 @@ void Node::onlyKeys(std::initializer_list<const char*> allowed) const {
 }
 
 void Node::needObject() const {
-  if (!j.is_object()) fail("expected an object, found " + jsonTypeName(j));
+  if (!j.is_object()) fail("expected an object, found " + jsonKind(j));
 }
 
 void Node::needArray() const {
-  if (!j.is_array()) fail("expected an array, found " + jsonTypeName(j));
+  if (!j.is_array()) fail("expected an array, found " + jsonKind(j));
 }
 
 std::string Node::str(std::size_t maxBytes) const {
-  if (!j.is_string()) fail("expected a string, found " + jsonTypeName(j));
+  if (!j.is_string()) fail("expected a string, found " + jsonKind(j));
   const auto& s = j.get_ref<const std::string&>();
   if (s.size() > maxBytes)
     fail("string of " + std::to_string(s.size()) + " bytes, over the limit of " + std::to_string(maxBytes));
@@ -90,17 +80,17 @@ std::int64_t Node::integer() const {
       fail(j.dump() + " reaches 2^53 (not exactly representable)");
     return v;
   }
-  fail("expected an integer, found " + jsonTypeName(j) +
+  fail("expected an integer, found " + jsonKind(j) +
        (j.is_number() ? " (" + clipForMessage(j.dump()) + ")" : ""));
 }
 
 double Node::number() const {
-  if (!j.is_number()) fail("expected a number, found " + jsonTypeName(j));
+  if (!j.is_number()) fail("expected a number, found " + jsonKind(j));
   return j.get<double>();
 }
 
 bool Node::boolean() const {
-  if (!j.is_boolean()) fail("expected true or false, found " + jsonTypeName(j));
+  if (!j.is_boolean()) fail("expected true or false, found " + jsonKind(j));
   return j.get<bool>();
 }
 
@@ -111,7 +101,7 @@ std::string Node::expr() const {
     if (s.find_first_not_of(" \t") == std::string::npos) fail("empty expression");
     return s;
   }
-  fail("expected an integer or an expression string, found " + jsonTypeName(j));
+  fail("expected an integer or an expression string, found " + jsonKind(j));
 }
 
 std::vector<std::string> Node::exprList() const {

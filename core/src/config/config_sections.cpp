@@ -48,7 +48,7 @@ void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
       v.s = d.j.dump();
     } else {
       d.fail(std::string("expected an integer") + (allowBool ? ", a number, a boolean" : "") +
-             " or a string, found " + jsonTypeName(d.j));
+             " or a string, found " + jsonKind(d.j));
     }
     k.defines.emplace_back(it.key(), v);
   }
@@ -230,7 +230,7 @@ void parseBaseline(const Node& n, Config& c) {
   }
   if (!n.j.is_object())
     n.fail("expected a baseline name (cublas, sdpa, sdpa_math, none) or {\"command\": ...}, found " +
-           jsonTypeName(n.j));
+           jsonKind(n.j));
   n.onlyKeys({"command", "parse"});
   c.baseline.kind = "command";
   c.baseline.command = n.at("command").str();

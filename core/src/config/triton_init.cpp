@@ -110,40 +110,22 @@ TritonSignatureInfo tritonSignatureFromJson(const nlohmann::json& j) {
   return s;
 }
 
-ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source) {
-  const nlohmann::json tuned = sig.autotuneConfigs.is_array() && !sig.autotuneConfigs.empty()
-                                   ? sig.autotuneConfigs[0]
-                                   : nlohmann::json::object();
-  // Names, in signature order.
-  std::vector<const TritonParamInfo*> pointers, sizes, strides, floats, constexprs;
-  int blockCount = 0;
-  for (const auto& p : sig.params) {
-    if (p.isConstexpr) {
-      constexprs.push_back(&p);
-      blockCount += upper(p.name).find("BLOCK") != std::string::npos;
-    } else if (p.kind == "pointer") {
-      pointers.push_back(&p);
-    } else if (isFloatScalar(p)) {
-      floats.push_back(&p);
-    } else if (lower(p.name).find("stride") != std::string::npos) {
-      strides.push_back(&p);
-    } else {
-      sizes.push_back(&p);
-    }
-  }
-  std::vector<std::string> tensorNames;
-  std::set<std::string> taken;
-  for (const auto& p : sig.params) taken.insert(p.name);
-  for (const auto* p : pointers) {
-    std::string t = tensorNameForPointer(p->name);
-    if (t != p->name && taken.count(t)) t += "_t";
-    taken.insert(t);
-    tensorNames.push_back(t);
-  }
+namespace {
 
-  ojson params = ojson::object();
-  for (const auto* p : sizes) params[p->name] = 1024;
-  auto sizeFor = [&](const std::string& dim) -> std::string {
+/// A config being drafted from a signature: the parameters sorted by what they
+/// are, the tensors named after the pointers, and the params (sizes) so far, in
+/// the order the config will list them.
+struct TritonDraft {
+  std::vector<const TritonParamInfo*> pointers, sizes, strides, floats, constexprs;  ///< signature order
+  int blockCount = 0;                                     ///< constexprs named BLOCK...
+  std::vector<std::string> tensorNames;                   ///< one per pointer
+  ojson params = ojson::object();                         ///< size name -> value
+  std::vector<std::vector<std::string>> dims;             ///< each tensor's shape (size names)
+  std::map<std::string, std::pair<int, int>> strideSlot;  ///< stride param -> (tensor, dim index)
+  bool rowPrograms = false;                               ///< one program per row
+
+  /// The size param of a dimension ("m" -> M, n_m, ms), made up when none is.
+  std::string sizeFor(const std::string& dim) {
     const std::string d = lower(dim);
     for (const auto* p : sizes) {
       const std::string n = lower(p->name);
@@ -152,87 +134,128 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
     std::string fresh = upper(dim.empty() ? "N" : dim);
     if (!params.contains(fresh)) params[fresh] = 1024;
     return fresh;
-  };
+  }
+};
 
-  // Each tensor's shape from the strides that name it; 1-D over the first size otherwise.
-  std::vector<std::vector<std::string>> dims(pointers.size());
-  std::map<std::string, std::pair<int, int>> strideSlot;  // stride param -> (tensor, dim index)
-  bool rowPrograms = false;
-  for (const auto* s : strides) {
-    auto [t, dim] = strideOwner(s->name, tensorNames);
+/// The parameters by kind, and the tensors' names (a pointer's name without _ptr).
+TritonDraft sortParams(const TritonSignatureInfo& sig) {
+  TritonDraft d;
+  for (const auto& p : sig.params) {
+    if (p.isConstexpr) {
+      d.constexprs.push_back(&p);
+      d.blockCount += upper(p.name).find("BLOCK") != std::string::npos;
+    } else if (p.kind == "pointer") {
+      d.pointers.push_back(&p);
+    } else if (isFloatScalar(p)) {
+      d.floats.push_back(&p);
+    } else if (lower(p.name).find("stride") != std::string::npos) {
+      d.strides.push_back(&p);
+    } else {
+      d.sizes.push_back(&p);
+    }
+  }
+  std::set<std::string> taken;
+  for (const auto& p : sig.params) taken.insert(p.name);
+  for (const auto* p : d.pointers) {
+    std::string t = tensorNameForPointer(p->name);
+    if (t != p->name && taken.count(t)) t += "_t";
+    taken.insert(t);
+    d.tensorNames.push_back(t);
+  }
+  for (const auto* p : d.sizes) d.params[p->name] = 1024;
+  return d;
+}
+
+/// Each tensor's shape from the strides that name it; 1-D over the first size otherwise.
+ojson draftTensors(TritonDraft& d) {
+  d.dims.assign(d.pointers.size(), {});
+  for (const auto* s : d.strides) {
+    auto [t, dim] = strideOwner(s->name, d.tensorNames);
     if (t < 0) continue;
     if (dim.empty() || dim == "row" || dim == "rows") {
-      rowPrograms = true;  // one row stride: a 2-D tensor walked row by row
-      dims[std::size_t(t)] = {sizeFor("rows"), sizes.empty() ? sizeFor("N") : sizes.back()->name};
-      strideSlot[s->name] = {t, 0};
+      d.rowPrograms = true;  // one row stride: a 2-D tensor walked row by row
+      d.dims[std::size_t(t)] = {d.sizeFor("rows"), d.sizes.empty() ? d.sizeFor("N") : d.sizes.back()->name};
+      d.strideSlot[s->name] = {t, 0};
       continue;
     }
-    strideSlot[s->name] = {t, int(dims[std::size_t(t)].size())};
-    dims[std::size_t(t)].push_back(sizeFor(dim));
+    d.strideSlot[s->name] = {t, int(d.dims[std::size_t(t)].size())};
+    d.dims[std::size_t(t)].push_back(d.sizeFor(dim));
   }
   ojson tensors = ojson::object();
-  for (std::size_t i = 0; i < pointers.size(); ++i) {
-    if (dims[i].empty()) dims[i] = {sizes.empty() ? sizeFor("N") : sizes.front()->name};
-    ojson t{{"dtype", dtypeForAnnotation(pointers[i]->annotation)}, {"shape", dims[i]}};
-    if (pointers[i]->stored)
+  for (std::size_t i = 0; i < d.pointers.size(); ++i) {
+    if (d.dims[i].empty()) d.dims[i] = {d.sizes.empty() ? d.sizeFor("N") : d.sizes.front()->name};
+    ojson t{{"dtype", dtypeForAnnotation(d.pointers[i]->annotation)}, {"shape", d.dims[i]}};
+    if (d.pointers[i]->stored)
       t["output"] = true;
     else
       t["init"] = "randn", t["seed"] = int(i + 1);
-    tensors[tensorNames[i]] = t;
+    tensors[d.tensorNames[i]] = t;
   }
+  return tensors;
+}
 
+/// The kernel's arguments in signature order: tensors, scalars, strides as
+/// row-major products of the sizes after them.
+ojson draftArgs(const TritonSignatureInfo& sig, TritonDraft& d) {
   ojson args = ojson::array();
   for (const auto& p : sig.params) {
     if (p.isConstexpr) continue;
     if (p.kind == "pointer") {
-      auto it = std::find(pointers.begin(), pointers.end(), &p);
-      args.push_back(tensorNames[std::size_t(it - pointers.begin())]);
-    } else if (std::find(floats.begin(), floats.end(), &p) != floats.end()) {
+      auto it = std::find(d.pointers.begin(), d.pointers.end(), &p);
+      args.push_back(d.tensorNames[std::size_t(it - d.pointers.begin())]);
+    } else if (std::find(d.floats.begin(), d.floats.end(), &p) != d.floats.end()) {
       args.push_back(std::string(lower(p.name).find("eps") != std::string::npos ? "1e-5" : "1") + ":f32");
-    } else if (auto it = strideSlot.find(p.name); it != strideSlot.end()) {
+    } else if (auto it = d.strideSlot.find(p.name); it != d.strideSlot.end()) {
       // Row-major: the stride of a dimension is the product of the ones after it.
-      const auto& d = dims[std::size_t(it->second.first)];
+      const auto& dims = d.dims[std::size_t(it->second.first)];
       std::string e;
-      for (std::size_t k = std::size_t(it->second.second) + 1; k < d.size(); ++k)
-        e += (e.empty() ? "" : " * ") + d[k];
+      for (std::size_t k = std::size_t(it->second.second) + 1; k < dims.size(); ++k)
+        e += (e.empty() ? "" : " * ") + dims[k];
       args.push_back(e.empty() ? ojson(1) : ojson(e));
-    } else if (std::find(strides.begin(), strides.end(), &p) != strides.end()) {
-      params[p.name] = 1;  // a stride no tensor name explains: fill it in
+    } else if (std::find(d.strides.begin(), d.strides.end(), &p) != d.strides.end()) {
+      d.params[p.name] = 1;  // a stride no tensor name explains: fill it in
       args.push_back(p.name);
     } else {
       args.push_back(p.name);
     }
   }
+  return args;
+}
 
-  ojson constexprValues = ojson::object();
-  for (const auto* p : constexprs) {
+/// Each constexpr's value: the first autotune config's, the default, else a guess by name.
+ojson draftConstexprs(const TritonDraft& d, const nlohmann::json& tuned) {
+  ojson values = ojson::object();
+  for (const auto* p : d.constexprs) {
     nlohmann::json v = p->defaultValue;
     if (tuned.contains("kwargs") && tuned["kwargs"].contains(p->name)) v = tuned["kwargs"][p->name];
-    if (v.is_null()) v = guessConstexpr(p->name, blockCount);
-    constexprValues[p->name] = v;
+    if (v.is_null()) v = guessConstexpr(p->name, d.blockCount);
+    values[p->name] = v;
   }
+  return values;
+}
 
-  // The grid: rows for a row-per-program kernel, else ceil_div(size, BLOCK_size) for each
-  // BLOCK whose size is a dimension of an output (BLOCK_K of a matmul tiles the reduction).
+/// The grid: rows for a row-per-program kernel, else ceil_div(size, BLOCK_size) for each
+/// BLOCK whose size is a dimension of an output (BLOCK_K of a matmul tiles the reduction).
+ojson draftGrid(const TritonSignatureInfo& sig, TritonDraft& d, const ojson& constexprValues) {
   std::set<std::string> outputDims;
-  for (std::size_t i = 0; i < pointers.size(); ++i)
-    if (pointers[i]->stored) outputDims.insert(dims[i].begin(), dims[i].end());
+  for (std::size_t i = 0; i < d.pointers.size(); ++i)
+    if (d.pointers[i]->stored) outputDims.insert(d.dims[i].begin(), d.dims[i].end());
   std::vector<std::string> factors;
-  for (const auto* p : constexprs) {
+  for (const auto* p : d.constexprs) {
     const std::string n = upper(p->name);
     if (n.find("BLOCK") == std::string::npos || !constexprValues[p->name].is_number_integer()) continue;
     std::string dim = std::regex_replace(n, std::regex(R"(^BLOCK(_SIZE)?_?)"), "");
-    for (const auto* s : sizes)
+    for (const auto* s : d.sizes)
       if (!dim.empty() && lower(s->name) == lower(dim) && (outputDims.empty() || outputDims.count(s->name)))
         factors.push_back("ceil_div(" + s->name + ", " + p->name + ")");
   }
-  if (factors.empty() && blockCount == 1 && !sizes.empty())
-    for (const auto* p : constexprs)
+  if (factors.empty() && d.blockCount == 1 && !d.sizes.empty())
+    for (const auto* p : d.constexprs)
       if (upper(p->name).find("BLOCK") != std::string::npos)
-        factors.push_back("ceil_div(" + sizes.front()->name + ", " + p->name + ")");
+        factors.push_back("ceil_div(" + d.sizes.front()->name + ", " + p->name + ")");
   ojson grid = ojson::array();
-  if (rowPrograms) {
-    grid.push_back(sizeFor("rows"));
+  if (d.rowPrograms) {
+    grid.push_back(d.sizeFor("rows"));
   } else if (sig.programIdAxes.size() >= 2 && factors.size() >= 2) {
     for (const auto& f : factors) grid.push_back(f);
   } else if (!factors.empty()) {
@@ -242,6 +265,21 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
   } else {
     grid.push_back(1);
   }
+  return grid;
+}
+
+}  // namespace
+
+ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source) {
+  const nlohmann::json tuned = sig.autotuneConfigs.is_array() && !sig.autotuneConfigs.empty()
+                                   ? sig.autotuneConfigs[0]
+                                   : nlohmann::json::object();
+  // In this order: each step may add a size to the params.
+  TritonDraft d = sortParams(sig);
+  const ojson tensors = draftTensors(d);
+  const ojson args = draftArgs(sig, d);
+  const ojson constexprValues = draftConstexprs(d, tuned);
+  const ojson grid = draftGrid(sig, d, constexprValues);
 
   ojson kernel{{"language", "triton"}, {"source", source}, {"entry", sig.name}};
   if (!constexprValues.empty()) kernel["constexprs"] = constexprValues;
@@ -253,7 +291,7 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
                                 ": check the tensor shapes and dtypes, the sizes in params, the grid and the "
                                 "constexprs, then add tiles, a reference and a baseline (docs/config.md)."},
             {"kernel", kernel}};
-  if (!params.empty()) doc["params"] = params;
+  if (!d.params.empty()) doc["params"] = d.params;
   doc["tensors"] = tensors;
   doc["args"] = args;
   doc["launch"] = {{"grid", grid}};

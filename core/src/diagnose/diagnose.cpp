@@ -12,8 +12,6 @@
 
 namespace tilescope {
 
-using nlohmann::json;
-
 namespace {
 
 struct Diagnosis {
@@ -22,7 +20,7 @@ struct Diagnosis {
   const DiagnoseOptions& opts;
   Report report;
   std::vector<Finding> conclusions;
-  json log = json::array();
+  std::vector<DiagnoseExperiment> log;
   int captures = 0;
   bool haveTree = false;
   Tree tree;
@@ -74,12 +72,7 @@ struct Diagnosis {
     p.inputs.alignShift = e.alignShift;
     p.inputs.sentinelVariant = e.sentinelVariant;
     p.inputs.inputScale = e.inputScale;
-    log.push_back({{"group", experimentKindName(e.kind)},
-                   {"experiment", e.name},
-                   {"why", e.why},
-                   {"args", args},
-                   {"verdict", verdictName(p.verdict)},
-                   {"wall_s", p.wallSeconds}});
+    log.push_back({experimentKindName(e.kind), e.name, e.why, args, p.verdict, p.wallSeconds});
     return p;
   }
 
@@ -96,7 +89,7 @@ struct Diagnosis {
     try {
       return experimentsRequested(walkTree(tree, toJson(report)));
     } catch (const std::exception& e) {
-      report.extra["diagnose"]["tree_error"] = e.what();
+      report.diagnose->treeError = e.what();
       haveTree = false;
       return {};
     }
@@ -128,13 +121,10 @@ struct Diagnosis {
       if (c.settled) break;
     }
     if (!runs.empty()) {
-      json entry = {{"group", experimentKindName(kind)},
-                    {"runs", runs.size()},
-                    {"settled", c.settled},
-                    {"summary", c.summary},
-                    {"findings", json::array()}};
-      for (const auto& f : c.findings) entry["findings"].push_back(f.category);
-      report.extra["diagnose"]["conclusions"].push_back(entry);
+      DiagnoseConclusion entry{
+          experimentKindName(kind), static_cast<int>(runs.size()), c.settled, c.summary, {}};
+      for (const auto& f : c.findings) entry.findings.push_back(f.category);
+      report.diagnose->conclusions.push_back(entry);
       ProgressEvent settled;
       settled.message =
           std::string(experimentKindName(kind)) + ": " + (c.summary.empty() ? "no conclusion" : c.summary);
@@ -160,20 +150,21 @@ Experiment baselineExperiment() {
 
 Report diagnose(const Config& config, const DiagnoseOptions& opts) {
   std::vector<SweepPoint> points = expandSweep(config);
-  Diagnosis d{config, points.front(), opts, {}, {}, json::array(), 0, false, {}};
+  Diagnosis d{config, points.front(), opts, {}, {}, {}, 0, false, {}};
   Report& report = d.report;
   report.verb = "diagnose";
   report.toolVersion = toolVersion();
   report.createdAt = nowIso8601();
   report.host = hostName();
   report.config = configToJson(d.point.config);
-  report.extra["diagnose"] = {{"conclusions", json::array()}, {"max_captures", opts.maxCaptures}};
+  report.diagnose = DiagnoseInfo{};
+  report.diagnose->maxCaptures = opts.maxCaptures;
   if (opts.useTree) {
     try {
       d.tree = loadDefaultTree();
       d.haveTree = true;
     } catch (const std::exception& e) {
-      report.extra["diagnose"]["tree_error"] = e.what();
+      report.diagnose->treeError = e.what();
     }
   }
 
@@ -183,7 +174,7 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
   if (base.status.noGpu) {
     report.verdict = base.verdict;
     report.noGpu = true;
-    report.extra["diagnose"]["experiments"] = d.log;
+    report.diagnose->experiments = d.log;
     return report;
   }
 
@@ -205,14 +196,14 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     d.emitCapture(e, "trace");
     Point p = d.run(e);
     traced = traceConclusions(p);
-    json entry = {{"group", "trace"},
-                  {"runs", 1},
-                  {"settled", true},
-                  {"findings", json::array()},
-                  {"summary", p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
-                                               : "trace " + p.trace.status + ": " + p.trace.reason}};
-    for (const auto& f : traced) entry["findings"].push_back(f.category);
-    report.extra["diagnose"]["conclusions"].push_back(entry);
+    DiagnoseConclusion entry{"trace",
+                             1,
+                             true,
+                             p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
+                                              : "trace " + p.trace.status + ": " + p.trace.reason,
+                             {}};
+    for (const auto& f : traced) entry.findings.push_back(f.category);
+    report.diagnose->conclusions.push_back(entry);
     report.points.push_back(std::move(p));
   };
   runTrace();
@@ -238,14 +229,14 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
   runTrace();  // a race the trials proved
   d.conclusions.insert(d.conclusions.end(), traced.begin(), traced.end());
   d.refreshFindings();
-  report.extra["diagnose"]["experiments"] = d.log;
-  report.extra["diagnose"]["captures"] = d.captures;
-  report.extra["diagnose"]["stopped"] = stopped;
+  report.diagnose->experiments = d.log;
+  report.diagnose->captures = d.captures;
+  report.diagnose->stopped = stopped;
   if (d.haveTree) {
     try {
       applyWalk(report, walkTree(d.tree, toJson(report)));
     } catch (const std::exception& e) {
-      report.extra["diagnose"]["tree_error"] = e.what();
+      report.diagnose->treeError = e.what();
     }
   }
   d.emit("diagnose finished after " + std::to_string(d.captures) + " capture(s): " + stopped);

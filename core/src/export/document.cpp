@@ -7,6 +7,7 @@
 
 #include "document_detail.h"
 #include "tilescope/base/format.h"
+#include "tilescope/base/json_input.h"
 #include "tilescope/diagnose/headline.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/model/location.h"
@@ -52,13 +53,6 @@ std::string jsonText(const nlohmann::json& j) {
   return "[" + out + "]";
 }
 
-std::string configText(const nlohmann::json& config, const char* a, const char* b) {
-  if (!config.is_object() || !config.contains(a)) return "";
-  const nlohmann::json& v = config[a];
-  if (!b) return jsonText(v);
-  return v.is_object() && v.contains(b) ? jsonText(v[b]) : "";
-}
-
 }  // namespace doc_detail
 
 namespace {
@@ -70,14 +64,14 @@ void flatten(const nlohmann::json& j, const std::string& key,
     return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
   };
   if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) flatten(v, key.empty() ? k : key + "." + k, rows);
+    for (const auto& [k, v] : j.items()) flatten(v, jsonPathChild(key, k), rows);
     return;
   }
   const bool scalars = j.is_array() && std::all_of(j.begin(), j.end(),
                                                    [](const nlohmann::json& e) { return e.is_primitive(); });
   if (j.is_array() && !scalars) {
     std::size_t i = 0;
-    for (const auto& v : j) flatten(v, key + "[" + std::to_string(i++) + "]", rows);
+    for (const auto& v : j) flatten(v, jsonPathIndex(key, i++), rows);
     return;
   }
   std::string value;
@@ -176,24 +170,23 @@ DocSection summary(const Report& r, const DocumentOptions& o) {
 
 DocSection configuration(const Report& r) {
   DocSection s{"configuration", "Configuration", {}, false};
-  const nlohmann::json& c = r.config;
+  const ConfigHeadline c = configHeadline(r.config);
   DocTable t{"", {"Field", "Value"}, {}};
+  const std::string source = jsonText(c.source);
   const std::pair<const char*, std::string> rows[] = {
-      {"Name", configText(c, "name")},
-      {"Description", configText(c, "description")},
-      {"Kernel entry", configText(c, "kernel", "entry")},
-      {"Kernel source", configText(c, "kernel", "source").empty()
-                            ? ""
-                            : configText(c, "kernel", "source") + " (relative to the config's folder)"},
-      {"Compiler", configText(c, "kernel", "compiler")},
-      {"Defines", configText(c, "kernel", "defines")},
-      {"Params", configText(c, "params")},
-      {"Grid", configText(c, "launch", "grid")},
-      {"Block", configText(c, "launch", "block")},
-      {"Shared bytes", configText(c, "launch", "shared_bytes")},
-      {"Reference", configText(c, "reference")},
-      {"Baseline", configText(c, "baseline")},
-      {"Sweep", configText(c, "sweep")},
+      {"Name", jsonText(c.name)},
+      {"Description", jsonText(c.description)},
+      {"Kernel entry", jsonText(c.entry)},
+      {"Kernel source", source.empty() ? "" : source + " (relative to the config's folder)"},
+      {"Compiler", jsonText(c.compiler)},
+      {"Defines", jsonText(c.defines)},
+      {"Params", jsonText(c.params)},
+      {"Grid", jsonText(c.grid)},
+      {"Block", jsonText(c.block)},
+      {"Shared bytes", jsonText(c.sharedBytes)},
+      {"Reference", jsonText(c.reference)},
+      {"Baseline", jsonText(c.baseline)},
+      {"Sweep", jsonText(c.sweep)},
   };
   for (const auto& [k, v] : rows)
     if (!v.empty()) t.rows.push_back({k, v});
@@ -203,7 +196,7 @@ DocSection configuration(const Report& r) {
   }
   s.blocks.push_back(t);
   s.blocks.push_back(DocSubheading{"The resolved config"});
-  s.blocks.push_back(DocCode{"json", dumpJson(c, 2)});
+  s.blocks.push_back(DocCode{"json", dumpJson(r.config, 2)});
   return s;
 }
 
@@ -292,30 +285,18 @@ DocSection troubleshooting(const Report& r, const Tree* tree, const DocumentOpti
 /// diagnose's experiments (extra.diagnose): what each one asked and what it found.
 DocSection diagnoseExperiments(const Report& r) {
   DocSection s{"diagnose", "Diagnose experiments", {}, false};
-  const nlohmann::json* d = r.extra.contains("diagnose") ? &r.extra["diagnose"] : nullptr;
-  if (!d || !d->is_object()) return s;
-  if (d->contains("experiments") && (*d)["experiments"].is_array()) {
-    DocTable t{"", {"Experiment", "Group", "Why", "Verdict", "Wall time"}, {}};
-    for (const auto& e : (*d)["experiments"]) {
-      if (!e.is_object()) continue;
-      const double wall = e.value("wall_s", 0.0);
-      t.rows.push_back(
-          {jsonText(e.value("experiment", nlohmann::json())), jsonText(e.value("group", nlohmann::json())),
-           jsonText(e.value("why", nlohmann::json())), jsonText(e.value("verdict", nlohmann::json())),
-           wall > 0 ? formatDuration(wall * 1e9) : "–"});
-    }
-    if (!t.rows.empty()) s.blocks.push_back(t);
-  }
-  if (d->contains("conclusions") && (*d)["conclusions"].is_array()) {
-    DocTable t{"Conclusions", {"Group", "Runs", "Settled", "Summary"}, {}};
-    for (const auto& c : (*d)["conclusions"])
-      if (c.is_object())
-        t.rows.push_back(
-            {jsonText(c.value("group", nlohmann::json())), jsonText(c.value("runs", nlohmann::json())),
-             jsonText(c.value("settled", nlohmann::json())), jsonText(c.value("summary", nlohmann::json()))});
-    if (!t.rows.empty()) s.blocks.push_back(t);
-  }
-  if (d->contains("stopped")) s.blocks.push_back(DocParagraph{"Stopped: " + jsonText((*d)["stopped"])});
+  if (!r.diagnose) return s;
+  const DiagnoseInfo& d = *r.diagnose;
+  DocTable runs{"", {"Experiment", "Group", "Why", "Verdict", "Wall time"}, {}};
+  for (const DiagnoseExperiment& e : d.experiments)
+    runs.rows.push_back({e.experiment, e.group, e.why, verdictName(e.verdict),
+                         e.wallSeconds > 0 ? formatDuration(e.wallSeconds * 1e9) : "–"});
+  if (!runs.rows.empty()) s.blocks.push_back(runs);
+  DocTable settled{"Conclusions", {"Group", "Runs", "Settled", "Summary"}, {}};
+  for (const DiagnoseConclusion& c : d.conclusions)
+    settled.rows.push_back({c.group, formatNumber(c.runs), c.settled ? "yes" : "no", c.summary});
+  if (!settled.rows.empty()) s.blocks.push_back(settled);
+  if (!d.stopped.empty()) s.blocks.push_back(DocParagraph{"Stopped: " + d.stopped});
   return s;
 }
 
@@ -323,7 +304,7 @@ DocSection diagnoseExperiments(const Report& r) {
 
 Document buildDocument(const Report& r, const DocumentOptions& o) {
   Document doc;
-  const std::string name = configText(r.config, "name");
+  const std::string name = jsonText(configHeadline(r.config).name);
   doc.title = "TileScope report: " + (name.empty() ? r.verb : name);
   doc.banner = banner(r, o.tree);
   doc.sections.push_back(summary(r, o));

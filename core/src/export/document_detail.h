@@ -13,8 +13,6 @@ namespace tilescope::doc_detail {
 /// Compact text of a JSON value: strings unquoted, numbers via formatNumber,
 /// objects as "k=v, k=v", arrays as "[a, b]".
 std::string jsonText(const nlohmann::json& j);
-/// jsonText of config[a] (or config[a][b]); "" when absent.
-std::string configText(const nlohmann::json& config, const char* a, const char* b = nullptr);
 /// The per-point sections: points, compile and launch, correctness, occupancy,
 /// coverage, hardware counters (empty ones have no blocks).
 std::vector<DocSection> pointSections(const Report& r, const DocumentOptions& o);

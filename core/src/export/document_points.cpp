@@ -7,6 +7,7 @@
 #include "document_detail.h"
 #include "tilescope/base/format.h"
 #include "tilescope/counters/counters.h"
+#include "tilescope/model/point_labels.h"
 
 namespace tilescope::doc_detail {
 
@@ -27,18 +28,36 @@ void capNote(DocSection* s, const Report& r, std::size_t cap) {
       true});
 }
 
+/// Points named in tables as the workbench names them (point_labels.h): the swept
+/// values ("64, 32") or the experiment, a sweep's trials told apart; the table's
+/// caption names the swept keys.
+class TableNames {
+ public:
+  explicit TableNames(const Report& r) : m_labels(r.points) {}
+  std::string operator()(const Point& p) const {
+    return m_labels.shortLabel(p) +
+           (p.trial > 0 && p.experiment.empty() ? " t" + std::to_string(p.trial) : "");
+  }
+  std::string caption() const { return m_labels.keys().empty() ? "" : "Points by " + m_labels.keysText(); }
+
+ private:
+  PointLabels m_labels;
+};
+
 std::size_t rowsOf(const Report& r, const DocumentOptions& o) {
   return std::min(r.points.size(), o.maxPointRows);
 }
 
 DocSection points(const Report& r, const DocumentOptions& o) {
   DocSection s{"points", "Points", {}, true};
-  DocTable t{"", {"#", "Point", "Verdict", "Median", "p10 – p90", "Baseline", "Speedup", "CV"}, {}};
+  const TableNames name(r);
+  DocTable t{
+      name.caption(), {"#", "Point", "Verdict", "Median", "p10 – p90", "Baseline", "Speedup", "CV"}, {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i) {
     const Point& p = r.points[i];
     const bool timed = p.timing.measured;
     t.rows.push_back(
-        {std::to_string(i), pointLabel(p), verdictName(p.verdict),
+        {std::to_string(i), name(p), verdictName(p.verdict),
          timed ? formatDuration(p.timing.kernelNs.median) : kDash,
          timed ? formatDuration(p.timing.kernelNs.p10) + " – " + formatDuration(p.timing.kernelNs.p90)
                : kDash,
@@ -52,7 +71,8 @@ DocSection points(const Report& r, const DocumentOptions& o) {
 
 DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
   DocSection s{"compile", "Compile and launch", {}, false};
-  DocTable t{"",
+  const TableNames name(r);
+  DocTable t{name.caption(),
              {"Point", "Compile", "Regs/thread", "Static smem", "Local/thread", "Spills (st / ld)", "Grid",
               "Block", "Dynamic smem", "Launch"},
              {}};
@@ -66,7 +86,7 @@ DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
                                 : c.ok
                                     ? "ok (" + c.compiler + ", " + c.arch + (c.cached ? ", cached" : "") + ")"
                                     : "FAILED (" + c.compiler + ")";
-    t.rows.push_back({pointLabel(p), compile, c.regs >= 0 ? std::to_string(c.regs) : kDash,
+    t.rows.push_back({name(p), compile, c.regs >= 0 ? std::to_string(c.regs) : kDash,
                       c.smemStatic >= 0 ? formatBytes(double(c.smemStatic)) : kDash,
                       c.localBytes >= 0 ? formatBytes(double(c.localBytes)) : kDash,
                       c.spillStores >= 0 ? formatBytes(double(c.spillStores)) + " / " +
@@ -85,7 +105,8 @@ DocSection compileLaunch(const Report& r, const DocumentOptions& o) {
 
 DocSection correctness(const Report& r, const DocumentOptions& o) {
   DocSection s{"correctness", "Correctness", {}, false};
-  DocTable t{"",
+  const TableNames name(r);
+  DocTable t{name.caption(),
              {"Point", "Tensor", "Reference", "Max abs err", "Max rel err", "Mismatches", "NaN", "Inf",
               "First mismatch"},
              {}};
@@ -93,9 +114,9 @@ DocSection correctness(const Report& r, const DocumentOptions& o) {
     for (const CorrectnessInfo& c : r.points[i].correctness) {
       if (!c.checked) continue;
       t.rows.push_back(
-          {pointLabel(r.points[i]), c.tensor, c.reference, formatNumber(c.maxAbsErr),
-           formatNumber(c.maxRelErr), std::to_string(c.mismatches) + " of " + std::to_string(c.elements),
-           std::to_string(c.nan), std::to_string(c.inf),
+          {name(r.points[i]), c.tensor, c.reference, formatNumber(c.maxAbsErr), formatNumber(c.maxRelErr),
+           std::to_string(c.mismatches) + " of " + std::to_string(c.elements), std::to_string(c.nan),
+           std::to_string(c.inf),
            c.firstMismatch[0] < 0
                ? kDash
                : "[" + std::to_string(c.firstMismatch[0]) + ", " + std::to_string(c.firstMismatch[1]) + "]"});
@@ -114,16 +135,16 @@ std::string limiterName(const std::string& limiter) {
 
 DocSection occupancy(const Report& r, const DocumentOptions& o) {
   DocSection s{"occupancy", "Occupancy", {}, true};
+  const TableNames name(r);
   DocTable t{
-      "",
+      name.caption(),
       {"Point", "Threads", "Regs/thread", "Smem/block", "Blocks/SM", "Warps/SM", "Occupancy", "Limiter"},
       {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i) {
     const OccupancyInfo& oc = r.points[i].occupancy;
     if (!oc.computed) continue;
-    t.rows.push_back({pointLabel(r.points[i]), std::to_string(oc.threadsPerBlock),
-                      std::to_string(oc.regsPerThread), formatBytes(double(oc.smemPerBlock)),
-                      std::to_string(oc.blocksPerSm),
+    t.rows.push_back({name(r.points[i]), std::to_string(oc.threadsPerBlock), std::to_string(oc.regsPerThread),
+                      formatBytes(double(oc.smemPerBlock)), std::to_string(oc.blocksPerSm),
                       std::to_string(oc.warpsPerSm) + " of " + std::to_string(oc.maxWarpsPerSm),
                       formatPercent(oc.theoretical), limiterName(oc.limiter)});
   }
@@ -135,13 +156,14 @@ DocSection occupancy(const Report& r, const DocumentOptions& o) {
 
 DocSection coverage(const Report& r, const DocumentOptions& o) {
   DocSection s{"coverage", "Coverage", {}, true};
-  DocTable t{"",
+  const TableNames name(r);
+  DocTable t{name.caption(),
              {"Point", "Tensor", "Elements", "Written", "Unwritten", "Declared uncovered",
               "Declared overlapped", "Tiles (crossing the bounds)"},
              {}};
   for (std::size_t i = 0; i < rowsOf(r, o); ++i)
     for (const CoverageInfo& c : r.points[i].coverage)
-      t.rows.push_back({pointLabel(r.points[i]), c.tensor, std::to_string(c.elements),
+      t.rows.push_back({name(r.points[i]), c.tensor, std::to_string(c.elements),
                         c.measured ? std::to_string(c.written) : kDash,
                         c.measured ? std::to_string(c.unwritten) : kDash, std::to_string(c.declaredUncovered),
                         std::to_string(c.declaredOverlapped),

@@ -1,5 +1,5 @@
 // The Markdown and HTML renderers of the export document. Report strings are
-// escaped here and nowhere else (issue 11 found hostile names breaking exports).
+// escaped here and nowhere else (hostile names broke exports: docs/security.md, "What is not trusted").
 #include <algorithm>
 #include <cctype>
 #include <sstream>

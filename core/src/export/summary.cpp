@@ -6,15 +6,18 @@
 #include <cstdio>
 
 #include "tilescope/base/format.h"
+#include "tilescope/model/point_labels.h"
 
 namespace tilescope {
 
 namespace {
 
-void printPoint(const Point& p, std::ostream& out) {
+/// "  point 3 trial 1 [64, 32]": named as the workbench and the exports name it (point_labels.h).
+void printPoint(const Point& p, const PointLabels& names, std::ostream& out) {
   out << "  point " << p.index;
   if (p.trial > 0) out << " trial " << p.trial;
-  if (!p.label.empty()) out << " [" << p.label << "]";
+  const std::string name = names.keys().empty() && p.experiment.empty() ? p.label : names.shortLabel(p);
+  if (!name.empty()) out << " [" << name << "]";
   out << ": " << verdictName(p.verdict) << '\n';
   const CompileInfo& c = p.compile;
   if (c.attempted) {
@@ -81,7 +84,9 @@ void printPoint(const Point& p, std::ostream& out) {
 void printSummary(const Report& r, std::ostream& out) {
   out << "device: " << r.device.name << " (" << r.device.cc << ", " << r.device.smCount << " SMs"
       << (r.device.live ? ", live" : ", database") << ")\n";
-  for (const auto& p : r.points) printPoint(p, out);
+  const PointLabels names(r.points);
+  if (!names.keys().empty()) out << "points by " << names.keysText() << '\n';
+  for (const auto& p : r.points) printPoint(p, names, out);
   out << "findings: " << r.findings.size() << '\n';
   for (const auto& f : r.findings) {
     out << "  " << severityName(f.severity) << " " << f.category;

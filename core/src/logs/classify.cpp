@@ -109,6 +109,129 @@ Candidate candidateOf(const ClassifierRule& r, const LogLine& l, std::size_t cou
   return c;
 }
 
+/// The distinct lines of a log (numbers aside), each with the first place it
+/// appears, and which of them is the last exception line.
+struct DistinctLines {
+  std::vector<Unique> uniques;
+  std::vector<std::string> keys;  ///< lineKey of each
+  std::size_t lastException = 0;  ///< index into uniques; uniques.size() when none
+};
+
+DistinctLines distinctLines(const LogLines& ll) {
+  DistinctLines d;
+  std::unordered_map<std::string, std::size_t> seen;
+  seen.reserve(ll.lines.size());
+  for (std::size_t i = 0; i < ll.lines.size(); ++i) {
+    if (ll.lines[i].text.empty()) continue;
+    std::string k = lineKey(ll.lines[i].text);
+    auto [it, inserted] = seen.try_emplace(std::move(k), d.uniques.size());
+    if (inserted) {
+      d.uniques.push_back({i, 1});
+      d.keys.push_back(it->first);
+    } else {
+      ++d.uniques[it->second].count;
+    }
+  }
+  d.lastException = d.uniques.size();
+  for (std::size_t i = ll.lines.size(); i-- > 0;)
+    if (isExceptionLine(ll.lines[i].text)) {
+      const std::string k = lineKey(ll.lines[i].text);
+      for (std::size_t u = 0; u < d.uniques.size(); ++u)
+        if (d.keys[u] == k) d.lastException = u;
+      break;
+    }
+  return d;
+}
+
+/// What might explain a log, each with the distinct lines that are its evidence.
+struct Candidates {
+  std::vector<Candidate> list;
+  std::vector<std::vector<std::size_t>> evidenceOf;  ///< per candidate: indices into uniques
+};
+
+/// Every rule on every distinct line, its literals first.
+void ruleCandidates(const std::vector<ClassifierRule>& rules, const LogLines& ll, const DistinctLines& d,
+                    sv text, Candidates& out) {
+  for (const ClassifierRule& r : rules) {
+    RuleHits hits;
+    auto test = [&](std::size_t u) {
+      const std::string& k = d.keys[u];
+      if (!r.needles.empty() && std::none_of(r.needles.begin(), r.needles.end(), [&](const std::string& n) {
+            return k.find(n) != std::string::npos;
+          }))
+        return;
+      const sv t = ll.lines[d.uniques[u].line].text;
+      if (!std::regex_search(t.begin(), t.end(), r.re)) return;
+      if (hits.uniques.size() < kEvidencePerCandidate) hits.uniques.push_back(u);
+      ++hits.count;
+    };
+    if (r.scope == "last_exception") {
+      if (d.lastException < d.uniques.size()) test(d.lastException);
+    } else {
+      for (std::size_t u = 0; u < d.uniques.size(); ++u) test(u);
+    }
+    if (hits.uniques.empty()) continue;
+    const Unique& first = d.uniques[hits.uniques.front()];
+    out.list.push_back(candidateOf(r, ll.lines[first.line], first.count, text));
+    out.evidenceOf.push_back(hits.uniques);
+  }
+}
+
+/// Sanitizer output: its primary finding is a candidate of its own.
+void sanitizerCandidate(const LogText& log, const LogLines& ll, Classification& cls, Candidates& out) {
+  if (!looksLikeSanitizerOutput(log.text)) return;
+  cls.sanitizer = parseSanitizerLog(log.text);
+  const SanitizerFinding* f = cls.sanitizer.primary();
+  if (!f) return;
+  const FindingClass fc = classifyFinding(*f);
+  Candidate c;
+  c.category = fc.category;
+  c.detail = fc.detail;
+  c.treeNode = fc.node;
+  c.source = cls.sanitizer.legacy ? "cuda-memcheck" : "compute-sanitizer";
+  c.rule = "sanitizer:" + f->tool + ":" + f->kind;
+  c.confidence = kSanitizerConfidence;
+  std::string lineText = f->message;
+  for (const LogLine& l : ll.lines)
+    if (f->logLine > 0 && l.number == f->logLine) lineText = std::string(l.text);
+  c.line = EvidenceLine{f->logLine, lineText, c.rule, std::size_t(f->count)};
+  out.list.push_back(c);
+  out.evidenceOf.push_back({});
+}
+
+/// The best candidates, one per category, ranked by confidence, then the rule's
+/// place in the file (sanitizer last among equals), with their evidence lines.
+void rankCandidates(const Candidates& found, const LogLines& ll, const DistinctLines& d,
+                    Classification& cls) {
+  std::vector<std::size_t> order(found.list.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return found.list[a].confidence > found.list[b].confidence;
+  });
+  std::vector<std::string> seenCategories;
+  std::vector<EvidenceLine> evidence;
+  for (std::size_t i : order) {
+    const Candidate& c = found.list[i];
+    if (std::find(seenCategories.begin(), seenCategories.end(), c.category) != seenCategories.end()) continue;
+    seenCategories.push_back(c.category);
+    cls.candidates.push_back(c);
+    if (found.evidenceOf[i].empty()) evidence.push_back(c.line);
+    for (std::size_t u : found.evidenceOf[i]) {
+      const LogLine& l = ll.lines[d.uniques[u].line];
+      evidence.push_back({l.number, std::string(l.text), c.rule, d.uniques[u].count});
+    }
+    if (cls.candidates.size() >= kCandidates) break;
+  }
+  // The decisive lines: the decision's (or the best candidate's) first, then the rest.
+  std::sort(evidence.begin(), evidence.end(),
+            [](const EvidenceLine& a, const EvidenceLine& b) { return a.number < b.number; });
+  evidence.erase(
+      std::unique(evidence.begin(), evidence.end(),
+                  [](const EvidenceLine& a, const EvidenceLine& b) { return a.number == b.number; }),
+      evidence.end());
+  cls.evidence = std::move(evidence);
+}
+
 }  // namespace
 
 std::string lastExceptionLine(const std::string& text) {
@@ -132,111 +255,11 @@ Classification Classifier::classify(const LogText& log) const {
   const LogLines ll = splitLogLines(log);
   out.lines = ll.total;
   out.linesSkipped = ll.skipped;
-
-  // Distinct lines (numbers aside), each with the first place it appears.
-  std::vector<Unique> uniques;
-  std::vector<std::string> keys;
-  {
-    std::unordered_map<std::string, std::size_t> seen;
-    seen.reserve(ll.lines.size());
-    for (std::size_t i = 0; i < ll.lines.size(); ++i) {
-      if (ll.lines[i].text.empty()) continue;
-      std::string k = lineKey(ll.lines[i].text);
-      auto [it, inserted] = seen.try_emplace(std::move(k), uniques.size());
-      if (inserted) {
-        uniques.push_back({i, 1});
-        keys.push_back(it->first);
-      } else {
-        ++uniques[it->second].count;
-      }
-    }
-  }
-  std::size_t lastExc = uniques.size();  // the unique of the last exception line
-  for (std::size_t i = ll.lines.size(); i-- > 0;)
-    if (isExceptionLine(ll.lines[i].text)) {
-      const std::string k = lineKey(ll.lines[i].text);
-      for (std::size_t u = 0; u < uniques.size(); ++u)
-        if (keys[u] == k) lastExc = u;
-      break;
-    }
-
-  // Every rule on every distinct line, its literals first.
-  std::vector<Candidate> candidates;
-  std::vector<std::vector<std::size_t>> evidenceOf;
-  for (const ClassifierRule& r : rules) {
-    RuleHits hits;
-    auto test = [&](std::size_t u) {
-      const std::string& k = keys[u];
-      if (!r.needles.empty() && std::none_of(r.needles.begin(), r.needles.end(), [&](const std::string& n) {
-            return k.find(n) != std::string::npos;
-          }))
-        return;
-      const sv t = ll.lines[uniques[u].line].text;
-      if (!std::regex_search(t.begin(), t.end(), r.re)) return;
-      if (hits.uniques.size() < kEvidencePerCandidate) hits.uniques.push_back(u);
-      ++hits.count;
-    };
-    if (r.scope == "last_exception") {
-      if (lastExc < uniques.size()) test(lastExc);
-    } else {
-      for (std::size_t u = 0; u < uniques.size(); ++u) test(u);
-    }
-    if (hits.uniques.empty()) continue;
-    const Unique& first = uniques[hits.uniques.front()];
-    candidates.push_back(candidateOf(r, ll.lines[first.line], first.count, log.text));
-    evidenceOf.push_back(hits.uniques);
-  }
-
-  // Sanitizer output: its primary finding is a candidate of its own.
-  if (looksLikeSanitizerOutput(log.text)) {
-    out.sanitizer = parseSanitizerLog(log.text);
-    if (const SanitizerFinding* f = out.sanitizer.primary()) {
-      const FindingClass fc = classifyFinding(*f);
-      Candidate c;
-      c.category = fc.category;
-      c.detail = fc.detail;
-      c.treeNode = fc.node;
-      c.source = out.sanitizer.legacy ? "cuda-memcheck" : "compute-sanitizer";
-      c.rule = "sanitizer:" + f->tool + ":" + f->kind;
-      c.confidence = kSanitizerConfidence;
-      std::string lineText = f->message;
-      for (const LogLine& l : ll.lines)
-        if (f->logLine > 0 && l.number == f->logLine) lineText = std::string(l.text);
-      c.line = EvidenceLine{f->logLine, lineText, c.rule, std::size_t(f->count)};
-      candidates.push_back(c);
-      evidenceOf.push_back({});
-    }
-  }
-
-  // Rank: confidence, then the rule's place in the file (sanitizer last among equals).
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return candidates[a].confidence > candidates[b].confidence;
-  });
-  std::vector<std::string> seenCategories;
-  std::vector<EvidenceLine> evidence;
-  for (std::size_t i : order) {
-    const Candidate& c = candidates[i];
-    if (std::find(seenCategories.begin(), seenCategories.end(), c.category) != seenCategories.end()) continue;
-    seenCategories.push_back(c.category);
-    out.candidates.push_back(c);
-    if (evidenceOf[i].empty()) evidence.push_back(c.line);
-    for (std::size_t u : evidenceOf[i]) {
-      const LogLine& l = ll.lines[uniques[u].line];
-      evidence.push_back({l.number, std::string(l.text), c.rule, uniques[u].count});
-    }
-    if (out.candidates.size() >= kCandidates) break;
-  }
-  // The decisive lines: the decision's (or the best candidate's) first, then the rest.
-  std::sort(evidence.begin(), evidence.end(),
-            [](const EvidenceLine& a, const EvidenceLine& b) { return a.number < b.number; });
-  evidence.erase(
-      std::unique(evidence.begin(), evidence.end(),
-                  [](const EvidenceLine& a, const EvidenceLine& b) { return a.number == b.number; }),
-      evidence.end());
-  out.evidence = std::move(evidence);
-
+  const DistinctLines distinct = distinctLines(ll);
+  Candidates found;
+  ruleCandidates(rules, ll, distinct, log.text, found);
+  sanitizerCandidate(log, ll, out, found);
+  rankCandidates(found, ll, distinct, out);
   if (!out.candidates.empty()) {
     const Candidate& best = out.candidates.front();
     out.confidence = best.confidence;

@@ -98,9 +98,9 @@ class TextParser {
  public:
   SanitizerReport run(sv text) {
     // The legacy tool names itself in its banner or in the command that was pasted.
-    r_.legacy = text.find("cuda-memcheck") != sv::npos || text.find("CUDA-MEMCHECK") != sv::npos;
+    m_report.legacy = text.find("cuda-memcheck") != sv::npos || text.find("CUDA-MEMCHECK") != sv::npos;
     std::size_t start = 0, number = 0;
-    while (start <= text.size() && r_.findings.size() < kMaxFindings) {
+    while (start <= text.size() && m_report.findings.size() < kMaxFindings) {
       std::size_t end = text.find('\n', start);
       if (end == sv::npos) end = text.size();
       ++number;
@@ -109,8 +109,8 @@ class TextParser {
       start = end + 1;
     }
     flush();
-    detail::settleTool(&r_);
-    return std::move(r_);
+    detail::settleTool(&m_report);
+    return std::move(m_report);
   }
 
  private:
@@ -118,7 +118,7 @@ class TextParser {
     if (body.empty()) return;
     if (body == "COMPUTE-SANITIZER") return;
     if (body == "CUDA-MEMCHECK") {
-      r_.legacy = true;
+      m_report.legacy = true;
       return;
     }
     const Patterns& p = patterns();
@@ -129,36 +129,36 @@ class TextParser {
     // Cheap dispatch on the first letters before any regex runs.
     if (first == 'I' && body.rfind("Invalid ", 0) == 0 && std::regex_search(b, e, m, p.invalid)) {
       begin("memcheck", "invalid_access", body, number);
-      cur_.space = m[1].str();
-      cur_.access = m[2] == "?" ? "" : m[2].str();
-      cur_.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
+      m_cur.space = m[1].str();
+      m_cur.access = m[2] == "?" ? "" : m[2].str();
+      m_cur.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
       return;
     }
     if (first == 'U' && body.rfind("Uninitialized ", 0) == 0) {
       if (std::regex_search(b, e, m, p.uninit)) {
         begin("initcheck", "uninitialized", body, number);
-        cur_.space = m[1].str();
-        cur_.access = m[2] == "access" ? "read" : m[2].str();
-        cur_.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
+        m_cur.space = m[1].str();
+        m_cur.access = m[2] == "access" ? "read" : m[2].str();
+        m_cur.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
         return;
       }
-      if (open_ && std::regex_search(b, e, m, p.uninitAccess)) {
-        cur_.address = parseHex(m[1].str());
-        cur_.apiCall = m[2].str();
+      if (m_open && std::regex_search(b, e, m, p.uninitAccess)) {
+        m_cur.address = parseHex(m[1].str());
+        m_cur.apiCall = m[2].str();
         return;
       }
     }
     if (first == 'H' && std::regex_search(b, e, m, p.hostApi)) {
       begin("initcheck", "uninitialized", body, number);
-      cur_.access = "read";
-      cur_.address = parseHex(m[1].str());
-      cur_.size = int(parseCount(m[2].str()));
+      m_cur.access = "read";
+      m_cur.address = parseHex(m[1].str());
+      m_cur.size = int(parseCount(m[2].str()));
       return;
     }
     if (body.find("Race reported between") != sv::npos && std::regex_search(b, e, m, p.race)) {
       begin("racecheck", "race", body, number);
-      if (m[1].matched) cur_.severity = severityOf(m[1].str());
-      cur_.space = "shared";
+      if (m[1].matched) m_cur.severity = severityOf(m[1].str());
+      m_cur.space = "shared";
       sv loc(m[3].first, static_cast<std::size_t>(m[3].length()));
       // One-line form: "... at A and Read access at B"
       std::string second;
@@ -167,17 +167,17 @@ class TextParser {
         second = std::string(loc.substr(andPos + 1));
         loc = loc.substr(0, andPos);
       }
-      cur_.accesses.push_back(accessFrom(m[2].str(), loc));
+      m_cur.accesses.push_back(accessFrom(m[2].str(), loc));
       if (!second.empty()) andAccess(bodyOf(second));
       return;
     }
     if (body.find(" hazard detected at ") != sv::npos && std::regex_search(b, e, m, p.hazard)) {
       begin("racecheck", "hazard", body, number);
-      if (m[1].matched) cur_.severity = severityOf(m[1].str());
-      cur_.hazardType = m[2].str();
-      cur_.space = m[3].str();
-      cur_.address = parseHex(m[4].str());
-      cur_.block = Index3{std::stoll(m[5].str()), std::stoll(m[6].str()), std::stoll(m[7].str())};
+      if (m[1].matched) m_cur.severity = severityOf(m[1].str());
+      m_cur.hazardType = m[2].str();
+      m_cur.space = m[3].str();
+      m_cur.address = parseHex(m[4].str());
+      m_cur.block = Index3{std::stoll(m[5].str()), std::stoll(m[6].str()), std::stoll(m[7].str())};
       return;
     }
     if (first == 'B' && std::regex_search(b, e, m, p.barrier)) {
@@ -186,30 +186,30 @@ class TextParser {
     }
     if (first == 'P' && std::regex_search(b, e, m, p.api)) {
       begin("", "api_error", body, number);
-      cur_.apiError = m[1].str();
-      cur_.apiCall = m[4].str();
+      m_cur.apiError = m[1].str();
+      m_cur.apiCall = m[4].str();
       return;
     }
     if (first == 'L' && std::regex_search(b, e, m, p.leak)) {
       begin("memcheck", "leak", body, number);
-      cur_.size = int(std::min<long long>(parseCount(m[1].str()), 1LL << 30));
-      cur_.address = parseHex(m[2].str());
+      m_cur.size = int(std::min<long long>(parseCount(m[1].str()), 1LL << 30));
+      m_cur.address = parseHex(m[2].str());
       return;
     }
     if (first == 'E' && std::regex_search(b, e, m, p.errorSummary)) {
       flush();
-      (m[2].matched ? r_.notPrinted : r_.errorSummary) = parseCount(m[1].str());
+      (m[2].matched ? m_report.notPrinted : m_report.errorSummary) = parseCount(m[1].str());
       return;
     }
     if (first == 'R' && std::regex_search(b, e, m, p.raceSummary)) {
       flush();
-      r_.hazardsDisplayed = parseCount(m[1].str());
-      r_.raceErrors = parseCount(m[2].str());
-      r_.raceWarnings = parseCount(m[3].str());
-      if (r_.tool.empty()) r_.tool = "racecheck";
+      m_report.hazardsDisplayed = parseCount(m[1].str());
+      m_report.raceErrors = parseCount(m[2].str());
+      m_report.raceWarnings = parseCount(m[3].str());
+      if (m_report.tool.empty()) m_report.tool = "racecheck";
       return;
     }
-    if (open_) detailLine(body, b, e);
+    if (m_open) detailLine(body, b, e);
   }
 
   void detailLine(sv body, const char* b, const char* e) {
@@ -220,45 +220,45 @@ class TextParser {
       return;
     }
     if (body.rfind("and is ", 0) == 0 && std::regex_search(b, e, m, p.nearest)) {
-      cur_.allocRelation = m[1].matched ? "inside" : m[3].str();
-      if (m[2].matched) cur_.allocDistance = std::uint64_t(parseCount(m[2].str()));
-      cur_.allocBase = parseHex(m[4].str());
-      cur_.allocSize = std::uint64_t(parseCount(m[5].str()));
+      m_cur.allocRelation = m[1].matched ? "inside" : m[3].str();
+      if (m[2].matched) m_cur.allocDistance = std::uint64_t(parseCount(m[2].str()));
+      m_cur.allocBase = parseHex(m[4].str());
+      m_cur.allocSize = std::uint64_t(parseCount(m[5].str()));
       return;
     }
     if (body.rfind("at ", 0) == 0) {
-      if (cur_.kernel.empty() && !cur_.pc && cur_.file.empty())
-        detail::parseLocation(body.substr(3), &cur_.kernel, &cur_.pc, &cur_.file, &cur_.line);
+      if (m_cur.kernel.empty() && !m_cur.pc && m_cur.file.empty())
+        detail::parseLocation(body.substr(3), &m_cur.kernel, &m_cur.pc, &m_cur.file, &m_cur.line);
       return;
     }
     if (body.rfind("by thread", 0) == 0 && std::regex_search(b, e, m, p.byThread)) {
-      cur_.thread = Index3{std::stoll(m[1].str()), std::stoll(m[2].str()), std::stoll(m[3].str())};
-      cur_.block = Index3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
+      m_cur.thread = Index3{std::stoll(m[1].str()), std::stoll(m[2].str()), std::stoll(m[3].str())};
+      m_cur.block = Index3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
       return;
     }
     if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) &&
         std::regex_search(b, e, m, p.address)) {
-      cur_.address = parseHex(m[1].str());
-      if (m[2].matched && cur_.kind == "invalid_access")
-        cur_.kind = m[2] == "misaligned" ? "misaligned" : "out_of_bounds";
+      m_cur.address = parseHex(m[1].str());
+      if (m[2].matched && m_cur.kind == "invalid_access")
+        m_cur.kind = m[2] == "misaligned" ? "misaligned" : "out_of_bounds";
       return;
     }
     if ((body.rfind("Read Thread", 0) == 0 || body.rfind("Write Thread", 0) == 0) &&
         std::regex_search(b, e, m, p.hazardThread)) {
       SanitizerAccess a = accessFrom(m[1].str(), sv(m[5].first, static_cast<std::size_t>(m[5].length())));
       a.thread = Index3{std::stoll(m[2].str()), std::stoll(m[3].str()), std::stoll(m[4].str())};
-      cur_.accesses.push_back(std::move(a));
+      m_cur.accesses.push_back(std::move(a));
       return;
     }
-    if (body.rfind("Device Frame:", 0) == 0 && cur_.file.empty()) {
+    if (body.rfind("Device Frame:", 0) == 0 && m_cur.file.empty()) {
       // "Device Frame: kernel(...)+0x19560 in file.py:2858": the first frame with a line.
       std::string kernel, file;
       std::optional<std::uint64_t> pc;
       int ln = 0;
       detail::parseLocation(bodyOf(body.substr(13)), &kernel, &pc, &file, &ln);
       if (!file.empty()) {
-        cur_.file = file;
-        cur_.line = ln;
+        m_cur.file = file;
+        m_cur.line = ln;
       }
     }
   }
@@ -266,29 +266,29 @@ class TextParser {
   void andAccess(sv body) {
     std::cmatch m;
     if (!std::regex_search(body.data(), body.data() + body.size(), m, patterns().andAccess)) return;
-    cur_.accesses.push_back(accessFrom(m[1].str(), sv(m[2].first, static_cast<std::size_t>(m[2].length()))));
+    m_cur.accesses.push_back(accessFrom(m[1].str(), sv(m[2].first, static_cast<std::size_t>(m[2].length()))));
   }
 
   void begin(const std::string& tool, const std::string& kind, sv header, std::size_t number) {
     flush();
-    cur_ = detail::Pending{};
-    cur_.tool = tool;
-    cur_.kind = kind;
-    cur_.message = std::string(header);
-    cur_.logLine = number;
-    open_ = true;
+    m_cur = detail::Pending{};
+    m_cur.tool = tool;
+    m_cur.kind = kind;
+    m_cur.message = std::string(header);
+    m_cur.logLine = number;
+    m_open = true;
   }
 
   void flush() {
-    if (!open_) return;
-    open_ = false;
-    detail::addFolded(&r_, detail::finish(std::move(cur_)), &folded_);
+    if (!m_open) return;
+    m_open = false;
+    detail::addFolded(&m_report, detail::finish(std::move(m_cur)), &m_folded);
   }
 
-  SanitizerReport r_;
-  detail::Pending cur_;
-  bool open_ = false;
-  std::map<std::string, std::size_t> folded_;
+  SanitizerReport m_report;
+  detail::Pending m_cur;
+  bool m_open = false;
+  std::map<std::string, std::size_t> m_folded;
 };
 
 }  // namespace

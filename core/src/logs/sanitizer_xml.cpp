@@ -36,50 +36,52 @@ struct Node {
 
 class XmlReader {
  public:
-  explicit XmlReader(sv s) : s_(s) {}
+  explicit XmlReader(sv s) : m_text(s) {}
 
   // The document's root element, or null with error() set.
   std::unique_ptr<Node> parse() {
     skipMisc();
     auto root = element(0);
-    if (root && error_.empty()) return root;
-    if (error_.empty()) error_ = "no root element";
+    if (root && m_error.empty()) return root;
+    if (m_error.empty()) m_error = "no root element";
     return nullptr;
   }
-  const std::string& error() const { return error_; }
+  const std::string& error() const { return m_error; }
 
  private:
   void fail(const std::string& why) {
-    if (error_.empty()) error_ = why + " at byte " + std::to_string(i_);
+    if (m_error.empty()) m_error = why + " at byte " + std::to_string(m_pos);
   }
-  bool starts(sv p) const { return s_.substr(i_, p.size()) == p; }
+  bool starts(sv p) const { return m_text.substr(m_pos, p.size()) == p; }
   void skipSpace() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
+    while (m_pos < m_text.size() &&
+           (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r' || m_text[m_pos] == '\t'))
+      ++m_pos;
   }
   // Declarations, comments, processing instructions between elements.
   void skipMisc() {
     for (;;) {
       skipSpace();
       if (starts("<?")) {
-        const auto e = s_.find("?>", i_);
-        i_ = e == sv::npos ? s_.size() : e + 2;
+        const auto e = m_text.find("?>", m_pos);
+        m_pos = e == sv::npos ? m_text.size() : e + 2;
       } else if (starts("<!--")) {
-        const auto e = s_.find("-->", i_);
-        i_ = e == sv::npos ? s_.size() : e + 3;
+        const auto e = m_text.find("-->", m_pos);
+        m_pos = e == sv::npos ? m_text.size() : e + 3;
       } else if (starts("<!")) {
         fail("document type declarations are not read");
-        i_ = s_.size();
+        m_pos = m_text.size();
       } else {
         return;
       }
     }
   }
   std::string name() {
-    const std::size_t b = i_;
-    while (i_ < s_.size() && s_[i_] != '>' && s_[i_] != '/' && s_[i_] != ' ' && s_[i_] != '\n' &&
-           s_[i_] != '\t' && s_[i_] != '\r')
-      ++i_;
-    return std::string(s_.substr(b, i_ - b));
+    const std::size_t b = m_pos;
+    while (m_pos < m_text.size() && m_text[m_pos] != '>' && m_text[m_pos] != '/' && m_text[m_pos] != ' ' &&
+           m_text[m_pos] != '\n' && m_text[m_pos] != '\t' && m_text[m_pos] != '\r')
+      ++m_pos;
+    return std::string(m_text.substr(b, m_pos - b));
   }
   void appendText(std::string* out, sv raw) {
     for (std::size_t k = 0; k < raw.size(); ++k) {
@@ -121,7 +123,7 @@ class XmlReader {
       fail("elements nested deeper than " + std::to_string(kMaxDepth));
       return nullptr;
     }
-    if (++nodes_ > kMaxNodes) {
+    if (++m_nodes > kMaxNodes) {
       fail("more than " + std::to_string(kMaxNodes) + " elements");
       return nullptr;
     }
@@ -129,37 +131,37 @@ class XmlReader {
       fail("expected an element");
       return nullptr;
     }
-    ++i_;
+    ++m_pos;
     auto node = std::make_unique<Node>();
     node->name = name();
     // Attributes are not used by compute-sanitizer's records: skip them.
-    while (i_ < s_.size() && s_[i_] != '>' && !starts("/>")) ++i_;
+    while (m_pos < m_text.size() && m_text[m_pos] != '>' && !starts("/>")) ++m_pos;
     if (starts("/>")) {
-      i_ += 2;
+      m_pos += 2;
       return node;
     }
-    if (i_ >= s_.size()) {
+    if (m_pos >= m_text.size()) {
       fail("unterminated <" + node->name + ">");
       return nullptr;
     }
-    ++i_;
+    ++m_pos;
     for (;;) {
-      const auto lt = s_.find('<', i_);
+      const auto lt = m_text.find('<', m_pos);
       if (lt == sv::npos) {
         fail("unterminated <" + node->name + ">");
         return nullptr;
       }
-      appendText(&node->text, s_.substr(i_, lt - i_));
-      i_ = lt;
+      appendText(&node->text, m_text.substr(m_pos, lt - m_pos));
+      m_pos = lt;
       if (starts("</")) {
-        i_ += 2;
+        m_pos += 2;
         const std::string closing = name();
         if (closing != node->name) {
           fail("</" + closing + "> closes <" + node->name + ">");
           return nullptr;
         }
-        while (i_ < s_.size() && s_[i_] != '>') ++i_;
-        ++i_;
+        while (m_pos < m_text.size() && m_text[m_pos] != '>') ++m_pos;
+        ++m_pos;
         return node;
       }
       if (starts("<!--") || starts("<?")) {
@@ -172,10 +174,10 @@ class XmlReader {
     }
   }
 
-  sv s_;
-  std::size_t i_ = 0;
-  std::size_t nodes_ = 0;
-  std::string error_;
+  sv m_text;
+  std::size_t m_pos = 0;
+  std::size_t m_nodes = 0;
+  std::string m_error;
 };
 
 std::string lower(std::string s) {

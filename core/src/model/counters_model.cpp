@@ -1,9 +1,15 @@
-// JSON of the `counters` field of a point (docs/report.md). Written only with
-// what was measured: a reader tells "not collected" from zero by absence.
+// JSON of the `counters` field of a point (docs/report.md): one field list per
+// struct (json_fields.h). Written only with what was measured: a reader tells
+// "not collected" from zero by absence.
 #include "tilescope/model/counters_model.h"
+
+#include "tilescope/model/json_fields.h"
 
 namespace tilescope {
 
+using json_io::Is;
+using json_io::skipIf;
+using json_io::skipIfEmpty;
 using nlohmann::json;
 
 double KernelCounters::get(const std::string& metric, double fallback) const {
@@ -11,130 +17,75 @@ double KernelCounters::get(const std::string& metric, double fallback) const {
   return it == metrics.end() ? fallback : it->second;
 }
 
-namespace {
-
-template <class T>
-void getIf(const json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
+template <class IO, Is<KernelCounters> S>
+void fields(IO& io, S& k) {
+  io("name", k.name);
+  io("launches", k.launches);
+  io("metrics", k.metrics);
 }
 
-json toJson(const KernelCounters& k) {
-  json m = json::object();
-  for (const auto& [name, v] : k.metrics) m[name] = v;
-  return {{"name", k.name}, {"launches", k.launches}, {"metrics", m}};
+template <class IO, Is<StallCount> S>
+void fields(IO& io, S& s) {
+  io("reason", s.reason);
+  io("samples", s.samples);
 }
 
-KernelCounters kernelFromJson(const json& j) {
-  KernelCounters k;
-  getIf(j, "name", k.name);
-  getIf(j, "launches", k.launches);
-  if (auto it = j.find("metrics"); it != j.end() && it->is_object())
-    for (const auto& [name, v] : it->items())
-      if (v.is_number()) k.metrics[name] = v.get<double>();
-  return k;
+template <class IO, Is<HotLine> S>
+void fields(IO& io, S& l) {
+  io("file", l.file);
+  io("line", l.line);
+  io("samples", l.samples);
+  io("stalls", l.stalls);
 }
 
-json toJson(const std::vector<StallCount>& stalls) {
-  json a = json::array();
-  for (const auto& s : stalls) a.push_back({{"reason", s.reason}, {"samples", s.samples}});
-  return a;
+template <class IO, Is<PcSamplingInfo> S>
+void fields(IO& io, S& p) {
+  const auto notCollected = skipIf(!p.collected);
+  io("collected", p.collected);
+  io("note", p.note, skipIfEmpty(p.note));
+  io("period_log2", p.periodLog2, notCollected);
+  io("total_samples", p.totalSamples, notCollected);
+  io("dropped_samples", p.droppedSamples, notCollected);
+  io("unmapped_samples", p.unmappedSamples, notCollected);
+  io("stalls", p.stalls, notCollected);
+  io("lines", p.lines, notCollected);
 }
 
-std::vector<StallCount> stallsFromJson(const json& j) {
-  std::vector<StallCount> out;
-  if (!j.is_array()) return out;
-  for (const auto& s : j) {
-    StallCount c;
-    getIf(s, "reason", c.reason);
-    getIf(s, "samples", c.samples);
-    out.push_back(c);
-  }
-  return out;
+template <class IO, Is<CountersInfo> S>
+void fields(IO& io, S& c) {
+  io("collected", c.collected);
+  io("note", c.note, skipIfEmpty(c.note));
+  io("chip", c.chip, skipIfEmpty(c.chip));
+  io("passes", c.passes, skipIf(!(c.passes > 0)));
+  io("seconds", c.seconds, skipIf(!(c.seconds > 0)));
+  io("seconds_kernel", c.kernelSeconds, skipIf(!(c.kernelSeconds > 0)));
+  io("seconds_baseline", c.baselineSeconds, skipIf(!(c.baselineSeconds > 0)));
+  io("seconds_pc_sampling", c.pcSamplingSeconds, skipIf(!(c.pcSamplingSeconds > 0)));
+  io("metrics", c.metrics, skipIfEmpty(c.metrics));
+  io("kernel", c.kernel, skipIf(!c.collected));
+  io("baseline", c.baseline);
+  io("baseline_kernels", c.baselineKernels, skipIfEmpty(c.baselineKernels));
+  io("baseline_note", c.baselineNote, skipIfEmpty(c.baselineNote));
+  io("baseline_reused", c.baselineReused, skipIf(!c.baselineReused));
+  io("pass_failed", c.passFailed, skipIf(!c.passFailed));  // absent in reports from before it
+  io("pc_sampling", c.pcSampling, skipIf(!c.pcSampling.collected && c.pcSampling.note.empty()));
 }
 
-json toJson(const PcSamplingInfo& p) {
-  json j = {{"collected", p.collected}};
-  if (!p.note.empty()) j["note"] = p.note;
-  if (!p.collected) return j;
-  j["period_log2"] = p.periodLog2;
-  j["total_samples"] = p.totalSamples;
-  j["dropped_samples"] = p.droppedSamples;
-  j["unmapped_samples"] = p.unmappedSamples;
-  j["stalls"] = toJson(p.stalls);
-  j["lines"] = json::array();
-  for (const auto& l : p.lines)
-    j["lines"].push_back(
-        {{"file", l.file}, {"line", l.line}, {"samples", l.samples}, {"stalls", toJson(l.stalls)}});
+namespace json_io {
+json toValue(const CountersInfo& v) {
+  json j = json::object();
+  Writer w(j);
+  fields(w, v);
   return j;
 }
+void fromValue(const json& j, CountersInfo& out, const std::string& path) { readObject(j, out, path); }
+}  // namespace json_io
 
-PcSamplingInfo pcSamplingFromJson(const json& j) {
-  PcSamplingInfo p;
-  getIf(j, "collected", p.collected);
-  getIf(j, "note", p.note);
-  getIf(j, "period_log2", p.periodLog2);
-  getIf(j, "total_samples", p.totalSamples);
-  getIf(j, "dropped_samples", p.droppedSamples);
-  getIf(j, "unmapped_samples", p.unmappedSamples);
-  if (j.contains("stalls")) p.stalls = stallsFromJson(j["stalls"]);
-  if (auto it = j.find("lines"); it != j.end() && it->is_array())
-    for (const auto& l : *it) {
-      HotLine h;
-      getIf(l, "file", h.file);
-      getIf(l, "line", h.line);
-      getIf(l, "samples", h.samples);
-      if (l.contains("stalls")) h.stalls = stallsFromJson(l["stalls"]);
-      p.lines.push_back(std::move(h));
-    }
-  return p;
-}
+json toJson(const CountersInfo& c) { return json_io::toValue(c); }
 
-}  // namespace
-
-json toJson(const CountersInfo& c) {
-  json j = {{"collected", c.collected}};
-  if (!c.note.empty()) j["note"] = c.note;
-  if (!c.chip.empty()) j["chip"] = c.chip;
-  if (c.passes > 0) j["passes"] = c.passes;
-  if (c.seconds > 0) j["seconds"] = c.seconds;
-  if (c.kernelSeconds > 0) j["seconds_kernel"] = c.kernelSeconds;
-  if (c.baselineSeconds > 0) j["seconds_baseline"] = c.baselineSeconds;
-  if (c.pcSamplingSeconds > 0) j["seconds_pc_sampling"] = c.pcSamplingSeconds;
-  if (!c.metrics.empty()) j["metrics"] = c.metrics;
-  if (c.collected) j["kernel"] = toJson(c.kernel);
-  if (c.baseline) j["baseline"] = toJson(*c.baseline);
-  if (!c.baselineKernels.empty()) {
-    j["baseline_kernels"] = json::array();
-    for (const auto& k : c.baselineKernels) j["baseline_kernels"].push_back(toJson(k));
-  }
-  if (!c.baselineNote.empty()) j["baseline_note"] = c.baselineNote;
-  if (c.baselineReused) j["baseline_reused"] = true;
-  if (c.passFailed) j["pass_failed"] = true;
-  if (c.pcSampling.collected || !c.pcSampling.note.empty()) j["pc_sampling"] = toJson(c.pcSampling);
-  return j;
-}
-
-CountersInfo countersFromJson(const json& j) {
+CountersInfo countersFromJson(const json& j, const std::string& path) {
   CountersInfo c;
-  if (!j.is_object()) return c;
-  getIf(j, "collected", c.collected);
-  getIf(j, "note", c.note);
-  getIf(j, "chip", c.chip);
-  getIf(j, "passes", c.passes);
-  getIf(j, "seconds", c.seconds);
-  getIf(j, "seconds_kernel", c.kernelSeconds);
-  getIf(j, "seconds_baseline", c.baselineSeconds);
-  getIf(j, "seconds_pc_sampling", c.pcSamplingSeconds);
-  getIf(j, "metrics", c.metrics);
-  if (j.contains("kernel")) c.kernel = kernelFromJson(j["kernel"]);
-  if (j.contains("baseline")) c.baseline = kernelFromJson(j["baseline"]);
-  if (auto it = j.find("baseline_kernels"); it != j.end() && it->is_array())
-    for (const auto& k : *it) c.baselineKernels.push_back(kernelFromJson(k));
-  getIf(j, "baseline_note", c.baselineNote);
-  getIf(j, "baseline_reused", c.baselineReused);
-  getIf(j, "pass_failed", c.passFailed);  // absent in reports from before it
-  if (j.contains("pc_sampling")) c.pcSampling = pcSamplingFromJson(j["pc_sampling"]);
+  json_io::fromValue(j, c, path);
   return c;
 }
 

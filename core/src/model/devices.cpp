@@ -245,9 +245,14 @@ DeviceInfo toDeviceInfo(const DeviceSpec& d) {
   info.maxWarpsPerSm = d.maxWarpsPerSm;
   info.maxBlocksPerSm = d.maxBlocksPerSm;
   info.live = d.live;
+  info.dramGBs = d.dramGBs;
+  info.f32Tflops = d.f32Tflops;
+  info.f16TensorTflops = d.f16TensorTflops;
+  info.bf16TensorTflops = d.bf16TensorTflops;
   info.extra = toJson(d);
   for (const char* k : {"key", "name", "cc", "sm_count", "smem_per_block", "smem_per_block_optin",
-                        "smem_per_sm", "regs_per_sm", "max_warps_per_sm", "max_blocks_per_sm", "live"})
+                        "smem_per_sm", "regs_per_sm", "max_warps_per_sm", "max_blocks_per_sm", "live",
+                        "dram_gbs", "f32_tflops", "f16_tensor_tflops", "bf16_tensor_tflops"})
     info.extra.erase(k);
   return info;
 }

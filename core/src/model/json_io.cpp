@@ -1,6 +1,9 @@
 // The non-template parts of json_fields.h: messages with JSON paths, and the
-// values with a shape of their own (enums as names, small tuples as arrays).
+// values with a shape of their own (enums as names, 64-bit hex strings,
+// run-length vectors).
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 
 #include "tilescope/model/json_fields.h"
 
@@ -11,38 +14,16 @@ ReportError::ReportError(std::string path, const std::string& problem)
 
 namespace json_io {
 
-std::string kindOf(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::string:
-      return "a string";
-    case json::value_t::boolean:
-      return j.get<bool>() ? "true" : "false";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer";
-    case json::value_t::number_float:
-      return "a number";
-    default:
-      return "a binary value";
-  }
-}
-
 void fail(const std::string& path, const std::string& problem) { throw ReportError(path, problem); }
 
 void expected(const std::string& path, const char* what, const json& found) {
-  fail(path, std::string("expected ") + what + ", found " + kindOf(found));
+  fail(path, std::string("expected ") + what + ", found " + jsonKind(found));
 }
 
-std::string child(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
-
-std::string element(const std::string& path, std::size_t index) {
-  return path + "[" + std::to_string(index) + "]";
+void checkArray(const json& j, std::size_t n, const std::string& path) {
+  if (!j.is_array()) expected(path, "an array", j);
+  if (j.size() != n)
+    fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
 }
 
 void Reader::rest(json& open) const {
@@ -53,9 +34,41 @@ void Reader::rest(json& open) const {
 
 json toValue(Verdict v) { return verdictName(v); }
 json toValue(Severity v) { return severityName(v); }
-json toValue(const ByteRange& v) { return json::array({v.first, v.last}); }
-json toValue(const BadTile& v) { return json::array({v.row, v.col, v.count, v.maxErr}); }
-json toValue(const CurvePoint& v) { return json::array({v.x, v.occupancy}); }
+
+json toValue(Hex64<const std::uint64_t> v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v.value));
+  return b;
+}
+
+void fromValue(const json& j, Hex64<std::uint64_t> out, const std::string& path) {
+  if (j.is_number_integer() || j.is_number_unsigned()) return fromInteger(j, out.value, path);
+  if (!j.is_string()) expected(path, "a hex string", j);
+  const std::string& s = j.get_ref<const std::string&>();
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char* begin = s.data() + (hex ? 2 : 0);
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, out.value, hex ? 16 : 10);
+  if (begin == end || ec != std::errc() || ptr != end)
+    fail(path, "expected a 64-bit hex value (\"0x1a0\"), found \"" + clipForMessage(s, 40) + "\"");
+}
+
+json toValue(RunLength<const std::vector<std::int64_t>> v) { return rleEncode(v.values); }
+
+void fromValue(const json& j, RunLength<std::vector<std::int64_t>> out, const std::string& path) {
+  std::vector<std::int64_t> runs;
+  fromValue(j, runs, path);
+  if (runs.size() % 2)
+    fail(path, "expected [value, run] pairs, found " + std::to_string(runs.size()) + " values");
+  std::int64_t total = 0;
+  for (std::size_t i = 1; i < runs.size(); i += 2) {
+    if (runs[i] < 0) fail(jsonPathIndex(path, i), "a run of " + std::to_string(runs[i]) + " values");
+    if (runs[i] > kMaxRunLengthValues - total)  // before adding: a run near 2^63 must not overflow
+      fail(path, "more than " + std::to_string(kMaxRunLengthValues) + " values");
+    total += runs[i];
+  }
+  out.values = rleDecode(runs);
+}
 
 namespace {
 
@@ -70,39 +83,11 @@ void fromName(const json& j, E& out, const std::string& path, Parse parse) {
   }
 }
 
-// [a, b, ...]: exactly `n` values (a shorter list is a truncated file, not a default).
-const json& tuple(const json& j, std::size_t n, const std::string& path) {
-  if (!j.is_array()) expected(path, "an array", j);
-  if (j.size() != n)
-    fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
-  return j;
-}
-
 }  // namespace
 
 void fromValue(const json& j, Verdict& out, const std::string& path) { fromName(j, out, path, parseVerdict); }
 void fromValue(const json& j, Severity& out, const std::string& path) {
   fromName(j, out, path, parseSeverity);
-}
-
-void fromValue(const json& j, ByteRange& out, const std::string& path) {
-  tuple(j, 2, path);
-  fromValue(j[0], out.first, element(path, 0));
-  fromValue(j[1], out.last, element(path, 1));
-}
-
-void fromValue(const json& j, BadTile& out, const std::string& path) {
-  tuple(j, 4, path);
-  fromValue(j[0], out.row, element(path, 0));
-  fromValue(j[1], out.col, element(path, 1));
-  fromValue(j[2], out.count, element(path, 2));
-  fromValue(j[3], out.maxErr, element(path, 3));
-}
-
-void fromValue(const json& j, CurvePoint& out, const std::string& path) {
-  tuple(j, 2, path);
-  fromValue(j[0], out.x, element(path, 0));
-  fromValue(j[1], out.occupancy, element(path, 1));
 }
 
 }  // namespace json_io

@@ -71,54 +71,29 @@ int exitCodeFor(const Report& r) { return r.verdict == Verdict::ok ? kExitOk : k
 
 namespace {
 
-// Rejects nesting deeper than kMaxJsonDepth before nlohmann builds the tree: the
-// recursive readers after it (and the tree's own destructor and dump) would
-// otherwise exhaust the stack on a file of a million '['.
-void checkDepth(const std::string& text) {
-  int depth = 0, line = 1, column = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
-    ++column;
-    if (c == '\n') ++line, column = 0;
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        throw std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) +
-                                 ": nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, ..." → "parse error at line 1, ...".
-std::string withoutExceptionId(const char* what) {
-  std::string s = what;
-  if (!s.empty() && s[0] == '[') {
-    auto close = s.find("] ");
-    if (close != std::string::npos) s.erase(0, close + 2);
-  }
-  return s;
+/// "line L, column C: problem" where the text locates it, else "JSON.PATH: problem".
+std::string inputMessage(const JsonInputError& e) {
+  if (e.position.empty()) return e.what();
+  const std::size_t colon = e.position.find(':');
+  return "line " + e.position.substr(0, colon) + ", column " + e.position.substr(colon + 1) + ": " +
+         e.problem;
 }
 
 }  // namespace
 
+JsonLimits reportJsonLimits() {
+  JsonLimits limits;
+  limits.maxBytes = kMaxReportBytes;
+  limits.maxDepth = kMaxJsonDepth;
+  limits.maxMembers = 65536;
+  return limits;
+}
+
 json parseJson(const std::string& text) {
-  checkDepth(text);
   try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(withoutExceptionId(e.what()));
+    return parseJson(text, reportJsonLimits());
+  } catch (const JsonInputError& e) {
+    throw std::runtime_error(inputMessage(e));
   }
 }
 
@@ -135,19 +110,8 @@ std::string dumpJson(const json& j, int indent) {
 // ---------------------------------------------------------------- files
 
 Report loadReport(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw std::runtime_error(file.string() + ": is a directory, not a report");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot open report");
-  json j;
   try {
-    j = parseJson(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(file.string() + ": invalid JSON: " + e.what());
-  }
-  try {
-    return reportFromJson(j);
+    return reportFromJson(parseJson(readInputFile(file, kMaxReportBytes)));
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

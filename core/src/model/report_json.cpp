@@ -129,6 +129,15 @@ void fields(IO& io, S& m) {
   io("states", m.states);
 }
 
+template <class IO, Is<CrossingTile> S>
+void fields(IO& io, S& t) {
+  io("cta", t.cta);
+  io("origin", t.origin);
+  io("extent", t.extent);
+  io("in_bounds_begin", t.inBoundsBegin);
+  io("in_bounds_extent", t.inBoundsExtent);
+}
+
 template <class IO, Is<CoverageInfo> S>
 void fields(IO& io, S& c) {
   io("tensor", c.tensor);
@@ -149,7 +158,13 @@ void fields(IO& io, S& c) {
   // The declared overlap again at the coverage level, where docs/report.md's
   // summary names it; written only (the reader takes declared.overlapped).
   if constexpr (!IO::reading) io("overlapped", c.declaredOverlapped, skipIf(c.declaredOverlapped <= 0));
-  io("extra", c.extra, skipIf(c.extra.is_null()));
+  io.object(
+      "extra",
+      [&](auto& x) {
+        x("crossing_tiles", c.crossingTiles);
+        x.rest(c.extra);
+      },
+      skipIf(c.extra.is_null() && !c.crossingTiles));
 }
 
 template <class IO, Is<OccupancyCurves> S>
@@ -327,6 +342,10 @@ void fields(IO& io, S& d) {
   io("max_warps_per_sm", d.maxWarpsPerSm, skipIf(d.maxWarpsPerSm == 0));
   io("max_blocks_per_sm", d.maxBlocksPerSm, skipIf(d.maxBlocksPerSm == 0));
   io("live", d.live);
+  io("dram_gbs", d.dramGBs);
+  io("f32_tflops", d.f32Tflops);
+  io("f16_tensor_tflops", d.f16TensorTflops);
+  io("bf16_tensor_tflops", d.bf16TensorTflops);
   io.rest(d.extra);
 }
 
@@ -344,6 +363,101 @@ void fields(IO& io, S& m) {
   io("points", m.points);
   io("trials", m.trials);
   io("verdicts", m.verdicts);
+}
+
+// ---------------------------------------------------------------- diagnose and how a run ran
+
+template <class IO, Is<DiagnoseExperiment> S>
+void fields(IO& io, S& e) {
+  io("group", e.group);
+  io("experiment", e.experiment);
+  io("why", e.why);
+  io("args", e.args);
+  io("verdict", e.verdict);
+  io("wall_s", e.wallSeconds);
+}
+
+template <class IO, Is<DiagnoseConclusion> S>
+void fields(IO& io, S& c) {
+  io("group", c.group);
+  io("runs", c.runs);
+  io("settled", c.settled);
+  io("summary", c.summary);
+  io("findings", c.findings);
+}
+
+template <class IO, Is<DiagnoseInfo> S>
+void fields(IO& io, S& d) {
+  io("experiments", d.experiments);
+  io("conclusions", d.conclusions);
+  io("captures", d.captures);
+  io("max_captures", d.maxCaptures);
+  io("stopped", d.stopped, skipIfEmpty(d.stopped));
+  io("tree_error", d.treeError, skipIfEmpty(d.treeError));
+}
+
+template <class IO, Is<ShardInfo> S>
+void fields(IO& io, S& s) {
+  io("index", s.index);
+  io("count", s.count);
+  io("points", s.points);
+}
+
+template <class IO, Is<WorkersInfo> S>
+void fields(IO& io, S& w) {
+  io("warm", w.warm);
+  io("started", w.started);
+}
+
+template <class IO, Is<SlurmTaskInfo> S>
+void fields(IO& io, S& t) {
+  io("task", t.task);
+  io("job", t.job);
+  io("state", t.state);
+  io("exit_code", t.exitCode);
+  io("attempts", t.attempts);
+  io("log", t.log);
+  io("points", t.points);
+  io("gathered", t.gathered);
+  io("host", t.host);
+  io("part_problem", t.partProblem, skipIfEmpty(t.partProblem));
+}
+
+/// `sweep --slurm` fills the tasks first (mergeShardReports), then the job's folder.
+template <class IO, Is<SlurmInfo> S>
+void fields(IO& io, S& s) {
+  io("dir", s.dir, skipIfEmpty(s.dir));
+  io("script", s.script, skipIfEmpty(s.script));
+  io("jobs", s.jobs, skipIfEmpty(s.jobs));
+  io("tasks", s.tasks);
+}
+
+template <class IO, Is<ConfigHeadline> S>
+void fields(IO& io, S& c) {
+  io("name", c.name);
+  io("description", c.description);
+  io("params", c.params);
+  io("reference", c.reference);
+  io("baseline", c.baseline);
+  io("sweep", c.sweep);
+  io.object("kernel", [&](auto& k) {
+    k("entry", c.entry);
+    k("source", c.source);
+    k("compiler", c.compiler);
+    k("defines", c.defines);
+  });
+  io.object("launch", [&](auto& l) {
+    l("grid", c.grid);
+    l("block", c.block);
+    l("shared_bytes", c.sharedBytes);
+  });
+}
+
+template <class IO, Is<MismatchSample> S>
+void fields(IO& io, S& m) {
+  io("index", m.index);
+  io("expected", m.expected);
+  io("actual", m.actual);
 }
 
 template <class IO, Is<Report> S>
@@ -365,6 +479,10 @@ void fields(IO& io, S& r) {
       "extra",
       [&](auto& x) {
         x("no_gpu", r.noGpu, skipIf(!r.noGpu));
+        x("diagnose", r.diagnose);
+        x("shard", r.run.shard);
+        x("workers", r.run.workers);
+        x("slurm", r.run.slurm);
         x.rest(r.extra);
       },
       {}, true);
@@ -383,26 +501,6 @@ json write(const T& v) {
   return j;
 }
 }  // namespace
-
-json toValue(const TraceInfo& v) { return toJson(v); }
-void fromValue(const json& j, TraceInfo& out, const std::string& path) {
-  if (!j.is_object()) expected(path, "an object", j);
-  try {
-    out = traceInfoFromJson(j);
-  } catch (const std::exception& e) {  // its reader names no path: name the section
-    fail(path, e.what());
-  }
-}
-
-json toValue(const CountersInfo& v) { return toJson(v); }
-void fromValue(const json& j, CountersInfo& out, const std::string& path) {
-  if (!j.is_object()) expected(path, "an object", j);
-  try {
-    out = countersFromJson(j);
-  } catch (const std::exception& e) {  // its reader names no path: name the section
-    fail(path, e.what());
-  }
-}
 
 json toValue(const Point& v) { return write(v); }
 json toValue(const Report& v) { return write(v); }
@@ -438,7 +536,7 @@ json toJson(const DeviceInfo& d) { return write(d); }
 
 Report reportFromJson(const json& j) {
   if (!j.is_object())
-    throw ReportError("", "not a report: the document is " + json_io::kindOf(j) + ", not an object");
+    throw ReportError("", "not a report: the document is " + jsonKind(j) + ", not an object");
   const auto it = j.find("schema");
   const std::string schema = it != j.end() && it->is_string() ? it->get<std::string>() : "";
   if (schema != kReportSchema)
@@ -447,6 +545,30 @@ Report reportFromJson(const json& j) {
 }
 
 Point pointFromJson(const json& j, const std::string& path) { return read<Point>(j, path); }
+
+ConfigHeadline configHeadline(const json& config) {
+  ConfigHeadline h;
+  try {
+    if (config.is_object()) json_io::readObject(config, h, "config");
+  } catch (const ReportError&) {  // kernel or launch not an object: what came before them stands
+  }
+  return h;
+}
+
+std::vector<MismatchSample> mismatchSamples(const Finding& f) {
+  std::vector<MismatchSample> out;
+  const auto samples = f.evidence.is_object() ? f.evidence.find("samples") : f.evidence.end();
+  if (samples == f.evidence.end() || !samples->is_array()) return out;
+  for (json s : *samples) {
+    if (!s.is_object() || !s.contains("expected") || !s.contains("actual")) continue;
+    if (!s.contains("index") && s.contains("element")) s["index"] = s["element"];  // an older writer's name
+    try {
+      out.push_back(read<MismatchSample>(s, "samples"));
+    } catch (const ReportError&) {  // not a sample: the evidence is open
+    }
+  }
+  return out;
+}
 Finding findingFromJson(const json& j, const std::string& path) { return read<Finding>(j, path); }
 DeviceInfo deviceInfoFromJson(const json& j, const std::string& path) { return read<DeviceInfo>(j, path); }
 
@@ -474,8 +596,10 @@ void fromValue(const json& j, CellMap& out, const std::string& path) {
                    std::to_string(out.states.size()) + " states");
   for (std::size_t i = 0; i < out.states.size(); ++i)
     if (out.states[i] > kLastCellState)
-      fail(element(child(path, "states"), i), "unknown cell state " + std::to_string(out.states[i]));
-  if (out.cell[0] < 1 || out.cell[1] < 1) fail(child(path, "cell"), "a cell of fewer than one element");
+      fail(jsonPathIndex(jsonPathChild(path, "states"), i),
+           "unknown cell state " + std::to_string(out.states[i]));
+  if (out.cell[0] < 1 || out.cell[1] < 1)
+    fail(jsonPathChild(path, "cell"), "a cell of fewer than one element");
 }
 
 void fromValue(const json& j, ErrorMap& out, const std::string& path) {
@@ -483,7 +607,8 @@ void fromValue(const json& j, ErrorMap& out, const std::string& path) {
   if (!holds(out.rows, out.cols, out.maxAbs.size()))
     fail(path, "a " + std::to_string(out.rows) + " × " + std::to_string(out.cols) + " map with " +
                    std::to_string(out.maxAbs.size()) + " values");
-  if (out.cell[0] < 1 || out.cell[1] < 1) fail(child(path, "cell"), "a cell of fewer than one element");
+  if (out.cell[0] < 1 || out.cell[1] < 1)
+    fail(jsonPathChild(path, "cell"), "a cell of fewer than one element");
 }
 
 }  // namespace json_io

@@ -46,8 +46,8 @@ std::pair<std::size_t, std::size_t> shardBounds(std::size_t points, Shard s) {
   return {begin, begin + base + (k < extra ? 1 : 0)};
 }
 
-nlohmann::json shardJson(Shard s, const std::vector<int>& pointIndices) {
-  return {{"index", s.index}, {"count", s.count}, {"points", pointIndices}};
+ShardInfo shardInfo(Shard s, const std::vector<int>& pointIndices) {
+  return {s.index, s.count, pointIndices};
 }
 
 }  // namespace tilescope

@@ -7,14 +7,12 @@
 
 namespace tilescope {
 
-using nlohmann::json;
-
 std::string shardPartProblem(const Report& part, Shard s, std::size_t points, int trials) {
   if (part.verb != "sweep") return "its verb is '" + part.verb + "', not sweep";
-  const json& sh = part.extra.contains("shard") ? part.extra["shard"] : json();
-  if (!sh.is_object() || sh.value("index", -1) != s.index || sh.value("count", -1) != s.count)
-    return "it is not shard " + std::to_string(s.index) + "/" + std::to_string(s.count) +
-           " (extra.shard: " + (sh.is_null() ? std::string("none") : sh.dump()) + ")";
+  const std::optional<ShardInfo>& sh = part.run.shard;
+  if (!sh || sh->index != s.index || sh->count != s.count)
+    return "it is not shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + " (extra.shard: " +
+           (sh ? std::to_string(sh->index) + "/" + std::to_string(sh->count) : std::string("none")) + ")";
   const auto [begin, end] = shardBounds(points, s);
   std::map<int, std::set<int>> trialsOf;
   for (const auto& p : part.points) {
@@ -89,15 +87,13 @@ void addMatrixRows(const Report& part, std::map<int, std::vector<Verdict>>& rows
   }
 }
 
-json taskJson(const ShardTask& t, Shard s, std::size_t points) {
+SlurmTaskInfo taskInfo(const ShardTask& t, Shard s, std::size_t points) {
   const auto [begin, end] = shardBounds(points, s);
-  json pts = json::array();
-  for (auto i = begin; i < end; ++i) pts.push_back(i);
-  json j = {{"task", t.task},         {"job", t.job}, {"state", t.state}, {"exit_code", t.exitCode},
-            {"attempts", t.attempts}, {"log", t.log}, {"points", pts},    {"gathered", t.part.has_value()}};
-  if (t.part) j["host"] = t.part->host;
-  if (!t.partProblem.empty()) j["part_problem"] = t.partProblem;
-  return j;
+  SlurmTaskInfo info{t.task, t.job,        t.state, t.exitCode, t.attempts, t.log, {}, t.part.has_value(),
+                     {},     t.partProblem};
+  for (auto i = begin; i < end; ++i) info.points.push_back(static_cast<std::int64_t>(i));
+  if (t.part) info.host = t.part->host;
+  return info;
 }
 
 }  // namespace
@@ -115,11 +111,11 @@ Report mergeShardReports(const Config& config, int trials, const std::vector<Sha
 
   std::map<int, std::vector<Verdict>> rows;
   std::map<int, std::string> labels;
-  json taskList = json::array();
+  SlurmInfo slurm;
   for (int k = 0; k < count; ++k) {
     const ShardTask& t = tasks[static_cast<std::size_t>(k)];
     const Shard s{k, count};
-    taskList.push_back(taskJson(t, s, sweep.size()));
+    slurm.tasks.push_back(taskInfo(t, s, sweep.size()));
     if (!t.part) {
       const std::size_t before = report.points.size();
       addLostPoints(sweep, t, s, trials, report.points);
@@ -145,7 +141,7 @@ Report mergeShardReports(const Config& config, int trials, const std::vector<Sha
     matrix.verdicts.push_back(std::move(row));
   }
   report.matrix = std::move(matrix);
-  report.extra["slurm"] = {{"tasks", taskList}};
+  report.run.slurm = std::move(slurm);
   report.finalize();
   return report;
 }

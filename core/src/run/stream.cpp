@@ -127,7 +127,7 @@ const char* bodyKey(std::size_t index) {
 void checkCategories(const std::vector<Finding>& findings, const std::string& path) {
   for (std::size_t i = 0; i < findings.size(); ++i)
     if (!isKnownCategory(findings[i].category))
-      throw ReportError(json_io::child(json_io::element(json_io::child(path, "findings"), i), "category"),
+      throw ReportError(jsonPathChild(jsonPathIndex(jsonPathChild(path, "findings"), i), "category"),
                         "unknown finding category '" + clipForMessage(findings[i].category) + "'");
 }
 
@@ -137,12 +137,12 @@ void checkCategories(const StreamBody& body) {
   if (const auto* r = std::get_if<ReportEvent>(&body)) {
     checkCategories(r->report.findings, "report");
     for (std::size_t i = 0; i < r->report.points.size(); ++i)
-      checkCategories(r->report.points[i].findings, json_io::element("report.points", i));
+      checkCategories(r->report.points[i].findings, jsonPathIndex("report.points", i));
   }
   if (const auto* p = std::get_if<ProgressEvent>(&body))
     for (std::size_t i = 0; i < p->findings.size(); ++i)
       if (!isKnownCategory(p->findings[i]))
-        throw ReportError(json_io::element("findings", i),
+        throw ReportError(jsonPathIndex("findings", i),
                           "unknown finding category '" + clipForMessage(p->findings[i]) + "'");
 }
 
@@ -201,10 +201,8 @@ std::optional<StreamEvent> parseStreamEvent(std::string_view line) {
     throw StreamError("", "",
                       "a line of " + std::to_string(line.size()) + " bytes, over the limit of " +
                           std::to_string(kMaxStreamLineBytes) + " bytes");
-  JsonLimits limits;
+  JsonLimits limits = reportJsonLimits();  // the stream's point is the report's
   limits.maxBytes = kMaxStreamLineBytes;
-  limits.maxDepth = kMaxJsonDepth;
-  limits.maxMembers = 65536;
   json j;
   try {
     j = parseJson(std::string(line), limits);
@@ -225,7 +223,7 @@ std::optional<StreamEvent> parseStreamEvent(std::string_view line) {
   if (event == j.end() || !event->is_string())
     throw StreamError("", "event",
                       event == j.end() ? std::string("missing: every stream line names its event")
-                                       : "expected a string, found " + json_io::kindOf(*event));
+                                       : "expected a string, found " + jsonKind(*event));
   return readEvent(j, event->get<std::string>());
 }
 

@@ -96,6 +96,146 @@ std::string joinPath(const std::string& dir, const std::string& name) {
   return dir + "/" + name;
 }
 
+/// A line-program unit's header: the program's parameters and its file table.
+struct LineUnit {
+  int minInst = 1, lineBase = 0, lineRange = 1, opcodeBase = 1;
+  std::vector<int> opLengths;  ///< operands of each standard opcode
+  std::vector<std::string> files{""};
+  const std::uint8_t* program = nullptr;
+  const std::uint8_t* end = nullptr;
+};
+
+/// Reads a unit's header from `r` (at the unit's start); "" or what is wrong.
+std::string readUnitHeader(Reader& r, LineUnit* u) {
+  std::uint64_t unitLength = r.fixed<std::uint32_t>();
+  const bool dwarf64 = unitLength == 0xffffffffu;
+  if (dwarf64) unitLength = r.fixed<std::uint64_t>();
+  if (!r.ok || !r.has(unitLength)) return "truncated .debug_line unit";
+  u->end = r.p + unitLength;
+  const std::uint16_t version = r.fixed<std::uint16_t>();
+  if (version < 2 || version > 4) return "unsupported .debug_line version " + std::to_string(version);
+  const std::uint64_t headerLength = dwarf64 ? r.fixed<std::uint64_t>() : r.fixed<std::uint32_t>();
+  u->program = r.p + headerLength;
+  u->minInst = r.fixed<std::uint8_t>();
+  if (version >= 4) (void)r.fixed<std::uint8_t>();  // maximum_operations_per_instruction
+  (void)r.fixed<std::uint8_t>();                    // default_is_stmt
+  u->lineBase = r.fixed<std::int8_t>();
+  u->lineRange = r.fixed<std::uint8_t>();
+  u->opcodeBase = r.fixed<std::uint8_t>();
+  if (!r.ok || u->lineRange == 0 || u->opcodeBase == 0 || u->program > u->end)
+    return "malformed .debug_line header";
+  u->opLengths.assign(std::size_t(u->opcodeBase), 0);
+  for (int i = 1; i < u->opcodeBase; ++i) u->opLengths[std::size_t(i)] = r.fixed<std::uint8_t>();
+  std::vector<std::string> dirs{""};
+  for (std::string d; !(d = r.cstr()).empty() && r.ok;) dirs.push_back(d);
+  while (r.ok && r.p < u->program && *r.p) {
+    std::string name = r.cstr();
+    std::uint64_t dir = r.uleb();
+    r.uleb(), r.uleb();  // mtime, length
+    u->files.push_back(joinPath(dir < dirs.size() ? dirs[dir] : "", name));
+  }
+  return r.ok ? "" : "malformed .debug_line file table";
+}
+
+/// The line program's registers (DWARF 4, 6.2.2); emit() appends a row.
+struct LineState {
+  LineState(const LineUnit& u, std::vector<LineRow>& r) : unit(u), rows(r) {}
+  const LineUnit& unit;
+  std::vector<LineRow>& rows;
+  std::uint64_t address = 0;
+  std::uint64_t file = 1;
+  std::int64_t line = 1;
+  std::string function;
+  void emit() {
+    LineRow row;
+    row.function = function;
+    row.offset = address;
+    row.file = file < unit.files.size() ? unit.files[file] : "";
+    row.line = int(line);
+    rows.push_back(std::move(row));
+  }
+};
+
+/// An extended opcode (0, length, sub-opcode): end_sequence and set_address,
+/// relocated against the function's symbol, matter; the rest is skipped.
+void extendedOp(const DebugLineInput& in, Reader& pr, LineState& st) {
+  const std::uint64_t len = pr.uleb();
+  if (len == 0 || !pr.has(len)) {
+    pr.ok = false;
+    return;
+  }
+  const std::uint8_t* next = pr.p + len;
+  const std::uint8_t sub = pr.fixed<std::uint8_t>();
+  if (sub == 1) {  // end_sequence
+    st.emit();
+    st.rows.back().line = 0;  // marks the end: nothing maps past it
+    st.address = 0, st.file = 1, st.line = 1, st.function.clear();
+  } else if (sub == 2) {  // set_address
+    const std::uint64_t at = std::uint64_t(pr.p - in.data);
+    std::uint64_t value = 0;
+    std::memcpy(&value, pr.p, std::min<std::size_t>(len - 1, sizeof value));
+    st.address = value;
+    for (const auto& rel : in.relocations)
+      if (rel.offset == at) st.function = rel.function, st.address = std::uint64_t(rel.addend);
+  }
+  pr.p = next;
+}
+
+/// A standard opcode (1 to opcode_base - 1).
+void standardOp(std::uint8_t op, Reader& pr, LineState& st) {
+  const LineUnit& u = st.unit;
+  switch (op) {
+    case 1:
+      st.emit();
+      break;
+    case 2:
+      st.address += pr.uleb() * std::uint64_t(u.minInst);
+      break;
+    case 3:
+      st.line += pr.sleb();
+      break;
+    case 4:
+      st.file = pr.uleb();
+      break;
+    case 5:
+      pr.uleb();
+      break;
+    case 6:
+    case 7:
+    case 10:
+    case 11:
+      break;
+    case 8:
+      st.address += std::uint64_t((255 - u.opcodeBase) / u.lineRange) * std::uint64_t(u.minInst);
+      break;
+    case 9:
+      st.address += pr.fixed<std::uint16_t>();
+      break;
+    default:
+      for (int i = 0; i < u.opLengths[op]; ++i) pr.uleb();
+  }
+}
+
+/// Runs a unit's line program; false when it is malformed.
+bool runProgram(const DebugLineInput& in, const LineUnit& u, std::vector<LineRow>& rows) {
+  Reader pr{u.program, u.end};
+  LineState st{u, rows};
+  while (pr.p < pr.end && pr.ok) {
+    const std::uint8_t op = pr.fixed<std::uint8_t>();
+    if (op >= u.opcodeBase) {  // a special opcode: advance address and line, emit
+      const int adj = op - u.opcodeBase;
+      st.address += std::uint64_t(adj / u.lineRange) * std::uint64_t(u.minInst);
+      st.line += u.lineBase + adj % u.lineRange;
+      st.emit();
+    } else if (op == 0) {
+      extendedOp(in, pr, st);
+    } else {
+      standardOp(op, pr, st);
+    }
+  }
+  return pr.ok;
+}
+
 }  // namespace
 
 std::vector<LineRow> decodeDebugLine(const DebugLineInput& in, std::string* error) {
@@ -106,118 +246,10 @@ std::vector<LineRow> decodeDebugLine(const DebugLineInput& in, std::string* erro
     return rows;
   };
   while (r.p < r.end) {
-    const std::uint8_t* unitStart = r.p;
-    std::uint64_t unitLength = r.fixed<std::uint32_t>();
-    bool dwarf64 = unitLength == 0xffffffffu;
-    if (dwarf64) unitLength = r.fixed<std::uint64_t>();
-    if (!r.ok || !r.has(unitLength)) return fail("truncated .debug_line unit");
-    const std::uint8_t* unitEnd = r.p + unitLength;
-    const std::uint16_t version = r.fixed<std::uint16_t>();
-    if (version < 2 || version > 4) return fail("unsupported .debug_line version " + std::to_string(version));
-    const std::uint64_t headerLength = dwarf64 ? r.fixed<std::uint64_t>() : r.fixed<std::uint32_t>();
-    const std::uint8_t* program = r.p + headerLength;
-    const int minInst = r.fixed<std::uint8_t>();
-    if (version >= 4) (void)r.fixed<std::uint8_t>();  // maximum_operations_per_instruction
-    const bool defaultStmt = r.fixed<std::uint8_t>() != 0;
-    (void)defaultStmt;
-    const int lineBase = r.fixed<std::int8_t>();
-    const int lineRange = r.fixed<std::uint8_t>();
-    const int opcodeBase = r.fixed<std::uint8_t>();
-    if (!r.ok || lineRange == 0 || opcodeBase == 0 || program > unitEnd)
-      return fail("malformed .debug_line header");
-    std::vector<int> opLengths(std::size_t(opcodeBase), 0);
-    for (int i = 1; i < opcodeBase; ++i) opLengths[std::size_t(i)] = r.fixed<std::uint8_t>();
-    std::vector<std::string> dirs{""};
-    for (std::string d; !(d = r.cstr()).empty() && r.ok;) dirs.push_back(d);
-    std::vector<std::string> files{""};
-    while (r.ok && r.p < program && *r.p) {
-      std::string name = r.cstr();
-      std::uint64_t dir = r.uleb();
-      r.uleb(), r.uleb();  // mtime, length
-      files.push_back(joinPath(dir < dirs.size() ? dirs[dir] : "", name));
-    }
-    if (!r.ok) return fail("malformed .debug_line file table");
-
-    r.p = program;
-    Reader pr{program, unitEnd};
-    std::uint64_t address = 0;
-    std::uint64_t file = 1;
-    std::int64_t line = 1;
-    std::string function;
-    auto emit = [&] {
-      LineRow row;
-      row.function = function;
-      row.offset = address;
-      row.file = file < files.size() ? files[file] : "";
-      row.line = int(line);
-      rows.push_back(std::move(row));
-    };
-    while (pr.p < pr.end && pr.ok) {
-      const std::uint8_t op = pr.fixed<std::uint8_t>();
-      if (op >= opcodeBase) {
-        const int adj = op - opcodeBase;
-        address += std::uint64_t(adj / lineRange) * std::uint64_t(minInst);
-        line += lineBase + adj % lineRange;
-        emit();
-        continue;
-      }
-      switch (op) {
-        case 0: {  // extended
-          const std::uint64_t len = pr.uleb();
-          if (len == 0 || !pr.has(len)) {
-            pr.ok = false;
-            break;
-          }
-          const std::uint8_t* next = pr.p + len;
-          const std::uint8_t sub = pr.fixed<std::uint8_t>();
-          if (sub == 1) {  // end_sequence
-            emit();
-            rows.back().line = 0;  // marks the end: nothing maps past it
-            address = 0, file = 1, line = 1, function.clear();
-          } else if (sub == 2) {  // set_address, relocated against the function's symbol
-            const std::uint64_t at = std::uint64_t(pr.p - in.data);
-            std::uint64_t value = 0;
-            std::memcpy(&value, pr.p, std::min<std::size_t>(len - 1, sizeof value));
-            address = value;
-            for (const auto& rel : in.relocations)
-              if (rel.offset == at) function = rel.function, address = std::uint64_t(rel.addend);
-          }
-          pr.p = next;
-          break;
-        }
-        case 1:
-          emit();
-          break;
-        case 2:
-          address += pr.uleb() * std::uint64_t(minInst);
-          break;
-        case 3:
-          line += pr.sleb();
-          break;
-        case 4:
-          file = pr.uleb();
-          break;
-        case 5:
-          pr.uleb();
-          break;
-        case 6:
-        case 7:
-        case 10:
-        case 11:
-          break;
-        case 8:
-          address += std::uint64_t((255 - opcodeBase) / lineRange) * std::uint64_t(minInst);
-          break;
-        case 9:
-          address += pr.fixed<std::uint16_t>();
-          break;
-        default:
-          for (int i = 0; i < opLengths[op]; ++i) pr.uleb();
-      }
-    }
-    if (!pr.ok) return fail("malformed .debug_line program");
-    r.p = unitEnd;
-    (void)unitStart;
+    LineUnit unit;
+    if (std::string why = readUnitHeader(r, &unit); !why.empty()) return fail(why);
+    if (!runProgram(in, unit, rows)) return fail("malformed .debug_line program");
+    r.p = unit.end;
   }
   return rows;
 }

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 
 #include "capture/capture_detail.h"
 #include "capture/capture_trace.h"
@@ -310,43 +312,129 @@ class ProfilerLock {
     std::error_code ec;
     const auto path = std::filesystem::temp_directory_path(ec) / ("tilescope-profiler-" + name + ".lock");
     if (ec) return;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd_ < 0) return;
-    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (m_fd < 0) return;
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) return;
     progress("wait for the GPU's profiler (another capture on this GPU is profiling)");
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
     }
   }
   ~ProfilerLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+    if (m_fd >= 0) ::close(m_fd);  // closing releases the lock
   }
   ProfilerLock(const ProfilerLock&) = delete;
   ProfilerLock& operator=(const ProfilerLock&) = delete;
 
  private:
-  int fd_ = -1;
+  int m_fd = -1;
 };
 
-}  // namespace
+void say(const CaptureOptions& opts, const std::string& message) {
+  if (opts.progress) opts.progress(message);
+}
 
-Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto progress = [&](const std::string& m) {
-    if (opts.progress) opts.progress(m);
-  };
+/// The point before anything ran: the config's names and values, the launch's shape.
+Point pointShell(const Config& cfg, const ResolvedLaunch& l) {
   Point p;
   p.label = cfg.name;
   p.defines = pointDefines(cfg);
   for (const auto& [name, v] : cfg.params) p.params[name] = v;
-  CaptureState s;
-  s.cfg = &cfg;
-  s.resolved = resolvePoint(cfg);
-  const ResolvedLaunch& l = s.resolved.launch;
   for (int d = 0; d < 3; ++d) {
     p.launch.grid[d] = l.grid[d];
     p.launch.block[d] = l.block[d];
   }
   p.launch.sharedBytes = l.sharedBytes;
+  return p;
+}
+
+/// The kernel's arguments and launch shape (a Triton kernel's own packing and
+/// scratch buffers). False, with the finding, when they cannot be made.
+bool kernelArgs(const Config& cfg, CaptureState& s, Point& p, KernelArgs* args, LaunchGeometry* g) {
+  std::map<std::string, CUdeviceptr> ptrs;
+  for (const auto& t : s.tensors) ptrs[t.name] = t.ptr;
+  const ResolvedLaunch& l = s.resolved.launch;
+  *g = toGeometry(l);
+  std::string error;
+  if (!s.triton) {
+    if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", args, &error))
+      throw ConfigError("args", error);
+    return true;
+  }
+  CUdeviceptr scratch[2] = {0, 0};
+  if (!allocateTritonScratch(s, p, scratch)) return false;
+  if (!buildTritonArgs(cfg.args, *s.triton, s.resolved.symbols, ptrs, scratch, args, &error)) {
+    p.findings.push_back(simpleFinding("invalid_launch", error, {{"triton", p.extra["triton"]}}));
+    return false;
+  }
+  *g = tritonGeometry(l, *s.triton);
+  return true;
+}
+
+/// The untraced launch. Its verdict when it failed: the capture ends there.
+std::optional<Verdict> launchUntraced(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+                                      CUfunction fn, const LaunchGeometry& g, KernelArgs& args,
+                                      const TraceAnalysis& traced, Point& p) {
+  say(opts, "launch " + cfg.kernel.entry);
+  if (opts.phase) opts.phase("launch");
+  CUresult r = launch(fn, g, args, nullptr);
+  if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
+  if (opts.phase) opts.phase("launched");
+  if (r == CUDA_SUCCESS) return std::nullopt;
+  p.launch.error = cuErrorText(r);
+  s.dead = isStickyError(r);
+  p.findings.push_back(errorFinding(r, "kernel", s.resolved.launch));
+  if (p.trace.traced()) mergeTraceFindings(traced, p);
+  return classifyCuError(r).verdict;
+}
+
+/// The hardware counters of the launch, under the profiler lock. A traced
+/// capture reads none: the Sanitizer API's patches stay on the module, and a
+/// launch the trace stopped would fault untraced.
+void readCounters(CaptureState& s, const CaptureOptions& opts, CUfunction fn, const LaunchGeometry& g,
+                  KernelArgs& args, Point& p) {
+  if (opts.trace.enabled) {
+    p.counters.note = "hardware counters not read: a traced capture (run it without --trace for counters)";
+    return;
+  }
+  std::function<void(const Point&)> checkpoint;
+  if (opts.checkpoint)
+    checkpoint = [&](const Point& now) {
+      Point sofar = now;
+      finish(sofar);
+      sofar.status.stickyError = s.dead;
+      opts.checkpoint(sofar);
+    };
+  if (checkpoint) checkpoint(p);
+  const ProfilerLock lock(s.limits.device, [&](const std::string& m) { say(opts, m); });
+  profileCounters(s, fn, g, args, p, opts, checkpoint);
+}
+
+/// What is measured of a launch that ran: its time, the baseline's, the counters.
+void measure(const Config& cfg, CaptureState& s, const CaptureOptions& opts, CUfunction fn,
+             const LaunchGeometry& g, KernelArgs& args, bool skipUntraced, Point& p) {
+  if (opts.timing && skipUntraced) {
+    p.timing.note = "not timed: the untraced kernel would fault (see the trace's findings)";
+  } else if (opts.timing) {
+    say(opts, "time the kernel");
+    timeKernel(cfg, fn, g, args, p);
+  }
+  if (opts.baseline && cfg.baseline.kind != "none") {
+    say(opts, "time the baseline: " + cfg.baseline.kind);
+    timeBaseline(s, p);
+    if (auto f = compareWithBaseline(p, cfg.run.slowFactor)) p.findings.push_back(*f);
+  }
+  if (opts.counters && cfg.run.counters) readCounters(s, opts, fn, g, args, p);
+}
+
+}  // namespace
+
+Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
+  auto t0 = std::chrono::steady_clock::now();
+  CaptureState s;
+  s.cfg = &cfg;
+  s.resolved = resolvePoint(cfg);
+  const ResolvedLaunch& l = s.resolved.launch;
+  Point p = pointShell(cfg, l);
   auto done = [&](Verdict floor = Verdict::ok) {
     finish(p, floor);
     p.status.stickyError = s.dead;
@@ -354,6 +442,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
     return p;
   };
 
+  // Device, compile, launch checks, tensors.
   CUcontext ctx = nullptr;
   std::string error;
   if (!openDevice(opts.device, &ctx, &s.limits, &error)) {
@@ -365,31 +454,18 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
                        {"cc", std::to_string(s.limits.ccMajor) + "." + std::to_string(s.limits.ccMinor)},
                        {"sm_count", s.limits.smCount},
                        {"smem_per_block_optin", s.limits.smemPerBlockOptin}};
-  progress("compile " + cfg.kernel.source + " for " + s.limits.arch());
+  say(opts, "compile " + cfg.kernel.source + " for " + s.limits.arch());
   if (!compileAndLoad(cfg, s, opts, p)) return done(Verdict::compile_error);
   CUfunction fn = s.modules.front().function;
-
   p.launch.attempted = true;
   if (!prepareLaunch(fn, p.compile, l, s.limits, &p.findings)) return done(Verdict::launch_error);
-  progress("allocate " + std::to_string(s.resolved.tensors.size()) + " tensors with guard zones");
+  say(opts, "allocate " + std::to_string(s.resolved.tensors.size()) + " tensors with guard zones");
   if (!allocateAll(cfg, s, opts, p)) return done();
-
-  std::map<std::string, CUdeviceptr> ptrs;
-  for (const auto& t : s.tensors) ptrs[t.name] = t.ptr;
   KernelArgs args;
-  LaunchGeometry g = toGeometry(l);
-  if (s.triton) {
-    CUdeviceptr scratch[2] = {0, 0};
-    if (!allocateTritonScratch(s, p, scratch)) return done(Verdict::launch_error);
-    if (!buildTritonArgs(cfg.args, *s.triton, s.resolved.symbols, ptrs, scratch, &args, &error)) {
-      p.findings.push_back(simpleFinding("invalid_launch", error, {{"triton", p.extra["triton"]}}));
-      return done(Verdict::launch_error);
-    }
-    g = tritonGeometry(l, *s.triton);
-  } else if (!buildArgs(cfg.args, s.resolved.symbols, ptrs, "args", &args, &error)) {
-    throw ConfigError("args", error);
-  }
+  LaunchGeometry g;
+  if (!kernelArgs(cfg, s, p, &args, &g)) return done(Verdict::launch_error);
 
+  // The traced launch first (it may stand in for the untraced one), then the untraced one.
   TraceAnalysis traced;
   bool skipUntraced = false;
   if (opts.trace.enabled) {
@@ -399,59 +475,19 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   if (skipUntraced) {
     // The traced launch completed with the faulting warps stopped: its output is
     // what the rest of the capture judges; an untraced launch would kill the context.
-    progress("the trace stopped accesses that would fault: the capture judges the traced launch's output");
+    say(opts, "the trace stopped accesses that would fault: the capture judges the traced launch's output");
     p.launch.error = "not launched untraced: the trace stopped accesses that would have faulted";
-  } else {
-    progress("launch " + cfg.kernel.entry);
-    if (opts.phase) opts.phase("launch");
-    CUresult r = launch(fn, g, args, nullptr);
-    if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
-    if (opts.phase) opts.phase("launched");
-    if (r != CUDA_SUCCESS) {
-      p.launch.error = cuErrorText(r);
-      s.dead = isStickyError(r);
-      p.findings.push_back(errorFinding(r, "kernel", l));
-      if (p.trace.traced()) mergeTraceFindings(traced, p);
-      return done(classifyCuError(r).verdict);
-    }
+  } else if (auto failed = launchUntraced(cfg, s, opts, fn, g, args, traced, p)) {
+    return done(*failed);
   }
   p.launch.ok = true;
 
-  progress("check guard zones, coverage and correctness");
+  // The evidence, then the measurements.
+  say(opts, "check guard zones, coverage and correctness");
   collectEvidence(cfg, s, opts, p);
   if (p.trace.traced()) mergeTraceFindings(traced, p);
   if (s.dead) return done(Verdict::fault);
-
-  if (opts.timing && skipUntraced) {
-    p.timing.note = "not timed: the untraced kernel would fault (see the trace's findings)";
-  } else if (opts.timing) {
-    progress("time the kernel");
-    timeKernel(cfg, fn, g, args, p);
-  }
-  if (opts.baseline && cfg.baseline.kind != "none") {
-    progress("time the baseline: " + cfg.baseline.kind);
-    timeBaseline(s, p);
-    if (auto f = compareWithBaseline(p, cfg.run.slowFactor)) p.findings.push_back(*f);
-  }
-  if (opts.counters && cfg.run.counters) {
-    if (opts.trace.enabled) {
-      // The Sanitizer API's patches stay on the module and a launch the trace
-      // stopped would fault untraced: counters come from an untraced capture.
-      p.counters.note = "hardware counters not read: a traced capture (run it without --trace for counters)";
-    } else {
-      std::function<void(const Point&)> checkpoint;
-      if (opts.checkpoint)
-        checkpoint = [&](const Point& now) {
-          Point sofar = now;
-          finish(sofar);
-          sofar.status.stickyError = s.dead;
-          opts.checkpoint(sofar);
-        };
-      if (checkpoint) checkpoint(p);
-      const ProfilerLock lock(s.limits.device, progress);
-      profileCounters(s, fn, g, args, p, opts, checkpoint);
-    }
-  }
+  measure(cfg, s, opts, fn, g, args, skipUntraced, p);
   return done();
 }
 

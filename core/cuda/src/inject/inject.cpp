@@ -16,23 +16,16 @@ namespace {
 using tilescope::inject::LaunchCall;
 using tilescope::inject::Recorder;
 
-void fromLaunchKernel(const cuLaunchKernel_params* p, LaunchCall* c) {
+/// cuLaunchKernel's and cuLaunchCooperativeKernel's parameters (the latter has no `extra`).
+template <class Params>
+void fromLaunchKernel(const Params* p, LaunchCall* c) {
   c->f = p->f;
   c->grid[0] = p->gridDimX, c->grid[1] = p->gridDimY, c->grid[2] = p->gridDimZ;
   c->block[0] = p->blockDimX, c->block[1] = p->blockDimY, c->block[2] = p->blockDimZ;
   c->sharedBytes = p->sharedMemBytes;
   c->stream = p->hStream;
   c->params = p->kernelParams;
-  c->extra = p->extra;
-}
-
-void fromCooperative(const cuLaunchCooperativeKernel_params* p, LaunchCall* c) {
-  c->f = p->f;
-  c->grid[0] = p->gridDimX, c->grid[1] = p->gridDimY, c->grid[2] = p->gridDimZ;
-  c->block[0] = p->blockDimX, c->block[1] = p->blockDimY, c->block[2] = p->blockDimZ;
-  c->sharedBytes = p->sharedMemBytes;
-  c->stream = p->hStream;
-  c->params = p->kernelParams;
+  if constexpr (requires { p->extra; }) c->extra = p->extra;
 }
 
 void fromLaunchEx(const cuLaunchKernelEx_params* p, LaunchCall* c) {
@@ -74,7 +67,7 @@ void driverCallback(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
       c.perThreadStream = true;
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      fromCooperative(static_cast<const cuLaunchCooperativeKernel_params*>(d->functionParams), &c);
+      fromLaunchKernel(static_cast<const cuLaunchCooperativeKernel_params*>(d->functionParams), &c);
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
       c.perThreadStream = true;

@@ -69,14 +69,16 @@ class HostObject {
   HostObject& operator=(const HostObject&) = delete;
   CUpti_Profiler_Host_Object* get() const { return m_host; }
 
-  /// Adds one metric; false (and the CUPTI result) when the chip does not know it.
-  CUptiResult add(const std::string& metric) {
-    const char* name = metric.c_str();
+  /// Adds metrics to the config; the CUPTI result (an error when the chip does
+  /// not know one: the host object is unusable after that).
+  CUptiResult add(const std::vector<std::string>& metrics) {
+    std::vector<const char*> names;
+    for (const std::string& m : metrics) names.push_back(m.c_str());
     auto p = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
         CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     p.pHostObject = m_host;
-    p.ppMetricNames = &name;
-    p.numMetrics = 1;
+    p.ppMetricNames = names.data();
+    p.numMetrics = names.size();
     return cuptiProfilerHostConfigAddMetrics(&p);
   }
 
@@ -322,14 +324,7 @@ Prepared& prepare(const std::string& chip, CUcontext ctx, const std::vector<std:
   p.host = std::make_unique<HostObject>(chip, &availability);
   const std::set<std::string> bases = p.host->baseMetrics();
   for (const std::string& m : requested) (bases.count(baseOf(m)) ? p.metrics : p.missing).push_back(m);
-  std::vector<const char*> names;
-  for (const std::string& m : p.metrics) names.push_back(m.c_str());
-  auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = p.host->get();
-  add.ppMetricNames = names.data();
-  add.numMetrics = names.size();
-  check(cuptiProfilerHostConfigAddMetrics(&add),
+  check(p.host->add(p.metrics),
         "cuptiProfilerHostConfigAddMetrics (run.metrics are checked first: a standard metric?)");
   p.config = p.host->configImage();
   p.passes = passesOf(p.config);
@@ -383,25 +378,16 @@ std::string validateMetrics(const std::string& chip, const std::vector<std::stri
       // One batch first (fast); only a failing list is checked name by name.
       HostObject batch(chip, nullptr);
       const std::set<std::string> bases = batch.baseMetrics();
-      std::vector<const char*> all;
       bool basesKnown = true;
-      for (const std::string& m : names) {
-        all.push_back(m.c_str());
-        basesKnown = basesKnown && bases.count(baseOf(m)) > 0;
-      }
-      auto add = sized<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-      add.pHostObject = batch.get();
-      add.ppMetricNames = all.data();
-      add.numMetrics = all.size();
-      if (basesKnown && cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS) return {};
+      for (const std::string& m : names) basesKnown = basesKnown && bases.count(baseOf(m)) > 0;
+      if (basesKnown && batch.add(names) == CUPTI_SUCCESS) return {};
     }
     HostObject host(chip, nullptr);
     const std::set<std::string> bases = host.baseMetrics();
     for (std::size_t i = 0; i < names.size(); ++i) {
       // A failed add leaves the host object unusable, so the base name is looked
       // up first; the add then checks the rollup and submetric.
-      if (bases.count(baseOf(names[i])) && host.add(names[i]) == CUPTI_SUCCESS) continue;
+      if (bases.count(baseOf(names[i])) && host.add({names[i]}) == CUPTI_SUCCESS) continue;
       if (badIndex) *badIndex = static_cast<int>(i);
       return "unknown metric '" + names[i] + "' for the " + chip +
              " chip (names as `ncu --query-metrics` lists them, with a rollup such as .sum or "

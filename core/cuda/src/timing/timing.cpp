@@ -119,6 +119,97 @@ void addNote(std::string& note, const std::string& more) {
   note += (note.empty() ? "" : "; ") + more;
 }
 
+/// Evicts what the previous repetition left in L2 (when asked to).
+void flushL2(const Resources& res) {
+  if (res.flush)
+    check(cuMemsetD8Async(res.flush, 0, res.flushBytes, res.stream), "cuMemsetD8Async(L2 flush)");
+}
+
+/// What the repetitions measured: the events' durations, CUPTI's kernel records.
+struct Samples {
+  std::vector<double> eventNs, kernelNs;  ///< per repetition
+  Collected col;
+};
+
+/// Repetitions in batches of kBatch until the median settles (minReps, then the
+/// noise target), the budget is spent or maxReps ran.
+void repeat(const std::function<void(CUstream)>& call, const TimingOptions& opts, Resources& res,
+            bool cuptiOn, Samples& s, TimingInfo& info) {
+  CuptiCollector& cupti = CuptiCollector::instance();
+  std::uint64_t rep = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  const int maxReps = std::max(opts.maxReps, 1);
+  while (static_cast<int>(s.eventNs.size()) < maxReps) {
+    int batch = std::min(kBatch, maxReps - static_cast<int>(s.eventNs.size()));
+    for (int i = 0; i < batch; ++i) {
+      flushL2(res);
+      check(cuEventRecord(res.starts[i], res.stream), "cuEventRecord");
+      if (cuptiOn) cupti.pushId(++rep);
+      try {
+        call(res.stream);
+      } catch (...) {
+        if (cuptiOn) cupti.popId();  // leave CUPTI's id stack as we found it
+        throw;
+      }
+      if (cuptiOn) cupti.popId();
+      check(cuEventRecord(res.ends[i], res.stream), "cuEventRecord");
+    }
+    check(cuStreamSynchronize(res.stream), "the timed calls");
+    for (int i = 0; i < batch; ++i) {
+      float ms = 0;
+      check(cuEventElapsedTime(&ms, res.starts[i], res.ends[i]), "cuEventElapsedTime");
+      s.eventNs.push_back(static_cast<double>(ms) * 1e6);
+    }
+    const std::vector<double>& samples = cuptiOn ? s.kernelNs : s.eventNs;
+    if (cuptiOn) {
+      collect(cupti.drain(), s.col);
+      s.kernelNs.clear();
+      for (auto& [id, ns] : s.col.sumNs) s.kernelNs.push_back(ns);
+    }
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (static_cast<int>(samples.size()) >= opts.minReps && medianRelNoise(samples) <= opts.targetRelNoise)
+      break;
+    if (elapsed >= opts.budgetS && static_cast<int>(s.eventNs.size()) >= std::min(opts.minReps, maxReps)) {
+      addNote(info.note, "time budget reached before the median settled");
+      break;
+    }
+  }
+}
+
+/// The kernels' statistics from CUPTI's records: kernels per call (the most
+/// common count), their names, the longest one's resources.
+void summarizeKernels(Samples& s, TimingResult& result) {
+  TimingInfo& info = result.info;
+  info.kernelNs = summarize(s.kernelNs);
+  info.cv = coefficientOfVariation(s.kernelNs);
+  std::map<int, int> histogram;
+  for (auto& [id, n] : s.col.count) histogram[n] += 1;
+  result.kernelsPerCall = std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
+                            return a.second < b.second;
+                          })->first;
+  if (histogram.size() > 1) addNote(info.note, "the number of kernels per call varied between repetitions");
+  for (auto& [id, named] : s.col.names)
+    if (static_cast<int>(named.size()) == result.kernelsPerCall) {
+      std::sort(named.begin(), named.end());
+      for (auto& [start, name] : named) result.kernelNames.push_back(name);
+      break;
+    }
+  if (s.col.sumNs.size() < s.eventNs.size())
+    addNote(info.note,
+            std::to_string(s.eventNs.size() - s.col.sumNs.size()) + " repetitions had no kernel record");
+  info.regs = s.col.longest.regs;
+  info.smemStatic = s.col.longest.smemStatic;
+  info.smemDynamic = s.col.longest.smemDynamic;
+  info.localPerThread = s.col.longest.localPerThread;
+  // Events also see launch gaps between a call's kernels and host-side work
+  // inside the call; a large gap means the kernel time is not the whole story.
+  if (info.eventNs.median > 1.5 * info.kernelNs.median + 5000)
+    addNote(info.note, "event median " + std::to_string(static_cast<long long>(info.eventNs.median)) +
+                           " ns is well above the CUPTI kernel median " +
+                           std::to_string(static_cast<long long>(info.kernelNs.median)) +
+                           " ns (launch gaps or host work inside the call)");
+}
+
 }  // namespace
 
 TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOptions& opts) {
@@ -130,104 +221,31 @@ TimingResult timeCalls(const std::function<void(CUstream)>& call, const TimingOp
   try {
     CUdevice dev = currentDevice();
     setup(res, dev, opts.flushL2);
-    auto flush = [&] {
-      if (res.flush)
-        check(cuMemsetD8Async(res.flush, 0, res.flushBytes, res.stream), "cuMemsetD8Async(L2 flush)");
-    };
     for (int i = 0; i < opts.warmup; ++i) {
-      flush();
+      flushL2(res);
       call(res.stream);
     }
     check(cuStreamSynchronize(res.stream), "the warm-up calls");
     ClockSample before = sampleSmClock(dev);
-
     std::string cuptiError = cupti.start();
     cuptiOn = cuptiError.empty();
     if (!cuptiOn) addNote(info.note, cuptiError + "; kernel times are CUDA-event times");
-
-    std::vector<double> eventNs, kernelNs;
-    Collected col;
-    std::uint64_t rep = 0;
-    auto t0 = std::chrono::steady_clock::now();
-    const int maxReps = std::max(opts.maxReps, 1);
-    while (static_cast<int>(eventNs.size()) < maxReps) {
-      int batch = std::min(kBatch, maxReps - static_cast<int>(eventNs.size()));
-      for (int i = 0; i < batch; ++i) {
-        flush();
-        check(cuEventRecord(res.starts[i], res.stream), "cuEventRecord");
-        if (cuptiOn) cupti.pushId(++rep);
-        try {
-          call(res.stream);
-        } catch (...) {
-          if (cuptiOn) cupti.popId();  // leave CUPTI's id stack as we found it
-          throw;
-        }
-        if (cuptiOn) cupti.popId();
-        check(cuEventRecord(res.ends[i], res.stream), "cuEventRecord");
-      }
-      check(cuStreamSynchronize(res.stream), "the timed calls");
-      for (int i = 0; i < batch; ++i) {
-        float ms = 0;
-        check(cuEventElapsedTime(&ms, res.starts[i], res.ends[i]), "cuEventElapsedTime");
-        eventNs.push_back(static_cast<double>(ms) * 1e6);
-      }
-      const std::vector<double>& samples = cuptiOn ? kernelNs : eventNs;
-      if (cuptiOn) {
-        collect(cupti.drain(), col);
-        kernelNs.clear();
-        for (auto& [id, ns] : col.sumNs) kernelNs.push_back(ns);
-      }
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (static_cast<int>(samples.size()) >= opts.minReps && medianRelNoise(samples) <= opts.targetRelNoise)
-        break;
-      if (elapsed >= opts.budgetS && static_cast<int>(eventNs.size()) >= std::min(opts.minReps, maxReps)) {
-        addNote(info.note, "time budget reached before the median settled");
-        break;
-      }
-    }
+    Samples s;
+    repeat(call, opts, res, cuptiOn, s, info);
     if (cuptiOn) {
       cupti.stop();
       cuptiOn = false;
     }
     ClockSample after = sampleSmClock(dev);
     addNote(info.note, clockNote(before, after, info));
-
-    info.eventNs = summarize(eventNs);
-    if (!col.sumNs.empty()) {
-      info.kernelNs = summarize(kernelNs);
-      info.cv = coefficientOfVariation(kernelNs);
-      std::map<int, int> histogram;
-      for (auto& [id, n] : col.count) histogram[n] += 1;
-      result.kernelsPerCall = std::max_element(histogram.begin(), histogram.end(), [](auto& a, auto& b) {
-                                return a.second < b.second;
-                              })->first;
-      if (histogram.size() > 1)
-        addNote(info.note, "the number of kernels per call varied between repetitions");
-      for (auto& [id, named] : col.names)
-        if (static_cast<int>(named.size()) == result.kernelsPerCall) {
-          std::sort(named.begin(), named.end());
-          for (auto& [start, name] : named) result.kernelNames.push_back(name);
-          break;
-        }
-      if (col.sumNs.size() < eventNs.size())
-        addNote(info.note,
-                std::to_string(eventNs.size() - col.sumNs.size()) + " repetitions had no kernel record");
-      info.regs = col.longest.regs;
-      info.smemStatic = col.longest.smemStatic;
-      info.smemDynamic = col.longest.smemDynamic;
-      info.localPerThread = col.longest.localPerThread;
-      // Events also see launch gaps between a call's kernels and host-side work
-      // inside the call; a large gap means the kernel time is not the whole story.
-      if (info.eventNs.median > 1.5 * info.kernelNs.median + 5000)
-        addNote(info.note, "event median " + std::to_string(static_cast<long long>(info.eventNs.median)) +
-                               " ns is well above the CUPTI kernel median " +
-                               std::to_string(static_cast<long long>(info.kernelNs.median)) +
-                               " ns (launch gaps or host work inside the call)");
+    info.eventNs = summarize(s.eventNs);
+    if (!s.col.sumNs.empty()) {
+      summarizeKernels(s, result);
     } else {
       if (cuptiError.empty())
         addNote(info.note, "CUPTI recorded no kernel for the call; kernel times are CUDA-event times");
       info.kernelNs = info.eventNs;
-      info.cv = coefficientOfVariation(eventNs);
+      info.cv = coefficientOfVariation(s.eventNs);
     }
     if (std::uint64_t lost = cupti.dropped(); lost > 0)
       addNote(info.note, std::to_string(lost) + " CUPTI records were dropped");

@@ -173,73 +173,56 @@ TracePc decodePc(const TsPc& p) {
   return tp;
 }
 
-TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const LaunchGeometry& g,
-                     KernelArgs& args, const TraceOptions& o) {
-  TraceRun run;
-  auto mark = [&run, t = std::chrono::steady_clock::now()](const char* phase) mutable {
-    const auto now = std::chrono::steady_clock::now();
-    run.phases.emplace_back(phase, std::chrono::duration<double>(now - t).count());
-    t = now;
-  };
+namespace {
+
+/// The trace buffer's plan: one allocation, each part at its offset, and what
+/// each part is cleared to before the launch.
+struct BufferPlan {
+  Layout layout;
+  std::vector<Region> regions;
+  std::uint64_t reserve(std::uint64_t bytes, std::uint8_t fill) {
+    const std::uint64_t off = layout.take(bytes);
+    regions.push_back({off, bytes, fill});
+    return off;
+  }
+};
+
+/// Setup: the Sanitizer API, and a second copy of the module patched (the first
+/// stays untouched for the untraced launch and the timing). "" or why not.
+std::string patchCopy(const TraceInputs& s, const CompiledKernel& ck, const TraceOptions& o, TraceRun& run,
+                      LoadedKernel* tk) {
   SanitizerApi& api = SanitizerApi::instance();
-  if (!api.init().empty()) {
-    run.error = api.init();
-    return run;
-  }
-  if (s.limits.ccMajor < 8) {
-    run.error = "the tracer needs compute capability 8.0 or newer (this GPU is " +
-                std::to_string(s.limits.ccMajor) + "." + std::to_string(s.limits.ccMinor) + ")";
-    return run;
-  }
+  if (!api.init().empty()) return api.init();
+  if (s.limits.ccMajor < 8)
+    return "the tracer needs compute capability 8.0 or newer (this GPU is " +
+           std::to_string(s.limits.ccMajor) + "." + std::to_string(s.limits.ccMinor) + ")";
   CUcontext ctx = nullptr;
   cuCtxGetCurrent(&ctx);
-  auto fail = [&](const std::string& e) {
-    run.error = e;
-    return run;
-  };
-  if (auto e = api.addPatches(ctx); !e.empty()) return fail(e);
-
-  // A second copy of the module is patched; the first stays untouched for the
-  // untraced launch and the timing.
-  LoadedKernel tk;
+  if (auto e = api.addPatches(ctx); !e.empty()) return e;
   std::string err;
-  if (!loadKernel(ck, &tk, &err)) {
-    if (tk.module) s.modules.push_back(tk);
-    return fail("loading the module to trace: " + err);
+  if (!loadKernel(ck, tk, &err)) {
+    if (tk->module) s.modules.push_back(*tk);
+    return "loading the module to trace: " + err;
   }
-  s.modules.push_back(tk);
+  s.modules.push_back(*tk);
   std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess,
                                  PatchPoint::localAccess,  PatchPoint::barrier,
                                  PatchPoint::memcpyAsync,  PatchPoint::matrixAccess};
   if (o.hazards) points.insert(points.end(), {PatchPoint::blockEnter, PatchPoint::blockExit});
   for (PatchPoint p : points)
-    if (auto e = api.patch(tk.module, p); !e.empty()) return fail(e);
+    if (auto e = api.patch(tk->module, p); !e.empty()) return e;
   // Hopper's bulk copies: where the API cannot patch them, the rest is still traced.
   for (PatchPoint p : {PatchPoint::bulkCopyGlobalToShared, PatchPoint::bulkCopySharedToGlobal})
-    if (auto e = api.patch(tk.module, p); !e.empty())
+    if (auto e = api.patch(tk->module, p); !e.empty())
       run.note += (run.note.empty() ? "" : "; ") + e + ": bulk copies not traced";
-  if (auto e = api.patchModule(tk.module); !e.empty()) return fail(e);
+  return api.patchModule(tk->module);
+}
 
-  TraceCapture& c = run.capture;
-  c.mode = o.hazards ? "full" : "memory";
-  c.kernel = tk.symbol;
-  for (int d = 0; d < 3; ++d) c.grid[d] = g.grid[d], c.block[d] = g.block[d];
-  findFunctions(ck, tk.module, tk.symbol, &c);
-  if (c.functions.empty()) return fail("sanitizerGetFunctionPcAndSize found no function of the module");
-  std::uint64_t lo = ~0ull, hi = 0;
-  for (const auto& f : c.functions) lo = std::min(lo, f.base), hi = std::max(hi, f.base + f.size);
-  if (hi - lo > (std::uint64_t(64) << 20))
-    hi = lo + (std::uint64_t(64) << 20);  // PC slots for 64 MiB of code at most
-
-  mark("setup");
-  CUfunction plain = s.modules.front().function;
-  int staticSmem = 0;
-  cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, plain);
-  if (g.sharedBytes > 48 * 1024)
-    cuFuncSetAttribute(tk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(g.sharedBytes));
+/// The header the patches read: options, the code range's PC slots, the limits,
+/// the launch's shape and its shared window.
+TsHeader traceHeader(const LaunchGeometry& g, const TraceOptions& o, std::uint64_t lo, std::uint64_t hi,
+                     int staticSmem) {
   const std::uint64_t ctas = std::uint64_t(g.grid[0]) * g.grid[1] * g.grid[2];
-  const std::uint32_t threads = g.block[0] * g.block[1] * g.block[2];
-
   TsHeader h{};
   h.magic = TS_TRACE_MAGIC;
   h.version = TS_TRACE_VERSION;
@@ -251,25 +234,16 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   h.maxHazards = o.maxHazards;
   h.maxCtas = std::uint32_t(std::min<std::uint64_t>(ctas, o.maxCtas));
   for (int d = 0; d < 3; ++d) h.grid[d] = g.grid[d], h.block[d] = g.block[d];
-  h.blockThreads = threads;
+  h.blockThreads = g.block[0] * g.block[1] * g.block[2];
   // The shared window: static + dynamic + the 1 KiB the system reserves from sm_90 on (slack elsewhere).
   h.smemBytes = std::uint32_t(staticSmem) + g.sharedBytes + 1024;
+  return h;
+}
 
-  Layout L;
-  L.take(sizeof(TsHeader));
-  std::vector<Region> regions;  // memset plan
-  auto reserve = [&](std::uint64_t bytes, std::uint8_t fill) {
-    const std::uint64_t off = L.take(bytes);
-    regions.push_back({off, bytes, fill});
-    return off;
-  };
-  h.pcsOffset = reserve(std::uint64_t(h.numPcs) * sizeof(TsPc), 0);
-  h.recordsOffset = reserve(std::uint64_t(h.maxRecords) * sizeof(TsRecord), 0);
-  h.hazardsOffset = reserve(std::uint64_t(h.maxHazards) * sizeof(TsHazard), 0);
-
-  std::size_t free = 0, total = 0;
-  cuMemGetInfo(&free, &total);
-  std::int64_t cellBudget = o.deviceCells;
+/// Each tensor's slot in the header, with its map, boxes and init bits in the
+/// buffer; then the module's __device__ variables, legal targets too.
+void planTensors(const TraceInputs& s, const CompiledKernel& ck, CUmodule module, std::int64_t cellBudget,
+                 TsHeader& h, BufferPlan& plan, TraceCapture& c) {
   for (const DeviceTensor& t : s.tensors) {
     if (h.numTensors >= TS_MAX_TENSORS) break;
     TsTensor& tt = h.tensors[h.numTensors++];
@@ -288,81 +262,50 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     // Element indices are 32-bit on the device: larger tensors are checked, not drawn.
     if (tt.spanElements < (std::uint64_t(1) << 32) && tt.spanElements > 0) {
       planMap(t, cellBudget, &tt, &info);
-      tt.cellsOffset = reserve(std::uint64_t(tt.cellRows) * tt.cellCols * 16, 0xFF);
-      tt.boxesOffset = reserve(std::uint64_t(h.maxCtas) * 2 * sizeof(TsBox), 0xFF);
-      if (info.trackInit) tt.initOffset = reserve((tt.spanElements + 31) / 32 * 4, 0);
+      tt.cellsOffset = plan.reserve(std::uint64_t(tt.cellRows) * tt.cellCols * 16, 0xFF);
+      tt.boxesOffset = plan.reserve(std::uint64_t(h.maxCtas) * 2 * sizeof(TsBox), 0xFF);
+      if (info.trackInit) tt.initOffset = plan.reserve((tt.spanElements + 31) / 32 * 4, 0);
     }
     c.tensors.push_back(std::move(info));
   }
-  // __device__ variables of the module are legal targets too.
-  if (ck.format == CompiledKernel::Format::cubin)
-    for (const CubinSymbol& sym : cubinSymbols(ck.image)) {
-      if (sym.function || h.numTensors >= TS_MAX_TENSORS) continue;
-      CUdeviceptr p = 0;
-      std::size_t bytes = 0;
-      if (cuModuleGetGlobal(&p, &bytes, tk.module, sym.name.c_str()) != CUDA_SUCCESS || bytes == 0) continue;
-      TsTensor& tt = h.tensors[h.numTensors++];
-      tt.base = tt.allocBegin = p;
-      tt.bytes = bytes;
-      tt.allocEnd = p + bytes;
-      tt.elemSize = 1;
-      tt.flags = TS_T_MODULE;
-    }
-
-  if (o.hazards) {
-    int perSm = 0;
-    cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, plain, int(threads), g.sharedBytes);
-    std::uint64_t slots =
-        std::min<std::uint64_t>(h.maxCtas, std::uint64_t(std::max(perSm, 1)) * std::max(s.limits.smCount, 1));
-    h.smemWords = h.smemBytes / 4;
-    // The shadow (16 bytes per shared word per resident CTA) stays within a quarter of free memory.
-    const std::uint64_t perSlot = std::uint64_t(h.smemWords) * 16 + std::uint64_t(threads) * 4 + 8;
-    slots = std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>(slots, free / 4 / std::max<std::uint64_t>(perSlot, 1)));
-    h.numSlots = std::uint32_t(slots);
-    h.slotOwnerOffset = reserve(slots * 4, 0xFF);
-    h.slotExitOffset = reserve(slots * 4, 0);
-    h.ctaSlotOffset = reserve(std::uint64_t(h.maxCtas) * 4, 0);
-    h.epochOffset = reserve(slots * threads * 4, 0);
-    h.shadowOffset = reserve(slots * h.smemWords * 16, 0);
+  if (ck.format != CompiledKernel::Format::cubin) return;
+  for (const CubinSymbol& sym : cubinSymbols(ck.image)) {
+    if (sym.function || h.numTensors >= TS_MAX_TENSORS) continue;
+    CUdeviceptr p = 0;
+    std::size_t bytes = 0;
+    if (cuModuleGetGlobal(&p, &bytes, module, sym.name.c_str()) != CUDA_SUCCESS || bytes == 0) continue;
+    TsTensor& tt = h.tensors[h.numTensors++];
+    tt.base = tt.allocBegin = p;
+    tt.bytes = bytes;
+    tt.allocEnd = p + bytes;
+    tt.elemSize = 1;
+    tt.flags = TS_T_MODULE;
   }
-  if (L.size > free / 2)
-    return fail("the trace buffer needs " + std::to_string(L.size >> 20) +
-                " MiB, more than half the free device memory (" + std::to_string(free >> 20) +
-                " MiB): lower --trace-cells");
+}
 
-  CUdeviceptr buf = 0;
-  if (CUresult r = cuMemAlloc(&buf, L.size); r != CUDA_SUCCESS)
-    return fail("allocating the trace buffer: " + cuErrorText(r));
-  struct Free {
-    CUdeviceptr p;
-    ~Free() { cuMemFree(p); }
-  } freeBuf{buf};
-  for (const Region& r : regions)
-    if (r.bytes && cuMemsetD8(buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS)
-      return fail("clearing the trace buffer");
-  if (cuMemcpyHtoD(buf, &h, sizeof h) != CUDA_SUCCESS) return fail("uploading the trace header");
-  if (auto e = api.setCallbackData(tk.function, buf); !e.empty()) return fail(e);
-  cuCtxSynchronize();  // the clearing memsets are asynchronous: their time is the buffer's, not the launch's
-  mark("buffer");
+/// The hazard tracker's slots: one per resident CTA at most, its shadow (16
+/// bytes per shared word) within a quarter of the free memory.
+void planHazards(const TraceInputs& s, CUfunction plain, const LaunchGeometry& g, std::size_t free,
+                 TsHeader& h, BufferPlan& plan) {
+  const std::uint32_t threads = h.blockThreads;
+  int perSm = 0;
+  cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, plain, int(threads), g.sharedBytes);
+  std::uint64_t slots =
+      std::min<std::uint64_t>(h.maxCtas, std::uint64_t(std::max(perSm, 1)) * std::max(s.limits.smCount, 1));
+  h.smemWords = h.smemBytes / 4;
+  const std::uint64_t perSlot = std::uint64_t(h.smemWords) * 16 + std::uint64_t(threads) * 4 + 8;
+  slots = std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(slots, free / 4 / std::max<std::uint64_t>(perSlot, 1)));
+  h.numSlots = std::uint32_t(slots);
+  h.slotOwnerOffset = plan.reserve(slots * 4, 0xFF);
+  h.slotExitOffset = plan.reserve(slots * 4, 0);
+  h.ctaSlotOffset = plan.reserve(std::uint64_t(h.maxCtas) * 4, 0);
+  h.epochOffset = plan.reserve(slots * threads * 4, 0);
+  h.shadowOffset = plan.reserve(slots * h.smemWords * 16, 0);
+}
 
-  const auto t0 = std::chrono::steady_clock::now();
-  run.launchResult = launch(tk.function, g, args, nullptr);
-  if (run.launchResult == CUDA_SUCCESS) run.launchResult = cuCtxSynchronize();
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (run.launchResult != CUDA_SUCCESS) {
-    c.launchError = cuErrorText(run.launchResult);
-    run.dead = isStickyError(run.launchResult);
-    if (run.dead) return fail("the traced launch faulted: " + c.launchError);
-  }
-  mark("launch");
-
-  // Copy back what the host reads (the shadow and the init bits stay behind).
-  TsHeader back{};
-  std::vector<TsPc> pcs(h.numPcs);
-  if (!download(buf, 0, &back, sizeof back) ||
-      !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
-    return fail("copying the trace back");
+/// The PC slots that saw anything, and the access counts by space.
+void readPcs(const std::vector<TsPc>& pcs, const TsHeader& back, std::uint64_t lo, TraceCapture& c) {
   std::uint64_t accesses[3] = {back.outsideGlobal, back.outsideShared, back.outsideLocal};
   std::uint64_t barriers = back.outsideBarriers;
   for (std::size_t i = 0; i < pcs.size(); ++i) {
@@ -379,6 +322,12 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     if (p.flags & TS_PC_BARRIER) barriers += p.execs;
     c.pcs.push_back(tp);
   }
+  c.globalAccesses = accesses[0], c.sharedAccesses = accesses[1], c.localAccesses = accesses[2];
+  c.barriers = barriers;
+}
+
+/// The bad-access records and the hazards, as the device left them.
+void readRecords(CUdeviceptr buf, const TsHeader& h, const TsHeader& back, TraceCapture& c) {
   c.recordsSeen = back.recordCount;
   c.maxRecords = h.maxRecords;
   std::vector<TsRecord> recs(std::min(back.recordCount, h.maxRecords));
@@ -403,12 +352,21 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
     for (int d = 0; d < 3; ++d) th.block[d] = x.block[d];
     c.hazards.push_back(th);
   }
-  // The maps and boxes: all copied first (the copies are the phase "readback"),
-  // then decoded ("decode"): both are measured, they grow with the tensors.
-  // A map larger than the report keeps is folded to the report's size on the
-  // device first (trace_reduce.cu); should that fail, the whole map comes back.
-  std::vector<std::vector<std::uint32_t>> rawCells(c.tensors.size());
-  std::vector<std::vector<TsBox>> rawBoxes(c.tensors.size());
+}
+
+/// The raw maps and boxes, per tensor, as copied back.
+struct RawMaps {
+  std::vector<std::vector<std::uint32_t>> cells;
+  std::vector<std::vector<TsBox>> boxes;
+};
+
+/// Copies the maps and boxes back. A map larger than the report keeps is folded
+/// to the report's size on the device first (trace_reduce.cu); should that fail,
+/// the whole map comes back.
+RawMaps readMaps(CUcontext ctx, CUdeviceptr buf, const TsHeader& h, const TraceOptions& o, TraceCapture& c,
+                 TraceRun& run) {
+  RawMaps raw{std::vector<std::vector<std::uint32_t>>(c.tensors.size()),
+              std::vector<std::vector<TsBox>>(c.tensors.size())};
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     const TsTensor& tt = h.tensors[i];
     if (tt.cellsOffset) {
@@ -417,26 +375,30 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
       std::string why;
       TraceTensor& t = c.tensors[i];
       if ((fh > 1 || fw > 1) &&
-          reduceMap(ctx, buf + tt.cellsOffset, tt, fh, fw, &rawCells[i], &counts, &why)) {
+          reduceMap(ctx, buf + tt.cellsOffset, tt, fh, fw, &raw.cells[i], &counts, &why)) {
         t.deviceCounts = counts;
         t.cellH *= fh, t.cellW *= fw;
         t.cellRows = (t.cellRows + fh - 1) / fh, t.cellCols = (t.cellCols + fw - 1) / fw;
       } else {
         if (!why.empty())
           run.note += (run.note.empty() ? "" : "; ") + t.name + ": " + why + " (the whole map was copied)";
-        rawCells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
-        download(buf, tt.cellsOffset, rawCells[i].data(), rawCells[i].size() * 4);
+        raw.cells[i].resize(std::size_t(tt.cellRows) * tt.cellCols * 4);
+        download(buf, tt.cellsOffset, raw.cells[i].data(), raw.cells[i].size() * 4);
       }
     }
     if (tt.boxesOffset) {
-      rawBoxes[i].resize(std::size_t(h.maxCtas) * 2);
-      download(buf, tt.boxesOffset, rawBoxes[i].data(), rawBoxes[i].size() * sizeof(TsBox));
+      raw.boxes[i].resize(std::size_t(h.maxCtas) * 2);
+      download(buf, tt.boxesOffset, raw.boxes[i].data(), raw.boxes[i].size() * sizeof(TsBox));
     }
   }
-  mark("readback");
+  return raw;
+}
+
+/// Each tensor's reader/writer minima and maxima per cell, and its CTAs' boxes.
+void decodeMaps(const TsHeader& h, RawMaps& raw, TraceCapture& c) {
   for (std::size_t i = 0; i < c.tensors.size(); ++i) {
     TraceTensor& t = c.tensors[i];
-    if (const std::vector<std::uint32_t>& cells = rawCells[i]; !cells.empty()) {
+    if (const std::vector<std::uint32_t>& cells = raw.cells[i]; !cells.empty()) {
       const std::size_t n = cells.size() / 4;
       t.readMin.resize(n), t.readMax.resize(n), t.writeMin.resize(n), t.writeMax.resize(n);
       for (std::size_t k = 0; k < n; ++k) {
@@ -444,9 +406,9 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
         t.writeMin[k] = decodeMin(cells[k * 4 + 2]),
         t.writeMax[k] = decodeMax(cells[k * 4 + 3], t.writeMin[k]);
       }
-      std::vector<std::uint32_t>().swap(rawCells[i]);
+      std::vector<std::uint32_t>().swap(raw.cells[i]);
     }
-    if (const std::vector<TsBox>& boxes = rawBoxes[i]; !boxes.empty()) {
+    if (const std::vector<TsBox>& boxes = raw.boxes[i]; !boxes.empty()) {
       t.readBoxes.resize(h.maxCtas), t.writeBoxes.resize(h.maxCtas);
       for (std::size_t k = 0; k < boxes.size(); ++k) {
         const TsBox& b = boxes[k];
@@ -458,12 +420,119 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
       }
     }
   }
-  c.hazardOverflow = back.hazardOverflow;
-  c.globalAccesses = accesses[0], c.sharedAccesses = accesses[1], c.localAccesses = accesses[2];
-  c.barriers = barriers, c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
-  c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
+}
 
+/// The buffer's header and plan: PC slots, records, hazards, the tensors' maps,
+/// the hazard shadow. "" or why it cannot be (it would take over half the free memory).
+std::string planBuffer(const TraceInputs& s, const CompiledKernel& ck, const LaunchGeometry& g,
+                       const TraceOptions& o, const LoadedKernel& tk, std::uint64_t lo, std::uint64_t hi,
+                       TraceCapture& c, TsHeader* h, BufferPlan* plan) {
+  CUfunction plain = s.modules.front().function;
+  int staticSmem = 0;
+  cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, plain);
+  if (g.sharedBytes > 48 * 1024)
+    cuFuncSetAttribute(tk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(g.sharedBytes));
+  *h = traceHeader(g, o, lo, hi, staticSmem);
+  plan->layout.take(sizeof(TsHeader));
+  h->pcsOffset = plan->reserve(std::uint64_t(h->numPcs) * sizeof(TsPc), 0);
+  h->recordsOffset = plan->reserve(std::uint64_t(h->maxRecords) * sizeof(TsRecord), 0);
+  h->hazardsOffset = plan->reserve(std::uint64_t(h->maxHazards) * sizeof(TsHazard), 0);
+  std::size_t free = 0, total = 0;
+  cuMemGetInfo(&free, &total);
+  planTensors(s, ck, tk.module, o.deviceCells, *h, *plan, c);
+  if (o.hazards) planHazards(s, plain, g, free, *h, *plan);
+  if (plan->layout.size <= free / 2) return "";
+  return "the trace buffer needs " + std::to_string(plan->layout.size >> 20) +
+         " MiB, more than half the free device memory (" + std::to_string(free >> 20) +
+         " MiB): lower --trace-cells";
+}
+
+/// Allocates the buffer, clears its parts and uploads the header; "" or why not.
+std::string prepareBuffer(const BufferPlan& plan, const TsHeader& h, CUfunction traced, CUdeviceptr* buf) {
+  if (CUresult r = cuMemAlloc(buf, plan.layout.size); r != CUDA_SUCCESS)
+    return "allocating the trace buffer: " + cuErrorText(r);
+  for (const Region& r : plan.regions)
+    if (r.bytes && cuMemsetD8(*buf + r.offset, r.fill, r.bytes) != CUDA_SUCCESS)
+      return "clearing the trace buffer";
+  if (cuMemcpyHtoD(*buf, &h, sizeof h) != CUDA_SUCCESS) return "uploading the trace header";
+  if (auto e = SanitizerApi::instance().setCallbackData(traced, *buf); !e.empty()) return e;
+  cuCtxSynchronize();  // the clearing memsets are asynchronous: their time is the buffer's, not the launch's
+  return "";
+}
+
+}  // namespace
+
+TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const LaunchGeometry& g,
+                     KernelArgs& args, const TraceOptions& o) {
+  TraceRun run;
+  auto mark = [&run, t = std::chrono::steady_clock::now()](const char* phase) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    run.phases.emplace_back(phase, std::chrono::duration<double>(now - t).count());
+    t = now;
+  };
+  auto fail = [&](const std::string& e) {
+    run.error = e;
+    return run;
+  };
+  LoadedKernel tk;
+  if (auto e = patchCopy(s, ck, o, run, &tk); !e.empty()) return fail(e);
+  CUcontext ctx = nullptr;
+  cuCtxGetCurrent(&ctx);
+
+  TraceCapture& c = run.capture;
+  c.mode = o.hazards ? "full" : "memory";
+  c.kernel = tk.symbol;
+  for (int d = 0; d < 3; ++d) c.grid[d] = g.grid[d], c.block[d] = g.block[d];
+  findFunctions(ck, tk.module, tk.symbol, &c);
+  if (c.functions.empty()) return fail("sanitizerGetFunctionPcAndSize found no function of the module");
+  std::uint64_t lo = ~0ull, hi = 0;
+  for (const auto& f : c.functions) lo = std::min(lo, f.base), hi = std::max(hi, f.base + f.size);
+  if (hi - lo > (std::uint64_t(64) << 20))
+    hi = lo + (std::uint64_t(64) << 20);  // PC slots for 64 MiB of code at most
+  mark("setup");
+
+  TsHeader h{};
+  BufferPlan plan;
+  if (auto e = planBuffer(s, ck, g, o, tk, lo, hi, c, &h, &plan); !e.empty()) return fail(e);
+  CUdeviceptr buf = 0;
+  const std::string bufferError = prepareBuffer(plan, h, tk.function, &buf);
+  struct Free {
+    CUdeviceptr p;
+    ~Free() {
+      if (p) cuMemFree(p);
+    }
+  } freeBuf{buf};
+  if (!bufferError.empty()) return fail(bufferError);
+  mark("buffer");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  run.launchResult = launch(tk.function, g, args, nullptr);
+  if (run.launchResult == CUDA_SUCCESS) run.launchResult = cuCtxSynchronize();
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (run.launchResult != CUDA_SUCCESS) {
+    c.launchError = cuErrorText(run.launchResult);
+    run.dead = isStickyError(run.launchResult);
+    if (run.dead) return fail("the traced launch faulted: " + c.launchError);
+  }
+  mark("launch");
+
+  // Copy back what the host reads (the shadow and the init bits stay behind):
+  // all copied first (the phase "readback"), then decoded ("decode").
+  TsHeader back{};
+  std::vector<TsPc> pcs(h.numPcs);
+  if (!download(buf, 0, &back, sizeof back) ||
+      !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
+    return fail("copying the trace back");
+  readPcs(pcs, back, lo, c);
+  readRecords(buf, h, back, c);
+  RawMaps raw = readMaps(ctx, buf, h, o, c, run);
+  mark("readback");
+  decodeMaps(h, raw, c);
+  c.hazardOverflow = back.hazardOverflow;
+  c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
+  c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
   mark("decode");
+
   if (ck.format == CompiledKernel::Format::cubin)
     run.lines = parseCubinLineTable(ck.image, &run.linesNote);
   else

@@ -1,8 +1,8 @@
 // How far an out-of-bounds finding's evidence reaches: the elements a view or an
 // export draws past a tensor's edge. One answer for the workbench's coverage and
 // mask views and the exports' figures, so a traced report draws what its guard
-// zone measured (issue 30, item 1: a traced finding names its first access in
-// location.elements and keeps the guard zone's count in evidence.guard_zone).
+// zone measured (docs/report.md, "trace": a traced finding names its first access
+// in location.elements and keeps the guard zone's count in evidence.guard_zone).
 #pragma once
 
 #include <cstdint>

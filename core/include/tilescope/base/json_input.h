@@ -26,10 +26,13 @@ struct JsonLimits {
 /// syntax error or the JSON path (`kernel.defines.X[0]`, "" at the top level)
 /// for a limit; `problem` says what is wrong.
 struct JsonInputError : std::runtime_error {
-  JsonInputError(std::string where, std::string problem, bool syntax);
+  JsonInputError(std::string where, std::string problem, bool syntax, std::string position = {});
   std::string where;
   std::string problem;
   bool syntax = false;  ///< `where` is line:col (invalid JSON), not a JSON path
+  /// "line:col" in the text where known: a syntax error's `where`, and the
+  /// bracket that nests too deep (a path of a hundred "[0]" locates nothing).
+  std::string position;
 };
 
 /// Reads a whole file of at most `maxBytes`; refuses a directory, a device or a
@@ -48,7 +51,15 @@ nlohmann::json parseJson(const std::string& text, const JsonLimits& limits);
 std::string clipForMessage(const std::string& s, std::size_t maxBytes = 80);
 
 /// Appends `key` to a JSON path the way the config loader writes paths
-/// ("a.b", "a[3]"): `key` is clipped for messages.
+/// ("a.b", "a[3]"): `key` is clipped for messages. The one path joiner of the
+/// config loader, the report and stream codecs.
 std::string jsonPathChild(const std::string& path, const std::string& key);
+/// Appends an array index to a JSON path: "a[3]".
+std::string jsonPathIndex(const std::string& path, std::size_t index);
+
+/// What a JSON value is, for messages ("expected an object, found an array"):
+/// "an object", "an array", "a string", "an integer", "a number", "a boolean" or "null".
+std::string jsonKind(const nlohmann::json& j);
+std::string jsonKind(const nlohmann::ordered_json& j);
 
 }  // namespace tilescope

@@ -49,7 +49,7 @@ class ServedChild {
 
   /// Starts argv as runChild does, with a pipe on its stdin. "" or why not.
   std::string start(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv = {});
-  bool running() const { return pid_ > 0; }
+  bool running() const { return m_pid > 0; }
 
   /// Writes `line` and reads the answer. A child that had ended before it could
   /// read the request is reaped: `unread`, with how it ended.
@@ -62,8 +62,8 @@ class ServedChild {
   ChildResult finish(double graceS);
 
  private:
-  int pid_ = 0, in_ = -1, out_ = -1, err_ = -1;
-  std::string outBuf_, errBuf_;
+  int m_pid = 0, m_in = -1, m_out = -1, m_err = -1;
+  std::string m_outBuf, m_errBuf;
 };
 
 /// "SIGSEGV (segmentation fault)" for a signal number.

@@ -1,4 +1,4 @@
-// The one thing a report says first (issue 30, item 3): the cause before its
+// The one thing a report says first (docs/report.md, "Findings"): the cause before its
 // symptoms, and the troubleshooting walk's fix in the kernel's own language. The
 // workbench's verdict banner, the exports' banner and the point the workbench
 // opens on all come from here, so they cannot disagree.

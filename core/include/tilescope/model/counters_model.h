@@ -83,7 +83,9 @@ struct CountersInfo {
   bool operator==(const CountersInfo&) const = default;
 };
 
+/// The field's JSON (docs/report.md); the reader throws ReportError (report.h)
+/// naming the JSON path of a value of the wrong type or out of range.
 nlohmann::json toJson(const CountersInfo& c);
-CountersInfo countersFromJson(const nlohmann::json& j);
+CountersInfo countersFromJson(const nlohmann::json& j, const std::string& path = "counters");
 
 }  // namespace tilescope

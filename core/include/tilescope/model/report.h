@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/base/json_input.h"
 #include "tilescope/model/counters_model.h"
 #include "tilescope/model/location.h"
 #include "tilescope/model/trace_info.h"
@@ -172,6 +174,15 @@ struct CellMap {
   bool operator==(const CellMap&) const = default;
 };
 
+/// A declared tile that crosses the tensor's bounds: the CTA that owns it, where
+/// it lies and the part inside (the mask). JSON: coverage's extra.crossing_tiles[].
+struct CrossingTile {
+  std::array<std::int64_t, 3> cta{};                        ///< blockIdx (x, y, z)
+  std::vector<std::int64_t> origin, extent;                 ///< as declared, per dimension
+  std::vector<std::int64_t> inBoundsBegin, inBoundsExtent;  ///< the part inside the tensor
+  bool operator==(const CrossingTile&) const = default;
+};
+
 struct CoverageInfo {
   std::string tensor;
   std::vector<std::int64_t> shape;
@@ -184,7 +195,9 @@ struct CoverageInfo {
   bool measured = false;
   std::int64_t written = 0, unwritten = 0;
   std::optional<CellMap> map;  ///< when measured
-  nlohmann::json extra;        ///< tiles that cross bounds, gap regions, ... (open)
+  /// The first tiles that cross the bounds (static analysis; absent when not analysed).
+  std::optional<std::vector<CrossingTile>> crossingTiles;
+  nlohmann::json extra;  ///< the rest of `extra`: gap regions, method, ... (open)
   bool operator==(const CoverageInfo&) const = default;
 };
 
@@ -295,7 +308,11 @@ struct DeviceInfo {
   std::int64_t smemPerBlock = 0, smemPerBlockOptin = 0, smemPerSm = 0;
   int regsPerSm = 0, maxWarpsPerSm = 0, maxBlocksPerSm = 0;  ///< SM limits (0: unknown)
   bool live = false;                                         ///< read from a real GPU
-  nlohmann::json extra = nlohmann::json::object();           ///< the rest of the database entry
+  /// The peaks a roofline compares against (absent: not in the database entry).
+  std::optional<double> dramGBs;                            ///< dram_gbs: DRAM bandwidth, 1e9 B/s
+  std::optional<double> f32Tflops;                          ///< f32_tflops: FP32 FMA, 1e12 FLOP/s
+  std::optional<double> f16TensorTflops, bf16TensorTflops;  ///< dense tensor cores, f32 accumulation
+  nlohmann::json extra = nlohmann::json::object();          ///< the rest of the database entry
   bool operator==(const DeviceInfo&) const = default;
 };
 
@@ -316,6 +333,83 @@ struct ResultMatrix {
   bool operator==(const ResultMatrix&) const = default;
 };
 
+/// One capture diagnose made (docs/diagnose.md). JSON: extra.diagnose.experiments[].
+struct DiagnoseExperiment {
+  std::string group;              ///< the experiment kind: baseline, trials, align_shift, ...
+  std::string experiment;         ///< its name, as the point's `experiment`
+  std::string why;                ///< what the tree or the evidence asked
+  std::vector<std::string> args;  ///< what the worker was passed beyond the config
+  Verdict verdict = Verdict::ok;
+  double wallSeconds = 0;
+  bool operator==(const DiagnoseExperiment&) const = default;
+};
+
+/// What one group of experiments settled. JSON: extra.diagnose.conclusions[].
+struct DiagnoseConclusion {
+  std::string group;
+  int runs = 0;
+  bool settled = false;
+  std::string summary;
+  std::vector<std::string> findings;  ///< the categories it concluded
+  bool operator==(const DiagnoseConclusion&) const = default;
+};
+
+/// What `diagnose` did beside its points. JSON: extra.diagnose.
+struct DiagnoseInfo {
+  std::vector<DiagnoseExperiment> experiments;
+  std::vector<DiagnoseConclusion> conclusions;
+  std::optional<int> captures;  ///< absent when no GPU was found for the baseline
+  int maxCaptures = 0;
+  std::string stopped;    ///< why the experiments ended ("conclusive: race", "capture limit (8) reached")
+  std::string treeError;  ///< the troubleshooting tree could not load or walk
+  bool operator==(const DiagnoseInfo&) const = default;
+};
+
+/// `sweep --shard K/N`: the shard a report holds. JSON: extra.shard.
+struct ShardInfo {
+  int index = 0, count = 1;
+  std::vector<int> points;  ///< the sweep point indices it holds
+  bool operator==(const ShardInfo&) const = default;
+};
+
+/// How a run's captures ran. JSON: extra.workers.
+struct WorkersInfo {
+  bool warm = false;  ///< warm workers (`worker --serve`), or a fresh process per capture
+  int started = 0;    ///< worker processes started
+  bool operator==(const WorkersInfo&) const = default;
+};
+
+/// One Slurm array task of `sweep --slurm`. JSON: extra.slurm.tasks[].
+struct SlurmTaskInfo {
+  int task = 0;
+  std::string job;       ///< the last attempt's JOB_K
+  std::string state;     ///< Slurm's final state (COMPLETED, TIMEOUT, ...)
+  std::string exitCode;  ///< EXIT:SIGNAL
+  int attempts = 0;
+  std::string log;
+  std::vector<std::int64_t> points;  ///< the sweep point indices of its shard
+  bool gathered = false;             ///< its part report was read
+  std::optional<std::string> host;   ///< the part's host, when gathered
+  std::string partProblem;           ///< why its part report could not be used
+  bool operator==(const SlurmTaskInfo&) const = default;
+};
+
+/// `sweep --slurm`. JSON: extra.slurm.
+struct SlurmInfo {
+  std::string dir, script;        ///< the job folder and its batch script
+  std::vector<std::string> jobs;  ///< every job submitted, resubmissions included
+  std::vector<SlurmTaskInfo> tasks;
+  bool operator==(const SlurmInfo&) const = default;
+};
+
+/// How a run was spread out (docs/report.md, extra). Each part is absent when unused.
+struct RunInfo {
+  std::optional<ShardInfo> shard;
+  std::optional<WorkersInfo> workers;
+  std::optional<SlurmInfo> slurm;
+  bool operator==(const RunInfo&) const = default;
+};
+
 struct Report {
   std::string schema = kReportSchema;
   std::string toolVersion;
@@ -331,12 +425,40 @@ struct Report {
   std::vector<TreeStep> treeSteps;
   std::optional<ResultMatrix> matrix;
   bool noGpu = false;                               ///< extra.no_gpu: diagnose found no GPU for its baseline
+  std::optional<DiagnoseInfo> diagnose;             ///< extra.diagnose: the `diagnose` verb's experiments
+  RunInfo run;                                      ///< extra.shard, extra.workers, extra.slurm
   nlohmann::json extra = nlohmann::json::object();  ///< the rest of `extra` (open)
 
   /// Recomputes verdict (worst over points) and the merged findings.
   void finalize();
   bool operator==(const Report&) const = default;
 };
+
+/// The parts of a report's `config` (docs/config.md) the exports show, as the
+/// config wrote them (names, expressions, numbers): each a JSON value, null
+/// where absent.
+struct ConfigHeadline {
+  nlohmann::json name, description;
+  nlohmann::json entry, source, compiler, defines;  ///< kernel.*
+  nlohmann::json params;
+  nlohmann::json grid, block, sharedBytes;  ///< launch.*
+  nlohmann::json reference, baseline, sweep;
+};
+/// Reads what it can: a `kernel` or `launch` that is not an object leaves its parts null.
+ConfigHeadline configHeadline(const nlohmann::json& config);
+
+/// One element a comparison found wrong, as a finding's evidence lists it
+/// (evidence.samples[]: {index, expected, actual}; `element` is an older
+/// writer's name for `index`).
+struct MismatchSample {
+  std::vector<std::int64_t> index;                             ///< per dimension of the tensor
+  double expected = std::numeric_limits<double>::quiet_NaN();  ///< NaN where the report holds none
+  double actual = std::numeric_limits<double>::quiet_NaN();
+  bool operator==(const MismatchSample&) const = default;
+};
+/// The samples of a finding's evidence; entries that are not samples are passed over
+/// (the evidence is open JSON, written by hand as often as not).
+std::vector<MismatchSample> mismatchSamples(const Finding& f);
 
 /// Serialisation. Readers accept the shapes earlier versions wrote (docs/report.md
 /// lists them), ignore unknown keys outside the open `extra` objects, and throw
@@ -352,19 +474,26 @@ DeviceInfo deviceInfoFromJson(const nlohmann::json& j, const std::string& path =
 nlohmann::json toJson(const Location& l);
 Location locationFromJson(const nlohmann::json& j, const std::string& path = "location");
 
-/// Deepest nesting of arrays and objects a report, config or stream line may have:
+/// Deepest nesting of arrays and objects a report or stream line may have:
 /// deeper documents are rejected while parsing (a hostile file must not exhaust the
 /// stack of a recursive reader). The deepest report TileScope writes nests about 10.
 inline constexpr int kMaxJsonDepth = 128;
-/// Parses JSON text, rejecting nesting deeper than kMaxJsonDepth. Throws
-/// std::runtime_error "line L, column C: ..." (or "nesting deeper than 128 ...").
+/// The largest report file read (a 10,000-point sweep with maps is about 100 MiB).
+inline constexpr std::size_t kMaxReportBytes = std::size_t{512} << 20;
+/// The limits a report is read with (json_input.h): kMaxReportBytes, kMaxJsonDepth,
+/// 65,536 members an object, no duplicate keys.
+JsonLimits reportJsonLimits();
+/// Parses JSON text with reportJsonLimits() (parseJson of json_input.h). Throws
+/// std::runtime_error "line L, column C: invalid JSON: ...", "line L, column C:
+/// nested deeper than 128 levels" or, for a value, "JSON.PATH: what is wrong".
 nlohmann::json parseJson(const std::string& text);
 nlohmann::json parseJson(std::istream& in);
 /// JSON text of `j`: invalid UTF-8 in strings (compile logs, worker stderr) is
 /// replaced by U+FFFD instead of throwing. `indent` as json::dump (-1: one line).
 std::string dumpJson(const nlohmann::json& j, int indent = -1);
 
-/// Reads a report; errors name the file and the JSON path.
+/// Reads a report (a regular file with reportJsonLimits()); errors name the file
+/// and where: "FILE: line L, column C: ..." or "FILE: JSON.PATH: ...".
 Report loadReport(const std::filesystem::path& file);
 /// Writes to a temporary file beside `file` and renames it over: `file` is either
 /// the old content or the whole new report, never truncated.

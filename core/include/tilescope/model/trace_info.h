@@ -136,7 +136,9 @@ struct TraceInfo {
 std::vector<std::int64_t> rleEncode(const std::vector<std::int64_t>& values);
 std::vector<std::int64_t> rleDecode(const std::vector<std::int64_t>& runs);
 
+/// The section's JSON (docs/report.md); the reader throws ReportError (report.h)
+/// naming the JSON path of a value of the wrong type or out of range.
 nlohmann::json toJson(const TraceInfo& t);
-TraceInfo traceInfoFromJson(const nlohmann::json& j);
+TraceInfo traceInfoFromJson(const nlohmann::json& j, const std::string& path = "trace");
 
 }  // namespace tilescope

@@ -74,13 +74,13 @@ class WarmWorker {
   /// Ends the worker now; the next capture starts a fresh one.
   void retire();
   /// How many worker processes it has started.
-  int started() const { return started_; }
+  int started() const { return m_started; }
 
  private:
-  std::unique_ptr<ServedChild> child_;
-  int device_ = -1;
-  int started_ = 0;
-  int served_ = 0;  ///< captures the current worker has answered
+  std::unique_ptr<ServedChild> m_child;
+  int m_device = -1;
+  int m_started = 0;
+  int m_served = 0;  ///< captures the current worker has answered
 };
 
 /// A point after which a warm worker is not reused: the context may be dead

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "tilescope/model/report.h"
 
 namespace tilescope {
 
@@ -29,6 +29,6 @@ Shard parseShard(const std::string& text);
 std::pair<std::size_t, std::size_t> shardBounds(std::size_t points, Shard s);
 
 /// `extra.shard` of a shard's report: {"index": K, "count": N, "points": [indices]}.
-nlohmann::json shardJson(Shard s, const std::vector<int>& pointIndices);
+ShardInfo shardInfo(Shard s, const std::vector<int>& pointIndices);
 
 }  // namespace tilescope

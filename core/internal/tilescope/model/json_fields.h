@@ -10,8 +10,15 @@
 // the struct, checking every value's type and naming its JSON path in the
 // error ("points[3].timing.kernel_ns.median: expected a number, found a
 // string"). Absent and null keys leave the default; unknown keys are ignored
-// unless the list ends with io.rest(openJson), which keeps them.
-// Internal to core (the report and the stream codec).
+// unless the list ends with io.rest(openJson), which keeps them. Integers are
+// range-checked (a 1e300 in an int field is an error naming its path, never a
+// conversion with undefined behaviour).
+//
+// Values with a JSON shape of their own: hex64(x) (a 64-bit address as
+// "0x7f00001234"), runLength(v) (a vector as [value, run, ...]), std::tie(a, b)
+// (members as one array), and any struct with a tupleOf(S&) beside it that
+// returns std::tie of its members ([row, col, count, max_err]).
+// Internal to core (the report, the stream codec, the capture records).
 #pragma once
 
 #include <array>
@@ -22,11 +29,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/base/json_input.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope::json_io {
@@ -50,12 +59,9 @@ Skip skipIfEmpty(const T& v) {
     return {!v.has_value()};
 }
 
-/// "a string", "an object", ...: what a wrong value was, for messages.
-std::string kindOf(const json& j);
+/// Throw ReportError; `expected` names what was found (jsonKind: "a string", ...).
 [[noreturn]] void fail(const std::string& path, const std::string& problem);
 [[noreturn]] void expected(const std::string& path, const char* what, const json& found);
-std::string child(const std::string& path, const char* key);
-std::string element(const std::string& path, std::size_t index);
 
 class Writer;
 class Reader;
@@ -63,6 +69,46 @@ class Reader;
 template <class T>
 concept Described = requires(Writer& w, const T& t) {
   fields(w, t);
+};
+
+// ---------------------------------------------------------------- value shapes
+
+/// A 64-bit value (an address, a PC) written as a hex string, "0x7f00001234": a
+/// JSON number above 2^53 loses digits in most readers. Reads that string (or a
+/// decimal one) or a non-negative integer.
+template <class U>
+struct Hex64 {
+  U& value;
+};
+inline Hex64<const std::uint64_t> hex64(const std::uint64_t& v) { return {v}; }
+inline Hex64<std::uint64_t> hex64(std::uint64_t& v) { return {v}; }
+json toValue(Hex64<const std::uint64_t> v);
+void fromValue(const json& j, Hex64<std::uint64_t> out, const std::string& path);
+
+/// A vector written run-length encoded, [value, run, value, run, ...] (the
+/// trace's footprint maps, mostly long runs of -1). The reader refuses a
+/// negative run, an odd length and more than kMaxRunLengthValues values.
+template <class V>
+struct RunLength {
+  V& values;
+};
+inline constexpr std::int64_t kMaxRunLengthValues = std::int64_t{1} << 24;
+inline RunLength<const std::vector<std::int64_t>> runLength(const std::vector<std::int64_t>& v) {
+  return {v};
+}
+inline RunLength<std::vector<std::int64_t>> runLength(std::vector<std::int64_t>& v) { return {v}; }
+json toValue(RunLength<const std::vector<std::int64_t>> v);
+void fromValue(const json& j, RunLength<std::vector<std::int64_t>> out, const std::string& path);
+
+template <class T>
+struct IsTie : std::false_type {};
+template <class... M>
+struct IsTie<std::tuple<M...>> : std::true_type {};
+
+/// A struct written as one array of its members: tupleOf(s) returns std::tie of them.
+template <class T>
+concept AsTuple = requires(T& t) {
+  tupleOf(t);
 };
 
 // ---------------------------------------------------------------- values
@@ -82,9 +128,6 @@ struct IsOptional<std::optional<T>> : std::true_type {};
 /// their own checks; defined in report_json.cpp. The generic ones cover the rest.
 json toValue(Verdict v);
 json toValue(Severity v);
-json toValue(const ByteRange& v);
-json toValue(const BadTile& v);
-json toValue(const CurvePoint& v);
 json toValue(const Location& v);  ///< location_json.cpp
 // The report's own structs, for codecs in other files (the stream): report_json.cpp.
 json toValue(const Point& v);
@@ -93,19 +136,15 @@ json toValue(const DeviceInfo& v);
 json toValue(const GpuRecord& v);
 void fromValue(const json& j, GpuRecord& out, const std::string& path);
 void fromValue(const json& j, Point& out, const std::string& path);
-// The trace section keeps its own reader and writer (trace_json.cpp).
+// The trace section (trace_json.cpp) and the counters section (counters_model.cpp).
 json toValue(const TraceInfo& v);
 void fromValue(const json& j, TraceInfo& out, const std::string& path);
-// So does the counters section (counters_model.cpp).
 json toValue(const CountersInfo& v);
 void fromValue(const json& j, CountersInfo& out, const std::string& path);
 void fromValue(const json& j, Report& out, const std::string& path);
 void fromValue(const json& j, DeviceInfo& out, const std::string& path);
 void fromValue(const json& j, Verdict& out, const std::string& path);
 void fromValue(const json& j, Severity& out, const std::string& path);
-void fromValue(const json& j, ByteRange& out, const std::string& path);
-void fromValue(const json& j, BadTile& out, const std::string& path);
-void fromValue(const json& j, CurvePoint& out, const std::string& path);
 void fromValue(const json& j, Location& out, const std::string& path);  ///< also older writers' shapes
 void fromValue(const json& j, CellMap& out, const std::string& path);   ///< checks rows × cols = states
 void fromValue(const json& j, ErrorMap& out, const std::string& path);  ///< checks rows × cols = max_abs
@@ -155,18 +194,19 @@ class Reader {
   static constexpr bool reading = true;
   /// `obj` must be an object (fromValue checks before constructing a Reader).
   Reader(const json& obj, std::string path) : m_obj(obj), m_path(std::move(path)) {}
+  /// `v` a field, or a shape made for it (hex64(x), std::tie(a, b)).
   template <class T>
-  void operator()(const char* key, T& v, Skip = {}) {
+  void operator()(const char* key, T&& v, Skip = {}) {
     const json* x = find(key);
     if (!x || x->is_null()) return;
-    fromValue(*x, v, child(m_path, key));
+    fromValue(*x, v, jsonPathChild(m_path, key));
   }
   template <class Body>
   void object(const char* key, Body&& body, Skip = {}, bool = false) {
     const json* x = find(key);
     if (!x || x->is_null()) return;
-    if (!x->is_object()) expected(child(m_path, key), "an object", *x);
-    Reader r(*x, child(m_path, key));
+    if (!x->is_object()) expected(jsonPathChild(m_path, key), "an object", *x);
+    Reader r(*x, jsonPathChild(m_path, key));
     body(r);
   }
   /// Every key no typed field read, into an open object.
@@ -193,6 +233,10 @@ json toValue(const T& v) {
     Writer w(j);
     fields(w, v);
     return j;
+  } else if constexpr (AsTuple<T>) {
+    return toValue(tupleOf(v));
+  } else if constexpr (IsTie<T>::value) {
+    return std::apply([](const auto&... m) { return json::array({toValue(m)...}); }, v);
   } else if constexpr (IsOptional<T>::value) {
     return v.has_value() ? toValue(*v) : json();
   } else if constexpr (requires { typename T::mapped_type; }) {
@@ -209,6 +253,16 @@ json toValue(const T& v) {
   } else {
     static_assert(sizeof(T) == 0, "no JSON shape for this type");
   }
+}
+
+/// `j` is an array of exactly `n` values (a shorter list is a truncated file, not a default).
+void checkArray(const json& j, std::size_t n, const std::string& path);
+
+template <class... M>
+void readTuple(const json& j, std::tuple<M...>& out, const std::string& path) {
+  checkArray(j, sizeof...(M), path);
+  std::size_t i = 0;
+  std::apply([&](auto&... m) { ((fromValue(j[i], m, jsonPathIndex(path, i)), ++i), ...); }, out);
 }
 
 template <class T>
@@ -260,6 +314,11 @@ void fromValue(const json& j, T& out, const std::string& path) {
     out = j.get<std::string>();
   } else if constexpr (Described<T>) {
     readObject(j, out, path);
+  } else if constexpr (AsTuple<T>) {
+    auto members = tupleOf(out);
+    fromValue(j, members, path);
+  } else if constexpr (IsTie<T>::value) {
+    readTuple(j, out, path);
   } else if constexpr (IsOptional<T>::value) {
     typename T::value_type v{};
     fromValue(j, v, path);
@@ -267,7 +326,7 @@ void fromValue(const json& j, T& out, const std::string& path) {
   } else if constexpr (requires { typename T::mapped_type; }) {
     if (!j.is_object()) expected(path, "an object", j);
     out.clear();
-    for (const auto& [k, x] : j.items()) fromValue(x, out[k], child(path, k.c_str()));
+    for (const auto& [k, x] : j.items()) fromValue(x, out[k], jsonPathChild(path, k));
   } else if constexpr (std::is_array_v<T> || requires { std::tuple_size<T>::value; }) {
     constexpr std::size_t n = [] {
       if constexpr (std::is_array_v<T>)
@@ -275,15 +334,13 @@ void fromValue(const json& j, T& out, const std::string& path) {
       else
         return std::tuple_size<T>::value;
     }();
-    if (!j.is_array()) expected(path, "an array", j);
-    if (j.size() != n)
-      fail(path, "expected " + std::to_string(n) + " values, found " + std::to_string(j.size()));
-    for (std::size_t i = 0; i < n; ++i) fromValue(j[i], out[i], element(path, i));
+    checkArray(j, n, path);
+    for (std::size_t i = 0; i < n; ++i) fromValue(j[i], out[i], jsonPathIndex(path, i));
   } else if constexpr (requires { out.push_back(std::declval<typename T::value_type>()); }) {
     if (!j.is_array()) expected(path, "an array", j);
     out.clear();
     out.reserve(j.size());
-    for (std::size_t i = 0; i < j.size(); ++i) fromValue(j[i], out.emplace_back(), element(path, i));
+    for (std::size_t i = 0; i < j.size(); ++i) fromValue(j[i], out.emplace_back(), jsonPathIndex(path, i));
   } else {
     static_assert(sizeof(T) == 0, "no JSON shape for this type");
   }
@@ -297,3 +354,21 @@ void readObject(const json& j, T& out, const std::string& path) {
 }
 
 }  // namespace tilescope::json_io
+
+namespace tilescope {
+
+// The report's small tuples: [first, last], [row, col, count, max_err], [x, occupancy].
+template <json_io::Is<ByteRange> S>
+auto tupleOf(S& v) {
+  return std::tie(v.first, v.last);
+}
+template <json_io::Is<BadTile> S>
+auto tupleOf(S& v) {
+  return std::tie(v.row, v.col, v.count, v.maxErr);
+}
+template <json_io::Is<CurvePoint> S>
+auto tupleOf(S& v) {
+  return std::tie(v.x, v.occupancy);
+}
+
+}  // namespace tilescope

@@ -1,4 +1,4 @@
-// The tracer's conclusions (issue 12): what a traced launch measured, as raw
+// The tracer's conclusions (docs/report.md, "trace"): what a traced launch measured, as raw
 // aggregates copied back from the device (TraceCapture, filled by core/cuda's
 // trace engine), turned into findings with a location and into the report's
 // `trace` section (TraceInfo) by pure functions that need no GPU.

@@ -40,6 +40,7 @@ class Injection:
         self._resolved = False
         self._claim = None
         self._next = None
+        self._select = None
 
     def _resolve(self):
         import ctypes            # here, not at import: most processes never get this far
@@ -57,6 +58,11 @@ class Injection:
             claim.argtypes = [ctypes.c_ulonglong]
             claim.restype = ctypes.c_int
             self._claim = claim
+        sel = getattr(lib, "tilescope_capture_select", None)
+        if sel is not None:
+            sel.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+            sel.restype = ctypes.c_int
+            self._select = sel
         nxt = getattr(lib, "tilescope_capture_next_index", None)
         if nxt is not None:
             nxt.argtypes = []
@@ -68,6 +74,16 @@ class Injection:
             self._resolve()
         if self._claim is not None:
             self._claim(int(function) & 0xFFFFFFFFFFFFFFFF)   # a CUfunction is a pointer
+
+    def select(self, name):
+        """The CUDA recorder's launch window (--launch-skip/--launch-count) for a
+        Triton launch, so that both recorders count matching launches in one
+        sequence, as ncu does; None when the library is not there."""
+        if not self._resolved:
+            self._resolve()
+        if self._select is None:
+            return None
+        return bool(self._select(str(name).encode("utf-8", "replace"), b""))
 
     def next_index(self):
         if not self._resolved:

@@ -102,7 +102,7 @@ class Recorder:
 
         def key():
             return describe.distinct_key(getattr(kernel, "hash", None), name, args)
-        if not self.selector.decide(name, key):
+        if not self._decide(name, key):
             self._claim(handle)
             return
         if self.device.capturing():
@@ -303,6 +303,17 @@ class Recorder:
                                  "file": getattr(tuner, "filename", None),
                                  "heuristic": str(getattr(tuner, "heuristic_type", ""))}}
         return None
+
+    def _decide(self, name, key):
+        """A skip/count window is the CUDA recorder's when it is loaded (one
+        count over every matching launch of the process); otherwise, and for the
+        one-per-configuration default, this recorder's own selector decides."""
+        select = getattr(self.injection, "select", None)
+        if self.selector.ranged and select is not None and self.selector.matches(name):
+            chosen = select(name)
+            if chosen is not None:
+                return chosen
+        return self.selector.decide(name, key)
 
     def _claim(self, handle):
         if self.injection is not None and handle:

@@ -1,4 +1,4 @@
-// The tracer (issue 12): the kernel under test patched through NVIDIA's
+// The tracer (docs/report.md, "trace"): the kernel under test patched through NVIDIA's
 // Compute Sanitizer API (libsanitizer-public.so, loaded at run time), its
 // global, shared and local accesses, barriers and block entry/exit checked and
 // aggregated on the device, the aggregates copied back as a TraceCapture

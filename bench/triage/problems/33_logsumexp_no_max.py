@@ -1,0 +1,22 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.logsumexp(x, dim=1)
+
+
+batch_size = 64
+dim = 1000
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim) * 100.0]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,60 @@
+// What `tilescope-run triage INPUT...` judges: the inputs expanded into entries
+// (docs/triage.md, "Inputs"). Configs, capture folders (each config of one is an
+// entry), folders of them, and KernelBench-style problems: a reference file
+// (`class Model`, `get_inputs`, `get_init_inputs`) and a candidate (`class
+// ModelNew`), paired by name. Pure over the file system; no process is started.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tilescope/triage/triage.h"
+
+namespace tilescope {
+
+/// What a Python file holds, read off its top-level classes and functions.
+enum class PyRole {
+  none,       ///< neither
+  reference,  ///< class Model (+ get_inputs)
+  candidate,  ///< class ModelNew, no class Model
+  both        ///< a problem in one file: Model and ModelNew
+};
+PyRole pyRole(const std::string& text);
+
+/// One planned entry: what runTriage runs (or says why it cannot).
+struct TriageInput {
+  EntryKind kind = EntryKind::config;
+  std::string id;                   ///< TriageEntry::id
+  std::string name;                 ///< TriageEntry::name
+  std::vector<std::string> inputs;  ///< config; or reference, candidate
+  std::string skipReason;  ///< not "" : the entry cannot run (an unpaired file, a launch without config)
+};
+
+/// The pairing rule for the Python files of one search (absolute or relative
+/// paths, each with its role), in this order:
+///  1. a file that holds both Model and ModelNew is a problem alone;
+///  2. `DIR/NAME_new.py` (candidate) pairs with `DIR/NAME.py` (reference);
+///  3. `.../candidate[s]/NAME[_new].py` pairs with `.../reference[s]/NAME.py`,
+///     the two folders side by side.
+/// A reference or candidate left without a partner becomes an entry with a
+/// skipReason that says what was looked for.
+std::vector<TriageInput> pairProblems(const std::vector<std::pair<std::filesystem::path, PyRole>>& files);
+
+/// Expands the command line's inputs, in order, without duplicates (the same id
+/// twice is one entry): a `.tscfg.json` (or a `.json` whose schema is
+/// tilescope.config/N) is a config entry; a folder with `capture.json` gives one
+/// capture entry per launch (a launch without a config is an entry that says
+/// why); another folder is searched (8 levels at most, hidden folders and
+/// `__pycache__` skipped, `skipDir` too: the triage's own output folder) for
+/// configs, capture folders and Python problems; a `.py` file is paired as above
+/// (its partner found beside it). Anything else is named in *problems
+/// ("x.txt: not a config, capture folder or Python problem").
+std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& args,
+                                              std::vector<std::string>* problems,
+                                              const std::filesystem::path& skipDir = {});
+
+/// The entry a planned input starts as (status pending, or not_run with the skip reason).
+TriageEntry plannedEntry(const TriageInput& in);
+
+}  // namespace tilescope

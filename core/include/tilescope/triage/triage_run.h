@@ -1,0 +1,122 @@
+// Running a triage (docs/triage.md): every planned entry in processes of its
+// own — `tilescope-run check`, `run` or `diagnose` for a config; the Python
+// runner (resources/python/triage/runner.py) for a problem, then `capture` of
+// the candidate and `diagnose` of its kernels that fail — spread over the local
+// GPUs, each with a watchdog, the output rewritten atomically after every entry.
+// Core code: it never touches the GPU itself. The summaries that turn a report
+// or the runner's answer into an entry are pure functions (tested on hand-built data).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tilescope/model/report.h"
+#include "tilescope/triage/triage.h"
+#include "tilescope/triage/triage_inputs.h"
+
+namespace tilescope {
+
+struct Tree;
+
+inline constexpr const char* kRunnerSchema = "tilescope.triage.runner/1";
+
+/// How deep a config entry is judged: `check` (no GPU: validation, compile,
+/// static analysis), `run` (one capture), `diagnose` (the capture and the
+/// follow-up experiments). Problems always run the runner; `check` stops them there.
+enum class TriageDepth { check, run, diagnose };
+const char* triageDepthName(TriageDepth d);
+TriageDepth parseTriageDepth(const std::string& s);  ///< throws std::invalid_argument
+
+/// When a problem's candidate runs again under `tilescope-run capture`:
+/// `failed` (the runner's finding is about memory accesses — out of bounds, an
+/// illegal address, misalignment, NaN, a device assert — which the replay's guard
+/// zones and trace locate; or it launched none of its own kernels as the runner
+/// counted them: the capture's count then decides), `always`, `never`.
+enum class CaptureWhen { failed, always, never };
+CaptureWhen parseCaptureWhen(const std::string& s);  ///< throws std::invalid_argument
+
+struct TriageProgress {
+  int done = 0, total = 0;  ///< entries finished in this run / to run in this run
+  int skipped = 0;          ///< entries already finished in the output (--resume)
+  double elapsedS = 0;
+  std::optional<double> etaS;          ///< from the mean time per finished entry and the job count
+  const TriageEntry* entry = nullptr;  ///< the entry that finished (nullptr: a start notice)
+  std::string message;                 ///< one line for stderr
+};
+
+struct TriageOptions {
+  std::vector<std::string> exe;     ///< tilescope-run (argv prefix: {"/path/tilescope-run"})
+  std::vector<std::string> python;  ///< the runner's interpreter (pythonInterpreter())
+  std::filesystem::path runner;     ///< resources/python/triage/runner.py
+  std::filesystem::path output;     ///< the triage file; entry folders go beside it (OUTPUT.d/)
+  int jobs = 1;
+  /// CUDA_VISIBLE_DEVICES values to spread entries over (slot % size); empty:
+  /// leave the environment alone.
+  std::vector<std::string> gpus;
+  TriageDepth depth = TriageDepth::diagnose;
+  CaptureWhen capture = CaptureWhen::failed;
+  double entryTimeoutS = 600;         ///< each child process's watchdog
+  double timeLimitS = 0;              ///< > 0: no entry starts after this many seconds (resume later)
+  int seeds = 3;                      ///< input seeds per problem shape
+  int maxDiagnosed = 2;               ///< captured kernels of one problem that get diagnosed
+  std::string device;                 ///< check --device
+  std::vector<std::string> verbArgs;  ///< passed to check/run/diagnose (consent)
+  std::function<void(const TriageProgress&)> onProgress;
+};
+
+/// Runs the entries of `report` that are pending (the others are kept: --resume
+/// loads the earlier output and marks what it had finished), writes `opts.output`
+/// after each, and returns the report. Each entry's own reports go to
+/// OUTPUT.d/<slug>/.
+TriageReport runTriage(TriageReport report, const TriageOptions& opts);
+
+/// The plan merged with an earlier output (--resume): entries the earlier output
+/// finished (done, or not_run for a reason the plan still has) are kept as they
+/// were; the rest start pending. Entries of the earlier output that the plan
+/// does not have are kept at the end.
+std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,
+                                           const TriageReport* previous);
+
+// ---------------------------------------------------------------- pure summaries
+
+/// The finding an entry is named after: the error finding of the lowest category
+/// rank (root causes first, as diagnose names the bug; among equals the first
+/// located at a line), else the first warning of a wrong-results category (a
+/// trap), else nullptr.
+const Finding* leadFinding(const std::vector<Finding>& findings);
+
+/// Fills the judged fields of `e` from an entry report (check, run, diagnose):
+/// verdict, lead finding (category, detail, message, location, source line),
+/// the walk's leaf and fix (from the lead finding's node; `tree` may be null),
+/// and the speed of the first point against its baseline.
+void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree);
+
+/// The findings of a runner answer (docs/triage.md, "The runner"): its traps and
+/// comparisons, plus one finding for an exception, classified by the error-log
+/// classifier (the Python and compile-error sub-categories) and located at the
+/// candidate's line the runner read off the traceback.
+std::vector<Finding> runnerFindings(const nlohmann::json& runner);
+
+/// A tilescope.report/1 for a problem (verb "triage"): one point per case the
+/// runner checked, the exception's text as the compile log (so the tree's log
+/// predicates answer), the findings, the timing against the reference, and the
+/// walked tree. This is what the Triage view opens for the entry.
+Report problemReport(const TriageEntry& e, const nlohmann::json& runner, const Tree* tree);
+
+/// Whether a captured kernel belongs to a library rather than the candidate
+/// (ATen, cuBLAS, cuDNN, CUTLASS, ... by its mangled or demangled name).
+bool isLibraryKernel(const std::string& name);
+
+/// Seconds left, from the finished entries' mean wall time in this run and the
+/// job slots; nullopt before the first finishes.
+std::optional<double> triageEta(double elapsedS, int done, int total, int jobs);
+
+/// "17_relu_new.py" → "17_relu_new-1a2b3c4d": a folder name for an entry.
+std::string entrySlug(const std::string& id);
+
+}  // namespace tilescope

@@ -1,0 +1,38 @@
+// Private to the triage layer: what one entry's run needs (its folder, its GPU's
+// environment, the watchdogged child runner) and the steps the entry kinds share.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tilescope/base/process.h"
+#include "tilescope/triage/triage_run.h"
+
+namespace tilescope {
+
+struct EntryContext {
+  const TriageOptions* opts = nullptr;
+  const Tree* tree = nullptr;
+  std::filesystem::path dir;        ///< OUTPUT.d/<slug>/: this entry's files
+  std::filesystem::path outputDir;  ///< the triage file's folder (entry reports are relative to it)
+  std::vector<std::string> env;     ///< CUDA_VISIBLE_DEVICES=..., for every child
+  /// Runs argv with the entry's environment and a watchdog of `timeoutS`; stdout is dropped.
+  ChildResult run(const std::vector<std::string>& argv, double timeoutS) const;
+  /// Writes `r` into the entry's folder as `name`; returns its path relative to the triage file.
+  std::string saveReport(const Report& r, const std::string& name) const;
+  /// A path of the entry's folder, relative to the triage file.
+  std::string relative(const std::filesystem::path& p) const;
+};
+
+/// A config entry (or a captured launch's config): check, then run or diagnose.
+void runConfigEntry(TriageEntry& e, const EntryContext& ctx);
+/// A problem: the runner, its report, the capture and the diagnosis of its kernels.
+void runProblemEntry(TriageEntry& e, const EntryContext& ctx);
+/// `diagnose` (or `run`) of a problem's captured kernels, the faulting first, at
+/// most opts.maxDiagnosed; the first whose verdict is not ok leads the entry (its
+/// located finding and fix), the runner's speed and findings kept.
+void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx,
+                      const std::vector<std::filesystem::path>& configs);
+
+}  // namespace tilescope

@@ -1,0 +1,174 @@
+// buildTriageDocument: a triage's summary, taxonomy, speedups and entry table as
+// the export document model (docs/triage.md, "Exports").
+#include "tilescope/triage/triage_document.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "tilescope/base/format.h"
+
+namespace tilescope {
+
+namespace {
+
+std::string percent(double p) { return formatPercent(p / 100.0); }
+
+Verdict worstVerdict(const TriageReport& r) {
+  Verdict v = Verdict::ok;
+  for (const TriageEntry& e : r.entries)
+    if (e.status == EntryStatus::done) v = worse(v, e.verdict);
+  return v;
+}
+
+DocSection summarySection(const TriageReport& r, const TriageDocumentOptions& o) {
+  const auto counts = triageCounts(r.entries);
+  const auto count = [&](const char* k) {
+    const auto it = counts.find(k);
+    return it == counts.end() ? 0 : it->second;
+  };
+  DocSection s{"summary", "Summary", {}, false};
+  DocTable t{"", {"", ""}, {}};
+  t.rows = {{"entries", std::to_string(r.entries.size())},
+            {"judged", std::to_string(count("done"))},
+            {"correct (ok)", std::to_string(count("ok"))},
+            {"not run", std::to_string(count("not_run"))},
+            {"pending", std::to_string(count("pending"))},
+            {"wall time", formatDuration(r.seconds * 1e9)},
+            {"created", r.createdAt},
+            {"host", r.host}};
+  if (r.options.is_object())
+    for (const auto& [k, v] : r.options.items())
+      t.rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
+  s.blocks.push_back(std::move(t));
+  if (!r.complete)
+    s.blocks.push_back(
+        DocParagraph{"This triage is not complete: " + std::to_string(count("pending")) +
+                         " entries are pending (tilescope-run triage ... --resume finishes them).",
+                     true});
+  if (!o.note.empty()) s.blocks.push_back(DocParagraph{o.note, true});
+  return s;
+}
+
+DocSection taxonomySection(const TriageReport& r) {
+  DocSection s{"taxonomy", "Taxonomy", {}, false};
+  s.blocks.push_back(
+      DocParagraph{"What each judged entry first went wrong with: the lead finding's category "
+                   "(and its sub-category), counted over the finished entries.",
+                   false});
+  DocTable t{"", {"category", "sub-category", "entries", "% of entries", "% of category"}, {}};
+  for (const TaxonomyRow& row : taxonomy(r.entries))
+    t.rows.push_back({row.detail.empty() ? row.category : "", row.detail, std::to_string(row.count),
+                      percent(row.percent), row.detail.empty() ? "" : percent(row.share)});
+  s.blocks.push_back(std::move(t));
+  s.blocks.push_back(DocFigure{"triage_taxonomy", "Entries per category"});
+  return s;
+}
+
+DocSection speedupSection(const TriageReport& r) {
+  const SpeedupSummary sp = speedupSummary(r.entries);
+  DocSection s{"speedups", "Speed of the correct entries", {}, false};
+  if (sp.n == 0) {
+    s.blocks.push_back(DocParagraph{"No correct entry has a measured speed.", false});
+    return s;
+  }
+  s.blocks.push_back(DocTable{
+      "",
+      {"correct with a speed", "faster", "geomean", "min", "p10", "median", "p90", "max"},
+      {{std::to_string(sp.n), std::to_string(sp.faster), formatRatio(sp.geomean), formatRatio(sp.min),
+        formatRatio(sp.p10), formatRatio(sp.median), formatRatio(sp.p90), formatRatio(sp.max)}}});
+  DocTable bins{"Speedup against the reference or baseline", {"speedup", "entries"}, {}};
+  for (const SpeedupBin& b : sp.bins) bins.rows.push_back({b.label, std::to_string(b.count)});
+  s.blocks.push_back(std::move(bins));
+  s.blocks.push_back(DocFigure{"triage_speedups", "Speedup distribution"});
+  return s;
+}
+
+std::string where(const TriageEntry& e) {
+  if (!e.line) return "";
+  return std::filesystem::path(e.file).filename().string() + ":" + std::to_string(*e.line);
+}
+
+DocSection entriesSection(const TriageReport& r, const TriageDocumentOptions& o) {
+  DocSection s{"entries", "Entries", {}, true};
+  DocTable t{"", {"entry", "kind", "verdict", "category", "line", "speedup", "judged by", "time"}, {}};
+  for (const TriageEntry& e : r.entries) {
+    if (t.rows.size() >= o.maxRows) break;
+    const std::string verdict =
+        e.status == EntryStatus::done ? verdictName(e.verdict) : entryStatusName(e.status);
+    t.rows.push_back({e.name, entryKindName(e.kind), verdict, entryCategoryLabel(e), where(e),
+                      e.speed.speedup ? formatRatio(*e.speed.speedup) + " vs " + e.speed.against : "",
+                      e.level, formatDuration(e.seconds * 1e9)});
+  }
+  s.blocks.push_back(std::move(t));
+  if (r.entries.size() > o.maxRows)
+    s.blocks.push_back(
+        DocParagraph{std::to_string(r.entries.size() - o.maxRows) + " more entries are not listed.", true});
+  return s;
+}
+
+/// Each distinct lead (category, detail) once: an example entry, its located line and the fix.
+DocSection fixesSection(const TriageReport& r) {
+  DocSection s{"fixes", "Findings and fixes", {}, false};
+  std::set<std::string> seen;
+  for (const TriageEntry& e : r.entries) {
+    if (e.status != EntryStatus::done || e.category.empty() || !seen.insert(entryCategoryLabel(e)).second)
+      continue;
+    s.blocks.push_back(DocSubheading{entryCategoryLabel(e)});
+    std::string text = e.name + ": " + e.message;
+    if (e.line) text += " (" + where(e) + (e.sourceLine.empty() ? "" : ": " + e.sourceLine) + ")";
+    s.blocks.push_back(DocParagraph{text, false});
+    if (!e.fix.empty()) s.blocks.push_back(DocParagraph{"Fix (" + e.treeNode + "): " + e.fix, false});
+  }
+  if (s.blocks.empty()) s.blocks.push_back(DocParagraph{"No entry has a finding.", false});
+  return s;
+}
+
+DocSection notRunSection(const TriageReport& r) {
+  DocSection s{"not_run", "Not run", {}, false};
+  DocTable t{"", {"entry", "why"}, {}};
+  for (const TriageEntry& e : r.entries)
+    if (e.status == EntryStatus::not_run || !e.note.empty()) t.rows.push_back({e.name, e.note});
+  if (!t.rows.empty()) s.blocks.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace
+
+std::string entryCategoryLabel(const TriageEntry& e) {
+  const std::string key = taxonomyKey(e);
+  return e.status == EntryStatus::done && !e.detail.empty() && !e.category.empty() ? key + "/" + e.detail
+                                                                                   : key;
+}
+
+Document buildTriageDocument(const TriageReport& r, const TriageDocumentOptions& o) {
+  Document d;
+  d.title = "TileScope triage: " + std::to_string(r.entries.size()) + " entries";
+  d.banner.verdict = worstVerdict(r);
+  const auto tax = taxonomy(r.entries);
+  int ok = 0, judged = 0;
+  for (const TriageEntry& e : r.entries)
+    if (e.status == EntryStatus::done) ++judged, ok += e.verdict == Verdict::ok;
+  d.banner.headline = std::to_string(ok) + " of " + std::to_string(judged) + " judged entries are correct";
+  for (const TaxonomyRow& row : tax)
+    if (row.detail.empty() && row.category != "ok" && row.category != "not_run" &&
+        row.category != "checked") {
+      d.banner.headline += "; most often: " + row.category + " (" + std::to_string(row.count) + ")";
+      break;
+    }
+  d.sections.push_back(summarySection(r, o));
+  d.sections.push_back(taxonomySection(r));
+  d.sections.push_back(speedupSection(r));
+  d.sections.push_back(entriesSection(r, o));
+  d.sections.push_back(fixesSection(r));
+  if (DocSection s = notRunSection(r); !s.blocks.empty()) d.sections.push_back(std::move(s));
+  return d;
+}
+
+std::vector<DocFigure> triageFigures(const TriageReport& r) {
+  std::vector<DocFigure> f{{"triage_taxonomy", "Entries per category"}};
+  if (speedupSummary(r.entries).n > 0) f.push_back({"triage_speedups", "Speedup distribution"});
+  return f;
+}
+
+}  // namespace tilescope

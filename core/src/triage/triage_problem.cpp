@@ -1,0 +1,298 @@
+// A reference/candidate problem as an entry (docs/triage.md, "Problems"): the
+// Python runner's answer as a report, then the candidate under `capture` and its
+// failing kernels under `diagnose`.
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "tilescope/base/process.h"
+#include "tilescope/capture/capture.h"
+#include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
+#include "triage_detail.h"
+
+namespace tilescope {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+double number(const json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+CorrectnessInfo caseCorrectness(const json& c) {
+  CorrectnessInfo ci;
+  const json cmp = c.value("compare", json::object());
+  ci.checked = !cmp.empty();
+  ci.reference = "reference module";
+  ci.tensor = cmp.value("output", "out");
+  ci.maxAbsErr = number(cmp, "max_abs_err");
+  ci.maxRelErr = number(cmp, "max_rel_err");
+  ci.mismatches = static_cast<std::int64_t>(number(cmp, "mismatches"));
+  ci.elements = static_cast<std::int64_t>(number(cmp, "elements"));
+  ci.nan = static_cast<std::int64_t>(number(cmp, "nan"));
+  ci.inf = static_cast<std::int64_t>(number(cmp, "inf"));
+  ci.rtol = number(cmp, "rtol");
+  ci.atol = number(cmp, "atol");
+  return ci;
+}
+
+/// The runner's timing as the first point's kernel and baseline times.
+void caseTiming(Point& p, const json& runner) {
+  const json t = runner.value("timing", json::object());
+  const double cand = number(t, "candidate_ns"), ref = number(t, "reference_ns");
+  if (cand <= 0) return;
+  p.timing.measured = true;
+  p.timing.kernelNs.median = cand;
+  p.timing.kernelNs.n = static_cast<int>(number(t, "reps", 0));
+  p.timing.note = "CUDA events around the module's forward (the runner), median";
+  if (ref > 0) {
+    p.baseline.name = "reference";
+    p.baseline.measured = true;
+    p.baseline.kernelNs.median = ref;
+    p.speedup = ref / cand;
+  }
+}
+
+std::string findingCase(const Finding& f) {
+  if (!f.evidence.is_object()) return "";
+  const auto it = f.evidence.find("case");
+  return it != f.evidence.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+Report problemReport(const TriageEntry& e, const json& runner, const Tree* tree) {
+  Report r;
+  r.toolVersion = toolVersion();
+  r.createdAt = nowIso8601();
+  r.host = hostName();
+  r.verb = "triage";
+  r.config = {{"name", e.name}, {"triage", {{"kind", "problem"}, {"inputs", e.inputs}}}};
+  if (e.inputs.size() == 2) r.config["kernel"] = {{"source", e.inputs[1]}, {"entry", "ModelNew"}};
+  const json env = runner.value("environment", json::object());
+  r.device.name = env.value("gpu", "");
+  const json cases = runner.value("cases", json::array());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Point p;
+    p.index = static_cast<int>(i);
+    p.label = cases[i].value("label", "case " + std::to_string(i));
+    p.params = cases[i].value("shape", json::object());
+    p.correctness.push_back(caseCorrectness(cases[i]));
+    p.extra["seed"] = cases[i].value("seed", 0);
+    r.points.push_back(std::move(p));
+  }
+  if (r.points.empty()) {
+    Point p;
+    p.label = runner.value("phase", "run");
+    r.points.push_back(std::move(p));
+  }
+  Point& first = r.points.front();
+  if (const auto ex = runner.find("exception"); ex != runner.end() && ex->is_object()) {
+    // The exception's text is the log the tree's `log` predicates classify.
+    first.compile.attempted = true;
+    first.compile.compiler = "python";
+    first.compile.log = ex->value("text", "");
+  }
+  first.workerStderr = runner.value("stderr", "");
+  caseTiming(first, runner);
+  for (const Finding& f : e.findings) {
+    const std::string c = findingCase(f);
+    auto it = std::find_if(r.points.begin(), r.points.end(), [&](const Point& p) { return p.label == c; });
+    (it == r.points.end() ? first : *it).findings.push_back(f);
+  }
+  for (Point& p : r.points) p.verdict = verdictForFindings(p.findings);
+  r.finalize();
+  if (tree) applyWalk(r, walkTree(*tree, toJson(r)));
+  return r;
+}
+
+namespace {
+
+/// The runner's answer, or why there is none (the process died, hung, printed nothing).
+std::optional<json> readRunner(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  try {
+    json j = parseJson(in);
+    if (j.is_object() && j.value("schema", "") == kRunnerSchema) return j;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::string lastLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  const auto nl = text.rfind('\n');
+  return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+/// A runner that ended without an answer: the watchdog, a signal, the candidate's
+/// exception it could not write, or the runner's own failure (a traceback that
+/// never names the candidate: not the candidate's fault, the entry is not run).
+json deadRunner(const ChildResult& r, double timeoutS, const std::string& candidate) {
+  json j = {{"schema", kRunnerSchema}, {"status", "failed"}, {"phase", "run"}};
+  std::string tail =
+      r.stderrText.size() > 8192 ? r.stderrText.substr(r.stderrText.size() - 8192) : r.stderrText;
+  j["stderr"] = tail;
+  if (r.timedOut) {
+    j["findings"] =
+        json::array({{{"category", "hang"},
+                      {"severity", "error"},
+                      {"message", "the runner did not finish within " + std::to_string(int(timeoutS)) +
+                                      " s: the watchdog stopped it"},
+                      {"evidence", {{"timeout_s", timeoutS}}}}});
+  } else if (!r.started || (r.signal == 0 && tail.find("CUDA error") == std::string::npos &&
+                            tail.find(fs::path(candidate).filename().string()) == std::string::npos)) {
+    j["status"] = "error";
+    j["error"] = "the runner failed: " + (r.started ? lastLine(tail) : r.startError);
+  } else if (!lastExceptionLine(tail).empty() || tail.find("CUDA error") != std::string::npos) {
+    j["exception"] = {{"type", "Error"}, {"message", lastExceptionLine(tail)}, {"text", tail}};
+  } else {
+    const std::string how = r.signal
+                                ? "killed by " + signalDescription(r.signal)
+                                : "exited with status " + std::to_string(r.exitCode) + " without an answer";
+    j["findings"] = json::array({{{"category", "crash"},
+                                  {"severity", "error"},
+                                  {"message", "the runner was " + how},
+                                  {"evidence", {{"signal", r.signal}}}}});
+  }
+  return j;
+}
+
+/// The case the capture replays: the first that failed, else the first.
+std::string replayCase(const json& runner) {
+  for (const json& c : runner.value("cases", json::array()))
+    if (c.value("status", "ok") != "ok") return c.value("label", "");
+  const json cases = runner.value("cases", json::array());
+  return cases.empty() ? "" : cases.front().value("label", "");
+}
+
+bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
+  if (opts.depth == TriageDepth::check || opts.capture == CaptureWhen::never) return false;
+  if (opts.capture == CaptureWhen::always) return true;
+  // A compile error launched nothing; a crash or a hang would only repeat under capture.
+  if (e.verdict == Verdict::compile_error || e.verdict == Verdict::hang || e.category == "crash")
+    return false;
+  if (e.launches == 0) return true;  // the capture's count decides a no-kernel verdict
+  // Findings about memory accesses: the replay's guard zones and trace locate them.
+  // A wrong value, a race or a trap would only replay as the program ran.
+  static const std::set<std::string> located = {"oob_write",         "oob_read", "illegal_address",
+                                                "misaligned_access", "nan_inf",  "device_assert"};
+  return e.verdict != Verdict::ok && located.count(e.category) > 0;
+}
+
+struct CapturedKernels {
+  int total = 0;
+  std::vector<std::string> own;      ///< kernel names of the candidate's own launches
+  std::vector<fs::path> configs;     ///< their configs, faulting launches first
+  std::vector<std::string> library;  ///< names of library launches (at most 8)
+};
+
+CapturedKernels readCapture(const fs::path& dir) {
+  CapturedKernels k;
+  const CaptureInfo info = loadCaptureInfo(dir);
+  std::vector<std::pair<bool, fs::path>> cfgs;
+  for (const CapturedLaunch& l : info.launches) {
+    ++k.total;
+    if (isLibraryKernel(l.kernel)) {
+      if (k.library.size() < 8) k.library.push_back(l.kernel);
+      continue;
+    }
+    k.own.push_back(l.kernel);
+    if (!l.config.empty()) cfgs.emplace_back(l.fault.empty(), dir / l.config);
+  }
+  std::stable_sort(cfgs.begin(), cfgs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [ok, p] : cfgs) k.configs.push_back(p);
+  return k;
+}
+
+/// The capture's launch count decides a no-kernel verdict either way; a capture
+/// that saw none where the runner counted some (the program faulted before its
+/// launches were recorded) decides nothing.
+void reconcileLaunches(TriageEntry& e, std::vector<Finding>& findings, const CapturedKernels& k) {
+  if (k.own.empty() && e.launches != 0) {
+    e.note = e.launches > 0 ? "the capture recorded none of the " + std::to_string(e.launches) +
+                                  " launches of the candidate's own the runner counted"
+                            : "the capture recorded no launch of the candidate's own";
+    return;
+  }
+  e.launches = static_cast<int>(k.own.size());
+  e.extra["capture_launches"] = {{"total", k.total}, {"own", k.own.size()}, {"library", k.library}};
+  const auto isNoKernel = [](const Finding& f) { return f.category == "no_kernel"; };
+  if (!k.own.empty()) {
+    findings.erase(std::remove_if(findings.begin(), findings.end(), isNoKernel), findings.end());
+  } else if (std::none_of(findings.begin(), findings.end(), isNoKernel)) {
+    Finding f;
+    f.category = "no_kernel";
+    f.treeNode = "wrong.no_kernel";
+    f.message = "no kernel of the candidate ran: the capture saw " + std::to_string(k.total) +
+                " launch(es), all of libraries";
+    f.evidence = {{"source", "capture"}, {"launches", k.total}, {"library_kernels", k.library}};
+    findings.insert(findings.begin(), std::move(f));
+  }
+}
+
+}  // namespace
+
+void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
+  const TriageOptions& opts = *ctx.opts;
+  const fs::path runnerOut = ctx.dir / "runner.json";
+  std::vector<std::string> argv = opts.python;
+  argv.insert(argv.end(), {opts.runner.string(), "--reference", e.inputs.at(0), "--candidate", e.inputs.at(1),
+                           "--out", runnerOut.string(), "--seeds", std::to_string(opts.seeds)});
+  if (opts.depth == TriageDepth::check) argv.push_back("--no-timing");
+  const ChildResult r = ctx.run(argv, opts.entryTimeoutS);
+  json runner = readRunner(runnerOut).value_or(json());
+  if (runner.is_null()) runner = deadRunner(r, opts.entryTimeoutS, e.inputs.at(1));
+  if (runner.value("status", "") == "error") {
+    e.status = EntryStatus::not_run;
+    e.note = runner.value("error", "the runner could not run");
+    if (runner.value("no_gpu", false)) e.extra["no_gpu"] = true;
+    return;
+  }
+  if (!runner.contains("stderr")) runner["stderr"] = r.stderrText.substr(0, 8192);
+  std::vector<Finding> findings = runnerFindings(runner);
+  e.launches = runner.contains("launches") ? runner["launches"].value("own", -1) : -1;
+  e.findings = findings;
+  e.level = "runner";
+  Report rep = problemReport(e, runner, ctx.tree);
+  summarizeReport(e, rep, ctx.tree);
+  if (wantCapture(e, opts)) {
+    const fs::path capDir = ctx.dir / "capture";
+    std::error_code ec;
+    fs::remove_all(capDir, ec);
+    std::vector<std::string> cap = opts.exe;
+    cap.insert(cap.end(), {"capture", "-o", capDir.string(), "--timeout",
+                           std::to_string(int(opts.entryTimeoutS)), "--"});
+    cap.insert(cap.end(), opts.python.begin(), opts.python.end());
+    // No guard zones of the runner's own: the capture's tensors must end where the program's do.
+    cap.insert(cap.end(),
+               {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0), "--candidate",
+                e.inputs.at(1), "--case", replayCase(runner), "--out", (ctx.dir / "replay.json").string()});
+    const ChildResult c = ctx.run(cap, opts.entryTimeoutS + 30);
+    if (!fs::exists(capDir / "capture.json", ec)) {
+      e.note = "the capture did not run: " + lastLine(c.stderrText.empty() ? c.startError : c.stderrText);
+    } else {
+      try {
+        const CapturedKernels k = readCapture(capDir);
+        reconcileLaunches(e, findings, k);
+        e.findings = findings;
+        rep = problemReport(e, runner, ctx.tree);
+        summarizeReport(e, rep, ctx.tree);
+        e.level = "runner+capture";
+        diagnoseCaptured(e, ctx, k.configs);
+      } catch (const std::exception& ex) {
+        e.note = std::string("the capture could not be read: ") + ex.what();
+      }
+    }
+  }
+  // The runner's view is kept whichever report leads (a diagnosed kernel's may).
+  const std::string runnerReport = ctx.saveReport(rep, "report.json");
+  if (e.report.empty()) e.report = runnerReport;
+}
+
+}  // namespace tilescope

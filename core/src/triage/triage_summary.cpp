@@ -1,0 +1,236 @@
+// Pure summaries of a triage (docs/triage.md): an entry's lead finding, location,
+// fix and speed from its report; the findings of the Python runner's answer.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <regex>
+
+#include "tilescope/diagnose/diagnose.h"
+#include "tilescope/diagnose/tree.h"
+#include "tilescope/logs/classify.h"
+#include "tilescope/triage/triage_run.h"
+
+namespace tilescope {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* triageDepthName(TriageDepth d) {
+  switch (d) {
+    case TriageDepth::check:
+      return "check";
+    case TriageDepth::run:
+      return "run";
+    case TriageDepth::diagnose:
+      break;
+  }
+  return "diagnose";
+}
+
+TriageDepth parseTriageDepth(const std::string& s) {
+  for (TriageDepth d : {TriageDepth::check, TriageDepth::run, TriageDepth::diagnose})
+    if (s == triageDepthName(d)) return d;
+  throw std::invalid_argument("--depth '" + s + "': expected check, run or diagnose");
+}
+
+CaptureWhen parseCaptureWhen(const std::string& s) {
+  if (s == "failed") return CaptureWhen::failed;
+  if (s == "always") return CaptureWhen::always;
+  if (s == "never") return CaptureWhen::never;
+  throw std::invalid_argument("--capture '" + s + "': expected failed, always or never");
+}
+
+namespace {
+
+/// A warning that still means the result cannot be trusted (a trap seen once,
+/// a timing that does not scale: categories of wrong results) leads when there
+/// is no error; resource warnings of a passing kernel do not.
+bool failingWarning(const Finding& f) {
+  const CategoryInfo* c = findCategory(f.category);
+  return f.severity == Severity::warning && c && c->verdict == Verdict::incorrect;
+}
+
+std::string lineOf(const fs::path& file, int line) {
+  std::ifstream in(file);
+  std::string text;
+  for (int i = 1; i <= line && std::getline(in, text); ++i)
+    if (i == line) return text;
+  return "";
+}
+
+/// The text of the located line: the finding's own evidence, else the file,
+/// read relative to the entry's first input's folder when it is relative.
+std::string sourceLineOf(const Finding& f, const TriageEntry& e) {
+  if (f.evidence.is_object()) {
+    const auto it = f.evidence.find("source_line");
+    if (it != f.evidence.end() && it->is_string()) return it->get<std::string>();
+  }
+  if (!f.location.line || f.location.file.empty()) return "";
+  fs::path p(f.location.file);
+  if (p.is_relative() && !e.inputs.empty()) p = fs::path(e.inputs.front()).parent_path() / p;
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) ? lineOf(p, *f.location.line) : "";
+}
+
+/// Where the troubleshooting walk from the lead finding's node ends, and its fix.
+void applyFix(TriageEntry& e, const Report& report, const Finding& lead, const Tree* tree) {
+  e.treeNode = lead.treeNode;
+  if (!tree) return;
+  const TreeNode* start = tree->findNearest(lead.treeNode.empty() ? "start" : lead.treeNode);
+  if (!start) start = tree->find(tree->root);
+  if (!start) return;
+  const TreeWalk walk = walkTree(*tree, toJson(report), {}, start->id);
+  e.treeNode = walk.stoppedAt.empty() ? start->id : walk.stoppedAt;
+  if (walk.complete && walk.leaf) e.fix = walk.leaf->fix;
+}
+
+void applySpeed(TriageEntry& e, const Report& report) {
+  for (const Point& p : report.points) {
+    if (!p.timing.measured || p.timing.kernelNs.median <= 0) continue;
+    e.speed.kernelNs = p.timing.kernelNs.median;
+    if (p.baseline.measured && p.baseline.kernelNs.median > 0) {
+      e.speed.baselineNs = p.baseline.kernelNs.median;
+      e.speed.against = p.baseline.name;
+      e.speed.speedup = p.speedup ? *p.speedup : *e.speed.baselineNs / *e.speed.kernelNs;
+    }
+    return;
+  }
+}
+
+}  // namespace
+
+const Finding* leadFinding(const std::vector<Finding>& findings) {
+  // The root cause among the errors (the registry's rank, as diagnose names the
+  // bug); among equals the first that is located at a line, else the first.
+  const Finding* best = nullptr;
+  const auto better = [&](const Finding& f) {
+    if (!best) return true;
+    const int a = categoryRank(f.category), b = categoryRank(best->category);
+    return a < b || (a == b && f.location.line && !best->location.line);
+  };
+  for (const Finding& f : findings)
+    if (f.severity == Severity::error && better(f)) best = &f;
+  if (best) return best;
+  for (const Finding& f : findings)
+    if (failingWarning(f)) return &f;
+  return nullptr;
+}
+
+void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
+  e.status = EntryStatus::done;
+  e.verdict = report.verdict;
+  e.findings = report.findings;
+  // An absent evidence reads back as {} once written: the entry holds it so from the start.
+  for (Finding& f : e.findings)
+    if (f.evidence.is_null()) f.evidence = json::object();
+  e.category.clear();
+  e.detail.clear();
+  e.message.clear();
+  e.treeNode.clear();
+  e.fix.clear();
+  e.file.clear();
+  e.line.reset();
+  e.sourceLine.clear();
+  if (const Finding* lead = leadFinding(report.findings)) {
+    e.category = lead->category;
+    e.detail = lead->detail;
+    e.message = lead->message;
+    // The lead's own location, else the first finding of the same category that has one.
+    const Finding* located = lead;
+    if (!lead->location.line)
+      for (const Finding& f : report.findings)
+        if (f.category == lead->category && f.location.line) {
+          located = &f;
+          break;
+        }
+    e.file = located->location.file;
+    e.line = located->location.line;
+    e.sourceLine = sourceLineOf(*located, e);
+    applyFix(e, report, *lead, tree);
+  }
+  applySpeed(e, report);
+}
+
+std::vector<Finding> runnerFindings(const json& runner) {
+  std::vector<Finding> out;
+  if (const auto ex = runner.find("exception"); ex != runner.end() && ex->is_object()) {
+    const std::string text = ex->value("text", "");
+    const std::string type = ex->value("type", "Exception");
+    const std::string message = ex->value("message", "");
+    const Classification c = classifyLog(text.empty() ? type + ": " + message : text);
+    Finding f;
+    f.severity = Severity::error;
+    f.category = "compile_error";
+    f.detail = "python_exception";
+    f.treeNode = "compile.python.other";
+    // Below the threshold the nearest answer still names the exception's kind.
+    const Candidate* best = c.candidates.empty() ? nullptr : &c.candidates.front();
+    if (c.known()) {
+      f.category = c.category;
+      f.detail = c.detail;
+      f.treeNode = c.treeNode;
+    } else if (best) {
+      f.category = best->category;
+      f.detail = best->detail;
+      f.treeNode = best->treeNode;
+    }
+    f.message = type + (message.empty() ? "" : ": " + message.substr(0, message.find('\n')));
+    f.location.file = ex->value("file", "");
+    if (ex->contains("line") && (*ex)["line"].is_number_integer()) f.location.line = (*ex)["line"].get<int>();
+    f.evidence = {{"source", "runner"}, {"phase", runner.value("phase", "")}, {"exception", type}};
+    if (ex->contains("source_line")) f.evidence["source_line"] = (*ex)["source_line"];
+    if (c.known() || best)
+      f.evidence["classifier"] = {{"rule", c.known() ? c.rule : best->rule},
+                                  {"confidence", c.known() ? c.confidence : best->confidence},
+                                  {"matched", c.known() ? c.matched : best->line.text}};
+    out.push_back(std::move(f));
+  }
+  if (const auto fs = runner.find("findings"); fs != runner.end() && fs->is_array())
+    for (std::size_t i = 0; i < fs->size(); ++i) {
+      Finding f = findingFromJson((*fs)[i], "findings[" + std::to_string(i) + "]");
+      if (!isKnownCategory(f.category)) continue;  // an older runner's word: not ours to judge by
+      if (f.treeNode.empty()) f.treeNode = std::string(categoryInfo(f.category).treeNode);
+      out.push_back(std::move(f));
+    }
+  // Errors first, root causes before the symptoms they cause (the registry's rank).
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    const CategoryInfo* ca = findCategory(a.category);
+    const CategoryInfo* cb = findCategory(b.category);
+    return (ca ? ca->rank : 99) < (cb ? cb->rank : 99);
+  });
+  return out;
+}
+
+bool isLibraryKernel(const std::string& name) {
+  static const std::regex lib(
+      R"(^(void )?(at|c10|cub|cub_\w+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas\w*|nvte)::)"
+      R"(|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash))"
+      R"(|^(ampere|volta|turing|hopper|sm\d+|nvjet|cutlass)_|cublas|cudnn|\bgemv|gemmk|splitKreduce)"
+      R"(|elementwise_kernel|reduce_kernel|indexSelect|CatArrayBatched|Memset|memcpy|fill_kernel)");
+  return std::regex_search(name, lib);
+}
+
+std::optional<double> triageEta(double elapsedS, int done, int total, int jobs) {
+  if (done <= 0 || total <= done) return done > 0 ? std::optional<double>(0.0) : std::nullopt;
+  // Elapsed time already runs the jobs side by side: the finished entries' rate holds.
+  (void)jobs;
+  return elapsedS / done * (total - done);
+}
+
+std::string entrySlug(const std::string& id) {
+  std::string base = fs::path(id).filename().string();
+  if (base.empty()) base = "entry";
+  std::string safe;
+  for (char ch : base)
+    safe += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') ? ch : '_';
+  if (safe.size() > 48) safe.resize(48);
+  // FNV-1a of the whole id: two inputs with one file name get two folders.
+  std::uint32_t h = 2166136261u;
+  for (unsigned char ch : id) h = (h ^ ch) * 16777619u;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", h);
+  return safe + "-" + hex;
+}
+
+}  // namespace tilescope

@@ -1,0 +1,266 @@
+"""The runner of one problem (docs/triage.md, "The runner"): both models built
+with the same init inputs and seed, run on the same inputs (several seeds, the
+problem's shape, a boundary shape and a scaled one), compared with KernelBench's
+tolerances, the traps checked, both timed; the answer written as
+tilescope.triage.runner/1 JSON.  One process per problem: a crash, a hang or a
+sticky CUDA error ends only it (the C++ side's watchdog and signal handling).
+
+--replay --case LABEL runs the candidate's forward once on that case's inputs:
+what `tilescope-run capture` records.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+
+from . import RUNNER_SCHEMA, locate
+
+INIT_SEED = 42
+POISON_A = 0xFF   # NaN in every float format: unwritten elements show
+POISON_B = 0x3C   # finite in every float format (f32 0.0115, f16 1.06): the second poison
+
+
+class Answer:
+    def __init__(self, args):
+        self.doc = {"schema": RUNNER_SCHEMA, "status": "ok", "phase": "start",
+                    "reference": os.path.abspath(args.reference), "candidate": os.path.abspath(args.candidate),
+                    "cases": [], "findings": [], "environment": {"python": sys.version.split()[0]}}
+        self.out = args.out
+        self.t0 = time.time()
+        self.counter = None  # the LaunchCounter, once installed
+
+    def phase(self, p):
+        self.doc["phase"] = p
+
+    def add(self, f):
+        if f:
+            self.doc["findings"].append(f)
+
+    def error(self, why, no_gpu=False):
+        """The problem could not be judged here (not the candidate's fault)."""
+        self.doc.update(status="error", error=why, no_gpu=no_gpu)
+        return self.write(3 if no_gpu else 2)
+
+    def exception(self, exc, candidate, case=None):
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        rec = {"type": type(exc).__name__, "module": type(exc).__module__, "message": str(exc)[:4000],
+               "text": text[-16000:], "case": case, "sticky": _sticky(exc)}
+        rec.update(locate.locate(exc, candidate))
+        self.doc["exception"] = rec
+        self.doc["status"] = "failed"
+
+    def write(self, code=None):
+        d = self.doc
+        if self.counter is not None:  # also when an exception ended the judgement
+            c = self.counter
+            d["launches"] = {"triton": c.triton, "extension": c.extension, "own": c.own(), "names": c.names}
+        if d["status"] == "ok" and any(f.get("severity", "error") == "error" for f in d["findings"]):
+            d["status"] = "failed"
+        d["seconds"] = round(time.time() - self.t0, 3)
+        tmp = self.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(d, f, indent=1, default=str)
+        os.replace(tmp, self.out)
+        return code if code is not None else (0 if d["status"] == "ok" else 1)
+
+
+def _sticky(exc):
+    s = str(exc)
+    return "CUDA error" in s or type(exc).__name__ == "AcceleratorError" or "CUDA_ERROR" in s
+
+
+class LaunchCounter:
+    """Kernels of the candidate's own that ran: Triton launches (Triton's own
+    launch hook, as the capture's recorder) and calls into C++/CUDA extensions
+    that torch.utils.cpp_extension built while the candidate was imported."""
+
+    def __init__(self):
+        self.active = False
+        self.triton = 0
+        self.extension = 0
+        self.names = []
+
+    def _hook(self, md):
+        if not self.active:
+            return
+        self.triton += 1
+        name = getattr(md, "data", {}).get("name") if md is not None else None
+        if name and name not in self.names and len(self.names) < 16:
+            self.names.append(name)
+
+    def install(self):
+        try:
+            from triton import knobs
+            knobs.runtime.launch_enter_hook.add(self._hook)
+        except Exception:
+            try:  # Triton before the knobs
+                from triton.compiler import CompiledKernel
+                CompiledKernel.launch_enter_hook = staticmethod(self._hook)
+            except Exception:
+                pass
+        try:
+            import torch.utils.cpp_extension as ext
+            for fname in ("load_inline", "load"):
+                orig = getattr(ext, fname)
+                setattr(ext, fname, self._wrap_loader(orig))
+        except Exception:
+            pass
+
+    def _wrap_loader(self, orig):
+        counter = self
+
+        def load(*a, **kw):
+            return _Counted(orig(*a, **kw), counter)
+        return load
+
+    def own(self):
+        return self.triton + self.extension
+
+
+class _Counted:
+    """An extension module whose functions count their calls."""
+
+    def __init__(self, mod, counter):
+        self._mod, self._counter = mod, counter
+
+    def __getattr__(self, name):
+        attr = getattr(self._mod, name)
+        if not callable(attr):
+            return attr
+        counter = self._counter
+
+        def call(*a, **kw):
+            if counter.active:
+                counter.extension += 1
+                if name not in counter.names and len(counter.names) < 16:
+                    counter.names.append(name)
+            return attr(*a, **kw)
+        return call
+
+
+def _flat(out):
+    if isinstance(out, (list, tuple)):
+        r = []
+        for o in out:
+            r += _flat(o)
+        return r
+    return [out]
+
+
+class Problem:
+    def __init__(self, torch, args, answer, counter):
+        self.torch, self.args, self.answer, self.counter = torch, args, answer, counter
+        self.device = args.device
+        self.candidate_path = os.path.abspath(args.candidate)
+        self.guards = None
+
+    def sync(self):
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def to_device(self, xs):
+        T = self.torch
+        return [x.to(self.device) if isinstance(x, T.Tensor) else x for x in xs]
+
+    def clone(self, xs):
+        T = self.torch
+        return [x.clone() if isinstance(x, T.Tensor) else x for x in xs]
+
+    def poison(self, byte, inputs):
+        """Fills the caching allocator's free memory with `byte`: the outputs the
+        candidate allocates start from it, so elements it never writes show."""
+        T = self.torch
+        if self.device != "cuda" or self.args.replay:  # under capture: each tensor its own allocation
+            return
+        in_bytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, T.Tensor))
+        free, _ = T.cuda.mem_get_info()
+        n = int(min(max(64 << 20, 4 * in_bytes), free // 4))
+        big = T.empty(n, dtype=T.uint8, device="cuda").fill_(byte)
+        small = [T.empty((1 << 20) - 512, dtype=T.uint8, device="cuda").fill_(byte) for _ in range(8)]
+        self.sync()
+        del big, small
+
+    def run_candidate(self, model, inputs, poison, case=""):
+        """The candidate's outputs (numpy) and the guard zones' findings of this run."""
+        T = self.torch
+        guards = self.guards
+        xs = guards.guard_inputs(inputs) if guards else self.clone(inputs)
+        self.poison(poison, xs)
+        self.counter.active = True
+        if guards:
+            guards.poison, guards.active = poison, True
+        try:
+            with T.no_grad():
+                out = model(*xs)
+            self.sync()
+        finally:
+            self.counter.active = False
+            if guards:
+                guards.active = False
+        found = guards.check(case) if guards else []
+        return [o.detach().float().cpu().numpy() if isinstance(o, T.Tensor) else o for o in _flat(out)], found
+
+    def reference(self, model, inputs):
+        T = self.torch
+        with T.no_grad():
+            out = model(*self.clone(inputs))
+        self.sync()
+        return [o.detach().float().cpu().numpy() if isinstance(o, T.Tensor) else o for o in _flat(out)]
+
+    def numpy_inputs(self, inputs):
+        T = self.torch
+        return [x.detach().float().cpu().numpy() for x in inputs if isinstance(x, T.Tensor) and x.numel() < (1 << 26)]
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(description="judge one reference/candidate problem (docs/triage.md)")
+    p.add_argument("--reference", required=True)
+    p.add_argument("--candidate", required=True)
+    p.add_argument("--out", default="runner.json")
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--no-timing", action="store_true")
+    p.add_argument("--replay", action="store_true", help="run the candidate once on --case (under capture)")
+    p.add_argument("--case", default="")
+    p.add_argument("--device", default=os.environ.get("TILESCOPE_TRIAGE_DEVICE", "cuda"),
+                   help="cuda, or cpu for the runner's own tests (also TILESCOPE_TRIAGE_DEVICE)")
+    p.add_argument("--no-guards", action="store_true", help="no guard zones around the candidate's tensors")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = _parse(argv)
+    answer = Answer(args)
+    try:
+        import torch
+    except ImportError as e:
+        return answer.error("PyTorch is not installed for %s (%s)" % (sys.executable, e))
+    try:
+        import numpy  # noqa: F401  (the comparisons and traps)
+    except ImportError as e:
+        return answer.error("numpy is not installed for %s (%s)" % (sys.executable, e))
+    answer.doc["environment"]["torch"] = torch.__version__
+    if args.device == "cuda":
+        if not torch.cuda.is_available():
+            return answer.error("no CUDA GPU is visible to PyTorch", no_gpu=True)
+        answer.doc["environment"]["gpu"] = torch.cuda.get_device_name(0)
+    try:
+        import triton
+        answer.doc["environment"]["triton"] = triton.__version__
+    except Exception:
+        pass
+    counter = LaunchCounter()
+    counter.install()
+    answer.counter = counter
+    prob = Problem(torch, args, answer, counter)
+    if args.device == "cuda" and not args.no_guards:
+        from .guards import Guards
+        prob.guards = Guards(torch, prob.candidate_path)
+        prob.guards.install()  # before the candidate is imported: its own imports of torch.empty see it
+    from . import cases
+    return cases.judge(torch, args, answer, prob)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
