@@ -29,6 +29,7 @@
 
 #include <QVBoxLayout>
 
+#include "controllers/checkcontroller.h"
 #include "export/reportexporter.h"
 #include "models/qtconv.h"
 #include "panels/configpanel.h"
@@ -43,6 +44,7 @@
 #include "panels/timingpanel.h"
 #include "panels/troubleshootpanel.h"
 #include "tilescope/base/resources.h"
+#include "tilescope/diagnose/headline.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/open_document.h"
 #include "widgets/banner.h"
@@ -294,7 +296,22 @@ void MainWindow::setupConnections() {
   });
   connect(m_runPanel, &RunPanel::reportAvailable, this,
           [this](const std::shared_ptr<const Report>& r) { setReport(r); });
-  connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) { showError(m); });
+  connect(m_runPanel, &RunPanel::runFailed, this, [this](const QString& m) {
+    showError(m);
+    // The verdict below is the shown report's, not the failed run's: say so, or the two
+    // banners read as one contradicting the other ("run failed" over "Verdict: ok").
+    if (m_report) {
+      updateVerdictBanner();
+      const QString shown = !m_reportPath.isEmpty() ? QFileInfo(m_reportPath).fileName()
+                            : m_report->verb == "check"
+                                ? tr("the check of %1").arg(QFileInfo(m_configPanel->configPath()).fileName())
+                                : tr("the last report");
+      m_verdictBanner->showMessage(
+          m_verdictBanner->kind(),
+          tr("<i>Still showing %1, not the run that failed:</i><br>").arg(shown.toHtmlEscaped()) +
+              verdictText(*m_report));
+    }
+  });
   connect(m_runPanel, &RunPanel::runStarted, this, [this] {
     m_messageBanner->clearMessage();
     statusBar()->clearMessage();
@@ -313,7 +330,26 @@ void MainWindow::setupConnections() {
   connect(m_configPanel, &ConfigPanel::checkAvailable, this, [this](const ReportPtr& r) {
     if (!m_showNextCheck && m_report && m_report->verb != "check") return;
     m_showNextCheck = false;
+    m_checkOrigin = CheckOrigin::none;
     setReport(r, {});
+  });
+  // The check runs in the background: a config that does not evaluate says so when
+  // the answer comes, in the words of the action that asked.
+  connect(m_configPanel, &ConfigPanel::validationFinished, this, [this](bool ok, const QString& message) {
+    if (ok || m_checkOrigin == CheckOrigin::none) return;
+    const CheckOrigin origin = std::exchange(m_checkOrigin, CheckOrigin::none);
+    m_showNextCheck = false;
+    if (origin == CheckOrigin::open) {
+      m_messageBanner->showMessage(
+          Banner::Kind::warning,
+          tr("%1: %2").arg(QFileInfo(m_configPanel->configPath()).fileName(), message).toHtmlEscaped());
+      return;
+    }
+    showError(tr("Check: %1").arg(message));
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
+  });
+  connect(m_configPanel->checker(), &CheckController::runningChanged, this, [this] {
+    if (m_report && m_report->verb == "check") updateVerdictBanner();
   });
 }
 
@@ -350,30 +386,23 @@ bool MainWindow::checkConfig() {
     return false;
   }
   m_showNextCheck = true;
-  m_configPanel->setJsonText(m_configPanel->jsonText());  // validates and checks now, without the debounce
-  if (m_showNextCheck) {                                  // the config does not evaluate: say why
-    m_showNextCheck = false;
-    showError(tr("Check: %1").arg(m_configPanel->validationError()));
-    if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
-    return false;
-  }
+  m_checkOrigin = CheckOrigin::check;
+  m_configPanel->recheck();  // the analysis, then the compile: their answers replace what is shown
   return true;
 }
 
 bool MainWindow::openConfig(const QString& path) {
   m_showNextCheck = true;  // opening a config checks it and shows the result
+  m_checkOrigin = CheckOrigin::open;
+  m_messageBanner->clearMessage();
+  m_configPanel->setSourceDirs({});
   if (!m_configPanel->openConfig(path)) {
     m_showNextCheck = false;
+    m_checkOrigin = CheckOrigin::none;
     showError(m_configPanel->loadError().isEmpty() ? tr("%1: cannot open config").arg(path)
                                                    : m_configPanel->loadError());
     return false;
   }
-  m_messageBanner->clearMessage();
-  if (!m_configPanel->validationError().isEmpty())
-    m_messageBanner->showMessage(
-        Banner::Kind::warning,
-        tr("%1: %2").arg(QFileInfo(path).fileName(), m_configPanel->validationError()).toHtmlEscaped());
-  m_showNextCheck = false;
   m_runPanel->setConfigPath(QFileInfo(path).absoluteFilePath());
   m_findingsPanel->logPanel()->setSourceDirs({QFileInfo(path).absolutePath()});
   m_sourcePanel->setSourceDirs({QFileInfo(path).absolutePath()});
@@ -391,6 +420,8 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   if (!m_runPanel->configPath().isEmpty()) dirs << QFileInfo(m_runPanel->configPath()).absolutePath();
   m_findingsPanel->logPanel()->setSourceDirs(dirs);
   m_sourcePanel->setSourceDirs(dirs);
+  // A report's config finds its kernel where the Source view does (Ctrl+K on a bundled sample).
+  m_configPanel->setSourceDirs(dirs + SourcePanel::zooDirs());
   // Start on the point that carries the report's first error finding: that is what needs a look.
   const int first = m_report ? firstErrorPoint(*m_report) : 0;
   m_messageBanner->clearMessage();
@@ -412,18 +443,16 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
 }
 
 QString MainWindow::verdictText(const Report& r) {
-  // The verdict, the first error finding (report-level first: diagnose's conclusion) and the fix
-  // at the end of the troubleshooting walk.
-  const Finding* first = nullptr;
-  for (const Finding& f : r.findings)
-    if (f.severity == Severity::error) {
-      first = &f;
-      break;
+  // The cause before its symptoms and the walk's fix in the kernel's language: core's
+  // headline, which the exports print too.
+  static const std::shared_ptr<const Tree> tree = [] {
+    try {
+      return std::make_shared<const Tree>(loadDefaultTree());
+    } catch (const std::exception&) {
+      return std::shared_ptr<const Tree>();
     }
-  if (!first)
-    for (const Point& p : r.points)
-      for (const Finding& f : p.findings)
-        if (!first && f.severity == Severity::error) first = &f;
+  }();
+  const Headline h = reportHeadline(r, tree.get());
   QString text = tr("<b>Verdict: %1</b>").arg(QString::fromLatin1(verdictName(r.verdict)));
   if (r.verb == "check")
     text = tr("<b>Checked without a GPU</b> on %1 (%2 point(s): declared tiles, masks, shared memory, "
@@ -431,27 +460,52 @@ QString MainWindow::verdictText(const Report& r) {
                .arg(qs(r.device.name).toHtmlEscaped())
                .arg(r.points.size()) +
            text;
-  if (first) {
-    QString msg = qs(first->message);
+  if (h.cause) {
+    QString msg = qs(h.cause->message);
     if (msg.size() > 300) msg = msg.left(300) + QStringLiteral("…");
-    text += tr(" — <b>%1</b>: %2").arg(qs(first->category).toHtmlEscaped(), msg.toHtmlEscaped());
+    text += tr(" — <b>%1</b>: %2").arg(qs(h.cause->category).toHtmlEscaped(), msg.toHtmlEscaped());
+  } else if (r.points.empty()) {
+    text = tr("<b>Nothing was run</b>: the report holds no points (verb %1), so it proves nothing")
+               .arg(r.verb.empty() ? tr("unknown") : qs(r.verb).toHtmlEscaped());
   } else if (r.verdict == Verdict::ok) {
     text += tr(" — no error findings");
   }
-  if (!r.treePath.empty()) {
-    static const std::shared_ptr<const Tree> tree = [] {
-      try {
-        return std::make_shared<const Tree>(loadDefaultTree());
-      } catch (const std::exception&) {
-        return std::shared_ptr<const Tree>();
-      }
-    }();
-    const TreeNode* leaf = tree ? tree->find(r.treePath.back()) : nullptr;
-    if (leaf && leaf->isLeaf() && !leaf->fix.empty())
-      text +=
-          tr("<br><b>Fix</b> (%1): %2").arg(qs(leaf->title).toHtmlEscaped(), qs(leaf->fix).toHtmlEscaped());
-  }
+  if (h.leaf)
+    text +=
+        tr("<br><b>Fix</b> (%1): %2").arg(qs(h.leaf->title).toHtmlEscaped(), qs(h.leaf->fix).toHtmlEscaped());
+  if (h.example)
+    text += QStringLiteral("<br><code>%1</code>")
+                .arg(qs(h.example->after).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   return text;
+}
+
+std::int64_t MainWindow::crossingTiles(const Report& r) {
+  std::int64_t n = 0;
+  for (const Point& p : r.points)
+    for (const CoverageInfo& c : p.coverage) n = std::max(n, c.tilesCrossing);
+  return n;
+}
+
+QString MainWindow::checkNote(const Report& r, bool checking) {
+  // What a check without a GPU could and could not say, after its verdict.
+  QString note;
+  bool compiled = false;
+  std::int64_t regs = -1;
+  for (const Point& p : r.points) {
+    compiled = compiled || p.compile.attempted;
+    if (p.compile.ok) regs = std::max<std::int64_t>(regs, p.compile.regs);
+  }
+  if (compiled && regs >= 0)
+    note += tr("<br>Compiled: up to %1 registers/thread (the Config panel and Occupancy have each point's)")
+                .arg(regs);
+  else if (checking)
+    note += tr("<br><i>Declared tiles only so far: compiling in the background …</i>");
+  if (const std::int64_t n = crossingTiles(r); n > 0)
+    note +=
+        tr("<br>\u26a0 %1 declared tile(s) cross the tensor's edge: a check cannot see whether their stores "
+           "are masked; Run measures it")
+            .arg(n);
+  return note;
 }
 
 void MainWindow::updateVerdictBanner() {
@@ -460,10 +514,17 @@ void MainWindow::updateVerdictBanner() {
     return;
   }
   const Verdict v = m_report->verdict;
-  const Banner::Kind kind = v == Verdict::ok     ? Banner::Kind::ok
-                            : v == Verdict::slow ? Banner::Kind::warning
-                                                 : Banner::Kind::error;
-  m_verdictBanner->showMessage(kind, verdictText(*m_report));
+  Banner::Kind kind = m_report->points.empty() ? Banner::Kind::warning
+                      : v == Verdict::ok       ? Banner::Kind::ok
+                      : v == Verdict::slow     ? Banner::Kind::warning
+                                               : Banner::Kind::error;
+  QString text = verdictText(*m_report);
+  if (m_report->verb == "check") {
+    text += checkNote(*m_report, m_configPanel->isChecking());
+    // A check proves no mask: an "ok" over tiles that cross the edge is only the declaration's.
+    if (kind == Banner::Kind::ok && crossingTiles(*m_report) > 0) kind = Banner::Kind::info;
+  }
+  m_verdictBanner->showMessage(kind, text);
 }
 
 void MainWindow::closeReport() {

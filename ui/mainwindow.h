@@ -66,12 +66,18 @@ class MainWindow : public QMainWindow {
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
   Banner* messageBanner() const { return m_messageBanner; }
-  /// Checks the open config without a GPU (ConfigPanel, configcheck.h) and shows the result.
+  /// Checks the open config without a GPU and shows the result when it arrives (the
+  /// declared-only analysis, then `tilescope-run check`'s compile: CheckController).
+  /// False when there is no config to check.
   bool checkConfig();
   /// Shows an error in the message banner and the status bar.
   void showError(const QString& message);
   /// The verdict banner's text for a report ("" for none).
   static QString verdictText(const Report& report);
+  /// A check's postscript: compiled or not (yet), and the tiles whose masks only a run can prove.
+  static QString checkNote(const Report& report, bool checking);
+  /// The most declared tiles crossing an output's edge at any point.
+  static std::int64_t crossingTiles(const Report& report);
   QStringList recentFiles() const;
   QString statusDeviceText() const;
   QString statusTargetText() const;
@@ -150,6 +156,9 @@ class MainWindow : public QMainWindow {
   QAction* m_cancelAction = nullptr;
   QAction* m_checkAction = nullptr;
   bool m_showNextCheck = false;  ///< the next check replaces the shown report (after Open or Check)
+  /// What asked for the check in flight: its failure is said in that action's words.
+  enum class CheckOrigin { none, open, check };
+  CheckOrigin m_checkOrigin = CheckOrigin::none;
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;
 };

@@ -22,6 +22,7 @@
 #include "export/reportexporter.h"
 #include "export/triageexporter.h"
 #include "mainwindow.h"
+#include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
 #include "tilescope/model/report.h"
@@ -73,6 +74,15 @@ void settle(int ms = 300) {
   while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
+// A config's check runs in the background (the analysis, then the compile):
+// screenshots show its answer, not the moment before it.
+void waitForCheck(tilescope::ui::MainWindow& window) {
+  QElapsedTimer t;
+  t.start();
+  while (window.configPanel()->isChecking() && t.elapsed() < 300000)
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
+}
+
 // Screenshots show what needs a look: the window already opens on the point with
 // the report's first error; in the mask view, the first tile of the boundary list
 // (tiles with out-of-bounds evidence come first), else tile (0, 0).
@@ -117,6 +127,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       err << "tilescope: --screenshots: " << window.lastError() << "\n";
       return 2;
     }
+    waitForCheck(window);
     showWorstPoint(window);
     settle();
     // A config opens as its check (no GPU): "check-<config>".

@@ -229,7 +229,10 @@ int cmdCheck(const CheckArgs& a) {
     std::cerr << "note: " << skipped << " of " << points.size()
               << " points were not compiled: check's total time limit of "
               << formatDuration(a.checkTimeoutS * 1e9) << " was reached (raise it with --check-timeout)\n";
-  if (!a.output.empty()) {
+  if (a.output == "-") {
+    // The workbench's Check reads the report from a child's stdout (ui/controllers/checkcontroller.h).
+    std::cout << dumpJson(toJson(report), 1) << std::endl;
+  } else if (!a.output.empty()) {
     saveReport(report, a.output);
     std::cerr << "report written to " << a.output << '\n';
   }
@@ -241,7 +244,7 @@ Verb addCheckCommand(CLI::App& app) {
   auto* c = app.add_subcommand("check", "validate a config and analyse it without a GPU");
   c->add_option("CONFIG", a->config, "kernel configuration (.tscfg.json)")->required();
   c->add_option("--device", a->device, "device of the database (tilescope-run devices), default h100");
-  c->add_option("-o,--output", a->output, "write the report (JSON) here");
+  c->add_option("-o,--output", a->output, "write the report (JSON) here; - for standard output");
   c->add_flag("--no-compile", a->noCompile, "skip compiling the kernel");
   c->add_option("--compile-timeout", a->compileTimeoutS,
                 "stop a compile after this many seconds (default 120)")

@@ -19,6 +19,7 @@
 #include "panels/runpanel.h"
 #include "style/colors.h"
 #include "style/palettes.h"
+#include "widgets/banner.h"
 #include "widgets/coveragegrid.h"
 #include "widgets/coveragewidget.h"
 #include "widgets/maskwidget.h"
@@ -49,8 +50,12 @@ class TstMainWindow : public QObject {
     MainWindow w;
     QVERIFY2(w.openFile(kFixture), qPrintable(w.lastError()));
     QVERIFY(w.report());
-    // Point 0 is ok; the window starts on point 1, the first that needs a look.
-    QCOMPARE(w.selection()->state().point, 1);
+    // Point 0 is ok; the window starts on point 3, whose compile error is the verdict
+    // (and the root cause ranks first: a person fixes compile errors before wrong values).
+    QCOMPARE(w.selection()->state().point, 3);
+    QVERIFY2(w.verdictBanner()->text().contains(QStringLiteral("compile_error")),
+             qPrintable(w.verdictBanner()->text()));
+    w.selection()->setPoint(1);
     QCOMPARE(w.findingsPanel()->model()->rowCount(), static_cast<int>(m_report.points[1].findings.size()));
     const CoverageGrid* g = w.coveragePanel()->grid();
     QVERIFY(g);
@@ -155,6 +160,7 @@ class TstMainWindow : public QObject {
     MainWindow w;
     QVERIFY2(w.openFile(kConfig), qPrintable(w.lastError()));
     ConfigPanel* cfg = w.configPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(!cfg->isChecking(), 120000);
     QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
     QVERIFY(w.runPanel()->configPath().endsWith(QStringLiteral("gemm_small.tscfg.json")));
     QVERIFY(cfg->formItem(QStringLiteral("kernel.defines.BLOCK_M")));
@@ -162,6 +168,7 @@ class TstMainWindow : public QObject {
     // An unknown symbol in the launch grid: the error names launch.grid and the form marks it.
     QVERIFY(
         cfg->setFormValue(QStringLiteral("launch.grid"), QStringLiteral("[\"ceil_div(N, BLOCK_Q)\", 1, 1]")));
+    QTRY_VERIFY_WITH_TIMEOUT(!cfg->isChecking(), 120000);
     QVERIFY2(cfg->errorPath().startsWith(QStringLiteral("launch.grid")), qPrintable(cfg->validationError()));
     QVERIFY(cfg->validationError().contains(QStringLiteral("BLOCK_Q")));
     QVERIFY(!cfg->formItem(QStringLiteral("launch.grid"))->toolTip(1).isEmpty());
@@ -170,6 +177,7 @@ class TstMainWindow : public QObject {
     QString text = cfg->jsonText();
     text.replace(QStringLiteral("BLOCK_Q"), QStringLiteral("BLOCK_N"));
     cfg->setJsonText(text);
+    QTRY_VERIFY_WITH_TIMEOUT(!cfg->isChecking(), 120000);
     QVERIFY2(cfg->validationError().isEmpty(), qPrintable(cfg->validationError()));
     // A syntax error is reported as such.
     cfg->setJsonText(QStringLiteral("{ \"schema\": "));

@@ -101,6 +101,59 @@ class TstModels : public QObject {
     QVERIFY(!model.index(0, 0).data(ResultMatrixModel::VerdictRole).isValid());
   }
 
+  void resultMatrixIsSizedByThePointsItHolds() {
+    // A 13.7 KB report claiming point 5,000,000 (or trial 100,000,000) made a
+    // matrix of that many rows (columns): minutes and gigabytes. One row, one column.
+    Report r;
+    Point p = m_report.points[0];
+    p.index = 5000000;
+    r.points.push_back(p);
+    p.index = 2000000000;
+    p.trial = 100000000;
+    r.points.push_back(p);
+    r.finalize();
+    ResultMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QElapsedTimer t;
+    t.start();
+    model.setReport(r);
+    QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.columnCount(), 2);
+    QCOMPARE(model.indexForPoint(0), model.index(0, 0));
+    QCOMPARE(model.indexForPoint(1), model.index(1, 1));
+    QCOMPARE(model.headerData(1, Qt::Horizontal).toString(), QStringLiteral("trial 100000000"));
+    QVERIFY(!model.index(0, 1).data(ResultMatrixModel::VerdictRole).isValid());  // no such trial of 5e6
+    // Streamed too: a far index gets a row of its own, not the rows up to it.
+    model.reset(2, 1);
+    Point far = m_report.points[1];
+    far.index = 5000000;
+    model.setPoint(far, 0);
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.indexForPoint(0).row(), 2);
+  }
+
+  void resultMatrixOpensManyPointsInOneReset() {
+    // Every point re-measured every row header (quadratic). One reset, no per-point signals.
+    Report r;
+    for (int i = 0; i < 20000; ++i) {
+      Point p;
+      p.index = i;
+      p.label = "P=" + std::to_string(i);
+      p.defines["P"] = i;
+      r.points.push_back(std::move(p));
+    }
+    ResultMatrixModel model;
+    QSignalSpy headers(&model, &QAbstractItemModel::headerDataChanged);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    model.setReport(r);
+    QCOMPARE(resets.size(), 1);
+    QCOMPARE(headers.size(), 0);
+    QCOMPARE(model.rowCount(), 20000);
+    QCOMPARE(model.headerData(19999, Qt::Vertical).toString(), QStringLiteral("19999"));
+    QCOMPARE(model.indexForPoint(12345).row(), 12345);
+  }
+
   void pointsModel() {
     PointsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

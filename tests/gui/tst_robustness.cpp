@@ -161,6 +161,7 @@ class TstRobustness : public QObject {
     const QString path = write(QStringLiteral("bad.tscfg.json"), text);
     MainWindow w;
     QVERIFY2(w.openFile(path), qPrintable(w.lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.configPanel()->isChecking(), 120000);
     const QString err = w.configPanel()->validationError();
     QVERIFY2(!err.isEmpty(), qPrintable(key));
     QVERIFY2(err.contains(problem), qPrintable(err));

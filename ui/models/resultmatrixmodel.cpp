@@ -21,97 +21,169 @@ Point nameOf(const Point& p) {
 }  // namespace
 
 void ResultMatrixModel::setReport(const Report& report) {
+  // One reset for the whole report: per-point signals made every header re-measure
+  // every row, quadratic in the points.
+  beginResetModel();
+  m_rowKeys.clear();
+  m_colKeys.clear();
+  m_cells.clear();
+  m_rows.clear();
+  m_where.assign(report.points.size(), {-1, -1});
+  m_names.clear();
   // A diagnose report holds one capture per experiment, all of sweep point 0: one
   // row per experiment, named after it, so no capture hides another.
   const bool experiments = std::any_of(report.points.begin(), report.points.end(),
                                        [](const Point& p) { return !p.experiment.empty(); });
-  if (experiments) {
-    reset(static_cast<int>(report.points.size()), 1);
-    for (size_t i = 0; i < report.points.size(); ++i) {
-      Point row = nameOf(report.points[i]);
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const Point& p = report.points[i];
+    if (experiments) {
+      Point row = nameOf(p);
       row.index = static_cast<int>(i);
-      row.trial = 0;
-      row.verdict = report.points[i].verdict;
-      row.findings = report.points[i].findings;
-      row.timing = report.points[i].timing;
-      setPoint(row, static_cast<int>(i));
+      row.verdict = p.verdict;
+      row.timing = p.timing;
+      row.findings = p.findings;
+      store(row, static_cast<int>(i));
+      m_rowKeys.push_back(row.index);
+    } else if (p.index >= 0 && p.trial >= 0) {
+      store(p, static_cast<int>(i));
+      m_rowKeys.push_back(p.index);
+      m_colKeys.push_back(p.trial);
     }
-    return;
   }
-  int rows = 0, trials = 0;
-  for (const Point& p : report.points) {
-    rows = std::max(rows, p.index + 1);
-    trials = std::max(trials, p.trial + 1);
+  if (experiments || (m_colKeys.empty() && !m_rowKeys.empty())) m_colKeys = {0};
+  for (auto* keys : {&m_rowKeys, &m_colKeys}) {
+    std::sort(keys->begin(), keys->end());
+    keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
   }
-  reset(rows, trials);
-  for (size_t i = 0; i < report.points.size(); ++i) setPoint(report.points[i], static_cast<int>(i));
+  endResetModel();
 }
 
 void ResultMatrixModel::reset(int points, int trials) {
   beginResetModel();
-  m_cells.assign(static_cast<size_t>(std::max(points, 0)),
-                 std::vector<Cell>(static_cast<size_t>(std::max(trials, 0))));
-  m_rows.assign(m_cells.size(), Point{});
-  for (size_t r = 0; r < m_rows.size(); ++r) m_rows[r].index = static_cast<int>(r);
+  m_rowKeys.clear();
+  m_colKeys.clear();
+  m_cells.clear();
+  m_rows.clear();
+  m_where.clear();
   m_names.clear();
+  // An announced size is a run's own count; bounded all the same.
+  for (int r = 0; r < std::clamp(points, 0, 1 << 20); ++r) m_rowKeys.push_back(r);
+  for (int t = 0; t < std::clamp(trials, 0, kDenseSlack); ++t) m_colKeys.push_back(t);
   endResetModel();
+}
+
+bool ResultMatrixModel::store(const Point& p, int reportIndex) {
+  Cell& c = m_cells[key(p.index, p.trial)];
+  c.reportIndex = reportIndex;
+  c.verdict = p.verdict;
+  c.findings = static_cast<int>(p.findings.size());
+  c.medianNs = p.timing.measured ? p.timing.kernelNs.median : 0;
+  if (reportIndex >= 0) {
+    if (static_cast<size_t>(reportIndex) >= m_where.size())
+      m_where.resize(static_cast<size_t>(reportIndex) + 1, {-1, -1});
+    m_where[static_cast<size_t>(reportIndex)] = {p.index, p.trial};
+  }
+  auto named = m_rows.find(p.index);
+  if (named == m_rows.end() || p.trial == 0 || named->second.label.empty()) m_rows[p.index] = nameOf(p);
+  return m_names.add(p);
+}
+
+void ResultMatrixModel::ensureRow(int pointIndex) {
+  const auto at = std::lower_bound(m_rowKeys.begin(), m_rowKeys.end(), pointIndex);
+  if (at != m_rowKeys.end() && *at == pointIndex) return;
+  const int next = m_rowKeys.empty() ? 0 : m_rowKeys.back() + 1;
+  if (at == m_rowKeys.end() && pointIndex >= next && pointIndex - next < kDenseSlack) {
+    // The usual case: the next points of a sweep (a few may overtake others).
+    beginInsertRows({}, rowCount(), rowCount() + (pointIndex - next));
+    for (int k = next; k <= pointIndex; ++k) m_rowKeys.push_back(k);
+    endInsertRows();
+    return;
+  }
+  const int row = static_cast<int>(at - m_rowKeys.begin());
+  beginInsertRows({}, row, row);
+  m_rowKeys.insert(at, pointIndex);
+  endInsertRows();
+}
+
+void ResultMatrixModel::ensureColumn(int trial) {
+  const auto at = std::lower_bound(m_colKeys.begin(), m_colKeys.end(), trial);
+  if (at != m_colKeys.end() && *at == trial) return;
+  const int next = m_colKeys.empty() ? 0 : m_colKeys.back() + 1;
+  if (at == m_colKeys.end() && trial >= next && trial - next < kDenseSlack) {
+    beginInsertColumns({}, columnCount(), columnCount() + (trial - next));
+    for (int k = next; k <= trial; ++k) m_colKeys.push_back(k);
+    endInsertColumns();
+    return;
+  }
+  const int col = static_cast<int>(at - m_colKeys.begin());
+  beginInsertColumns({}, col, col);
+  m_colKeys.insert(at, trial);
+  endInsertColumns();
 }
 
 void ResultMatrixModel::setPoint(const Point& p, int reportIndex) {
   if (p.index < 0 || p.trial < 0) return;
   // A streamed point may lie outside the announced size: grow the matrix.
-  if (p.index >= rowCount()) {
-    beginInsertRows({}, rowCount(), p.index);
-    const size_t cols = m_cells.empty() ? 1 : m_cells.front().size();
-    while (static_cast<int>(m_cells.size()) <= p.index) {
-      m_rows.emplace_back().index = static_cast<int>(m_cells.size());
-      m_cells.emplace_back(cols);
-    }
-    endInsertRows();
-  }
-  if (p.trial >= columnCount()) {
-    beginInsertColumns({}, columnCount(), p.trial);
-    for (auto& row : m_cells) row.resize(static_cast<size_t>(p.trial + 1));
-    endInsertColumns();
-  }
-  Cell& c = m_cells[static_cast<size_t>(p.index)][static_cast<size_t>(p.trial)];
-  c.reportIndex = reportIndex;
-  c.verdict = p.verdict;
-  c.findings = static_cast<int>(p.findings.size());
-  c.medianNs = p.timing.measured ? p.timing.kernelNs.median : 0;
-  const QModelIndex idx = index(p.index, p.trial);
+  ensureRow(p.index);
+  ensureColumn(p.trial);
+  const bool keysChanged = store(p, reportIndex);
+  const QModelIndex idx = index(rowOf(p.index), columnOf(p.trial));
   emit dataChanged(idx, idx);
-  if (p.trial == 0 || m_rows[static_cast<size_t>(p.index)].label.empty())
-    m_rows[static_cast<size_t>(p.index)] = nameOf(p);
   // A key that starts to vary renames every row; otherwise only this one changed.
-  if (m_names.add(p))
-    relabel();
+  if (keysChanged && rowCount() > 0)
+    emit headerDataChanged(Qt::Vertical, 0, rowCount() - 1);
   else
-    emit headerDataChanged(Qt::Vertical, p.index, p.index);
+    emit headerDataChanged(Qt::Vertical, idx.row(), idx.row());
 }
 
-void ResultMatrixModel::relabel() {
-  if (!m_cells.empty()) emit headerDataChanged(Qt::Vertical, 0, rowCount() - 1);
+const Point& ResultMatrixModel::rowName(int row) const {
+  const int pointIndex = m_rowKeys[static_cast<size_t>(row)];
+  auto it = m_rows.find(pointIndex);
+  if (it == m_rows.end()) {
+    it = m_rows.emplace(pointIndex, Point{}).first;
+    it->second.index = pointIndex;
+  }
+  return it->second;
+}
+
+int ResultMatrixModel::rowOf(int pointIndex) const {
+  const auto at = std::lower_bound(m_rowKeys.begin(), m_rowKeys.end(), pointIndex);
+  return at != m_rowKeys.end() && *at == pointIndex ? static_cast<int>(at - m_rowKeys.begin()) : -1;
+}
+
+int ResultMatrixModel::columnOf(int trial) const {
+  const auto at = std::lower_bound(m_colKeys.begin(), m_colKeys.end(), trial);
+  return at != m_colKeys.end() && *at == trial ? static_cast<int>(at - m_colKeys.begin()) : -1;
+}
+
+const ResultMatrixModel::Cell* ResultMatrixModel::cellAt(int row, int column) const {
+  if (row < 0 || column < 0 || row >= rowCount() || column >= columnCount()) return nullptr;
+  const auto it =
+      m_cells.find(key(m_rowKeys[static_cast<size_t>(row)], m_colKeys[static_cast<size_t>(column)]));
+  return it == m_cells.end() ? nullptr : &it->second;
 }
 
 QModelIndex ResultMatrixModel::indexForPoint(int reportIndex) const {
-  for (size_t r = 0; r < m_cells.size(); ++r)
-    for (size_t t = 0; t < m_cells[r].size(); ++t)
-      if (m_cells[r][t].reportIndex == reportIndex) return index(static_cast<int>(r), static_cast<int>(t));
-  return {};
+  if (reportIndex < 0 || static_cast<size_t>(reportIndex) >= m_where.size()) return {};
+  const auto [pointIndex, trial] = m_where[static_cast<size_t>(reportIndex)];
+  const int row = rowOf(pointIndex), col = columnOf(trial);
+  const Cell* c = cellAt(row, col);
+  return c && c->reportIndex == reportIndex ? index(row, col) : QModelIndex();
 }
 
 int ResultMatrixModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_cells.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_rowKeys.size());
 }
 
 int ResultMatrixModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() || m_cells.empty() ? 0 : static_cast<int>(m_cells.front().size());
+  return parent.isValid() || m_rowKeys.empty() ? 0 : static_cast<int>(m_colKeys.size());
 }
 
 QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
-  const Cell& c = m_cells[static_cast<size_t>(index.row())][static_cast<size_t>(index.column())];
+  static const Cell kPending;
+  const Cell* found = cellAt(index.row(), index.column());
+  const Cell& c = found ? *found : kPending;
   const bool done = c.reportIndex >= 0;
   switch (role) {
     case PointIndexRole:
@@ -130,11 +202,12 @@ QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
       return static_cast<int>(Qt::AlignCenter);
     case Qt::ToolTipRole: {
-      const QString name = PointLabels::fullLabel(m_rows[static_cast<size_t>(index.row())]);
-      if (!done) return tr("%1, trial %2: pending").arg(name).arg(index.column());
+      const QString name = PointLabels::fullLabel(rowName(index.row()));
+      const int trial = m_colKeys[static_cast<size_t>(index.column())];
+      if (!done) return tr("%1, trial %2: pending").arg(name).arg(trial);
       return tr("%1, trial %2: %3, %4 finding(s)")
           .arg(name)
-          .arg(index.column())
+          .arg(trial)
           .arg(QString::fromLatin1(verdictName(c.verdict)))
           .arg(c.findings);
     }
@@ -145,12 +218,13 @@ QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
 
 QVariant ResultMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation == Qt::Horizontal) {
-    if (role == Qt::DisplayRole) return tr("trial %1").arg(section);
+    if (section < 0 || section >= columnCount()) return {};
+    if (role == Qt::DisplayRole) return tr("trial %1").arg(m_colKeys[static_cast<size_t>(section)]);
     if (role == Qt::ToolTipRole && !m_names.keys().isEmpty()) return tr("Rows: %1").arg(m_names.keysText());
     return {};
   }
   if (section < 0 || section >= rowCount()) return {};
-  const Point& row = m_rows[static_cast<size_t>(section)];
+  const Point& row = rowName(section);
   if (role == Qt::DisplayRole) return m_names.shortLabel(row);
   if (role == Qt::ToolTipRole) return PointLabels::fullLabel(row);
   return {};

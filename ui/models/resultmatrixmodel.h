@@ -3,10 +3,18 @@
 // point by point while a sweep streams in. Rows are named by the swept values only
 // (PointLabels: "64, 32"), the full defines in the row's tooltip, so the cells keep
 // the width at the Run dock's default size.
+//
+// Size: rows are the point indices the report holds and columns its trials, not
+// 0..max(index): a report that claims point 5,000,000 has one row for it.
+// Cells are kept sparse, keyed by (point index, trial), and a report is taken in
+// one model reset, so opening 20,000 points is linear
+// (bench/gui/bench_open_sweep).
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QStringList>
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "models/pointlabels.h"
@@ -40,6 +48,10 @@ class ResultMatrixModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+  /// A streamed point this far past the last row (or trial) grows the matrix densely
+  /// (the pending rows in between show "…"); farther, it gets a row of its own.
+  static constexpr int kDenseSlack = 1024;
+
  private:
   struct Cell {
     int reportIndex = -1;
@@ -47,10 +59,27 @@ class ResultMatrixModel : public QAbstractTableModel {
     int findings = 0;
     double medianNs = 0;
   };
-  void relabel();
+  static std::uint64_t key(int pointIndex, int trial) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pointIndex)) << 32) |
+           static_cast<std::uint32_t>(trial);
+  }
+  const Cell* cellAt(int row, int column) const;
+  /// Row (column) of a point index (trial), or -1.
+  int rowOf(int pointIndex) const;
+  int columnOf(int trial) const;
+  void ensureRow(int pointIndex);
+  void ensureColumn(int trial);
+  /// Records p's cell and row name; true when the swept keys changed (every row renamed).
+  bool store(const Point& p, int reportIndex);
+  /// What names a row (its point's label, defines, params).
+  const Point& rowName(int row) const;
 
-  std::vector<std::vector<Cell>> m_cells;  ///< [row][trial]
-  std::vector<Point> m_rows;               ///< what names each row (label, experiment, defines, params only)
+  std::vector<int> m_rowKeys;  ///< point index of each row, ascending
+  std::vector<int> m_colKeys;  ///< trial of each column, ascending
+  std::unordered_map<std::uint64_t, Cell> m_cells;
+  /// What names each row, by point index (no measurements); a pending row's is made on demand.
+  mutable std::unordered_map<int, Point> m_rows;
+  std::vector<std::pair<int, int>> m_where;  ///< report index → (point index, trial)
   PointLabels m_names;
 };
 

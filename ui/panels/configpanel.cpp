@@ -1,6 +1,7 @@
 #include "panels/configpanel.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -8,50 +9,25 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QTabWidget>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "controllers/checkcontroller.h"
 #include "controllers/configcheck.h"
 #include "models/qtconv.h"
+#include "panels/configform.h"
 #include "tilescope/config/config.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 
-using nlohmann::json;
+using nlohmann::ordered_json;
 
-namespace {
-constexpr int kPathRole = Qt::UserRole + 1;
-
-/// nlohmann's json_pointer for a dotted path with [i] indices ("tensors.C.shape[1]").
-json::json_pointer pointerFor(const QString& path) {
-  std::string ptr;
-  for (QString part : path.split(QLatin1Char('.'))) {
-    const int br = part.indexOf(QLatin1Char('['));
-    const QString key = br >= 0 ? part.left(br) : part;
-    ptr += "/" + key.toStdString();
-    if (br >= 0) ptr += "/" + part.mid(br + 1).chopped(1).toStdString();
-  }
-  return json::json_pointer(ptr);
-}
-
-/// A typed form edit: an integer stays an integer, JSON arrays/numbers parse, the rest is a string.
-json valueFromText(const QString& text) {
-  bool ok = false;
-  const qlonglong i = text.trimmed().toLongLong(&ok);
-  if (ok) return json(static_cast<std::int64_t>(i));
-  const std::string s = text.trimmed().toStdString();
-  json j = json::parse(s, nullptr, false);
-  if (!j.is_discarded() && (j.is_array() || j.is_number() || j.is_boolean())) return j;
-  return json(s);
-}
-
-QString textOf(const json& j) { return j.is_string() ? qs(j.get<std::string>()) : qs(j.dump()); }
-}  // namespace
-
-ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
+ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent)
+    : QWidget(parent), m_selection(selection), m_checker(new CheckController(this)) {
   m_tabs = new QTabWidget(this);
   m_form = new QTreeWidget(m_tabs);
   m_form->setColumnCount(2);
@@ -65,12 +41,14 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   m_tabs->addTab(m_text, tr("JSON"));
   m_status = new QLabel(tr("No config"), this);
   m_status->setWordWrap(true);
+  m_status->setTextFormat(Qt::PlainText);  // paths and compiler messages are not markup
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_device = new QComboBox(this);
   m_device->addItems(checkDeviceKeys());
   setDevice(QStringLiteral("h100"));
   m_device->setToolTip(
-      tr("The device of the database a config is checked against (launch limits, shared memory, occupancy)"));
+      tr("The device of the database a config is checked against (launch limits, shared memory, occupancy, "
+         "the architecture it is compiled for)"));
   m_debounce = new QTimer(this);
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(300);  // validate once typing pauses
@@ -81,9 +59,14 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   layout->addLayout(deviceRow);
   layout->addWidget(m_tabs, 1);
   layout->addWidget(m_status);
+  setupConnections();
+}
 
+void ConfigPanel::setupConnections() {
   connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
-    if (!m_updating) m_debounce->start();
+    if (m_updating) return;
+    m_debounce->start();
+    setModified(m_text->toPlainText() != m_savedText);
   });
   connect(m_debounce, &QTimer::timeout, this, &ConfigPanel::parseText);
   connect(m_device, &QComboBox::currentTextChanged, this, [this] {
@@ -91,8 +74,42 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent) : QWidget(parent
   });
   connect(m_form, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
     if (m_updating || column != 1) return;
-    setFormValue(item->data(0, kPathRole).toString(), item->text(1));
+    setFormValue(item->data(0, kConfigPathRole).toString(), item->text(1));
   });
+  connect(m_checker, &CheckController::staticCheckAvailable, this,
+          [this](const ReportPtr& r, const QString& error, const QString& path) {
+            m_check = r;
+            m_error = error;
+            m_errorPath = path;
+            markError();
+            emit validationFinished(m_error.isEmpty(), m_error);
+            emit checkAvailable(r);
+          });
+  connect(m_checker, &CheckController::staticCheckFailed, this,
+          [this](const QString& e, const QString& path) {
+            m_check.reset();
+            m_error = e;
+            m_errorPath = path;
+            markError();
+            emit validationFinished(false, m_error);
+          });
+  connect(m_checker, &CheckController::compileProgress, this, [this](int done, int total, const QString&) {
+    m_progress = tr("compiling for %1: point %2 of %3 …").arg(device()).arg(done).arg(total);
+    updateStatus();
+  });
+  connect(m_checker, &CheckController::compiledCheckAvailable, this, [this](const ReportPtr& r) {
+    m_check = r;
+    m_compiled = true;
+    m_progress.clear();
+    updateStatus();
+    emit checkAvailable(r);
+  });
+  connect(m_checker, &CheckController::compileFailed, this, [this](const QString& why) {
+    m_progress.clear();
+    m_compileNote = why;
+    updateStatus();
+  });
+  connect(m_checker, &CheckController::runningChanged, this, [this] { updateStatus(); });
 }
 
 bool ConfigPanel::openConfig(const QString& path) {
@@ -115,17 +132,29 @@ bool ConfigPanel::openConfig(const QString& path) {
   m_path = path;
   m_fromReport = false;
   m_dir = QFileInfo(path).absolutePath();
-  setJsonText(QString::fromUtf8(f.readAll()));
+  m_savedText = QString::fromUtf8(f.readAll());
+  setJsonText(m_savedText);
+  setModified(false);
   return true;
 }
 
 bool ConfigPanel::save(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Text | QIODevice::Truncate)) return false;
+  // The text as shown, byte for byte: the file's key order and layout stay the author's.
   f.write(m_text->toPlainText().toUtf8());
   m_path = path;
+  m_fromReport = false;
   m_dir = QFileInfo(path).absolutePath();
+  m_savedText = m_text->toPlainText();
+  setModified(false);
   return true;
+}
+
+void ConfigPanel::setModified(bool modified) {
+  if (modified == m_modified) return;
+  m_modified = modified;
+  emit modifiedChanged(modified);
 }
 
 void ConfigPanel::setJsonText(const QString& text) {
@@ -133,134 +162,117 @@ void ConfigPanel::setJsonText(const QString& text) {
   m_text->setPlainText(text);
   m_updating = false;
   m_debounce->stop();
+  setModified(!m_path.isEmpty() && text != m_savedText);
   parseText();
 }
 
 void ConfigPanel::parseText() {
   try {
-    // Depth-limited: a hostile config cannot exhaust the stack (report.h, kMaxJsonDepth).
-    m_doc = parseJson(m_text->toPlainText().toStdString());
+    // Depth-limited (report.h, kMaxJsonDepth): a hostile config cannot exhaust the
+    // stack; then read again keeping the author's key order for the form and the text.
+    (void)parseJson(m_text->toPlainText().toStdString());
+    m_doc = ordered_json::parse(m_text->toPlainText().toStdString());
   } catch (const std::exception& e) {  // syntax, nesting, a number out of range (1e400)
     QString what = QString::fromUtf8(e.what());
     what.remove(QRegularExpression(QStringLiteral("^\\[json\\.exception\\.[a-z_]+\\.\\d+\\] ")));
     m_error = tr("JSON syntax: %1").arg(what);
     m_errorPath.clear();
-    m_doc = json::object();
+    m_doc = ordered_json::object();
     m_form->clear();
     m_check.reset();
+    m_checker->cancel();
     markError();
+    emit validationFinished(false, m_error);
     return;
   }
+  m_updating = true;
   try {
-    rebuildForm();
+    fillConfigForm(m_form, m_doc);
   } catch (const std::exception&) {
     // A value of an unexpected type: the form shows what it could, validation names the path.
-    m_updating = false;
   }
+  m_updating = false;
   validate();
 }
 
 QString ConfigPanel::jsonText() const { return m_text->toPlainText(); }
 
-void ConfigPanel::setDocument(const json& doc, const QString& dir) {
-  m_dir = dir;
-  setJsonText(qs(doc.dump(2)));
+QString ConfigPanel::resolveDir(const ordered_json& doc, const QString& fallback) const {
+  // A report's config names its source relative to where it ran: look where the
+  // Source view looks (the report's folder, the zoo's kernels/ folders).
+  if (!doc.is_object() || !doc.contains("kernel") || !doc["kernel"].is_object()) return fallback;
+  const std::string source = doc["kernel"].value("source", std::string());
+  if (source.empty() || QFileInfo(qs(source)).isAbsolute()) return fallback;
+  QStringList dirs{fallback};
+  dirs << m_sourceDirs;
+  for (const QString& d : std::as_const(dirs))
+    if (!d.isEmpty() && QFileInfo(QDir(d).filePath(qs(source))).isFile()) return d;
+  return fallback;
+}
+
+void ConfigPanel::setDocument(const ordered_json& doc, const QString& dir) {
+  m_dir = resolveDir(doc, dir);
+  m_savedText = qs(doc.dump(2));
+  setJsonText(m_savedText);
 }
 
 bool ConfigPanel::setFormValue(const QString& jsonPath, const QString& text) {
   if (jsonPath.isEmpty() || !m_doc.is_object()) return false;
   try {
-    m_doc[pointerFor(jsonPath)] = valueFromText(text);
+    m_doc[configPointer(jsonPath)] = configValueFromText(text);
   } catch (const std::exception&) {
     return false;  // the path runs through a value that is not an object or array
   }
   m_updating = true;
-  m_text->setPlainText(qs(m_doc.dump(2)));
+  m_text->setPlainText(qs(m_doc.dump(2)));  // ordered: the keys stay where the author put them
   if (QTreeWidgetItem* item = formItem(jsonPath)) item->setText(1, text);
   m_updating = false;
+  setModified(!m_path.isEmpty() && m_text->toPlainText() != m_savedText);
   validate();
   return true;
 }
 
 QTreeWidgetItem* ConfigPanel::formItem(const QString& jsonPath) const {
   for (QTreeWidgetItemIterator it(m_form); *it; ++it)
-    if ((*it)->data(0, kPathRole).toString() == jsonPath) return *it;
+    if ((*it)->data(0, kConfigPathRole).toString() == jsonPath) return *it;
   return nullptr;
-}
-
-void ConfigPanel::rebuildForm() {
-  m_updating = true;
-  m_form->clear();
-  auto section = [this](const QString& title) {
-    auto* s = new QTreeWidgetItem(m_form, {title});
-    s->setFirstColumnSpanned(true);
-    s->setExpanded(true);
-    return s;
-  };
-  auto field = [](QTreeWidgetItem* parent, const QString& name, const json& value, const QString& path) {
-    auto* item = new QTreeWidgetItem(parent, {name, textOf(value)});
-    item->setData(0, kPathRole, path);
-    item->setFlags(item->flags() | Qt::ItemIsEditable);
-  };
-  auto objectFields = [&](const char* title, const json& obj, const QString& prefix) {
-    if (!obj.is_object()) return;
-    QTreeWidgetItem* s = section(tr(title));
-    for (auto it = obj.begin(); it != obj.end(); ++it)
-      field(s, qs(it.key()), it.value(), prefix + qs(it.key()));
-  };
-  if (m_doc.is_object()) {
-    const json kernel =
-        m_doc.contains("kernel") && m_doc["kernel"].is_object() ? m_doc["kernel"] : json::object();
-    QTreeWidgetItem* k = section(tr("Kernel"));
-    for (const char* key : {"source", "entry", "compiler"})
-      if (kernel.contains(key))
-        field(k, QString::fromLatin1(key), kernel[key], QStringLiteral("kernel.") + QString::fromLatin1(key));
-    objectFields("Defines (tile parameters)", kernel.value("defines", json()),
-                 QStringLiteral("kernel.defines."));
-    auto member = [this](const char* key) { return m_doc.contains(key) ? m_doc[key] : json(); };
-    objectFields("Params", member("params"), QStringLiteral("params."));
-    if (m_doc.contains("tensors") && m_doc["tensors"].is_object()) {
-      QTreeWidgetItem* s = section(tr("Tensor shapes"));
-      for (auto it = m_doc["tensors"].begin(); it != m_doc["tensors"].end(); ++it)
-        if (it.value().is_object() && it.value().contains("shape"))
-          field(s, qs(it.key()), it.value()["shape"], QStringLiteral("tensors.%1.shape").arg(qs(it.key())));
-    }
-    objectFields("Launch", member("launch"), QStringLiteral("launch."));
-    if (m_doc.contains("tiles") && m_doc["tiles"].is_object()) {
-      QTreeWidgetItem* s = section(tr("Tiles"));
-      for (auto it = m_doc["tiles"].begin(); it != m_doc["tiles"].end(); ++it)
-        for (const char* key : {"tile", "origin"})
-          if (it.value().is_object() && it.value().contains(key))
-            field(s, QStringLiteral("%1.%2").arg(qs(it.key()), QString::fromLatin1(key)), it.value()[key],
-                  QStringLiteral("tiles.%1.%2").arg(qs(it.key()), QString::fromLatin1(key)));
-    }
-    objectFields("Sweep", member("sweep"), QStringLiteral("sweep."));
-  }
-  m_updating = false;
 }
 
 void ConfigPanel::validate() {
   m_error.clear();
   m_errorPath.clear();
-  m_check.reset();
+  m_compiled = false;
+  m_progress.clear();
+  m_compileNote.clear();
+  Config cfg;
   try {
-    const Config cfg = parseConfig(m_doc, m_dir.toStdString());
-    // Expressions only fail on evaluation (unknown symbol, division by zero), and a
-    // launch the selected device refuses (a 2048-thread block) is invalid too: the
-    // static analysis of the sweep points answers both.
-    const ConfigCheck check = checkConfig(cfg, device());
-    m_check = check.report;
-    m_error = check.error;
-    m_errorPath = check.errorPath;
+    cfg = parseConfig(nlohmann::json::parse(m_doc.dump()), m_dir.toStdString());
   } catch (const ConfigError& e) {
     m_errorPath = qs(e.path);
     m_error = QStringLiteral("%1: %2").arg(m_errorPath, qs(e.problem));
   } catch (const std::exception& e) {
     m_error = QString::fromUtf8(e.what());
   }
+  if (!m_error.isEmpty()) {
+    m_check.reset();
+    m_checker->cancel();
+    markError();
+    emit validationFinished(false, m_error);
+    return;
+  }
+  // Expressions evaluate, launch limits and tiles are checked, the kernel compiles: in
+  // the background (CheckController), the answers arrive as signals.
+  const QString file = m_fromReport || m_path.isEmpty() ? QString() : m_path;
+  m_checker->start(cfg, device(), file, m_text->toPlainText());
   markError();
-  if (m_check) emit checkAvailable(m_check);
 }
+
+void ConfigPanel::recheck() {
+  m_debounce->stop();
+  parseText();
+}
+
+bool ConfigPanel::isChecking() const { return m_debounce->isActive() || m_checker->isRunning(); }
 
 QString ConfigPanel::device() const { return m_device->currentText(); }
 
@@ -270,32 +282,94 @@ void ConfigPanel::setDevice(const QString& key) {
 }
 
 void ConfigPanel::markError() {
-  for (QTreeWidgetItemIterator it(m_form); *it; ++it) {
-    const QString path = (*it)->data(0, kPathRole).toString();
-    // An error at tensors.C.shape[1] belongs to the item tensors.C.shape.
-    const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() &&
-                     (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
-                      m_errorPath.startsWith(path + QLatin1Char('.')));
-    (*it)->setBackground(1, bad ? QBrush(QColor(0xff, 0x52, 0x52, 80)) : QBrush());
-    (*it)->setToolTip(1, bad ? m_error : QString());
+  // Setting a tooltip or a brush emits itemChanged: without the guard each mark
+  // re-entered validation (73 s on a config the CLI checks in 1.7 s).
+  const bool was = m_updating;
+  m_updating = true;
+  {
+    const QSignalBlocker block(m_form);
+    for (QTreeWidgetItemIterator it(m_form); *it; ++it) {
+      const QString path = (*it)->data(0, kConfigPathRole).toString();
+      // An error at tensors.C.shape[1] belongs to the item tensors.C.shape.
+      const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() &&
+                       (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
+                        m_errorPath.startsWith(path + QLatin1Char('.')));
+      (*it)->setBackground(1, bad ? QBrush(QColor(0xff, 0x52, 0x52, 80)) : QBrush());
+      (*it)->setToolTip(1, bad ? m_error : QString());
+    }
   }
-  if (m_error.isEmpty()) {
-    m_status->setStyleSheet(QString());
-    m_status->setText(
-        tr("\u2714 valid config%1").arg(m_path.isEmpty() ? QString() : QStringLiteral(": ") + m_path));
-  } else if (m_fromReport && m_errorPath == QLatin1String("kernel.source")) {
+  m_form->viewport()->update();
+  m_updating = was;
+  updateStatus();
+}
+
+QString ConfigPanel::compiledSummary() const {
+  // What the compiled check found, as the CLI's summary would lead with it.
+  if (!m_check) return {};
+  int failed = 0;
+  std::int64_t regsMin = -1, regsMax = -1, spills = 0;
+  QString firstError;
+  for (const Point& p : m_check->points) {
+    if (p.compile.attempted && !p.compile.ok) {
+      ++failed;
+      for (const Finding& f : p.findings)
+        if (firstError.isEmpty() && f.category == "compile_error") firstError = qs(f.message);
+    }
+    if (p.compile.ok && p.compile.regs >= 0) {
+      regsMin = regsMin < 0 ? p.compile.regs : std::min<std::int64_t>(regsMin, p.compile.regs);
+      regsMax = std::max<std::int64_t>(regsMax, p.compile.regs);
+      spills +=
+          std::max<std::int64_t>(0, p.compile.spillStores) + std::max<std::int64_t>(0, p.compile.spillLoads);
+    }
+  }
+  if (failed > 0)
+    return tr("\u2716 does not compile (%1 of %2 point(s)): %3")
+        .arg(failed)
+        .arg(m_check->points.size())
+        .arg(firstError.left(300));
+  if (regsMax < 0) {
+    const std::string log = m_check->points.empty() ? std::string() : m_check->points.front().compile.log;
+    return tr("\u2714 checked; the kernel was not compiled: %1").arg(qs(log).left(200));
+  }
+  const QString regs =
+      regsMin == regsMax ? QString::number(regsMax) : QStringLiteral("%1–%2").arg(regsMin).arg(regsMax);
+  return tr("\u2714 compiled for %1: %2 registers/thread, %3")
+      .arg(qs(m_check->device.name), regs,
+           spills > 0 ? tr("\u26a0 %1 bytes of register spills").arg(spills) : tr("no spills"));
+}
+
+void ConfigPanel::updateStatus() {
+  QString text;
+  QString colour;
+  if (!m_error.isEmpty() && m_fromReport && m_errorPath == QLatin1String("kernel.source")) {
     // A report's config read where its kernel source is not: nothing is wrong with the report.
-    m_status->setStyleSheet(QString());
-    m_status->setText(
+    text =
         tr("\u2139 The config this report ran with; its kernel source is not here. Open the .tscfg.json to "
-           "check, "
-           "edit or run it."));
+           "check, edit or run it.");
+  } else if (!m_error.isEmpty()) {
+    colour = QStringLiteral("#a02c00");  // dark vermillion: >= 4.5:1 on the window colour
+    text = m_error;
+  } else if (m_doc.is_object() && !m_doc.empty()) {
+    text = tr("\u2714 valid config%1")
+               .arg(m_path.isEmpty() || m_fromReport ? QString() : QStringLiteral(": ") + m_path);
+    if (m_compiled) {
+      const QString c = compiledSummary();
+      if (c.startsWith(QStringLiteral("\u2716"))) colour = QStringLiteral("#a02c00");
+      text += QLatin1Char('\n') + c;
+    } else if (!m_progress.isEmpty()) {
+      text += QLatin1Char('\n') + m_progress;
+    } else if (m_checker->isRunning()) {
+      text += QLatin1Char('\n') + tr("checking …");
+    } else if (!m_compileNote.isEmpty()) {
+      text += QLatin1Char('\n') + tr("\u26a0 not compiled: %1").arg(m_compileNote);
+    } else if (m_fromReport || m_path.isEmpty()) {
+      text += QLatin1Char('\n') + tr("declared tiles only: save the config to compile it");
+    }
   } else {
-    m_status->setStyleSheet(
-        QStringLiteral("color: #a02c00"));  // dark vermillion: >= 4.5:1 on the window colour
-    m_status->setText(m_error);
+    text = tr("No config");
   }
-  emit validationFinished(m_error.isEmpty(), m_error);
+  m_status->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1").arg(colour));
+  m_status->setText(text);
 }
 
 QString ConfigPanel::statusText() const { return m_status->text(); }
@@ -304,7 +378,7 @@ void ConfigPanel::onReportLoaded(const ReportPtr& report) {
   // A config opened by the user stays: the report's config is shown only when none is open.
   if (!m_path.isEmpty() || !report || report->config.is_null()) return;
   m_fromReport = true;
-  setDocument(report->config, m_dir);
+  setDocument(ordered_json::parse(report->config.dump()), m_dir);
 }
 
 void ConfigPanel::onReportClosed() {}

@@ -1,8 +1,10 @@
 // The kernel config (an opened .tscfg.json, or the config a report was run with)
-// as a form (kernel defines / tile parameters, params, tensor shapes, launch,
-// tiles) and as JSON text. Every edit re-runs core's validation (parseConfig, the
-// sweep points' expressions, the selected device's launch limits: configcheck.h)
-// and shows the error at its JSON path; a config that evaluates is also checked.
+// as a form (kernel defines or a Triton kernel's constexprs, num_warps and
+// num_stages, params, tensor shapes, launch, tiles) and as JSON text, which keeps
+// the file's key order. Every edit re-runs core's validation (parseConfig) at
+// once and the check (CheckController: the declared-only analysis on a thread,
+// then `tilescope-run check` compiling every point) in the background; errors
+// show at their JSON path. The window never waits for either.
 #pragma once
 
 #include <QWidget>
@@ -21,6 +23,8 @@ class QTreeWidgetItem;
 
 namespace tilescope::ui {
 
+class CheckController;
+
 class ConfigPanel : public QWidget, public ReportView {
   Q_OBJECT
  public:
@@ -33,14 +37,14 @@ class ConfigPanel : public QWidget, public ReportView {
   QString loadError() const { return m_loadError; }
   bool save(const QString& path);
   QString configPath() const { return m_path; }
-  /// Replaces the JSON text (as if typed) and validates at once.
+  /// Replaces the JSON text (as if typed) and validates at once; the check follows.
   void setJsonText(const QString& text);
   QString jsonText() const;
   /// Sets the value at a form path ("kernel.defines.BLOCK_M") as if edited in the form.
   bool setFormValue(const QString& jsonPath, const QString& text);
-  /// "" when valid; else "PATH: problem".
+  /// "" when valid; else "PATH: problem". An expression's error arrives with the check.
   QString validationError() const { return m_error; }
-  /// The line under the editor (valid, the error, or a note).
+  /// The line under the editor (valid, checking, compiled, the error, or a note).
   QString statusText() const;
   QString errorPath() const { return m_errorPath; }
   QTreeWidget* form() const { return m_form; }
@@ -49,33 +53,59 @@ class ConfigPanel : public QWidget, public ReportView {
   /// The device the config is checked against (a database key, "h100" by default).
   QString device() const;
   void setDevice(const QString& key);
-  /// The last check of a config that evaluates (static analysis, no GPU), or null.
+  /// The last check of a config that evaluates (declared-only, then compiled), or null.
   ReportPtr checkReport() const { return m_check; }
+  /// Checks again now (Run ▸ Check): the analysis, then the compile.
+  void recheck();
+  /// A check (the analysis or the compile) is under way.
+  bool isChecking() const;
+  /// The check's compile has reported: the shown check has registers and compile errors.
+  bool isCompiled() const { return m_compiled; }
+  CheckController* checker() const { return m_checker; }
+  /// The text differs from what was opened or last saved (the file's).
+  bool isModified() const { return m_modified; }
+  /// Where a report's config looks for its kernel source (the report's folder, the
+  /// zoo's kernels/ folders): the folder relative paths resolve against.
+  void setSourceDirs(const QStringList& dirs) { m_sourceDirs = dirs; }
 
   void onReportLoaded(const ReportPtr& report) override;
   void onReportClosed() override;
   void onSelectionChanged(const SelectionState& state) override;
 
  signals:
+  /// The config was validated: parsed and, when it parses, evaluated by the analysis.
   void validationFinished(bool ok, const QString& message);
-  /// A config that evaluates was checked (on open, on each edit once typing pauses,
-  /// on a device change): the views can show its declared tiles, masks and occupancy.
+  /// A config that evaluates was checked (declared-only first, compiled when that
+  /// arrives): the views can show its tiles, masks, occupancy and resources.
   void checkAvailable(const tilescope::ui::ReportPtr& report);
+  void modifiedChanged(bool modified);
 
  private:
-  void setDocument(const nlohmann::json& doc, const QString& dir);
+  void setDocument(const nlohmann::ordered_json& doc, const QString& dir);
   void rebuildForm();
   void parseText();
   void validate();
   void markError();
+  void updateStatus();
+  void setModified(bool modified);
+  void setupConnections();
+  QString resolveDir(const nlohmann::ordered_json& doc, const QString& fallback) const;
+  QString compiledSummary() const;
 
   Selection* m_selection;
+  CheckController* m_checker;
   QString m_path;
   QString m_dir;
-  nlohmann::json m_doc;
+  QString m_savedText;
+  QStringList m_sourceDirs;
+  nlohmann::ordered_json m_doc;
   QString m_error, m_errorPath, m_loadError;
+  QString m_progress;     ///< the compile's progress line, or ""
+  QString m_compileNote;  ///< why the compile did not run or report, or ""
   bool m_updating = false;
   bool m_fromReport = false;  ///< the text is a loaded report's config, not an opened file
+  bool m_compiled = false;
+  bool m_modified = false;
   QTabWidget* m_tabs;
   QTreeWidget* m_form;
   QPlainTextEdit* m_text;

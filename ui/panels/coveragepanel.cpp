@@ -19,17 +19,18 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
   m_tensorBox = new QComboBox(this);
   m_rowDim = new QComboBox(this);
   m_colDim = new QComboBox(this);
+  for (QComboBox* box : {m_tensorBox, m_rowDim, m_colDim})
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "dim 0 (2048)" whole, never "dim 0 (2("
   m_sliceBox = new QWidget(this);
   m_sliceLayout = new QHBoxLayout(m_sliceBox);
   m_sliceLayout->setContentsMargins(0, 0, 0, 0);
   auto* fit = new QPushButton(tr("Fit"), this);
   m_layerBox = new QComboBox(this);
-  m_layerBox->addItem(tr("State"), static_cast<int>(CoverageLayer::state));
-  m_layerBox->addItem(tr("Measured writes (trace)"), static_cast<int>(CoverageLayer::writes));
-  m_layerBox->addItem(tr("Measured reads (trace)"), static_cast<int>(CoverageLayer::reads));
+  m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_layerBox->setToolTip(
-      tr("With a traced report: which CTA wrote or read each cell (a colour per CTA; hatched where "
-         "more than one did, grey where none did)"));
+      tr("State: the measured state of an output. With a traced report, one layer per tensor the trace "
+         "measured (outputs and inputs): which CTA wrote or read each cell (a colour per CTA; hatched "
+         "where more than one did, grey where none did)"));
   m_summary = new QLabel(this);
   m_widget = new CoverageWidget(this);
 
@@ -54,15 +55,21 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
 
   connect(fit, &QPushButton::clicked, m_widget, &CoverageWidget::fitAll);
   connect(m_layerBox, &QComboBox::currentIndexChanged, this, [this] {
-    m_widget->setLayer(static_cast<CoverageLayer>(m_layerBox->currentData().toInt()));
-    m_legend->setVisible(m_widget->effectiveLayer() ==
-                         CoverageLayer::state);  // the state legend does not apply to CTA colours
+    if (m_updating) return;
+    // A layer names its tensor: choosing "Measured reads: A" shows A.
+    const QString tensor = m_layerBox->currentData(kTensorRole).toString();
+    if (!tensor.isEmpty() && tensor != m_tensor) {
+      showTensor(tensor);
+      return;
+    }
+    if (tensor.isEmpty() && !hasCoverage(m_tensor) && m_tensorBox->count() > 0) {
+      showTensor(m_tensorBox->itemText(0));  // State: an output's
+      return;
+    }
+    applyLayer();
   });
   connect(m_tensorBox, &QComboBox::currentTextChanged, this, [this](const QString& t) {
-    if (m_updating) return;
-    m_tensor = t;
-    rebuildDimControls();
-    rebuild();
+    if (!m_updating) showTensor(t);
   });
   auto dimsChanged = [this] {
     if (!m_updating) rebuild();
@@ -85,29 +92,34 @@ void CoveragePanel::rebuildDimControls() {
   qDeleteAll(m_sliceSpins);
   m_sliceSpins.clear();
   const Point* p = shownPoint();
-  if (!p) return;
-  for (const auto& c : p->coverage) {
-    if (qs(c.tensor) != m_tensor) continue;
-    const int n = static_cast<int>(c.shape.size());
-    for (int d = 0; d < n; ++d) {
-      const QString label = QStringLiteral("dim %1 (%2)").arg(d).arg(c.shape[static_cast<size_t>(d)]);
-      m_rowDim->addItem(label, d);
-      m_colDim->addItem(label, d);
-    }
+  const std::vector<std::int64_t> shape = p ? shapeOf(*p, m_tensor) : std::vector<std::int64_t>();
+  const int n = static_cast<int>(shape.size());
+  for (int d = 0; d < n; ++d) {
+    const QString label = QStringLiteral("dim %1 (%2)").arg(d).arg(shape[static_cast<size_t>(d)]);
+    m_rowDim->addItem(label, d);
+    m_colDim->addItem(label, d);
+  }
+  if (n > 0) {
     m_rowDim->setCurrentIndex(std::max(0, n - 2));
     m_colDim->setCurrentIndex(n - 1);
-    // Rank > 2: one spin box per dimension; those of the two viewed dims are ignored.
-    for (int d = 0; n > 2 && d < n; ++d) {
-      auto* spin = new QSpinBox(m_sliceBox);
-      spin->setPrefix(QStringLiteral("i%1=").arg(d));
-      spin->setRange(0,
-                     static_cast<int>(std::min<std::int64_t>(c.shape[static_cast<size_t>(d)] - 1, INT_MAX)));
-      m_sliceLayout->addWidget(spin);
-      m_sliceSpins << spin;
-      connect(spin, &QSpinBox::valueChanged, this, [this] {
-        if (!m_updating) rebuild();
-      });
-    }
+  }
+  // Rank > 2: one spin box per dimension; those of the two viewed dims are ignored.
+  for (int d = 0; n > 2 && d < n; ++d) {
+    auto* spin = new QSpinBox(m_sliceBox);
+    const auto last = static_cast<int>(std::min<std::int64_t>(shape[static_cast<size_t>(d)] - 1, INT_MAX));
+    spin->setPrefix(QStringLiteral("i%1=").arg(d));
+    spin->setRange(0, last);
+    spin->setToolTip(tr("Index of dimension %1 (0..%2) the view shows; ignored for the two viewed dimensions")
+                         .arg(d)
+                         .arg(last));
+    // Wide enough for its prefix and largest value at any style: a squeezed box reads "i…".
+    const QFontMetrics fm(spin->font());
+    spin->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("i%1=%2").arg(d).arg(last)) + 36);
+    m_sliceLayout->addWidget(spin);
+    m_sliceSpins << spin;
+    connect(spin, &QSpinBox::valueChanged, this, [this] {
+      if (!m_updating) rebuild();
+    });
   }
   const bool highRank = m_rowDim->count() > 2;
   m_rowDim->setEnabled(highRank);
@@ -115,24 +127,126 @@ void CoveragePanel::rebuildDimControls() {
   m_sliceBox->setVisible(highRank);
 }
 
+std::vector<std::int64_t> CoveragePanel::shapeOf(const Point& p, const QString& tensor) {
+  for (const auto& c : p.coverage)
+    if (qs(c.tensor) == tensor) return c.shape;
+  if (p.trace.traced())
+    for (const TraceFootprint& fp : p.trace.footprints)
+      if (qs(fp.tensor) == tensor) return fp.shape;
+  return {};
+}
+
+QStringList CoveragePanel::footprintTensors(const Point& p) {
+  QStringList out;
+  if (p.trace.traced())
+    for (const TraceFootprint& fp : p.trace.footprints)
+      if (!fp.shape.empty()) out << qs(fp.tensor);
+  return out;
+}
+
+bool CoveragePanel::hasCoverage(const QString& tensor) const {
+  if (const Point* p = shownPoint())
+    for (const auto& c : p->coverage)
+      if (qs(c.tensor) == tensor) return true;
+  return false;
+}
+
+void CoveragePanel::showTensor(const QString& tensor) {
+  m_updating = true;
+  m_tensor = tensor;
+  if (m_tensorBox->currentText() != tensor) m_tensorBox->setCurrentText(tensor);
+  rebuildDimControls();
+  m_updating = false;
+  rebuild();
+}
+
+void CoveragePanel::rebuildLayers() {
+  // State (an output's), then one layer per footprint the trace measured: "Measured
+  // reads: A" for an input as much as "Measured writes: C" for the output.
+  const CoverageLayer wasLayer = static_cast<CoverageLayer>(m_layerBox->currentData().toInt());
+  const QString wasTensor = m_layerBox->currentData(kTensorRole).toString();
+  m_updating = true;
+  m_layerBox->clear();
+  m_layerBox->addItem(tr("State"), static_cast<int>(CoverageLayer::state));
+  if (const Point* p = shownPoint(); p && p->trace.traced())
+    for (const TraceFootprint& fp : p->trace.footprints) {
+      auto add = [&](CoverageLayer layer, const QString& text) {
+        m_layerBox->addItem(text, static_cast<int>(layer));
+        m_layerBox->setItemData(m_layerBox->count() - 1, qs(fp.tensor), kTensorRole);
+      };
+      if (fp.cellsWritten > 0 || !fp.writeBoxes.empty())
+        add(CoverageLayer::writes, tr("Measured writes: %1 (trace)").arg(qs(fp.tensor)));
+      if (fp.cellsRead > 0 || !fp.readBoxes.empty())
+        add(CoverageLayer::reads, tr("Measured reads: %1 (trace)").arg(qs(fp.tensor)));
+    }
+  // Keep the layer where the tensor has it; an input has no state: its first layer.
+  int pick = hasCoverage(m_tensor) ? 0 : -1;
+  for (int i = 1; i < m_layerBox->count(); ++i) {
+    if (m_layerBox->itemData(i, kTensorRole).toString() != m_tensor) continue;
+    if (pick < 0) pick = i;
+    if (static_cast<CoverageLayer>(m_layerBox->itemData(i).toInt()) == wasLayer &&
+        (wasTensor == m_tensor || wasTensor.isEmpty()) && wasLayer != CoverageLayer::state)
+      pick = i;
+  }
+  m_layerBox->setCurrentIndex(std::max(pick, 0));
+  m_layerBox->setEnabled(m_layerBox->count() > 1);
+  m_updating = false;
+  applyLayer();
+}
+
+void CoveragePanel::applyLayer() {
+  m_widget->setLayer(static_cast<CoverageLayer>(m_layerBox->currentData().toInt()));
+  // The state legend does not apply to CTA colours.
+  m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);
+}
+
+QStringList CoveragePanel::layerNames() const {
+  QStringList out;
+  for (int i = 0; i < m_layerBox->count(); ++i) out << m_layerBox->itemText(i);
+  return out;
+}
+
+bool CoveragePanel::showLayer(CoverageLayer layer, const QString& tensor) {
+  for (int i = 0; i < m_layerBox->count(); ++i)
+    if (static_cast<CoverageLayer>(m_layerBox->itemData(i).toInt()) == layer &&
+        (layer == CoverageLayer::state || m_layerBox->itemData(i, kTensorRole).toString() == tensor)) {
+      m_layerBox->setCurrentIndex(i);
+      return true;
+    }
+  return false;
+}
+
 QString CoveragePanel::oobSummary(const CoverageGrid& g) {
   QString out;
   for (bool write : {true, false}) {
     const std::int64_t n = g.oobElements(write);
     if (n == 0) continue;
-    const auto tiles = g.oobTiles(write);
-    QStringList names;
-    for (size_t i = 0; i < tiles.size() && i < 4; ++i)
-      names << QStringLiteral("(%1, %2)").arg(tiles[i].first).arg(tiles[i].second);
-    if (tiles.size() > 4)
-      names << QStringLiteral("… (%1, %2)").arg(tiles.back().first).arg(tiles.back().second);
-    out +=
-        QLatin1Char('\n') +
-        (write ? tr("\u2716 %1 element(s) written out of bounds (hatched, past the edge) by %2 tile(s): %3")
-               : tr("\u2716 %1 element(s) read out of bounds by %2 tile(s): %3"))
-            .arg(n)
-            .arg(tiles.size())
-            .arg(names.join(QStringLiteral(", ")));
+    QString line;
+    if (g.declared()) {
+      const auto tiles = g.oobTiles(write);
+      QStringList names;
+      for (size_t i = 0; i < tiles.size() && i < 4; ++i)
+        names << QStringLiteral("(%1, %2)").arg(tiles[i].first).arg(tiles[i].second);
+      if (tiles.size() > 4)
+        names << QStringLiteral("… (%1, %2)").arg(tiles.back().first).arg(tiles.back().second);
+      line =
+          (write ? tr("\u2716 %1 element(s) written out of bounds (hatched, past the edge) by %2 tile(s): %3")
+                 : tr("\u2716 %1 element(s) read out of bounds by %2 tile(s): %3"))
+              .arg(n)
+              .arg(tiles.size())
+              .arg(names.join(QStringLiteral(", ")));
+    } else {
+      line = (write ? tr("\u2716 %1 element(s) written out of bounds (past the edge)")
+                    : tr("\u2716 %1 element(s) read out of bounds (past the edge)"))
+                 .arg(n);
+    }
+    // The trace counts every bad access; its first per instruction is what it locates.
+    if (const std::int64_t k = g.oobAccesses(write); k > 0)
+      line += tr("; the trace counted %1 bad %2 at %3 instruction(s), the first of each marked")
+                  .arg(k)
+                  .arg(write ? tr("writes") : tr("reads"))
+                  .arg(g.oobInstructions(write));
+    out += QLatin1Char('\n') + line;
   }
   return out;
 }
@@ -165,8 +279,11 @@ void CoveragePanel::rebuild() {
                             .arg(c.tilesTotal)
                             .arg(c.tilesCrossing);
   }
+  if (!grid->declared() && grid->valid())
+    text = tr("%1: an input, no declared tiles: the trace's footprint of it (%2 elements)")
+               .arg(m_tensor)
+               .arg(grid->rows() * grid->cols());
   if (grid->valid()) text += oobSummary(*grid);
-  m_layerBox->setEnabled(grid->valid() && grid->hasFootprint());
   if (grid->valid() && grid->hasFootprint())
     for (const TraceFootprint& fp : p.trace.footprints)
       if (fp.tensor == grid->tensor())
@@ -183,7 +300,7 @@ void CoveragePanel::rebuild() {
           ? text
           : tr("This point has no coverage data (%1).").arg(QString::fromLatin1(verdictName(p.verdict))));
   m_widget->setGrid(grid->valid() ? grid : nullptr);
-  m_legend->setVisible(m_widget->effectiveLayer() == CoverageLayer::state);
+  rebuildLayers();
   if (m_selection) m_widget->setSelectedTile(m_selection->state().tileRow, m_selection->state().tileCol);
 }
 
@@ -195,12 +312,20 @@ void CoveragePanel::onReportLoaded(const ReportPtr& report) {
 }
 
 void CoveragePanel::showPoint(const SelectionState& state) {
-  // The point's tensors, keeping the one in focus where the new point has it.
+  // The point's tensors, keeping the one in focus where the new point has it: the
+  // outputs, then every tensor only the trace measured (a GEMM's A and B).
   m_updating = true;
   const QString keep = state.tensor.isEmpty() ? m_tensor : state.tensor;
   m_tensorBox->clear();
-  if (const Point* p = shownPoint())
+  if (const Point* p = shownPoint()) {
     for (const auto& c : p->coverage) m_tensorBox->addItem(qs(c.tensor));
+    for (const QString& t : footprintTensors(*p))
+      if (m_tensorBox->findText(t) < 0) {
+        m_tensorBox->addItem(t);
+        m_tensorBox->setItemData(m_tensorBox->count() - 1, tr("%1: an input the trace measured").arg(t),
+                                 Qt::ToolTipRole);
+      }
+  }
   const int i = m_tensorBox->findText(keep);
   m_tensorBox->setCurrentIndex(i >= 0 ? i : 0);
   m_tensor = m_tensorBox->currentText();

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "panels/pointpanel.h"
+#include "widgets/coveragegrid.h"
 
 class QComboBox;
 class QLabel;
@@ -14,7 +15,6 @@ class QSpinBox;
 
 namespace tilescope::ui {
 
-class CoverageGrid;
 class CoverageWidget;
 
 class CoveragePanel : public PointPanel {
@@ -28,6 +28,16 @@ class CoveragePanel : public PointPanel {
   QString summaryText() const;
   /// The lines that name out-of-bounds writes and reads and the tiles that made them ("" when none).
   static QString oobSummary(const CoverageGrid& grid);
+  /// The tensor shown ("C", or an input such as "A" that only the trace measured).
+  QString tensor() const { return m_tensor; }
+  /// The layer combo's entries: "State", then "Measured writes: C (trace)", "Measured reads: A (trace)", …
+  QStringList layerNames() const;
+  /// Shows `layer` of `tensor` (its tensor too); false when the point has no such layer.
+  bool showLayer(CoverageLayer layer, const QString& tensor = {});
+  /// A tensor's shape: its coverage's, else its trace footprint's.
+  static std::vector<std::int64_t> shapeOf(const Point& p, const QString& tensor);
+  /// The tensors a point's trace has a footprint of, in the trace's order.
+  static QStringList footprintTensors(const Point& p);
 
   void onReportLoaded(const ReportPtr& report) override;
 
@@ -36,6 +46,12 @@ class CoveragePanel : public PointPanel {
   void showPoint(const SelectionState& state) override;
   void showWithinPoint(const SelectionState& state) override;
   void rebuildDimControls();
+  void rebuildLayers();
+  void applyLayer();
+  void showTensor(const QString& tensor);
+  bool hasCoverage(const QString& tensor) const;
+
+  static constexpr int kTensorRole = Qt::UserRole + 1;  ///< a layer's tensor ("" for State)
 
   int m_finding = -1;
   QString m_tensor;

@@ -9,6 +9,7 @@
 #include "models/findingsmodel.h"
 #include "models/qtconv.h"
 #include "panels/logpanel.h"
+#include "tilescope/diagnose/headline.h"
 
 namespace tilescope::ui {
 
@@ -34,29 +35,19 @@ bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol) {
 }
 
 int pointOfFinding(const Report& r, const Finding& f) {
-  // The experiment that proved it, else the first point with an error finding of its category.
+  // The experiment that proved it (where it failed: a passing shape is the contrast,
+  // not the bug), else the first point with an error finding of its category.
   if (!f.experiment.empty())
     for (size_t i = 0; i < r.points.size(); ++i)
-      if (r.points[i].experiment == f.experiment) return static_cast<int>(i);
+      if (r.points[i].experiment == f.experiment && r.points[i].verdict != Verdict::ok)
+        return static_cast<int>(i);
   for (size_t i = 0; i < r.points.size(); ++i)
     for (const Finding& g : r.points[i].findings)
       if (g.category == f.category && g.severity == f.severity) return static_cast<int>(i);
   return -1;
 }
 
-int firstErrorPoint(const Report& r) {
-  for (const Finding& f : r.findings)
-    if (f.severity == Severity::error) {
-      const int p = pointOfFinding(r, f);
-      if (p >= 0) return p;
-    }
-  for (size_t i = 0; i < r.points.size(); ++i)
-    for (const Finding& g : r.points[i].findings)
-      if (g.severity == Severity::error) return static_cast<int>(i);
-  for (size_t i = 0; i < r.points.size(); ++i)
-    if (r.points[i].verdict != Verdict::ok) return static_cast<int>(i);
-  return 0;
-}
+int firstErrorPoint(const Report& r) { return std::max(0, headlinePoint(r)); }
 
 FindingsPanel::FindingsPanel(Selection* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_model(new FindingsModel(this)) {

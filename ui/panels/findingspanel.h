@@ -59,8 +59,7 @@ bool findingTile(const Point& p, const Finding& f, int* tileRow, int* tileCol);
 /// The point a (report-level) finding belongs to: the point of the experiment that
 /// proved it, else the first with an error finding of its category; -1 when none.
 int pointOfFinding(const Report& r, const Finding& f);
-/// The point a report opens on: the one carrying the report's first error finding,
-/// else the first with an error finding, else the first whose verdict is not ok, else 0.
+/// The point a report opens on: core's headlinePoint (the one that shows the cause), else 0.
 int firstErrorPoint(const Report& r);
 
 }  // namespace tilescope::ui

@@ -245,6 +245,11 @@ int RunPanel::progressValue() const { return m_progress->value(); }
 int RunPanel::progressMaximum() const { return m_progress->maximum(); }
 
 void RunPanel::onReportLoaded(const ReportPtr& report) {
+  // Rows sized to their labels cost a measurement of every row on each change: a
+  // long sweep's rows take the default height instead.
+  constexpr size_t kMeasuredRows = 256;
+  m_matrixView->verticalHeader()->setSectionResizeMode(
+      report && report->points.size() > kMeasuredRows ? QHeaderView::Fixed : QHeaderView::ResizeToContents);
   if (report) m_matrix->setReport(*report);
   // Another report replaces a failed run's status: it no longer describes what is shown.
   if (m_failed && !isRunning()) {

@@ -23,8 +23,9 @@ void note(QMap<int, SourceMark>& marks, int line, int severity, const QString& t
   m.notes << text;
 }
 
-/// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
-QStringList zooDirs() {
+}  // namespace
+
+QStringList SourcePanel::zooDirs() {
   QStringList out;
   for (const QString& root :
        {QDir(QString::fromStdString(resourceDir().string())).filePath(QStringLiteral("../kernels")),
@@ -35,7 +36,6 @@ QStringList zooDirs() {
   }
   return out;
 }
-}  // namespace
 
 SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
   m_label = new QLabel(

@@ -27,6 +27,8 @@ class SourcePanel : public QWidget, public ReportView {
   SourceView* view() const { return m_view; }
   QString shownPath() const { return m_path; }
   QString statusText() const;
+  /// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
+  static QStringList zooDirs();
   /// Margin marks of `file` (matched by file name) from a point's findings and trace.
   static QMap<int, SourceMark> marksFor(const Point& p, const QString& file);
 

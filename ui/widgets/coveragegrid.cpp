@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "style/colors.h"
+#include "tilescope/analysis/oob_extent.h"
 
 namespace tilescope::ui {
 
@@ -17,13 +18,31 @@ const CoverageInfo* findCoverage(const Point& p, const std::string& tensor) {
     if (tensor.empty() || c.tensor == tensor) return &c;
   return nullptr;
 }
+
+const TraceFootprint* footprintOf(const Point& p, const std::string& tensor) {
+  if (!p.trace.traced()) return nullptr;
+  for (const TraceFootprint& fp : p.trace.footprints)
+    if (fp.tensor == tensor) return &fp;
+  return nullptr;
+}
 }  // namespace
 
 CoverageGrid::CoverageGrid(const Point& p, const std::string& tensor, const View& view) : m_view(view) {
   const CoverageInfo* cov = findCoverage(p, tensor);
+  // An input the trace measured (A and B of a GEMM) has a footprint and no coverage:
+  // one tile over the whole tensor, no state map, its reads and faults drawn.
+  CoverageInfo traced;
+  if ((!cov || cov->shape.empty()) && !tensor.empty())
+    if (const TraceFootprint* fp = footprintOf(p, tensor); fp && !fp->shape.empty()) {
+      traced.tensor = fp->tensor;
+      traced.shape = fp->shape;
+      cov = &traced;
+    }
   if (!cov || cov->shape.empty()) return;
+  m_declared = cov != &traced;
   m_tensor = cov->tensor;
   m_shape = cov->shape;
+  m_rawShape = cov->shape;
   const int rank = static_cast<int>(m_shape.size());
   if (rank == 1) m_shape.insert(m_shape.begin(), 1);  // a vector is one row
   const int n = static_cast<int>(m_shape.size());
@@ -161,6 +180,27 @@ std::vector<OobRegion> boxesOf(const ElementRange& e, std::int64_t cols) {
 }
 }  // namespace
 
+void CoverageGrid::addOobRegions(ElementRange e, bool write, int finding) {
+  if (m_wrap > 0) {  // a wrapped vector: index i is (i / W, i % W), past the end too
+    for (Index* idx : {&e.first, &e.last, &e.lo, &e.hi})
+      if (idx->size() == 1) *idx = Index{(*idx)[0] / m_wrap, (*idx)[0] % m_wrap};
+  } else if (m_shape[0] == 1 && e.first.size() == 1) {  // a vector: one row
+    e.first.insert(e.first.begin(), 0);
+    if (!e.last.empty()) e.last.insert(e.last.begin(), 0);
+  }
+  for (OobRegion o : boxesOf(e, m_cols)) {
+    o.write = write;
+    o.finding = finding;
+    // Never draw an absurd extent from a wild index: at most one more tensor's worth.
+    if (o.row0 > 2 * m_extentRows || o.col0 > 2 * m_extentCols || o.row1 < -m_extentRows ||
+        o.col1 < -m_extentCols)
+      continue;
+    m_extentRows = std::max(m_extentRows, std::min(o.row1 + 1, 2 * m_extentRows));
+    m_extentCols = std::max(m_extentCols, std::min(o.col1 + 1, 2 * m_extentCols));
+    m_oob.push_back(o);
+  }
+}
+
 void CoverageGrid::readOob(const Point& p) {
   // Only the plain 2-D view (and vectors, drawn as one row) can place an element past the edge.
   const bool plain = m_view.rowDim == static_cast<int>(m_shape.size()) - 2 &&
@@ -168,28 +208,30 @@ void CoverageGrid::readOob(const Point& p) {
   if (!plain || m_shape.size() != 2) return;
   for (size_t i = 0; i < p.findings.size(); ++i) {
     const Finding& f = p.findings[i];
-    if ((f.category != "oob_write" && f.category != "oob_read") || !f.location.elements) continue;
+    if (f.category != "oob_write" && f.category != "oob_read") continue;
     const std::string& tensor = !f.tensor.empty() ? f.tensor : f.location.output;
     if (!tensor.empty() && tensor != m_tensor) continue;
-    ElementRange e = *f.location.elements;
-    if (m_wrap > 0) {  // a wrapped vector: index i is (i / W, i % W), past the end too
-      for (Index* idx : {&e.first, &e.last, &e.lo, &e.hi})
-        if (idx->size() == 1) *idx = Index{(*idx)[0] / m_wrap, (*idx)[0] % m_wrap};
-    } else if (m_shape[0] == 1 && e.first.size() == 1) {  // a vector: one row
-      e.first.insert(e.first.begin(), 0);
-      if (!e.last.empty()) e.last.insert(e.last.begin(), 0);
-    }
-    for (OobRegion o : boxesOf(e, m_cols)) {
-      o.write = f.category == "oob_write";
-      o.finding = static_cast<int>(i);
-      // Never draw an absurd extent from a wild index: at most one more tensor's worth.
-      if (o.row0 > 2 * m_extentRows || o.col0 > 2 * m_extentCols || o.row1 < -m_extentRows ||
-          o.col1 < -m_extentCols)
-        continue;
-      m_extentRows = std::max(m_extentRows, std::min(o.row1 + 1, 2 * m_extentRows));
-      m_extentCols = std::max(m_extentCols, std::min(o.col1 + 1, 2 * m_extentCols));
-      m_oob.push_back(o);
-    }
+    // As far as the evidence reaches: a traced finding names its first access and
+    // keeps the guard zone's whole run (core's oobElements, the exports' answer too).
+    if (const std::optional<ElementRange> reach = tilescope::oobElements(f, m_rawShape))
+      addOobRegions(*reach, f.category == "oob_write", static_cast<int>(i));
+  }
+  // The trace's first bad access at each instruction: where no finding's run holds it already.
+  for (const TraceFault& tf : p.trace.faults) {
+    const bool write = tf.category == "oob_write";
+    if (tf.tensor != m_tensor || (!write && tf.category != "oob_read") || tf.element.empty()) continue;
+    m_oobAccesses[write] += static_cast<std::int64_t>(tf.count);
+    ++m_oobInstructions[write];
+    ElementRange e;
+    e.first = e.last = tf.element;
+    const std::vector<OobRegion> before = m_oob;
+    addOobRegions(e, write, -1);
+    if (m_oob.size() == before.size() + 1)
+      for (const OobRegion& o : before)
+        if (o.write == write && o.contains(m_oob.back().row0, m_oob.back().col0)) {
+          m_oob.pop_back();
+          break;
+        }
   }
   // Writes first: oobAt answers with the worse of two overlapping regions.
   std::stable_sort(m_oob.begin(), m_oob.end(),
@@ -403,7 +445,7 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
                  .arg(QString::fromStdString(m_tensor))
                  .arg(m_rows)
                  .arg(m_cols);
-    if (tr < tilesDown() && tc < tilesAcross()) {
+    if (m_declared && tr < tilesDown() && tc < tilesAcross()) {
       const auto cta = ctaOfTile(tr, tc);
       QStringList idx;
       for (auto v : cta) idx << QString::number(v);
@@ -430,6 +472,14 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
   const int tr = static_cast<int>(r / m_tileH), tc = static_cast<int>(c / m_tileW);
   QStringList lines;
   lines << QStringLiteral("element %1").arg(element);
+  if (!m_declared) {  // an input: the trace's footprint is all there is
+    lines << QStringLiteral("an input (no declared tiles): the trace's reads and faults");
+    appendFootprintLines(lines, r, c);
+    if (const OobRegion* o = oobAt(r, c))
+      lines << (o->write ? QStringLiteral("WRITTEN out of bounds (oob_write)")
+                         : QStringLiteral("read out of bounds (oob_read)"));
+    return lines.join(QLatin1Char('\n'));
+  }
   lines << QStringLiteral("tile (%1, %2): rows %3..%4, cols %5..%6")
                .arg(tr)
                .arg(tc)
@@ -455,6 +505,11 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
                        : QStringLiteral("max |err| in cell: %1").arg(*err, 0, 'g', 4));
   if (auto v = valuesAt(r, c))
     lines << QStringLiteral("expected %1, actual %2").arg(v->first, 0, 'g', 6).arg(v->second, 0, 'g', 6);
+  appendFootprintLines(lines, r, c);
+  return lines.join(QLatin1Char('\n'));
+}
+
+void CoverageGrid::appendFootprintLines(QStringList& lines, std::int64_t r, std::int64_t c) const {
   for (bool write : {true, false}) {
     const auto [lo, hi] = footprintAt(write, r, c);
     if (!hasFootprint()) break;
@@ -470,7 +525,6 @@ QString CoverageGrid::hoverText(std::int64_t r, std::int64_t c) const {
     else
       lines << QStringLiteral("trace: %1 by more than one CTA: %2 … %3").arg(what, name(lo), name(hi));
   }
-  return lines.join(QLatin1Char('\n'));
 }
 
 QString CoverageGrid::wrappedHoverText(std::int64_t r, std::int64_t c) const {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -114,6 +115,11 @@ class CoverageGrid {
   const std::vector<OobRegion>& oobRegions() const { return m_oob; }
   /// Elements the out-of-bounds findings name (writes, reads), overlaps counted once per finding.
   std::int64_t oobElements(bool write) const;
+  /// Bad accesses the trace counted on this tensor (writes, reads), and at how many instructions.
+  std::int64_t oobAccesses(bool write) const { return m_oobAccesses[write]; }
+  std::int64_t oobInstructions(bool write) const { return m_oobInstructions[write]; }
+  /// False for a tensor the report declares no tiling for (an input drawn from its trace footprint).
+  bool declared() const { return m_declared; }
   /// The out-of-bounds region at element (r, c) of the view (writes first), or nullptr.
   const OobRegion* oobAt(std::int64_t r, std::int64_t c) const;
   /// Declared tiles whose area holds out-of-bounds elements: the tiles (CTAs) that wrote or read them.
@@ -130,16 +136,19 @@ class CoverageGrid {
   void readCorrectness(const CorrectnessInfo& c);
   void readSamples(const std::vector<Finding>& findings);
   void readOob(const Point& p);
+  void addOobRegions(ElementRange e, bool write, int finding);
   void readCrossingTiles(const CoverageInfo& cov);
   void readFootprint(const Point& p);
   void wrapVector(std::int64_t length, std::int64_t tile);
   QString wrappedHoverText(std::int64_t r, std::int64_t c) const;
+  void appendFootprintLines(QStringList& lines, std::int64_t r, std::int64_t c) const;
   std::int64_t wrappedIndex(std::int64_t r, std::int64_t c) const { return r * m_wrap + c; }
   /// View element → the (row, col) of the flattened 2-D tensor the maps are over.
   std::pair<std::int64_t, std::int64_t> flatten(std::int64_t r, std::int64_t c) const;
 
   std::string m_tensor;
   std::vector<std::int64_t> m_shape;
+  std::vector<std::int64_t> m_rawShape;  ///< the tensor's own shape (m_shape is a vector's [1, N])
   View m_view;
   std::int64_t m_rows = 0, m_cols = 0, m_tileH = 1, m_tileW = 1;
   std::int64_t m_wrap = 0, m_length = 0;  ///< a wrapped vector: elements per row, and in all
@@ -155,6 +164,8 @@ class CoverageGrid {
   std::map<std::pair<int, int>, std::pair<std::int64_t, double>> m_badTiles;
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, double>> m_samples;
   std::vector<OobRegion> m_oob;
+  std::array<std::int64_t, 2> m_oobAccesses{0, 0}, m_oobInstructions{0, 0};  ///< [read, write]
+  bool m_declared = true;
   std::map<std::pair<int, int>, std::vector<std::int64_t>> m_tileCtas;
   std::int64_t m_extentRows = 0, m_extentCols = 0;
   std::int64_t m_fpRows = 0, m_fpCols = 0, m_fpMulti = 0;

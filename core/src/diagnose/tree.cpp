@@ -63,9 +63,15 @@ TreeNode nodeFromJson(const std::string& id, const json& j) {
   }
   if (j.contains("examples")) {
     for (const auto& e : j["examples"]) {
-      checkKeys(e, {"language", "before", "after"}, id, "example");
-      n.examples.push_back({getString(e, "language", id, true), getString(e, "before", id, true),
-                            getString(e, "after", id, true)});
+      checkKeys(e, {"language", "before", "after", "rank"}, id, "example");
+      TreeExample ex{getString(e, "language", id, true), getString(e, "before", id, true),
+                     getString(e, "after", id, true)};
+      if (e.contains("rank")) {
+        if (!e["rank"].is_number_integer() || e["rank"].get<int>() < 1 || e["rank"].get<int>() > 8)
+          throw TreeError(id, "example rank: expected an output rank from 1 to 8");
+        ex.rank = e["rank"].get<int>();
+      }
+      n.examples.push_back(std::move(ex));
     }
   }
   if (j.contains("sources"))

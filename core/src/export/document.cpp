@@ -8,6 +8,7 @@
 #include "document_detail.h"
 #include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/diagnose/headline.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/model/location.h"
 
@@ -125,21 +126,22 @@ const TreeNode* leafOf(const Report& r, const Tree* tree) {
 }
 
 DocBanner banner(const Report& r, const Tree* tree) {
+  // The workbench's banner says the same (headline.h): the cause, then the walk's fix.
+  const Headline h = reportHeadline(r, tree);
   DocBanner b;
   b.verdict = r.verdict;
-  for (const Finding& f : r.findings)
-    if (f.severity == Severity::error) {
-      b.headline = f.message;
-      break;
-    }
+  if (h.cause) b.headline = h.cause->message;
   if (b.headline.empty() && !r.findings.empty()) b.headline = r.findings.front().message;
   if (b.headline.empty())
-    b.headline =
-        std::to_string(r.points.size()) + (r.points.size() == 1 ? " point" : " points") + ", no findings";
-  if (const TreeNode* leaf = leafOf(r, tree))
-    b.fix = leaf->title + ": " + leaf->fix;
-  else if (!r.treePath.empty())
-    b.fix = "see the troubleshooting node " + r.treePath.back();
+    b.headline = r.points.empty() ? "nothing was run: the report holds no points"
+                                  : std::to_string(r.points.size()) +
+                                        (r.points.size() == 1 ? " point" : " points") + ", no findings";
+  b.fix = h.fix;
+  if (b.fix.empty() && !r.treePath.empty()) b.fix = "see the troubleshooting node " + r.treePath.back();
+  if (h.example) {
+    b.example = h.example->after;
+    b.exampleLanguage = h.example->language;
+  }
   return b;
 }
 

@@ -134,6 +134,16 @@ std::string renderMarkdown(const Document& doc, const RenderOptions& opt) {
   o << "> **Verdict: " << verdictName(doc.banner.verdict) << "** — " << markdownEscape(doc.banner.headline)
     << "\n";
   if (!doc.banner.fix.empty()) o << ">\n> **Fix:** " << markdownEscape(doc.banner.fix) << "\n";
+  if (!doc.banner.example.empty()) {
+    o << ">\n> ```" << safeLanguage(doc.banner.exampleLanguage) << "\n";
+    std::size_t at = 0;
+    while (at <= doc.banner.example.size()) {
+      const std::size_t nl = std::min(doc.banner.example.find('\n', at), doc.banner.example.size());
+      o << "> " << doc.banner.example.substr(at, nl - at) << "\n";
+      at = nl + 1;
+    }
+    o << "> ```\n";
+  }
   o << "\n";
   for (const DocSection& s : doc.sections) {
     o << "## " << markdownEscape(s.heading) << "\n\n";
@@ -212,6 +222,7 @@ std::string renderHtml(const Document& doc, const RenderOptions& opt) {
     << bannerColour(doc.banner.verdict) << "\"><b>Verdict: " << verdictName(doc.banner.verdict) << "</b> — "
     << htmlEscape(doc.banner.headline);
   if (!doc.banner.fix.empty()) o << "<br><b>Fix:</b> " << htmlEscape(doc.banner.fix);
+  if (!doc.banner.example.empty()) o << "<pre>" << htmlEscape(doc.banner.example) << "</pre>";
   o << "</td></tr></table>\n";
   for (const DocSection& s : doc.sections) {
     o << "<h2 id=\"" << s.id << "\""

@@ -42,6 +42,7 @@ struct TreeAnswer {
 struct TreeExample {
   std::string language;  ///< cuda | triton | tilelang | python | shell
   std::string before, after;
+  int rank = 0;  ///< the output rank the example is written for (a 1-D tl.store), 0: any
 };
 
 struct TreeNode {

@@ -62,8 +62,10 @@ struct DocSection {
 /// The verdict and the one thing to do about it, shown above everything else.
 struct DocBanner {
   Verdict verdict = Verdict::ok;
-  std::string headline;  ///< the first error's message, or what was checked
+  std::string headline;  ///< the cause's message (headline.h: before its symptoms), or what was checked
   std::string fix;       ///< the troubleshooting walk's fix (its leaf), or ""
+  std::string example;   ///< the fix as code in the kernel's language (the leaf's example), or ""
+  std::string exampleLanguage;
 };
 
 /// The longest texts a document holds (buildDocument cuts longer ones, saying so):
