@@ -385,7 +385,20 @@ def error_result(exc, path):
 
 # --- describing a signature (init-triton) --------------------------------------
 
-class _Uses(ast.NodeVisitor):
+def _load_kernel_ast():
+    """The capture's reader of pointer arithmetic (one copy of it), loaded by its
+    path: no folder goes on sys.path ahead of the kernel's own imports."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "tilescope_capture", "kernel_ast.py")
+    spec = importlib.util.spec_from_file_location("tilescope_kernel_ast", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_kernel_ast = _load_kernel_ast()
+
+
+class _Uses(_kernel_ast.PointerRoots):
     """What a kernel body does with its parameters: which reach the pointer
     operand of a load/store (through additive pointer arithmetic), which are
     stored to, which are compared (sizes), and which program_id axes it uses."""
@@ -395,20 +408,9 @@ class _Uses(ast.NodeVisitor):
               "make_tensor_descriptor": 0}
 
     def __init__(self):
-        self.assign = {}
+        super().__init__()
         self.pointer_exprs, self.store_exprs = [], []
         self.compared, self.axes = set(), set()
-
-    def visit_Assign(self, node):
-        for t in node.targets:
-            if isinstance(t, ast.Name):
-                self.assign.setdefault(t.id, []).append(node.value)
-        self.generic_visit(node)
-
-    def visit_AugAssign(self, node):
-        if isinstance(node.target, ast.Name):
-            self.assign.setdefault(node.target.id, []).append(node.value)
-        self.generic_visit(node)
 
     def visit_Compare(self, node):
         for side in [node.left] + list(node.comparators):
@@ -418,8 +420,7 @@ class _Uses(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node):
-        f = node.func
-        name = f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
+        name = _kernel_ast.call_name(node)
         if name in self.MEMORY:
             first = node.args[0] if node.args else next((k.value for k in node.keywords
                                                          if k.arg in ("pointer", "base")), None)
@@ -432,23 +433,6 @@ class _Uses(ast.NodeVisitor):
             if isinstance(axis, ast.Constant) and isinstance(axis.value, int):
                 self.axes.add(axis.value)
         self.generic_visit(node)
-
-    def roots(self, expr, depth=0):
-        """Names that enter `expr` as additive terms (a base pointer), not as factors."""
-        if depth > 32:
-            return set()
-        if isinstance(expr, ast.Name):
-            out = {expr.id}
-            for value in self.assign.get(expr.id, []):
-                out |= self.roots(value, depth + 1)
-            return out
-        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
-            return self.roots(expr.left, depth + 1) | self.roots(expr.right, depth + 1)
-        if isinstance(expr, ast.Subscript):
-            return self.roots(expr.value, depth + 1)
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("to", "advance"):
-            return self.roots(expr.func.value, depth + 1)
-        return set()
 
 
 def describe_signature(path, entry):

@@ -6,27 +6,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "tilescope/base/dtype.h"
+
 namespace tilescope {
 namespace {
-
-// Element size without depending on config.cpp, so tensor code links on its own.
-std::size_t elementSize(DType t) {
-  switch (t) {
-    case DType::f64:
-    case DType::i64:
-      return 8;
-    case DType::f32:
-    case DType::i32:
-      return 4;
-    case DType::f16:
-    case DType::bf16:
-      return 2;
-    case DType::u8:
-    case DType::i8:
-      return 1;
-  }
-  return 1;
-}
 
 std::uint32_t floatBits(float f) {
   std::uint32_t u;
@@ -90,7 +73,7 @@ std::int64_t HostTensor::offsetOf(std::int64_t logicalIndex) const {
 }
 
 double HostTensor::at(std::int64_t i) const {
-  const std::size_t sz = elementSize(dtype);
+  const std::size_t sz = dtypeSize(dtype);
   const std::uint64_t byte = static_cast<std::uint64_t>(offsetOf(i)) * sz;
   if (byte + sz > bytes.size())
     throw std::out_of_range("tensor " + name + ": element " + std::to_string(i) + " lies past its " +
@@ -99,7 +82,7 @@ double HostTensor::at(std::int64_t i) const {
 }
 
 std::uint64_t HostTensor::bitsAt(std::int64_t i) const {
-  const std::size_t sz = elementSize(dtype);
+  const std::size_t sz = dtypeSize(dtype);
   const std::uint64_t byte = static_cast<std::uint64_t>(offsetOf(i)) * sz;
   if (byte + sz > bytes.size())
     throw std::out_of_range("tensor " + name + ": element " + std::to_string(i) + " lies past its " +
@@ -290,7 +273,7 @@ void decodeContiguous(const std::uint8_t* p, std::int64_t count, double* values,
 void decodeRange(const HostTensor& t, std::int64_t first, std::int64_t count, double* values,
                  std::uint64_t* bits) {
   if (count <= 0) return;
-  const std::size_t sz = elementSize(t.dtype);
+  const std::size_t sz = dtypeSize(t.dtype);
   // Contiguous when there are no strides, or the range lies within one run of the
   // innermost dimension with unit stride (the common row-by-row case).
   bool contiguous = t.strides.empty();
@@ -394,7 +377,7 @@ std::uint8_t guardByte(DType dtype, std::size_t byteIndexInElement) {
     default:
       return 0xA5;
   }
-  const std::size_t i = byteIndexInElement % elementSize(dtype);
+  const std::size_t i = byteIndexInElement % dtypeSize(dtype);
   return static_cast<std::uint8_t>(pattern >> (8 * i));  // little-endian byte order
 }
 

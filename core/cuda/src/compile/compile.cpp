@@ -232,6 +232,116 @@ void finishEntry(const KernelSpec& k, int sm, CompiledKernel* ck, CompileInfo* i
   }
 }
 
+/// Where a source compile looks beyond the kernel's folder: the toolkit, and the
+/// headers TileLang's generated CUDA includes (docs/triton.md, TileLang).
+struct SourceContext {
+  std::string root;    // the CUDA toolkit
+  std::string srcDir;  // absolute: "-I" + "" would swallow the next flag
+  std::vector<std::string> extraIncludes;
+  bool tilelang = false;
+};
+
+/// A .cubin or .fatbin, used as it is.
+void loadPrebuilt(const KernelSpec& k, const std::string& ext, const std::string& arch, int sm,
+                  CompiledKernel* ck, CompileInfo* info) {
+  info->compiler = "prebuilt";
+  ck->format = ext == ".cubin" ? CompiledKernel::Format::cubin : CompiledKernel::Format::fatbin;
+  info->ok = detail::readFile(k.sourcePath, &ck->image) && !ck->image.empty();
+  if (!info->ok) info->log = "error: cannot read " + k.sourcePath.string();
+  if (info->ok && ck->format == CompiledKernel::Format::cubin) {
+    CubinInfo ci = inspectCubin(ck->image, sm);
+    // A cubin runs only on its own major architecture, at an equal or newer minor.
+    if (ci.valid && (ci.smVersion / 10 != sm / 10 || ci.smVersion % 10 > sm % 10))
+      info->log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " +
+                   arch + ": the driver will refuse to load it\n";
+  }
+}
+
+/// Runs the compiler `info->compiler` names over the source, recording what it
+/// read in `deps`; `cacheable` turns false when that cannot be known (an
+/// #include through a macro, a scan cut short).
+Build runCompiler(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                  const std::string& arch, const SourceContext& s, const std::vector<std::string>& options,
+                  const CompileInfo& info, CompiledKernel* ck, std::vector<std::string>* deps,
+                  bool* cacheable) {
+  Build b;
+  if (info.compiler == "ptxas") {
+    std::string ptxas = detail::toolkitTool("ptxas");
+    if (ptxas.empty()) {
+      // No ptxas: hand the PTX text to the driver, which JIT-compiles it at load.
+      b.ok = detail::readFile(k.sourcePath, &b.image);
+      b.image.push_back('\0');
+      b.log = "note: ptxas not found under " + s.root + "/bin: the driver JIT-compiles the PTX at load";
+      ck->format = CompiledKernel::Format::ptx;
+    } else {
+      std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
+      argv.insert(argv.end(), options.begin(), options.end());
+      b = buildTool(argv, k.sourcePath.string(), nullptr);
+      deps->push_back(fs::absolute(k.sourcePath).lexically_normal().string());
+    }
+  } else if (info.compiler == "nvcc") {
+    std::vector<std::string> dirs{s.srcDir};
+    for (const auto& d : s.extraIncludes) dirs.push_back(d.substr(2));  // "-I" + folder
+    b = buildNvcc(k, defines, arch, options, dirs, deps);               // nvcc names every header it read
+    *cacheable = !deps->empty();
+  } else {
+    std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + s.srcDir,
+                                   "-I" + s.root + "/include"};
+    flags.insert(flags.end(), s.extraIncludes.begin(), s.extraIncludes.end());
+    const auto dflags = defineFlags(defines);
+    flags.insert(flags.end(), dflags.begin(), dflags.end());
+    flags.insert(flags.end(), options.begin(), options.end());
+    b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
+    ck->loweredName = b.lowered;
+    // NVRTC reports no dependencies: the include scan finds every header it can read.
+    const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, s.root));
+    for (const auto& f : scan.files) deps->push_back(f.string());
+    for (const auto& e : scan.edges) *cacheable = *cacheable && !e.computed;
+    *cacheable = *cacheable && !scan.truncated;
+  }
+  return b;
+}
+
+/// .cu through NVRTC or nvcc; .ptx through ptxas (or the driver's JIT at load),
+/// from the compile cache when the same inputs were compiled before.
+void compileSource(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                   const std::string& ext, const std::string& arch, const SourceContext& s,
+                   CompiledKernel* ck, CompileInfo* info) {
+  const bool ptx = ext == ".ptx";
+  info->compiler = ptx ? "ptxas" : (k.compiler == "nvcc" ? "nvcc" : "nvrtc");
+  int vmaj = 0, vmin = 0;
+  nvrtcVersion(&vmaj, &vmin);
+  // Relative include paths resolve against the config's folder, not the working directory.
+  const std::vector<std::string> options = absoluteIncludeOptions(k);
+  std::vector<std::string> keyParts{info->compiler, std::to_string(vmaj) + "." + std::to_string(vmin), arch,
+                                    k.entry};
+  const auto dflags = defineFlags(defines);
+  keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
+  keyParts.insert(keyParts.end(), options.begin(), options.end());
+  keyParts.insert(keyParts.end(), s.extraIncludes.begin(), s.extraIncludes.end());
+  const std::string key = detail::cacheBaseKey(keyParts, k.sourcePath);
+  std::vector<std::string> deps;  // what the compile read, for the cache manifest
+  bool cacheable = true;
+  Build b;
+  if (detail::cacheLoad(key, &b.image, &b.log)) {
+    b.ok = true;
+    info->cached = true;  // the lowered name is not stored: finishEntry recovers it from the image
+  } else {
+    b = runCompiler(k, defines, arch, s, options, *info, ck, &deps, &cacheable);
+  }
+  if (b.ok && !info->cached && cacheable && ck->format == CompiledKernel::Format::cubin)
+    detail::cacheStore(key, deps, b.image, b.log);
+  info->ok = b.ok;
+  info->log = b.log;
+  ck->image = std::move(b.image);
+  if (!b.ok && info->log.find("error") == std::string::npos) info->log += "\nerror: compilation failed";
+  if (!b.ok && s.tilelang && s.extraIncludes.empty())
+    info->log += "\nnote: " + k.source +
+                 " is TileLang's generated CUDA and includes TileLang's headers "
+                 "(tl_templates/...), found in none of $TILESCOPE_TILELANG_HOME, the tilelang package of " +
+                 pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
+}
+
 }  // namespace
 
 CompileInfo compileKernel(const KernelSpec& k,
@@ -245,101 +355,21 @@ CompileInfo compileKernel(const KernelSpec& k,
   ck.entry = k.entry;
   const int sm = smNumber(arch);
   const std::string ext = lowerExt(k.sourcePath);
-  const std::string root = cudaToolkitRoot();
-  const std::string cudaInclude = root + "/include";
-  // Absolute: a config named without a folder ("k.tscfg.json") has a source path
-  // without one, and "-I" + "" would swallow the next flag.
-  const std::string srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
-  // TileLang's generated CUDA includes its own headers (docs/triton.md, TileLang).
-  std::vector<std::string> extraIncludes;
-  const bool tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
-  if (tilelang)
-    for (const auto& d : tilelangIncludeDirs()) extraIncludes.push_back("-I" + d);
+  SourceContext s;
+  s.root = cudaToolkitRoot();
+  s.srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
+  s.tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
+  if (s.tilelang)
+    for (const auto& d : tilelangIncludeDirs()) s.extraIncludes.push_back("-I" + d);
 
   if (!fs::is_regular_file(k.sourcePath)) {
     info.compiler = k.compiler;
     info.log = "error: kernel source not found: " + k.sourcePath.string();
   } else if (ext == ".cubin" || ext == ".fatbin") {
-    info.compiler = "prebuilt";
-    ck.format = ext == ".cubin" ? CompiledKernel::Format::cubin : CompiledKernel::Format::fatbin;
-    info.ok = detail::readFile(k.sourcePath, &ck.image) && !ck.image.empty();
-    if (!info.ok) info.log = "error: cannot read " + k.sourcePath.string();
-    if (info.ok && ck.format == CompiledKernel::Format::cubin) {
-      CubinInfo ci = inspectCubin(ck.image, sm);
-      // A cubin runs only on its own major architecture, at an equal or newer minor.
-      if (ci.valid && (ci.smVersion / 10 != sm / 10 || ci.smVersion % 10 > sm % 10))
-        info.log += "warning: the cubin is for sm_" + std::to_string(ci.smVersion) + ", the target is " +
-                    arch + ": the driver will refuse to load it\n";
-    }
+    loadPrebuilt(k, ext, arch, sm, &ck, &info);
   } else {
-    // .cu through NVRTC or nvcc; .ptx through ptxas (or the driver's JIT at load).
-    const bool ptx = ext == ".ptx";
-    const bool nvcc = !ptx && k.compiler == "nvcc";
-    info.compiler = ptx ? "ptxas" : (nvcc ? "nvcc" : "nvrtc");
-    int vmaj = 0, vmin = 0;
-    nvrtcVersion(&vmaj, &vmin);
-    // Relative include paths resolve against the config's folder, not the working directory.
-    const std::vector<std::string> options = absoluteIncludeOptions(k);
-    std::vector<std::string> keyParts{info.compiler, std::to_string(vmaj) + "." + std::to_string(vmin), arch,
-                                      k.entry};
-    auto dflags = defineFlags(defines);
-    keyParts.insert(keyParts.end(), dflags.begin(), dflags.end());
-    keyParts.insert(keyParts.end(), options.begin(), options.end());
-    keyParts.insert(keyParts.end(), extraIncludes.begin(), extraIncludes.end());
-    const std::string key = detail::cacheBaseKey(keyParts, k.sourcePath);
-    // What the compile read, for the cache manifest; "cacheable" is false when
-    // it cannot be known (an #include through a macro, a scan cut short).
-    std::vector<std::string> deps;
-    bool cacheable = true;
-    Build b;
-    if (detail::cacheLoad(key, &b.image, &b.log)) {
-      b.ok = true;
-      info.cached = true;  // the lowered name is not stored: finishEntry recovers it from the image
-    } else if (ptx) {
-      std::string ptxas = detail::toolkitTool("ptxas");
-      if (ptxas.empty()) {
-        // No ptxas: hand the PTX text to the driver, which JIT-compiles it at load.
-        b.ok = detail::readFile(k.sourcePath, &b.image);
-        b.image.push_back('\0');
-        b.log = "note: ptxas not found under " + root + "/bin: the driver JIT-compiles the PTX at load";
-        ck.format = CompiledKernel::Format::ptx;
-      } else {
-        std::vector<std::string> argv{ptxas, "-arch=" + arch, "-v"};
-        argv.insert(argv.end(), options.begin(), options.end());
-        b = buildTool(argv, k.sourcePath.string(), nullptr);
-        deps.push_back(fs::absolute(k.sourcePath).lexically_normal().string());
-      }
-    } else if (nvcc) {
-      std::vector<std::string> dirs{srcDir};
-      for (const auto& d : extraIncludes) dirs.push_back(d.substr(2));  // "-I" + folder
-      b = buildNvcc(k, defines, arch, options, dirs, &deps);            // nvcc names every header it read
-      cacheable = !deps.empty();
-    } else {
-      std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + srcDir, "-I" + cudaInclude};
-      flags.insert(flags.end(), extraIncludes.begin(), extraIncludes.end());
-      flags.insert(flags.end(), dflags.begin(), dflags.end());
-      flags.insert(flags.end(), options.begin(), options.end());
-      b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
-      ck.loweredName = b.lowered;
-      // NVRTC reports no dependencies: the include scan finds every header it can read.
-      const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, root));
-      for (const auto& f : scan.files) deps.push_back(f.string());
-      for (const auto& e : scan.edges) cacheable = cacheable && !e.computed;
-      cacheable = cacheable && !scan.truncated;
-    }
-    if (b.ok && !info.cached && cacheable && ck.format == CompiledKernel::Format::cubin)
-      detail::cacheStore(key, deps, b.image, b.log);
-    info.ok = b.ok;
-    info.log = b.log;
-    ck.image = std::move(b.image);
-    if (!b.ok && info.log.find("error") == std::string::npos) info.log += "\nerror: compilation failed";
-    if (!b.ok && tilelang && extraIncludes.empty())
-      info.log += "\nnote: " + k.source +
-                  " is TileLang's generated CUDA and includes TileLang's headers "
-                  "(tl_templates/...), found in none of $TILESCOPE_TILELANG_HOME, the tilelang package of " +
-                  pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
+    compileSource(k, defines, ext, arch, s, &ck, &info);
   }
-
   if (info.ok) {
     finishEntry(k, sm, &ck, &info);
     fillResources(ck, ck.loweredName.empty() ? k.entry : ck.loweredName, sm, &info);

@@ -11,10 +11,13 @@ _STORES = {"store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "at
            "atomic_or", "atomic_xor"}
 
 
-class _Stores(ast.NodeVisitor):
+class PointerRoots(ast.NodeVisitor):
+    """Follows a kernel body's assignments so that a pointer expression can be
+    traced back to the names it was built from (tilescope_triton.py's signature
+    reader extends it too)."""
+
     def __init__(self):
         self.assign = {}
-        self.targets = []
 
     def visit_Assign(self, node):
         for t in node.targets:
@@ -25,16 +28,6 @@ class _Stores(ast.NodeVisitor):
     def visit_AugAssign(self, node):
         if isinstance(node.target, ast.Name):
             self.assign.setdefault(node.target.id, []).append(node.value)
-        self.generic_visit(node)
-
-    def visit_Call(self, node):
-        f = node.func
-        name = f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
-        if name in _STORES:
-            first = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg in ("pointer", "ptr")), None)
-            if first is not None:
-                self.targets.append(first)
         self.generic_visit(node)
 
     def roots(self, expr, depth=0):
@@ -53,6 +46,26 @@ class _Stores(ast.NodeVisitor):
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("to", "advance"):
             return self.roots(expr.func.value, depth + 1)
         return set()
+
+
+def call_name(node):
+    """`tl.store(...)` -> "store", `store(...)` -> "store"."""
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
+
+
+class _Stores(PointerRoots):
+    def __init__(self):
+        super().__init__()
+        self.targets = []
+
+    def visit_Call(self, node):
+        if call_name(node) in _STORES:
+            first = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg in ("pointer", "ptr")), None)
+            if first is not None:
+                self.targets.append(first)
+        self.generic_visit(node)
 
 
 def stored_params(source):
