@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake --preset dev >/dev/null
-cmake --build --preset dev -j "$(nproc)" --target tilescope tilescope-run
+# After scripts/test.sh, its build (the ci preset: dev with warnings as errors)
+# is reused rather than a second tree built from nothing.
+preset=dev
+[ -f build/ci/CMakeCache.txt ] && preset=ci
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)" --target tilescope tilescope-run
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && [ -z "${QT_QPA_PLATFORM:-}" ]; then
   echo "no display found: set DISPLAY, or run the workbench in a virtual one with: xvfb-run -a scripts/run.sh" >&2
-  echo "(reports render without a display too: ./build/dev/app/tilescope --export resources/sample/session.json out.html)" >&2
+  echo "(reports render without a display too: ./build/$preset/app/tilescope --export resources/sample/session.json out.html)" >&2
   exit 1
 fi
-exec ./build/dev/app/tilescope "$@"
+exec "./build/$preset/app/tilescope" "$@"
