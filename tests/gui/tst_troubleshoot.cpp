@@ -4,6 +4,7 @@
 // its dock in the main window.
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -101,6 +102,24 @@ class TstTroubleshoot : public QObject {
     QVERIFY2(
         p.detailsText().contains(QString::fromStdString(expect.steps.front().evidence.dump(2)).left(200)),
         qPrintable(p.detailsText()));
+  }
+
+  void pointLabelsAreShownAsTextNotMarkup() {
+    // A report's point label is data (issue 31, D22: "<b style=...>" rendered 40 px tall).
+    auto r = std::make_shared<Report>();
+    r->verb = "run";
+    Point pt;
+    pt.label = "<b style='font-size:40px;color:green'>LABEL OK</b>";
+    pt.verdict = Verdict::incorrect;
+    r->points.push_back(pt);
+    r->finalize();
+    Selection sel;
+    TroubleshootPanel p(&sel);
+    p.onReportLoaded(r);
+    auto* status = p.findChild<QLabel*>(QStringLiteral("troubleshootStatus"));
+    QVERIFY(status);
+    QCOMPARE(status->textFormat(), Qt::PlainText);
+    QVERIFY2(status->text().contains(QString::fromStdString(pt.label)), qPrintable(status->text()));
   }
 
   void answeringTheOpenQuestionAdvances() {

@@ -103,6 +103,8 @@ void TroubleshootPanel::buildUi() {
 
 QHBoxLayout* TroubleshootPanel::buildStatusRow() {
   m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("troubleshootStatus"));
+  m_status->setTextFormat(Qt::PlainText);  // point labels and verbs come from the report: data, never markup
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   // At most three lines (the whole sentence in the tooltip): a long walk must not raise the dock's minimum.
