@@ -223,6 +223,13 @@ void MainWindow::setupViewMenu() {
   }
   m_lightAction->setChecked(true);
   m_viewMenu->addSeparator();
+  m_viewMenu->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout)
+      ->setToolTip(tr("Put every panel back where a first start puts it"));
+  m_viewMenu->addSeparator();
+}
+
+void MainWindow::resetLayout() {
+  if (!m_defaultLayout.isEmpty()) restoreState(m_defaultLayout);
 }
 
 void MainWindow::setupHelpMenu() {
@@ -679,6 +686,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::restoreSettings() {
   QSettings s;
+  m_defaultLayout = saveState();  // the docks as setupDocks() placed them, for View ▸ Reset Layout
   restoreGeometry(s.value(QStringLiteral("mainwindow/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("mainwindow/state")).toByteArray());
   m_runPanel->setRemoteHost(s.value(QStringLiteral("run/remoteHost")).toString());

@@ -88,6 +88,8 @@ class MainWindow : public QMainWindow {
   /// `path` with the extension of the chosen filter when it has none.
   static QString withExportExtension(const QString& path, const QString& filter);
   void setTheme(Theme theme);
+  /// View ▸ Reset Layout: every dock where, and as visible as, a first start puts it.
+  void resetLayout();
   /// The bundled traced sample (resources/sample/traced.json), else the diagnose
   /// session (sample/session.json); in a source-tree
   /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".
@@ -161,6 +163,7 @@ class MainWindow : public QMainWindow {
   CheckOrigin m_checkOrigin = CheckOrigin::none;
   QAction* m_lightAction = nullptr;
   QAction* m_darkAction = nullptr;
+  QByteArray m_defaultLayout;  ///< saveState() before the saved layout was restored
 };
 
 }  // namespace tilescope::ui

@@ -1,6 +1,7 @@
 // The main window on the fixture sweep: open it, select points and findings
 // through the panels' own views, and check what every panel shows.
 #include <QDir>
+#include <QDockWidget>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -232,6 +233,24 @@ class TstMainWindow : public QObject {
     MainWindow w;
     QVERIFY2(w.openFile(path), qPrintable(w.lastError()));
     QVERIFY(!w.report()->points.empty());
+  }
+
+  void resetLayoutBringsBackEveryDock() {
+    MainWindow w;
+    w.show();
+    QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
+    QVERIFY(docks.size() >= 5);
+    QStringList shown;
+    for (QDockWidget* d : docks)
+      if (!d->isHidden()) shown << d->objectName();
+    QVERIFY(!shown.isEmpty());
+    for (QDockWidget* d : docks) d->hide();
+    docks.front()->setFloating(true);
+    w.resetLayout();
+    for (QDockWidget* d : docks) {
+      QCOMPARE(d->isHidden(), !shown.contains(d->objectName()));
+      QVERIFY2(!d->isFloating(), qPrintable(d->objectName()));
+    }
   }
 
   void themesAndClose() {
