@@ -8,6 +8,7 @@
 
 #include "models/resultmatrixmodel.h"
 #include "style/colors.h"
+#include "style/palettes.h"
 #include "tilescope/model/report.h"
 
 using namespace tilescope;
@@ -74,6 +75,19 @@ class TstPalette : public QObject {
       QVERIFY(contrastRatio(stateColor(s), stateHatchColor(s)) > 2.5);  // the pattern shows on its fill
     }
     QCOMPARE(patterns.size(), 5);
+  }
+
+  void disabledTextLooksDisabled() {
+    // Issue 30, item 7: the light palette's disabled buttons looked enabled.
+    for (const QPalette& pal : {lightPalette(), darkPalette()}) {
+      for (auto role : {QPalette::ButtonText, QPalette::WindowText, QPalette::Text}) {
+        const QColor on = pal.color(QPalette::Active, role), off = pal.color(QPalette::Disabled, role);
+        const QColor bg = pal.color(QPalette::Active, QPalette::Window);
+        // Dimmer: closer to the background than the enabled text, and still legible.
+        QVERIFY2(contrastRatio(off, bg) < contrastRatio(on, bg) / 2, qPrintable(off.name()));
+        QVERIFY2(contrastRatio(off, bg) >= 1.5, qPrintable(off.name()));
+      }
+    }
   }
 
   void textOnCellsMeetsWcag() {

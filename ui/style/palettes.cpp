@@ -20,6 +20,10 @@ QPalette lightPalette() {
   p.setColor(QPalette::HighlightedText, Qt::white);
   p.setColor(QPalette::Link, QColor(0x1a, 0x5f, 0xb4));
   p.setColor(QPalette::PlaceholderText, QColor(0x80, 0x80, 0x80));
+  // setColor(role, ...) sets every group: without these a disabled button read as enabled.
+  for (auto role : {QPalette::Text, QPalette::ButtonText, QPalette::WindowText})
+    p.setColor(QPalette::Disabled, role, QColor(0xa0, 0xa0, 0xa0));
+  p.setColor(QPalette::Disabled, QPalette::Button, QColor(0xf0, 0xf0, 0xf0));
   return p;
 }
 
