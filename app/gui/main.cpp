@@ -17,6 +17,7 @@
 #include <QTextStream>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 
 #include "export/reportexporter.h"
@@ -61,10 +62,17 @@ int runExport(const QString& reportPath, const QString& outPath) {
   }
 }
 
-bool hasExportFlag(int argc, char** argv) {
+bool hasFlag(int argc, char** argv, std::initializer_list<const char*> flags) {
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--export") == 0) return true;
+    for (const char* f : flags)
+      if (std::strcmp(argv[i], f) == 0) return true;
   return false;
+}
+
+/// Whether a window system can be reached: X11, Wayland, or a platform the user chose.
+bool hasDisplay() {
+  return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
 }
 
 // Lets queued layouts, replots and timers run so grabs show the finished panels.
@@ -189,7 +197,11 @@ int main(int argc, char** argv) {
                                QStringLiteral("A report (.json) or a config (.tscfg.json)."),
                                QStringLiteral("[FILE]"));
 
-  if (hasExportFlag(argc, argv)) {
+  // --help and --version print and exit: they need no display (Qt aborted without one).
+  if (hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"}) &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  if (hasFlag(argc, argv, {"--export"})) {
     // No display needed: the offscreen platform paints charts and PDFs. A
     // QApplication (not QGuiApplication) because QCustomPlot charts are widgets.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -203,6 +215,15 @@ int main(int argc, char** argv) {
     return runExport(args[0], args[1]);
   }
 
+#ifdef Q_OS_LINUX
+  if (!hasDisplay()) {
+    // Qt would abort with a page about platform plugins; say what to do instead.
+    QTextStream(stderr) << "tilescope: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a "
+                           "desktop session, over ssh -X, or in a virtual display (xvfb-run -a tilescope); "
+                           "reports render without one: tilescope --export REPORT OUT.{pdf,html,md}\n";
+    return 1;
+  }
+#endif
   QApplication app(argc, argv);
   parser.process(app);
   tilescope::ui::MainWindow window;
