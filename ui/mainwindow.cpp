@@ -129,15 +129,10 @@ QAction* MainWindow::setupFileMenu() {
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
-    samples->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })
+    samples->addAction(QFileInfo(f).fileName(), this, [this, f] { openFileAsked(f); })
         ->setToolTip(f);  // failures: message banner
   samples->setEnabled(!samples->isEmpty());
-  QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(),
-                                                      tr("Configs (*.tscfg.json)"));
-    if (!path.isEmpty() && !m_configPanel->save(path))
-      statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
-  });
+  QAction* saveCfg = file->addAction(tr("&Save Config As…"), this, &MainWindow::saveConfigAs);
   saveCfg->setShortcut(QKeySequence::Save);
   m_exportAction = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -600,7 +595,7 @@ void MainWindow::openDialog() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open report or config"), QString(),
                                    tr("TileScope files (*.json);;Configs (*.tscfg.json);;All files (*)"));
-  if (!path.isEmpty()) openFile(path);  // a failure shows in the message banner
+  if (!path.isEmpty()) openFileAsked(path);  // a failure shows in the message banner
 }
 
 QString MainWindow::defaultExportPath() const {
@@ -680,7 +675,7 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
   const QStringList files = recentFiles();
   for (const QString& f : files)
-    m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
+    m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { openFileAsked(f); })->setToolTip(f);
   m_recentMenu->setEnabled(!files.isEmpty());
 }
 
@@ -707,7 +702,39 @@ void MainWindow::saveSettings() const {
   s.setValue(QStringLiteral("view/theme"), themeName(m_theme));
 }
 
+bool MainWindow::saveConfigAs() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), m_configPanel->configPath(),
+                                                    tr("Configs (*.tscfg.json)"));
+  if (path.isEmpty()) return false;
+  if (m_configPanel->save(path)) return true;
+  statusBar()->showMessage(tr("%1: cannot write").arg(path), 5000);
+  return false;
+}
+
+bool MainWindow::mayDropConfigEdits() {
+  if (!m_configPanel->isModified()) return true;
+  const QString name = m_configPanel->configPath().isEmpty()
+                           ? tr("The config")
+                           : QFileInfo(m_configPanel->configPath()).fileName();
+  QMessageBox box(QMessageBox::Warning, tr("Unsaved config edits"),
+                  tr("%1 has edits that are not saved.").arg(name),
+                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+  box.setObjectName(QStringLiteral("unsavedConfigBox"));
+  box.setDefaultButton(QMessageBox::Save);
+  const int choice = box.exec();
+  if (choice == QMessageBox::Save) return saveConfigAs();
+  return choice == QMessageBox::Discard;
+}
+
+void MainWindow::openFileAsked(const QString& path) {
+  if (mayDropConfigEdits()) openFile(path);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!mayDropConfigEdits()) {
+    event->ignore();
+    return;
+  }
   if (m_runPanel->isRunning()) m_runPanel->cancel();
   saveSettings();
   event->accept();
@@ -724,7 +751,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& u : event->mimeData()->urls())
-    if (u.isLocalFile()) openFile(u.toLocalFile());  // a failure shows in the message banner
+    if (u.isLocalFile()) openFileAsked(u.toLocalFile());  // a failure shows in the message banner
   event->acceptProposedAction();
 }
 

@@ -90,6 +90,11 @@ class MainWindow : public QMainWindow {
   void setTheme(Theme theme);
   /// View ▸ Reset Layout: every dock where, and as visible as, a first start puts it.
   void resetLayout();
+  /// Unsaved config edits before a user's Open or Close: Save (as), Discard or
+  /// Cancel; true when the edits may go. openFile() itself never asks.
+  bool mayDropConfigEdits();
+  /// File ▸ Save Config As…: true when it was written.
+  bool saveConfigAs();
   /// The bundled traced sample (resources/sample/traced.json), else the diagnose
   /// session (sample/session.json); in a source-tree
   /// build without one, the fixture sweep tests/data/reports/gemm_sweep.json; else "".
@@ -104,6 +109,8 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  /// Open, Open Recent, Samples and drops: openFile() after mayDropConfigEdits().
+  void openFileAsked(const QString& path);
   void setupPanels();
   void setupActions();       ///< the menus, the tool bar and the status bar's labels
   QAction* setupFileMenu();  ///< returns Open, for the tool bar

@@ -1,11 +1,15 @@
 // The main window on the fixture sweep: open it, select points and findings
 // through the panels' own views, and check what every panel shows.
+#include <QAbstractButton>
+#include <QApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -251,6 +255,40 @@ class TstMainWindow : public QObject {
       QCOMPARE(d->isHidden(), !shown.contains(d->objectName()));
       QVERIFY2(!d->isFloating(), qPrintable(d->objectName()));
     }
+  }
+
+  void unsavedConfigEditsAreAskedAboutOnClose() {
+    // Issue 30, item 8: closing the window dropped config edits without a word.
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(kConfig));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.configPanel()->isChecking(), 120000);
+    QVERIFY(!w.configPanel()->isModified());
+    QVERIFY(w.close());  // nothing to ask about
+    w.show();
+    QVERIFY(w.configPanel()->setFormValue(QStringLiteral("params.M"), QStringLiteral("256")));
+    QVERIFY(w.configPanel()->isModified());
+    // Answers the question once it is on the screen (polled: exec() shows it first).
+    int asked = 0;
+    auto answer = [&asked](QMessageBox::StandardButton button) {
+      auto* timer = new QTimer;
+      QObject::connect(timer, &QTimer::timeout, [timer, button, &asked] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != QLatin1String("unsavedConfigBox")) return;
+        ++asked;
+        box->button(button)->click();
+        timer->deleteLater();
+      });
+      timer->start(20);
+    };
+    answer(QMessageBox::Cancel);
+    QVERIFY(!w.close());
+    QCOMPARE(asked, 1);
+    QVERIFY(w.isVisible());
+    QVERIFY(w.configPanel()->isModified());
+    answer(QMessageBox::Discard);
+    QVERIFY(w.close());
+    QCOMPARE(asked, 2);
   }
 
   void themesAndClose() {
