@@ -1,6 +1,8 @@
 // Item models over a fixture report, each checked by QAbstractItemModelTester.
 #include <QAbstractItemModelTester>
 #include <QColor>
+#include <QFont>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "models/findingsmodel.h"
@@ -99,6 +101,47 @@ class TstModels : public QObject {
     QCOMPARE(model.index(2, 2).data(ResultMatrixModel::VerdictRole).toInt(),
              static_cast<int>(Verdict::incorrect));
     QVERIFY(!model.index(0, 0).data(ResultMatrixModel::VerdictRole).isValid());
+  }
+
+  void resultMatrixStarsTheFastestCorrectPoint() {
+    // Issue 30, item 8: a 1-D sweep matrix named no best point.
+    const auto timed = [](int index, Verdict v, double ns) {
+      Point p;
+      p.index = index;
+      p.label = "BLOCK=" + std::to_string(16 << index);
+      p.defines = {{"BLOCK", 16 << index}};
+      p.verdict = v;
+      p.timing.measured = true;
+      p.timing.kernelNs.median = ns;
+      return p;
+    };
+    Report r;
+    r.points = {timed(0, Verdict::ok, 200e3), timed(1, Verdict::incorrect, 100e3),
+                timed(2, Verdict::slow, 150e3)};
+    ResultMatrixModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(r);
+    // The wrong point is faster, but only a correct one can be the best.
+    QCOMPARE(model.bestPointIndex(), 2);
+    const auto starred = [&model](int row) {
+      return model.headerData(row, Qt::Vertical, Qt::DecorationRole).isValid();
+    };
+    QVERIFY(starred(2) && !starred(0) && !starred(1));
+    QVERIFY(model.headerData(2, Qt::Vertical, Qt::FontRole).value<QFont>().bold());
+    QCOMPARE(model.headerData(2, Qt::Vertical).toString(), QStringLiteral("64"));  // the name is unchanged
+    QVERIFY(
+        model.headerData(2, Qt::Vertical, Qt::ToolTipRole).toString().contains(QStringLiteral("fastest")));
+    // A faster correct point streams in: the star moves, both rows are announced.
+    QSignalSpy headers(&model, &QAbstractItemModel::headerDataChanged);
+    model.setPoint(timed(0, Verdict::ok, 90e3), 0);
+    QCOMPARE(model.bestPointIndex(), 0);
+    QVERIFY(starred(0) && !starred(2));
+    bool row2 = false;
+    for (const auto& args : headers) row2 = row2 || (args.at(1).toInt() <= 2 && args.at(2).toInt() >= 2);
+    QVERIFY(row2);
+    // The best cell turns wrong: the next fastest correct point takes the star.
+    model.setPoint(timed(0, Verdict::incorrect, 90e3), 0);
+    QCOMPARE(model.bestPointIndex(), 2);
   }
 
   void resultMatrixIsSizedByThePointsItHolds() {

@@ -1,5 +1,8 @@
 #include "models/resultmatrixmodel.h"
 
+#include <QFont>
+#include <QPainter>
+#include <QPixmap>
 #include <algorithm>
 
 #include "models/qtconv.h"
@@ -18,6 +21,22 @@ Point nameOf(const Point& p) {
   n.experiment = p.experiment;
   return n;
 }
+/// The best point's mark in its row header: a star, drawn once.
+QPixmap starIcon() {
+  static const QPixmap star = [] {
+    QPixmap pm(14, 14);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    QFont f;
+    f.setPixelSize(13);
+    p.setFont(f);
+    p.setPen(QColor(0xe6, 0x9f, 0x00));  // Okabe-Ito orange
+    p.drawText(pm.rect(), Qt::AlignCenter, QStringLiteral("\u2605"));
+    return pm;
+  }();
+  return star;
+}
+
 }  // namespace
 
 void ResultMatrixModel::setReport(const Report& report) {
@@ -30,6 +49,7 @@ void ResultMatrixModel::setReport(const Report& report) {
   m_rows.clear();
   m_where.assign(report.points.size(), {-1, -1});
   m_names.clear();
+  m_best = {};
   // A diagnose report holds one capture per experiment, all of sweep point 0: one
   // row per experiment, named after it, so no capture hides another.
   const bool experiments = std::any_of(report.points.begin(), report.points.end(),
@@ -66,6 +86,7 @@ void ResultMatrixModel::reset(int points, int trials) {
   m_rows.clear();
   m_where.clear();
   m_names.clear();
+  m_best = {};
   // An announced size is a run's own count; bounded all the same.
   for (int r = 0; r < std::clamp(points, 0, 1 << 20); ++r) m_rowKeys.push_back(r);
   for (int t = 0; t < std::clamp(trials, 0, kDenseSlack); ++t) m_colKeys.push_back(t);
@@ -85,7 +106,24 @@ bool ResultMatrixModel::store(const Point& p, int reportIndex) {
   }
   auto named = m_rows.find(p.index);
   if (named == m_rows.end() || p.trial == 0 || named->second.label.empty()) m_rows[p.index] = nameOf(p);
+  updateBest(p, c.medianNs);
   return m_names.add(p);
+}
+
+bool ResultMatrixModel::updateBest(const Point& p, double medianNs) {
+  const auto correct = [](Verdict v) { return v == Verdict::ok || v == Verdict::slow; };
+  const Best before = m_best;
+  if (correct(p.verdict) && medianNs > 0 && (m_best.pointIndex < 0 || medianNs < m_best.medianNs)) {
+    m_best = {p.index, p.trial, medianNs};
+  } else if (p.index == m_best.pointIndex && p.trial == m_best.trial) {
+    // The best cell was replaced by a slower or wrong result: look again (rare).
+    m_best = {};
+    for (const auto& [k, cell] : m_cells)
+      if (correct(cell.verdict) && cell.medianNs > 0 &&
+          (m_best.pointIndex < 0 || cell.medianNs < m_best.medianNs))
+        m_best = {static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffffu), cell.medianNs};
+  }
+  return before.pointIndex != m_best.pointIndex;
 }
 
 void ResultMatrixModel::ensureRow(int pointIndex) {
@@ -126,14 +164,21 @@ void ResultMatrixModel::setPoint(const Point& p, int reportIndex) {
   // A streamed point may lie outside the announced size: grow the matrix.
   ensureRow(p.index);
   ensureColumn(p.trial);
+  const int bestBefore = m_best.pointIndex;
   const bool keysChanged = store(p, reportIndex);
   const QModelIndex idx = index(rowOf(p.index), columnOf(p.trial));
   emit dataChanged(idx, idx);
-  // A key that starts to vary renames every row; otherwise only this one changed.
-  if (keysChanged && rowCount() > 0)
+  // A key that starts to vary renames every row; otherwise only this one changed
+  // (and the rows that lost or gained the best point's star).
+  if (keysChanged && rowCount() > 0) {
     emit headerDataChanged(Qt::Vertical, 0, rowCount() - 1);
-  else
-    emit headerDataChanged(Qt::Vertical, idx.row(), idx.row());
+    return;
+  }
+  emit headerDataChanged(Qt::Vertical, idx.row(), idx.row());
+  if (bestBefore != m_best.pointIndex)
+    for (int changed : {bestBefore, m_best.pointIndex})
+      if (const int row = changed >= 0 && changed != p.index ? rowOf(changed) : -1; row >= 0)
+        emit headerDataChanged(Qt::Vertical, row, row);
 }
 
 const Point& ResultMatrixModel::rowName(int row) const {
@@ -225,8 +270,19 @@ QVariant ResultMatrixModel::headerData(int section, Qt::Orientation orientation,
   }
   if (section < 0 || section >= rowCount()) return {};
   const Point& row = rowName(section);
+  // The star needs something to be better than: two rows at least.
+  const bool best = rowCount() > 1 && m_rowKeys[static_cast<size_t>(section)] == m_best.pointIndex;
   if (role == Qt::DisplayRole) return m_names.shortLabel(row);
-  if (role == Qt::ToolTipRole) return PointLabels::fullLabel(row);
+  if (role == Qt::DecorationRole && best) return starIcon();
+  if (role == Qt::FontRole && best) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
+  if (role == Qt::ToolTipRole)
+    return PointLabels::fullLabel(row) +
+           (best ? tr("\n\u2605 the fastest correct point: median %1").arg(formatNs(m_best.medianNs))
+                 : QString());
   return {};
 }
 

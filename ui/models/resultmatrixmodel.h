@@ -40,6 +40,10 @@ class ResultMatrixModel : public QAbstractTableModel {
   /// The swept keys the row labels list the values of ("BLOCK_M, BLOCK_N"; "" when none).
   QString rowKeysText() const { return m_names.keysText(); }
 
+  /// The sweep point with the shortest median among the correct ones (ok or slow),
+  /// marked with a star in its row header; -1 when none is timed.
+  int bestPointIndex() const { return m_best.pointIndex; }
+
   /// The cell holding Report::points[reportIndex], or an invalid index.
   QModelIndex indexForPoint(int reportIndex) const;
 
@@ -71,6 +75,8 @@ class ResultMatrixModel : public QAbstractTableModel {
   void ensureColumn(int trial);
   /// Records p's cell and row name; true when the swept keys changed (every row renamed).
   bool store(const Point& p, int reportIndex);
+  /// Updates m_best for a stored cell; true when the best point changed.
+  bool updateBest(const Point& p, double medianNs);
   /// What names a row (its point's label, defines, params).
   const Point& rowName(int row) const;
 
@@ -81,6 +87,10 @@ class ResultMatrixModel : public QAbstractTableModel {
   mutable std::unordered_map<int, Point> m_rows;
   std::vector<std::pair<int, int>> m_where;  ///< report index → (point index, trial)
   PointLabels m_names;
+  struct Best {
+    int pointIndex = -1, trial = -1;
+    double medianNs = 0;
+  } m_best;
 };
 
 }  // namespace tilescope::ui
