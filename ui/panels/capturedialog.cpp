@@ -173,7 +173,9 @@ QWidget* CaptureDialog::buildResults() {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
   m_table->setWordWrap(false);
-  m_table->setTextElideMode(Qt::ElideMiddle);  // C++ names: the namespace and the arguments both tell
+  // The start tells: a C++ kernel's namespace and name, a reason's first words
+  // (the whole text is the tooltip).
+  m_table->setTextElideMode(Qt::ElideRight);
   QHeaderView* h = m_table->horizontalHeader();
   h->setSectionResizeMode(colKernel, QHeaderView::Stretch);
   h->setSectionResizeMode(colConfig, QHeaderView::Stretch);
