@@ -278,6 +278,36 @@ class TstCapture : public QObject {
     QVERIFY(!QFileInfo::exists(s.outputDir));  // nothing ran, nothing was written
   }
 
+  // Cancel stops the program (its whole process group), and the capture still
+  // ends with capture.json saying so. capture checks the driver's device node
+  // first, so this runs on a GPU host only; the program itself needs no GPU.
+  void cancelStopsTheProgramAndSaysSo() {
+    if (!QFile::exists(QStringLiteral("/dev/nvidiactl")))
+      QSKIP("capture runs nothing without /dev/nvidiactl");
+    QTemporaryDir tmp;
+    const QString alive = tmp.filePath(QStringLiteral("alive"));
+    CaptureDialog d;
+    d.controller()->setRunExecutable(kRun);
+    CaptureDialog::Settings s;
+    s.command = QStringLiteral("sh -c \"while :; do touch %1; sleep 0.05; done\"").arg(alive);
+    s.outputDir = tmp.filePath(QStringLiteral("cap"));
+    d.setSettings(s);
+    QVERIFY(d.startCapture());
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(alive), 30000);
+    QVERIFY(d.isRunning());
+    QVERIFY(button(d, QStringLiteral("Ca&ncel Capture"))->isEnabled());
+    button(d, QStringLiteral("Ca&ncel Capture"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!d.isRunning(), 30000);
+    QVERIFY2(d.statusText().startsWith(
+                 QStringLiteral("The program was stopped: the capture was cancelled (SIGTERM) after ")),
+             qPrintable(d.statusText()));
+    QVERIFY(QFile::exists(tmp.filePath(QStringLiteral("cap/capture.json"))));
+    // The loop is gone: nothing touches the file again.
+    QFile::remove(alive);
+    QTest::qWait(500);
+    QVERIFY(!QFile::exists(alive));
+  }
+
   void theTableListsARecordedCapture() {
     const std::vector<LaunchRecord> records = recordedLaunches();
     CaptureDialog d;
