@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -368,8 +369,9 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
       {"ssh", "-o", "BatchMode=yes", "--", a.remote, "mktemp", "-d", "/tmp/tilescope-capture.XXXXXX"}, 60,
       [&](const std::string& l) { remoteDir = l; });
   if (!mk.started || mk.exitCode != 0 || remoteDir.empty()) {
-    std::cerr << "tilescope-run capture: --remote " << a.remote
-              << " cannot be reached: " << (mk.stderrText.empty() ? mk.startError : mk.stderrText) << '\n';
+    std::string why = mk.stderrText.empty() ? mk.startError : mk.stderrText;
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();  // one line
+    std::cerr << "tilescope-run capture: --remote " << a.remote << " cannot be reached: " << why << '\n';
     return kExitNoGpu;
   }
   std::vector<std::string> args = {"capture", "-o", remoteDir + "/c"};

@@ -278,6 +278,29 @@ class TstCapture : public QObject {
     QVERIFY(!QFileInfo::exists(s.outputDir));  // nothing ran, nothing was written
   }
 
+  // A remote host that cannot be reached: the CLI's line, read as such.
+  void anUnreachableHostIsSaidSo() {
+    if (QStandardPaths::findExecutable(QStringLiteral("ssh")).isEmpty()) QSKIP("no ssh here");
+    QTemporaryDir tmp;
+    CaptureDialog d;
+    d.controller()->setRunExecutable(kRun);
+    CaptureDialog::Settings s;
+    s.command = QStringLiteral("python3 train.py");
+    s.outputDir = tmp.filePath(QStringLiteral("cap"));
+    s.remoteHost = QStringLiteral("no-such-host.invalid");  // .invalid never resolves (RFC 2606)
+    d.setSettings(s);
+    QVERIFY(d.startCapture());
+    QVERIFY(d.statusText().startsWith(QStringLiteral("Capturing: running python3 on no-such-host.invalid")));
+    QTRY_VERIFY_WITH_TIMEOUT(!d.isRunning(), 60000);
+    const QString status = d.statusText();
+    QVERIFY2(
+        status.startsWith(QStringLiteral("capture: no GPU on the remote host, or it cannot be reached "
+                                         "(exit 3): tilescope-run capture: --remote no-such-host.invalid "
+                                         "cannot be reached: ")),
+        qPrintable(status));
+    QCOMPARE(d.findChild<Banner*>()->kind(), Banner::Kind::error);
+  }
+
   // Cancel stops the program (its whole process group), and the capture still
   // ends with capture.json saying so. capture checks the driver's device node
   // first, so this runs on a GPU host only; the program itself needs no GPU.
