@@ -331,6 +331,28 @@ class TstCapture : public QObject {
     QVERIFY(!QFile::exists(alive));
   }
 
+  // The workbench closing during a capture stops the program as Cancel does.
+  void closingDuringACaptureStopsTheProgram() {
+    if (!QFile::exists(QStringLiteral("/dev/nvidiactl")))
+      QSKIP("capture runs nothing without /dev/nvidiactl");
+    QTemporaryDir tmp;
+    const QString alive = tmp.filePath(QStringLiteral("alive"));
+    {
+      CaptureDialog d;
+      d.controller()->setRunExecutable(kRun);
+      CaptureDialog::Settings s;
+      s.command = QStringLiteral("sh -c \"while :; do touch %1; sleep 0.05; done\"").arg(alive);
+      s.outputDir = tmp.filePath(QStringLiteral("cap"));
+      d.setSettings(s);
+      QVERIFY(d.startCapture());
+      QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(alive), 30000);
+    }
+    QFile::remove(alive);
+    QTest::qWait(500);
+    QVERIFY(!QFile::exists(alive));
+    QVERIFY(QFile::exists(tmp.filePath(QStringLiteral("cap/capture.json"))));
+  }
+
   void theTableListsARecordedCapture() {
     const std::vector<LaunchRecord> records = recordedLaunches();
     CaptureDialog d;

@@ -27,11 +27,16 @@ RunController::RunController(QObject* parent) : QObject(parent), m_stream(new Ru
 }
 
 RunController::~RunController() {
-  if (m_process) {
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->waitForFinished(2000);
+  if (!m_process) return;
+  m_process->disconnect(this);
+  // A capture's program runs in a process group of its own: SIGTERM lets
+  // tilescope-run stop it and write capture.json; SIGKILL would leave it running.
+  if (m_verb == QLatin1String("capture") && m_process->state() != QProcess::NotRunning) {
+    m_process->terminate();
+    if (m_process->waitForFinished(3000)) return;
   }
+  m_process->kill();
+  m_process->waitForFinished(2000);
 }
 
 void RunController::setRemoteHost(const QString& host) {
