@@ -32,6 +32,7 @@
 #include "controllers/checkcontroller.h"
 #include "export/reportexporter.h"
 #include "models/qtconv.h"
+#include "panels/capturedialog.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/findingspanel.h"
@@ -126,6 +127,7 @@ QAction* MainWindow::setupFileMenu() {
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
   file->addAction(tr("New from &Triton Kernel…"), this, &MainWindow::newFromTriton);
+  file->addAction(tr("Ca&pture from a program…"), this, &MainWindow::captureFromProgram);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   QMenu* samples = file->addMenu(tr("&Samples"));
   for (const QString& f : samplePaths())
@@ -142,6 +144,19 @@ QAction* MainWindow::setupFileMenu() {
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   return open;
+}
+
+void MainWindow::captureFromProgram() {
+  if (!m_captureDialog) {
+    m_captureDialog = new CaptureDialog(this);
+    connect(m_captureDialog, &CaptureDialog::openConfigRequested, this, [this](const QString& path) {
+      openFile(path);  // a failure shows in the message banner
+      activateWindow();
+    });
+  }
+  m_captureDialog->show();
+  m_captureDialog->raise();
+  m_captureDialog->activateWindow();
 }
 
 // A starting config from a Triton kernel's signature (tilescope-run init-triton, docs/triton.md).

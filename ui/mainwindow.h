@@ -29,6 +29,7 @@ class SpeedOfLightPanel;
 class TimingPanel;
 class TroubleshootPanel;
 class TriagePanel;
+class CaptureDialog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -62,6 +63,10 @@ class MainWindow : public QMainWindow {
   SourcePanel* sourcePanel() const { return m_sourcePanel; }
   PointsTable* pointsTable() const { return m_pointsView; }
   TriagePanel* triagePanel() const { return m_triagePanel; }
+  /// File ▸ Capture from a program…: shows the capture dialog (made on first use;
+  /// it keeps its form and its capture while hidden). Its configs open as File ▸ Open's.
+  void captureFromProgram();
+  CaptureDialog* captureDialog() const { return m_captureDialog; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -140,6 +145,7 @@ class MainWindow : public QMainWindow {
   QString m_lastError;
   Theme m_theme = Theme::light;
   QList<ReportView*> m_views;
+  CaptureDialog* m_captureDialog = nullptr;
   ConfigPanel* m_configPanel = nullptr;
   RunPanel* m_runPanel = nullptr;
   CoveragePanel* m_coveragePanel = nullptr;

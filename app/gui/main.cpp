@@ -14,19 +14,28 @@
 #include <QFileInfo>
 #include <QListWidget>
 #include <QPixmap>
+#include <QTableWidget>
 #include <QTextStream>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 #include <memory>
 
+#include "controllers/runcontroller.h"
+#include "controllers/runstream.h"
 #include "export/reportexporter.h"
 #include "export/triageexporter.h"
 #include "mainwindow.h"
+#include "panels/capturedialog.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
+#include "tilescope/base/resources.h"
+#include "tilescope/capture/capture.h"
+#include "tilescope/capture/launch_record.h"
 #include "tilescope/model/report.h"
+#include "tilescope/run/stream.h"
 
 namespace {
 
@@ -104,6 +113,66 @@ void showWorstPoint(tilescope::ui::MainWindow& window) {
     window.selection()->setTile(0, 0);
 }
 
+// The stream `tilescope-run capture --stream` printed for the bench's
+// triton_add_bug.py (bench/gpu_capture_programs.sh): its GPU-recorded launches
+// (tests/data/capture, in the source tree), written by the engine's stream
+// writer; capture.json's configs and reasons from the engine's config writer.
+// Empty where the fixtures are absent (an installed build).
+QByteArray recordedCaptureStream(const std::filesystem::path& fixtures, const QString& dir) {
+  using namespace tilescope;
+  std::string lines;
+  CaptureInfo info;
+  info.command = {"python3", "triton_add_bug.py", "1000"};
+  info.exit = {"exited", 0, "exited with status 0", 8.59};  // the bench's wall time (docs/measurements.md)
+  try {
+    for (const char* name : {"torch_add_struct", "triton_add_bug"}) {
+      const LaunchRecord r = loadLaunchRecord(fixtures / (std::string(name) + ".launch.json"));
+      CaptureEvent e{"launch", r.recorder, r.id, r.index, r.kernel, {r.grid.begin(), r.grid.end()},
+                     r.fault,  {}};
+      lines += toLine({e, {}}) + "\n";
+      CapturedLaunch l;
+      l.id = r.id;
+      l.index = r.index;
+      l.recorder = r.recorder;
+      l.language = r.language;
+      l.kernel = r.kernel;
+      l.grid = r.grid;
+      if (configFromLaunch(r, info, &l.reason).is_null() || !l.reason.empty())
+        l.config.clear();
+      else
+        l.config = captureConfigName(r);
+      info.launches.push_back(l);
+    }
+  } catch (const std::exception&) {
+    return {};
+  }
+  lines += toLine({CaptureDoneEvent{dir.toStdString(), toJson(info)}, {}}) + "\n";
+  return QByteArray::fromStdString(lines);
+}
+
+// File ▸ Capture from a program… as a capture of triton_add_bug.py ends.
+bool shootCaptureDialog(tilescope::ui::MainWindow& window, const QString& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path source = fs::weakly_canonical(tilescope::resourceDir() / "..", ec);
+  const QString out = QStringLiteral("/tmp/tilescope-capture-triton");
+  const QByteArray stream = recordedCaptureStream(source / "tests" / "data" / "capture", out);
+  if (stream.isEmpty()) return false;
+  window.captureFromProgram();
+  tilescope::ui::CaptureDialog* dialog = window.captureDialog();
+  tilescope::ui::CaptureDialog::Settings s;
+  s.command = QStringLiteral("python3 triton_add_bug.py 1000");
+  s.workingDir = QString::fromStdString((source / "bench" / "capture").string());
+  s.outputDir = out;
+  dialog->setSettings(s);
+  dialog->controller()->stream()->feed(stream);
+  dialog->launchTable()->selectRow(dialog->launchTable()->rowCount() - 1);
+  settle();
+  const bool saved = dialog->grab().save(path, "PNG");
+  dialog->hide();
+  return saved;
+}
+
 // One PNG per panel and report: the central coverage view as laid out, each dock
 // floated at a size that shows its content, grabbed with QWidget::grab().
 int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStringList reports) {
@@ -112,7 +181,8 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
     err << "tilescope: --screenshots: cannot create " << dir << "\n";
     return 2;
   }
-  if (reports.isEmpty())
+  const bool defaultSet = reports.isEmpty();
+  if (defaultSet)
     for (const QString& f : tilescope::ui::MainWindow::samplePaths())
       if (f.endsWith(QLatin1String("/session.json")) || f.endsWith(QLatin1String("/gemm_sweep.json")) ||
           f.endsWith(QLatin1String("/gemm_bug_no_mask.json")) || f.endsWith(QLatin1String("/traced.json")))
@@ -169,6 +239,9 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       dock->setFloating(false);
     }
   }
+  // The capture dialog with the default set (a named report is shot alone).
+  if (defaultSet && shootCaptureDialog(window, QDir(dir).filePath(QStringLiteral("capture-dialog.png"))))
+    ++saved;
   QTextStream(stdout) << "tilescope: wrote " << saved << " screenshots to " << dir << "\n";
   return saved > 0 ? 0 : 1;
 }

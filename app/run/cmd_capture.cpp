@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "commands.h"
@@ -130,11 +133,15 @@ class EventFollower {
     } else {
       return;
     }
-    if (m_stream) {
-      e["schema"] = kStreamSchema;
-      e["capture_event"] = kind;
-      e["event"] = "capture";
-      std::cout << dumpJson(e) << std::endl;
+    if (!m_stream) return;
+    // Through the stream codec: what is printed is what the GUI's reader reads.
+    e["schema"] = kStreamSchema;
+    e["capture_event"] = kind;
+    e["event"] = "capture";
+    try {
+      if (const auto ev = parseStreamEvent(dumpJson(e))) std::cout << toLine(*ev) << std::endl;
+    } catch (const StreamError& x) {
+      std::cerr << "capture: a recorder's event was not forwarded: " << x.what() << '\n';
     }
   }
 
@@ -143,6 +150,67 @@ class EventFollower {
   std::streamoff m_offset = 0;
   std::atomic<bool> m_stop{false};
   std::atomic<int> m_launches{0};
+  std::thread m_thread;
+};
+
+/// SIGTERM or SIGINT (the workbench's Cancel, Ctrl-C): the handler only
+/// records it; StopOnSignal's thread does the stopping.
+volatile std::sig_atomic_t g_stopSignal = 0;
+void onStopSignal(int sig) { g_stopSignal = sig; }
+
+/// Kills the process group of every child of this process. runChild makes the
+/// program the leader of a group of its own, so a signal that ends
+/// tilescope-run alone would leave the program running, unwatched.
+void killChildGroups() {
+  const std::string self = std::to_string(::getpid());
+  std::error_code ec;
+  for (const fs::directory_entry& d : fs::directory_iterator("/proc", ec)) {
+    const std::string name = d.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(d.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    // "pid (comm) state ppid ...": comm may itself hold spaces and parentheses.
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state, ppid;
+    rest >> state >> ppid;
+    if (ppid != self) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+  }
+}
+
+/// While alive: SIGTERM/SIGINT stop the program (and whatever it started in
+/// its group), so that runChild returns and capture.json still says how the
+/// capture ended and lists every launch recorded until then.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    std::signal(SIGTERM, onStopSignal);
+    std::signal(SIGINT, onStopSignal);
+    m_thread = std::thread([this] {
+      while (!m_done.load()) {
+        if (g_stopSignal) killChildGroups();  // again each time: a child started late goes too
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+  }
+  ~StopOnSignal() {
+    m_done = true;
+    m_thread.join();
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+  /// The signal that asked to stop, 0 when none did.
+  static int signal() { return g_stopSignal; }
+
+ private:
+  std::atomic<bool> m_done{false};
   std::thread m_thread;
 };
 
@@ -251,21 +319,22 @@ int captureLocal(const CaptureArgs& a, const fs::path& dir, const LaunchSelectio
   // stdout is the event stream).
   auto out = [&a](const std::string& line) { (a.stream ? std::cerr : std::cout) << line << std::endl; };
   auto err = [](const std::string& line) { std::cerr << line << std::endl; };
-  const ChildResult res = runChild(a.command, a.timeoutS, out, {}, err, env);
+  ChildResult res;
+  {
+    StopOnSignal stopper;
+    res = runChild(a.command, a.timeoutS, out, {}, err, env);
+  }
   follower.stop();
   if (!inductorCache.empty()) fs::remove_all(inductorCache, ec);
   info.exit = exitOf(res);
+  if (const int sig = StopOnSignal::signal())
+    info.exit.message = std::string("was stopped: the capture was cancelled (") +
+                        (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")";
   if (!a.keepCachingAllocator)
     info.notes.push_back("PyTorch's caching allocator was off (PYTORCH_NO_CUDA_MEMORY_CACHING=1)");
   writeCaptureFolder(dir, info);
   printSummary(info, dir);
-  if (a.stream) {
-    nlohmann::json e = {{"schema", kStreamSchema},
-                        {"event", "capture_done"},
-                        {"capture", toJson(info)},
-                        {"dir", dir.string()}};
-    std::cout << dumpJson(e) << std::endl;
-  }
+  if (a.stream) std::cout << toLine({CaptureDoneEvent{dir.string(), toJson(info)}, {}}) << std::endl;
   return info.exit.status == "exited" && info.exit.code == 0 ? kExitOk : kExitFindings;
 }
 
@@ -300,8 +369,9 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
       {"ssh", "-o", "BatchMode=yes", "--", a.remote, "mktemp", "-d", "/tmp/tilescope-capture.XXXXXX"}, 60,
       [&](const std::string& l) { remoteDir = l; });
   if (!mk.started || mk.exitCode != 0 || remoteDir.empty()) {
-    std::cerr << "tilescope-run capture: --remote " << a.remote
-              << " cannot be reached: " << (mk.stderrText.empty() ? mk.startError : mk.stderrText) << '\n';
+    std::string why = mk.stderrText.empty() ? mk.startError : mk.stderrText;
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();  // one line
+    std::cerr << "tilescope-run capture: --remote " << a.remote << " cannot be reached: " << why << '\n';
     return kExitNoGpu;
   }
   std::vector<std::string> args = {"capture", "-o", remoteDir + "/c"};
@@ -315,9 +385,15 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
   if (a.timeoutS > 0) args.insert(args.end(), {"--timeout", std::to_string(a.timeoutS)});
   args.push_back("--");
   args.insert(args.end(), a.command.begin(), a.command.end());
-  const ChildResult run = runChild(
-      sshCommand(a.remote, args), 0, [](const std::string& l) { std::cout << l << std::endl; }, {},
-      [](const std::string& l) { std::cerr << l << std::endl; });
+  ChildResult run;
+  {
+    // Cancel stops ssh (the remote program is left to the host: ssh without a
+    // terminal does not pass the signal on).
+    StopOnSignal stopper;
+    run = runChild(
+        sshCommand(a.remote, args), 0, [](const std::string& l) { std::cout << l << std::endl; }, {},
+        [](const std::string& l) { std::cerr << l << std::endl; });
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   const std::string fetch = "ssh -o BatchMode=yes -- " + shellQuote(a.remote) + " " +

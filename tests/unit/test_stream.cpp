@@ -118,7 +118,7 @@ TEST(Stream, EveryMalformedFixtureIsAnErrorNamingTheProblemAndWhere) {
        "stream event 'point': point.findings[0].category: unknown finding category 'oob_wirte'"},
       {"unknown_event",
        "stream line: event: unknown event 'telemetry' (expected device, progress, phase, partial, "
-       "point or report)"},
+       "point, report, capture or capture_done)"},
       {"unknown_phase",
        "stream event 'phase': phase: unknown phase 'lunch' (expected launch, launched, trace or traced)"},
       {"unknown_version",
@@ -208,6 +208,45 @@ TEST(Stream, EveryEventRoundTripsThroughToLine) {
     const std::string line = toLine(e);
     EXPECT_EQ(line.find('\n'), std::string::npos);
     EXPECT_EQ(parseStreamEvent(line), e);
+  }
+}
+
+// `tilescope-run capture --stream` (docs/capture.md): a recorder's launch event
+// as the CLI forwards it (with the recorder's own fields, such as pid, that the
+// codec does not read), and capture_done carrying capture.json.
+TEST(Stream, CaptureEventsReadAsTheCliForwardsThem) {
+  const auto launch = parseStreamEvent(
+      R"({"event":"capture","capture_event":"launch","recorder":"triton","id":"t1377-0000","pid":1377,)"
+      R"("kernel":"add_kernel","grid":[4,1,1],"index":2,"schema":"tilescope.stream/1"})");
+  ASSERT_TRUE(launch);
+  const auto* e = std::get_if<CaptureEvent>(&launch->body);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->captureEvent, "launch");
+  EXPECT_EQ(e->recorder, "triton");
+  EXPECT_EQ(e->id, "t1377-0000");
+  EXPECT_EQ(e->index, 2);
+  EXPECT_EQ(e->kernel, "add_kernel");
+  EXPECT_EQ(e->grid, (std::vector<std::int64_t>{4, 1, 1}));
+  EXPECT_EQ(parseStreamEvent(toLine(*launch)), launch);
+
+  const StreamEvent done{CaptureDoneEvent{"/tmp/cap", {{"schema", "tilescope.capture/1"}, {"launches", {}}}},
+                         {}};
+  EXPECT_EQ(parseStreamEvent(toLine(done)), done);
+
+  // The body keys are required, and capture.json is an object.
+  try {
+    parseStreamEvent(R"({"schema":"tilescope.stream/1","event":"capture","kernel":"k"})");
+    ADD_FAILURE() << "a capture event without capture_event was read";
+  } catch (const StreamError& x) {
+    EXPECT_EQ(x.event(), "capture");
+    EXPECT_EQ(x.path(), "capture_event");
+  }
+  try {
+    parseStreamEvent(R"({"schema":"tilescope.stream/1","event":"capture_done","dir":"/x","capture":3})");
+    ADD_FAILURE() << "a capture_done whose capture is a number was read";
+  } catch (const StreamError& x) {
+    EXPECT_EQ(x.event(), "capture_done");
+    EXPECT_EQ(x.path(), "capture");
   }
 }
 

@@ -17,6 +17,8 @@ RunController::RunController(QObject* parent) : QObject(parent), m_stream(new Ru
     m_gotReport = true;
     emit reportAvailable(r);
   });
+  // A capture's result is its capture_done event: what a report is to a run.
+  connect(m_stream, &RunStream::captureFinished, this, [this] { m_gotReport = true; });
   connect(m_stream, &RunStream::textAvailable, this, &RunController::logAvailable);
   connect(m_stream, &RunStream::streamFailed, this, [this](const QString& m) {
     emit logAvailable(m);
@@ -25,11 +27,16 @@ RunController::RunController(QObject* parent) : QObject(parent), m_stream(new Ru
 }
 
 RunController::~RunController() {
-  if (m_process) {
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->waitForFinished(2000);
+  if (!m_process) return;
+  m_process->disconnect(this);
+  // A capture's program runs in a process group of its own: SIGTERM lets
+  // tilescope-run stop it and write capture.json; SIGKILL would leave it running.
+  if (m_verb == QLatin1String("capture") && m_process->state() != QProcess::NotRunning) {
+    m_process->terminate();
+    if (m_process->waitForFinished(3000)) return;
   }
+  m_process->kill();
+  m_process->waitForFinished(2000);
 }
 
 void RunController::setRemoteHost(const QString& host) {
@@ -56,7 +63,7 @@ QString RunController::runExecutable() {
 }
 
 QStringList RunController::commandLine(const QString& verb) const {
-  QStringList cmd{runExecutable(), verb, m_configPath, QStringLiteral("--stream")};
+  QStringList cmd{m_exe.isEmpty() ? runExecutable() : m_exe, verb, m_configPath, QStringLiteral("--stream")};
   if (m_slurm) {
     // A job array of this sweep's shards; tilescope-run follows it and merges
     // the parts (tests/cli/slurm.sh runs it against a real slurmctld).
@@ -92,6 +99,16 @@ void RunController::start(const QString& verb) {
         tr("remote host '%1': %2").arg(m_remoteHost, qs(remoteHostProblem(m_remoteHost.toStdString()))));
     return;
   }
+  launch(verb, cmd);
+}
+
+void RunController::startCapture(const QStringList& arguments) {
+  if (isRunning()) return;
+  launch(QStringLiteral("capture"),
+         QStringList{m_exe.isEmpty() ? runExecutable() : m_exe, QStringLiteral("capture")} + arguments);
+}
+
+void RunController::launch(const QString& verb, const QStringList& cmd) {
   m_stream->reset();
   delete m_process;
   m_process = new QProcess(this);
@@ -166,12 +183,13 @@ void RunController::cancel() {
   if (!isRunning()) return;
   m_cancelled = true;
   emit logAvailable(tr("cancelled"));
-  if (!m_slurm) {
+  if (!m_slurm && m_verb != QLatin1String("capture")) {
     m_process->kill();
     return;
   }
-  // SIGTERM: tilescope-run cancels the jobs it submitted (scancel) before it
-  // exits; killed only if it has not after 15 s.
+  // SIGTERM: tilescope-run cancels the jobs it submitted (scancel), or stops
+  // the captured program and writes capture.json, before it exits; killed
+  // only if it has not after 15 s.
   m_process->terminate();
   QTimer::singleShot(15000, m_process, [p = m_process] {
     if (p->state() != QProcess::NotRunning) p->kill();

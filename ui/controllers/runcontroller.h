@@ -34,6 +34,8 @@ class RunController : public QObject {
   QString sbatchOptions() const { return m_sbatchOptions; }
   /// The tilescope-run to start: next to this executable, else on PATH.
   static QString runExecutable();
+  /// For tests: another tilescope-run ("" = runExecutable()).
+  void setRunExecutable(const QString& path) { m_exe = path; }
   /// Program and arguments of a run of `verb` ("run", "sweep" or "diagnose"). Over
   /// ssh the arguments are quoted for the remote shell; empty for a host ssh would misread.
   QStringList commandLine(const QString& verb) const;
@@ -48,6 +50,12 @@ class RunController : public QObject {
 
  public slots:
   void start(const QString& verb);
+  /// `tilescope-run capture ARGUMENTS` (docs/capture.md): no config; the
+  /// arguments hold --stream, -o and the program after `--`. Its stream's
+  /// `capture_done` stands for the report: RunStream::captureFinished.
+  void startCapture(const QStringList& arguments);
+  /// Stops the run. A capture or a Slurm sweep gets SIGTERM first, so that it
+  /// stops what it started (the program, the jobs) and says how it ended.
   void cancel();
 
  signals:
@@ -67,6 +75,7 @@ class RunController : public QObject {
   void slurmChanged(bool on);
 
  private:
+  void launch(const QString& verb, const QStringList& cmd);
   void finished(int code, QProcess::ExitStatus status);
   void setRunning(bool running);
 
@@ -74,6 +83,7 @@ class RunController : public QObject {
   QString m_remoteHost;
   bool m_slurm = false;
   QString m_sbatchOptions;
+  QString m_exe;
   QProcess* m_process = nullptr;
   bool m_running = false;  ///< from start() until the process ended or failed to start
   RunStream* m_stream;

@@ -53,6 +53,10 @@ void RunStream::parseLine(const QByteArray& line) {
     emit textAvailable(tr("phase: %1").arg(QString::fromLatin1(phaseName(ph->phase))));
   } else if (const auto* d = std::get_if<DeviceEvent>(&e.body)) {
     emit textAvailable(tr("device: %1").arg(QString::fromStdString(d->device.name)));
+  } else if (const auto* ce = std::get_if<CaptureEvent>(&e.body)) {
+    emit captureEventAvailable(*ce);
+  } else if (const auto* done = std::get_if<CaptureDoneEvent>(&e.body)) {
+    onCaptureDone(*done);
   } else if (const auto* c = std::get_if<PartialEvent>(&e.body)) {
     emit textAvailable(
         tr("capture of %1 kept before the profiling pass (verdict %2)")
@@ -74,6 +78,18 @@ void RunStream::onProgress(const ProgressEvent& p, const StreamTags& tags) {
   const int point = tags.pointIndex.value_or(m_points);
   emit progressAvailable(std::max(point, m_points),
                          tags.total ? static_cast<int>(*tags.total) : m_maxCaptures, message);
+}
+
+void RunStream::onCaptureDone(const CaptureDoneEvent& done) {
+  // capture.json's own reader (the capture layer's): the codec keeps it as JSON.
+  CaptureInfo info;
+  try {
+    info = captureInfoFromJson(done.capture);
+  } catch (const std::exception& x) {
+    emit streamFailed(tr("stream event 'capture_done': capture: %1").arg(QString::fromUtf8(x.what())));
+    return;
+  }
+  emit captureFinished(QString::fromStdString(done.dir), info);
 }
 
 }  // namespace tilescope::ui

@@ -1,4 +1,4 @@
-// The GUI's reader of `tilescope-run run|sweep|diagnose --stream` stdout
+// The GUI's reader of `tilescope-run run|sweep|diagnose|capture --stream` stdout
 // (tilescope.stream/1, read by core's codec, stream.h): lines arrive in chunks,
 // each event becomes a signal; the run's `total` and diagnose's capture limit
 // turn progress events into a position.
@@ -9,6 +9,7 @@
 #include <QString>
 #include <memory>
 
+#include "tilescope/capture/capture.h"
 #include "tilescope/model/report.h"
 #include "tilescope/run/stream.h"
 
@@ -34,6 +35,11 @@ class RunStream : public QObject {
   void progressAvailable(int point, int total, const QString& message);
   void pointAvailable(const tilescope::Point& point);
   void reportAvailable(std::shared_ptr<const tilescope::Report> report);
+  /// `tilescope-run capture --stream`: a recorder inside the program recorded a
+  /// launch or wrote a note.
+  void captureEventAvailable(const tilescope::CaptureEvent& event);
+  /// The capture folder `dir` is complete; `info` is its capture.json.
+  void captureFinished(const QString& dir, const tilescope::CaptureInfo& info);
   /// A line that is not a stream event (plain text, or JSON of another schema); shown in the log.
   void textAvailable(const QString& line);
   /// A stream event that could not be read: the message names the event and the problem.
@@ -42,6 +48,7 @@ class RunStream : public QObject {
  private:
   void parseLine(const QByteArray& line);
   void onProgress(const ProgressEvent& p, const StreamTags& tags);
+  void onCaptureDone(const CaptureDoneEvent& done);
   QByteArray m_buffer;
   int m_points = 0;
   int m_maxCaptures = 0;  ///< diagnose: the capture limit its progress events name

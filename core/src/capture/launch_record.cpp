@@ -177,17 +177,23 @@ LaunchRecord loadLaunchRecord(const std::filesystem::path& file) {
 
 json toJson(const CaptureInfo& c) { return json_io::toValue(c); }
 
+CaptureInfo captureInfoFromJson(const json& j) {
+  if (!j.is_object() || j.value("schema", std::string()) != kCaptureSchema)
+    throw std::runtime_error(std::string("not a ") + kCaptureSchema + " object");
+  CaptureInfo c;
+  json_io::readObject(j, c, "");
+  return c;
+}
+
 CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile) {
   const std::filesystem::path file =
       std::filesystem::is_directory(dirOrFile) ? dirOrFile / "capture.json" : dirOrFile;
   const json j = readSchemaFile(file, kCaptureSchema, std::size_t{256} << 20);
-  CaptureInfo c;
   try {
-    json_io::readObject(j, c, "");
+    return captureInfoFromJson(j);
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
-  return c;
 }
 
 }  // namespace tilescope

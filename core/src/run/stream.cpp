@@ -17,8 +17,10 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kPhaseNames[] = {"launch", "launched", "trace", "traced"};
-constexpr const char* kEventNames[] = {"device", "progress", "phase", "partial", "point", "report"};
-constexpr const char* kKnownEvents = "device, progress, phase, partial, point or report";
+constexpr const char* kEventNames[] = {"device", "progress", "phase",   "partial",
+                                       "point",  "report",   "capture", "capture_done"};
+constexpr const char* kKnownEvents =
+    "device, progress, phase, partial, point, report, capture or capture_done";
 
 }  // namespace
 
@@ -101,6 +103,26 @@ void fields(IO& io, S& e) {
   io("report", e.report);
 }
 
+template <class IO, Is<CaptureEvent> S>
+void fields(IO& io, S& e) {
+  io("capture_event", e.captureEvent);
+  io("recorder", e.recorder, skipIfEmpty(e.recorder));
+  io("id", e.id, skipIfEmpty(e.id));
+  io("index", e.index);
+  io("kernel", e.kernel, skipIfEmpty(e.kernel));
+  io("grid", e.grid, skipIfEmpty(e.grid));
+  io("fault", e.fault, skipIfEmpty(e.fault));
+  io("message", e.message, skipIfEmpty(e.message));
+}
+
+template <class IO, Is<CaptureDoneEvent> S>
+void fields(IO& io, S& e) {
+  io("dir", e.dir);
+  io("capture", e.capture);
+  if constexpr (IO::reading)
+    if (!e.capture.is_object()) json_io::fail("capture", "expected the capture.json object");
+}
+
 // ---------------------------------------------------------------- reading
 
 namespace {
@@ -118,6 +140,10 @@ const char* bodyKey(std::size_t index) {
       return "point";
     case 5:
       return "report";
+    case 6:
+      return "capture_event";
+    case 7:
+      return "capture";
   }
   return nullptr;  // progress: every field may be absent
 }

@@ -82,6 +82,9 @@ int writeCaptureFolder(const std::filesystem::path& dir, CaptureInfo& info,
 
 /// Reads DIR/capture.json (or a capture.json path).
 CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile);
+/// Reads a tilescope.capture/1 object (capture.json's, or a `capture_done`
+/// stream event's `capture`); throws std::runtime_error naming the JSON path.
+CaptureInfo captureInfoFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const CaptureInfo& c);
 
 }  // namespace tilescope

@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tilescope/model/report.h"
 
 namespace tilescope {
@@ -79,8 +81,34 @@ struct ReportEvent {
   bool operator==(const ReportEvent&) const = default;
 };
 
-using StreamBody =
-    std::variant<DeviceEvent, ProgressEvent, PhaseEvent, PartialEvent, PointEvent, ReportEvent>;
+/// `capture`: `tilescope-run capture --stream` forwards what a recorder inside
+/// the user's program reported (docs/capture.md): `capture_event` "launch" (a
+/// launch recorded: its folder under launches/, kernel, grid, the CUDA error
+/// it raised in the program) or "note" (`message`). The program's own fields
+/// (pid, ...) are not read.
+struct CaptureEvent {
+  std::string captureEvent;           ///< capture_event: launch | note
+  std::string recorder;               ///< cuda | triton
+  std::string id;                     ///< launch: its folder, launches/<id>
+  std::optional<std::int64_t> index;  ///< launch: the process-wide launch number
+  std::string kernel;
+  std::vector<std::int64_t> grid;
+  std::string fault;    ///< launch: the CUDA error the kernel raised in the program
+  std::string message;  ///< note
+  bool operator==(const CaptureEvent&) const = default;
+};
+
+/// `capture_done`: the capture folder `dir` is complete; `capture` is its
+/// capture.json (tilescope.capture/1), kept as JSON here because its reader
+/// is the capture layer's (captureInfoFromJson, capture.h).
+struct CaptureDoneEvent {
+  std::string dir;
+  nlohmann::json capture = nlohmann::json::object();
+  bool operator==(const CaptureDoneEvent&) const = default;
+};
+
+using StreamBody = std::variant<DeviceEvent, ProgressEvent, PhaseEvent, PartialEvent, PointEvent, ReportEvent,
+                                CaptureEvent, CaptureDoneEvent>;
 
 /// What the parent adds to a worker's event as it forwards it: which capture it
 /// belongs to (the session: point_index, trial; diagnose: experiment) and how
