@@ -13,6 +13,7 @@ void ChartPlot::clearChart() {
   clearItems();
   for (QCPAxisRect* rect : axisRects())
     for (QCPAxis* axis : rect->axes()) {
+      axis->setScaleType(QCPAxis::stLinear);  // a roofline's log axes do not outlive it
       axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
       axis->setLabel(QString());
       axis->setTickLabelRotation(0);
