@@ -119,7 +119,10 @@ class TestSpeedOfLight : public QObject {
     QCOMPARE(t->item(0, 0)->text(), QStringLiteral("gemm_tiled.cu:88"));
     QCOMPARE(t->item(0, 1)->text(), QStringLiteral("600"));
     QCOMPARE(t->item(0, 2)->text(), QStringLiteral("60.0 %"));
-    QCOMPARE(t->item(0, 3)->text(), QStringLiteral("mio_throttle 67 %, short_scoreboard 25 %, selected 8 %"));
+    // A stall wraps whole (at ", "), never between its number and its "%".
+    QCOMPARE(t->item(0, 3)->text(),
+             QStringLiteral(
+                 "mio_throttle\u00a067\u00a0%, short_scoreboard\u00a025\u00a0%, selected\u00a08\u00a0%"));
     // The recorded report: no lines, and the summary says why.
     SpeedOfLightPanel recorded(&selection);
     recorded.onReportLoaded(load());
@@ -195,11 +198,25 @@ class TestSpeedOfLight : public QObject {
     rep.points[0].counters = CountersInfo{};
     Selection selection;
     SpeedOfLightPanel panel(&selection);
+    panel.resize(1000, 640);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.onReportLoaded(sweep());  // a roofline first: nothing of it may stay
     panel.onReportLoaded(std::make_shared<const Report>(rep));
-    QCOMPARE(panel.rooflinePlot()->graphCount(), 0);
-    QCPItemText* n = note(panel.rooflinePlot());
+    ChartPlot* roof = panel.rooflinePlot();
+    QCOMPARE(roof->graphCount(), 0);
+    QCPItemText* n = note(roof);
     QVERIFY(n);
     QVERIFY2(n->text().contains(QStringLiteral("no hardware counters")), qPrintable(n->text()));
+    QVERIFY(note(panel.solPlot()));
+    // The note's plot keeps its width (an empty legend row squeezed it to 276 of 480 px) and no stale
+    // numbers.
+    roof->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(
+        roof->axisRect()->outerRect().width() > roof->width() * 9 / 10,
+        qPrintable(QStringLiteral("%1 of %2").arg(roof->axisRect()->outerRect().width()).arg(roof->width())));
+    QVERIFY(!roof->xAxis->tickLabels() && !roof->yAxis->tickLabels());
+    QCOMPARE(roof->xAxis->scaleType(), QCPAxis::stLinear);
     // Counters without a FLOP count: roofs, no point, and the note says so.
     Report noFlops = *load();
     noFlops.points[0].counters.kernel.metrics.clear();

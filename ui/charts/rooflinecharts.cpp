@@ -89,7 +89,13 @@ RooflinePoint rooflinePointOf(const KernelCounters& k, const QString& name) {
   return r;
 }
 
-void addPlotNote(QCustomPlot* plot, const QString& text) {
+void addPlotNote(QCustomPlot* plot, const QString& text, bool blank) {
+  // An empty chart keeps no numbers of the last one: blank axes under the note.
+  if (blank)
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+      axis->setTickLabels(false);
+      axis->setRange(0, 1);
+    }
   auto* note = new QCPItemText(plot);
   note->setObjectName(QStringLiteral("plotNote"));
   note->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -123,6 +129,15 @@ void addRooflinePoint(QCustomPlot* plot, const RooflinePoint& rp, QCPScatterStyl
 
 /// The legend in a row of its own under the axes: inside them it covered a point
 /// or a label wherever it went.
+void legendInside(QCustomPlot* plot) {
+  // An empty legend in the layout would cap the column's width (its maximum size is its items').
+  QCPLegend* legend = plot->legend;
+  if (legend->layout() != plot->plotLayout()) return;
+  plot->plotLayout()->take(legend);
+  plot->plotLayout()->simplify();
+  plot->axisRect()->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+}
+
 void legendBelow(QCustomPlot* plot) {
   QCPLegend* legend = plot->legend;
   if (legend->layout() != plot->plotLayout()) {
@@ -143,6 +158,7 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
   const ChartColors col = chartColors(plot->palette());
   plot->xAxis->setLabel(QStringLiteral("arithmetic intensity (FLOP per DRAM byte)"));
   plot->yAxis->setLabel(QStringLiteral("achieved FLOP/s"));
+  legendInside(plot);
   if (!p.counters.collected || !peaks.valid()) {
     addPlotNote(plot, !p.counters.collected
                           ? QStringLiteral("No roofline: no hardware counters for this point")
@@ -192,8 +208,10 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
   plot->yAxis->setRange(std::max(yMin / 10, peak * 1e-5), peak * 3);
   legendBelow(plot);
   if (drawn == 0)
-    addPlotNote(plot, QStringLiteral("No point to place: the counters hold no FLOP count\nor no DRAM bytes "
-                                     "for the kernel"));
+    addPlotNote(
+        plot,
+        QStringLiteral("No point to place: the counters hold no FLOP count\nor no DRAM bytes for the kernel"),
+        false);
   return drawn;
 }
 

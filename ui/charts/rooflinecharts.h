@@ -56,7 +56,8 @@ RooflinePoint rooflinePointOf(const KernelCounters& k, const QString& name);
 int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks);
 
 /// A centred note on an empty chart (an item named "plotNote"): why nothing is drawn.
-void addPlotNote(QCustomPlot* plot, const QString& text);
+/// `blank`: the axes lose their numbers (nothing was plotted against them).
+void addPlotNote(QCustomPlot* plot, const QString& text, bool blank = true);
 
 /// A metric's value in its unit for tables: "12.3 µs", "1.05 GiB", "87.2 %", "1 234 567".
 QString formatMetric(const std::string& name, double value);

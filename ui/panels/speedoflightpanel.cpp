@@ -200,7 +200,7 @@ void SpeedOfLightPanel::fillHotLines(const Point& p) {
   for (const HotLine& l : pc.lines) {
     QStringList stalls;
     for (std::size_t i = 0; i < l.stalls.size() && i < 3; ++i)
-      stalls << QStringLiteral("%1 %2 %")
+      stalls << QStringLiteral("%1\u00a0%2\u00a0%")
                     .arg(q(l.stalls[i].reason))
                     .arg(QString::number(
                         100.0 * double(l.stalls[i].samples) / double(std::max<std::int64_t>(l.samples, 1)),
