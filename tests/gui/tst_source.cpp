@@ -128,6 +128,16 @@ class TstSource : public QObject {
     QVERIFY(view->marginWidth() > view->samplesWidth());
     QCOMPARE(view->samplesText(157), QStringLiteral("23%"));  // 10955 of 46984 samples
     QVERIFY(view->samplesText(1).isEmpty());
+    // Another report: the label never names a line the (cleared) view does not show.
+    for (const char* next : {"session.json", "gemm_sweep.json", "traced.json"}) {
+      QVERIFY(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/") + QLatin1String(next)));
+      for (int point = -1; point < static_cast<int>(w.report()->points.size()); ++point) {
+        if (point >= 0) w.selection()->setPoint(point);  // -1: as it opened
+        const bool empty = view->document()->toPlainText().isEmpty();
+        QVERIFY2(empty != w.sourcePanel()->statusText().contains(QStringLiteral(", line ")),
+                 qPrintable(QLatin1String(next) + QStringLiteral(": ") + w.sourcePanel()->statusText()));
+      }
+    }
   }
 
   void marksFromTheTrace() {

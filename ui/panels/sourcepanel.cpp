@@ -62,12 +62,10 @@ QStringList SourcePanel::zooDirs() {
 }
 
 SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
-  m_label = new QLabel(
-      tr("Select a finding with a source line, a compile error or a hot line (Speed of Light) to open the "
-         "kernel source."),
-      this);
+  m_label = new QLabel(this);
   m_label->setWordWrap(true);
   m_view = new SourceView(this);
+  clear();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_label);
@@ -162,20 +160,25 @@ void SourcePanel::onReportLoaded(const ReportPtr& report) {
   m_report = report;
   m_point = -1;
   // Another report: its own source opens on its first located finding.
-  m_path.clear();
-  m_file.clear();
-  m_view->clear();
-  m_view->setMarks({});
+  clear();
   onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
 }
 
 void SourcePanel::onReportClosed() {
   m_report.reset();
   m_point = -1;
+  clear();
+}
+
+void SourcePanel::clear() {
+  // The label names what the view shows: nothing, and how to open something.
   m_path.clear();
   m_file.clear();
   m_view->clear();
   m_view->setMarks({});
+  m_label->setText(
+      tr("Select a finding with a source line, a compile error or a hot line (Speed of Light) to open the "
+         "kernel source."));
 }
 
 void SourcePanel::onSelectionChanged(const SelectionState& state) {

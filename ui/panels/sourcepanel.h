@@ -39,6 +39,7 @@ class SourcePanel : public QWidget, public ReportView {
 
  private:
   QString resolve(const QString& file) const;
+  void clear();
   void refreshMarks();
 
   Selection* m_selection;
