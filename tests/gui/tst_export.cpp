@@ -128,6 +128,9 @@ class TestExport : public QObject {
     QCOMPARE(footprints->rows[0][5], std::string("393216"));
     QCOMPARE(footprints->rows[1][5], std::string("384"));
     QCOMPARE(footprints->rows[2][6], std::string("24600"));
+    QVERIFY(
+        renderMarkdown(doc).find("| oob\\_write | C | gemm\\_tiled.cu:183 | 7632 | 2048 | \\[1000, 0\\] |") !=
+        std::string::npos);
     // In every format.
     QVERIFY(renderMarkdown(doc).find("Footprints") != std::string::npos);
     QVERIFY(renderHtml(doc).find("C[offset] = __float2half(v);") != std::string::npos);

@@ -23,6 +23,12 @@ std::string dims(const std::vector<std::int64_t>& v) {
   return s;
 }
 
+std::string index(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return "[" + s + "]";
+}
+
 std::string dim3(const Dim3& d) {
   return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
 }
@@ -144,8 +150,7 @@ void faultsAndHazards(DocSection* s, const TraceInfo& t, const DocumentOptions& 
     for (const TraceFault& f : t.faults) {
       if (table.rows.size() >= o.maxEvidenceRows) break;
       table.rows.push_back({f.kind, f.tensor, siteText(f.site), std::to_string(f.site.sassOffset),
-                            std::to_string(f.count), "[" + dims(f.element) + "]", dim3(f.block),
-                            dim3(f.thread)});
+                            std::to_string(f.count), index(f.element), dim3(f.block), dim3(f.thread)});
     }
     s->blocks.push_back(table);
     if (t.faults.size() > table.rows.size())
