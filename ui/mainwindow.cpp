@@ -338,10 +338,12 @@ void MainWindow::setupConnections() {
   connect(m_runPanel, &RunPanel::slurmChanged, this, [this] { updateStatus(); });
   // Run/Sweep/Diagnose and Cancel follow the run: enabled again when it ends.
   connect(m_runPanel->controller(), &RunController::runningChanged, this, [this] { updateStatus(); });
-  connect(m_findingsPanel, &FindingsPanel::sourceLineRequested, this, [this](const QString& file, int line) {
+  auto openSource = [this](const QString& file, int line) {
     if (!m_sourcePanel->showSourceLine(file, line)) return;
     if (auto* d = findChild<QDockWidget*>(QStringLiteral("sourceDock"))) d->raise();
-  });
+  };
+  connect(m_findingsPanel, &FindingsPanel::sourceLineRequested, this, openSource);
+  connect(m_speedOfLightPanel, &SpeedOfLightPanel::sourceLineRequested, this, openSource);
   // A check replaces what is shown when it was asked for (Open, Check) or when what is
   // shown is an earlier check: never a run's report the user is reading.
   connect(m_configPanel, &ConfigPanel::checkAvailable, this, [this](const ReportPtr& r) {

@@ -225,6 +225,14 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       layers->setCurrentIndex(1);
       settle(100);
       save(window.centralWidget()->grab(), QStringLiteral("coverage-writes"));
+      // And the first input's reads (A of a GEMM), with the reads past its end.
+      for (int i = 1; i < layers->count(); ++i)
+        if (window.coveragePanel()->layerNames().value(i).startsWith(QLatin1String("Measured reads"))) {
+          layers->setCurrentIndex(i);
+          settle(100);
+          save(window.centralWidget()->grab(), QStringLiteral("coverage-reads"));
+          break;
+        }
       layers->setCurrentIndex(0);
     }
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {

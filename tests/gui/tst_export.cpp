@@ -8,6 +8,7 @@
 #include <QTextFrame>
 #include <QTextTable>
 
+#include "export/coverageimage.h"
 #include "export/documentwriters.h"
 #include "export/exportfigures.h"
 #include "export/reportexporter.h"
@@ -95,6 +96,84 @@ class TestExport : public QObject {
       QVERIFY2(QImage(m_dir.filePath(rel)).width() > 100, qPrintable(rel));
     }
     QCOMPARE(found, 6);
+  }
+
+  /// A traced report's export carries what the trace measured: the source lines of
+  /// the bad accesses, every tensor's footprint, the bad accesses, the hazards.
+  void aTracedReportExportsItsTrace() {
+    const Report r = loadReport(TILESCOPE_SOURCE_DIR "/resources/sample/traced.json");
+    const Document doc = exportDocument(r);
+    const DocSection* trace = doc.section("trace");
+    QVERIFY(trace);
+    QString code, paragraphs;
+    const DocTable* footprints = nullptr;
+    for (const DocBlock& b : trace->blocks) {
+      if (const auto* c = std::get_if<DocCode>(&b)) code += QString::fromStdString(c->text);
+      if (const auto* p = std::get_if<DocParagraph>(&b))
+        paragraphs += QString::fromStdString(p->text) + QLatin1Char('\n');
+      if (const auto* t = std::get_if<DocTable>(&b); t && t->caption.rfind("Footprints", 0) == 0)
+        footprints = t;
+    }
+    // The excerpt: the faulting store (line 183) marked, and the out-of-bounds loads (line 72).
+    QVERIFY2(code.contains(QStringLiteral(">  183 | ")) &&
+                 code.contains(QStringLiteral("C[offset] = __float2half(v);")),
+             qPrintable(code));
+    QVERIFY2(code.contains(QStringLiteral(">   72 | ")), qPrintable(code));
+    QVERIFY2(paragraphs.contains(QStringLiteral("oob_write of C")), qPrintable(paragraphs));
+    QVERIFY2(paragraphs.contains(QStringLiteral("Hazards: none")), qPrintable(paragraphs));
+    // Every footprint, the inputs' bad reads with them (A: 393 216, B: 384).
+    QVERIFY(footprints);
+    QCOMPARE(footprints->rows.size(), r.points[0].trace.footprints.size());
+    QStringList tensors;
+    for (const auto& row : footprints->rows) tensors << QString::fromStdString(row[0]);
+    QCOMPARE(tensors, (QStringList{QStringLiteral("A"), QStringLiteral("B"), QStringLiteral("C")}));
+    QCOMPARE(footprints->rows[0][5], std::string("393216"));
+    QCOMPARE(footprints->rows[1][5], std::string("384"));
+    QCOMPARE(footprints->rows[2][6], std::string("24600"));
+    QVERIFY(
+        renderMarkdown(doc).find("| oob\\_write | C | gemm\\_tiled.cu:183 | 7632 | 2048 | \\[1000, 0\\] |") !=
+        std::string::npos);
+    // In every format.
+    QVERIFY(renderMarkdown(doc).find("Footprints") != std::string::npos);
+    QVERIFY(renderHtml(doc).find("C[offset] = __float2half(v);") != std::string::npos);
+    // An untraced report has no trace section.
+    QVERIFY(!exportDocument(loadReport(TILESCOPE_SOURCE_DIR "/resources/sample/gemm_bug_no_mask.json"))
+                 .section("trace"));
+  }
+
+  /// The coverage figure draws the elements written past C's end, as the coverage view does.
+  void coverageFiguresDrawTheOutOfBoundsRegion() {
+    for (const char* name : {"traced.json", "gemm_bug_no_mask.json"}) {
+      const Report r = loadReport(std::string(TILESCOPE_SOURCE_DIR "/resources/sample/") + name);
+      const Point& p = r.points[size_t(focusPoint(r))];
+      const CoverageInfo* c = nullptr;
+      for (const CoverageInfo& ci : p.coverage)
+        if (ci.tensor == "C") c = &ci;
+      QVERIFY(c && c->map);
+      QRect oob;
+      const QImage image = coverageImage(p, *c, 480, &oob);
+      QVERIFY2(!oob.isEmpty(), name);
+      QVERIFY(QRect(QPoint(0, 0), image.size()).contains(oob));
+      // Below the tensor's last row (C is 1000 × 1000: rows 1000..1024 past its end), hatched in colour.
+      // Past the map's last full cell row (the map's cells may reach a little past the edge).
+      const int cellPx = qMax(2, 480 / int(qMax(c->map->rows, c->map->cols)));
+      const int lastRow = 24 + (int(c->map->rows) - 1) * cellPx;
+      QVERIFY2(oob.top() >= lastRow, qPrintable(QStringLiteral("%1 vs %2").arg(oob.top()).arg(lastRow)));
+      int coloured = 0;
+      for (int y = oob.top(); y <= oob.bottom(); ++y)
+        for (int x = oob.left(); x <= oob.right(); ++x) {
+          const QColor px = image.pixelColor(x, y);
+          coloured += px.saturation() > 80;
+        }
+      QVERIFY2(coloured > oob.width() * oob.height() / 3, name);
+    }
+    // A report without out-of-bounds evidence draws none.
+    const Report ok = loadReport(TILESCOPE_SOURCE_DIR "/resources/sample/gemm_sweep.json");
+    for (const CoverageInfo& ci : ok.points[0].coverage) {
+      QRect oob(0, 0, 1, 1);
+      coverageImage(ok.points[0], ci, 480, &oob);
+      QVERIFY(oob.isEmpty());
+    }
   }
 
   void unknownExtensionIsAnError() {

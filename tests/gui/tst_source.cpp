@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTextBlock>
 #include <QTextLayout>
 #include <QtTest>
@@ -13,6 +14,7 @@
 #include "models/findingsmodel.h"
 #include "panels/findingspanel.h"
 #include "panels/sourcepanel.h"
+#include "panels/speedoflightpanel.h"
 #include "widgets/sourceview.h"
 
 using namespace tilescope;
@@ -82,6 +84,60 @@ class TstSource : public QObject {
     // The first located finding is open in the Source view already.
     QVERIFY2(w.sourcePanel()->shownPath().endsWith(QStringLiteral("gemm_tiled.cu")),
              qPrintable(w.sourcePanel()->statusText()));
+  }
+
+  /// ncu's Source page: every hot line of Speed of Light opens its line in the Source
+  /// view, whose margin gives each sampled line's share of the samples and its stalls.
+  void everyHotLineOpensItsLineWithItsSamples() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/gemm_sweep.json")),
+             qPrintable(w.lastError()));
+    w.selection()->setPoint(0);
+    const PcSamplingInfo& pc = w.report()->points[0].counters.pcSampling;
+    QVERIFY(pc.lines.size() >= 10);
+    QVERIFY(pc.lines.front().file.front() == '/');  // recorded as an absolute path elsewhere
+    auto* solDock = w.findChild<QDockWidget*>(QStringLiteral("speedOfLightDock"));
+    auto* srcDock = w.findChild<QDockWidget*>(QStringLiteral("sourceDock"));
+    QVERIFY(solDock && srcDock);
+    QTableWidget* table = w.speedOfLightPanel()->hotLinesTable();
+    SourceView* view = w.sourcePanel()->view();
+    for (int row = 0; row < table->rowCount(); ++row) {
+      solDock->raise();
+      QTRY_VERIFY(table->isVisible());
+      table->scrollToItem(table->item(row, 0));
+      const QRect cell = table->visualItemRect(table->item(row, 0));
+      QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+      const HotLine& l = pc.lines[static_cast<size_t>(row)];
+      QVERIFY2(w.sourcePanel()->shownPath().endsWith(QStringLiteral("kernels/gemm/gemm_tiled.cu")),
+               qPrintable(w.sourcePanel()->statusText()));
+      QCOMPARE(view->shownLine(), l.line);
+      QVERIFY(srcDock->widget()->isVisible());  // the Source dock came to the front
+      // The margin: the line's samples, its share and its stall reasons.
+      QVERIFY(view->marks().contains(l.line));
+      QCOMPARE(view->marks()[l.line].samples, l.samples);
+      QVERIFY(!view->samplesText(l.line).isEmpty());
+      QVERIFY2(view->marks()[l.line]
+                   .notes.join(QLatin1Char(' '))
+                   .contains(QString::fromStdString(l.stalls[0].reason)),
+               qPrintable(view->marks()[l.line].notes.join(QLatin1Char('|'))));
+    }
+    QVERIFY(view->samplesWidth() > 0);
+    QVERIFY(view->marginWidth() > view->samplesWidth());
+    QCOMPARE(view->samplesText(157), QStringLiteral("23%"));  // 10955 of 46984 samples
+    QVERIFY(view->samplesText(1).isEmpty());
+    // Another report: the label never names a line the (cleared) view does not show.
+    for (const char* next : {"session.json", "gemm_sweep.json", "traced.json"}) {
+      QVERIFY(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/resources/sample/") + QLatin1String(next)));
+      for (int point = -1; point < static_cast<int>(w.report()->points.size()); ++point) {
+        if (point >= 0) w.selection()->setPoint(point);  // -1: as it opened
+        const bool empty = view->document()->toPlainText().isEmpty();
+        QVERIFY2(empty != w.sourcePanel()->statusText().contains(QStringLiteral(", line ")),
+                 qPrintable(QLatin1String(next) + QStringLiteral(": ") + w.sourcePanel()->statusText()));
+      }
+    }
   }
 
   void marksFromTheTrace() {

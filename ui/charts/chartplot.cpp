@@ -13,8 +13,10 @@ void ChartPlot::clearChart() {
   clearItems();
   for (QCPAxisRect* rect : axisRects())
     for (QCPAxis* axis : rect->axes()) {
+      axis->setScaleType(QCPAxis::stLinear);  // a roofline's log axes do not outlive it
       axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
       axis->setLabel(QString());
+      axis->setTickLabels(true);  // an empty chart's note hides them
       axis->setTickLabelRotation(0);
     }
   yAxis2->setVisible(false);

@@ -1,6 +1,8 @@
 #include "charts/rooflinecharts.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "charts/chartstyle.h"
 #include "charts/qcp.h"
@@ -87,23 +89,98 @@ RooflinePoint rooflinePointOf(const KernelCounters& k, const QString& name) {
   return r;
 }
 
+void addPlotNote(QCustomPlot* plot, const QString& text, bool blank) {
+  // An empty chart keeps no numbers of the last one: blank axes under the note.
+  if (blank)
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+      axis->setTickLabels(false);
+      axis->setRange(0, 1);
+    }
+  auto* note = new QCPItemText(plot);
+  note->setObjectName(QStringLiteral("plotNote"));
+  note->position->setType(QCPItemPosition::ptAxisRectRatio);
+  note->position->setCoords(0.5, 0.5);
+  note->setPositionAlignment(Qt::AlignCenter);
+  note->setTextAlignment(Qt::AlignCenter);
+  note->setColor(chartColors(plot->palette()).foreground);
+  note->setText(text);
+}
+
+namespace {
+
+/// A roofline point as a labelled marker; the label on the side with room (right of
+/// the point in the left half of the log x range, left of it in the right half).
+void addRooflinePoint(QCustomPlot* plot, const RooflinePoint& rp, QCPScatterStyle::ScatterShape shape,
+                      const QColor& color, double xMin, double xMax) {
+  auto* g = plot->addGraph();
+  g->setName(rp.name);
+  g->setLineStyle(QCPGraph::lsNone);
+  g->setScatterStyle(QCPScatterStyle(shape, color, fillOf(color, 200), 11));
+  g->addData(rp.intensity, rp.flopsPerSecond);
+  auto* text = new QCPItemText(plot);
+  const bool right = std::log(rp.intensity / xMin) < 0.55 * std::log(xMax / xMin);
+  text->position->setCoords(right ? rp.intensity * 1.4 : rp.intensity / 1.4, rp.flopsPerSecond);
+  text->setPositionAlignment((right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+  text->setColor(color);
+  text->setBrush(fillOf(chartColors(plot->palette()).background, 220));  // legible over a roof line
+  text->setPadding(QMargins(2, 0, 2, 0));
+  text->setText(QStringLiteral("%1 (%2)").arg(rp.name, formatFlops(rp.flopsPerSecond)));
+}
+
+/// The legend in a row of its own under the axes: inside them it covered a point
+/// or a label wherever it went.
+void legendInside(QCustomPlot* plot) {
+  // An empty legend in the layout would cap the column's width (its maximum size is its items').
+  QCPLegend* legend = plot->legend;
+  if (legend->layout() != plot->plotLayout()) return;
+  plot->plotLayout()->take(legend);
+  plot->plotLayout()->simplify();
+  plot->axisRect()->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+}
+
+void legendBelow(QCustomPlot* plot) {
+  QCPLegend* legend = plot->legend;
+  if (legend->layout() != plot->plotLayout()) {
+    plot->axisRect()->insetLayout()->take(legend);
+    QCPLayoutGrid* grid = plot->plotLayout();
+    grid->addElement(grid->rowCount(), 0, legend);
+    grid->setRowStretchFactor(grid->rowCount() - 1, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setMargins(QMargins(4, 2, 4, 2));
+  }
+  legend->setVisible(true);
+}
+
+}  // namespace
+
 int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) {
   const ChartColors col = chartColors(plot->palette());
   plot->xAxis->setLabel(QStringLiteral("arithmetic intensity (FLOP per DRAM byte)"));
   plot->yAxis->setLabel(QStringLiteral("achieved FLOP/s"));
+  legendInside(plot);
   if (!p.counters.collected || !peaks.valid()) {
-    plot->xAxis->setLabel(
-        !p.counters.collected
-            ? QStringLiteral("no hardware counters for this point")
-            : QStringLiteral("no peak figures for %1 in the device database").arg(peaks.device));
+    addPlotNote(plot, !p.counters.collected
+                          ? QStringLiteral("No roofline: no hardware counters for this point")
+                          : QStringLiteral("No roofline: no peak figures for %1\nin the device database")
+                                .arg(peaks.device));
     return 0;
   }
-  auto logTicker = QSharedPointer<QCPAxisTickerLog>::create();
+  const RooflinePoint kernel = rooflinePointOf(p.counters.kernel, QStringLiteral("kernel"));
+  const RooflinePoint base =
+      p.counters.baseline ? rooflinePointOf(*p.counters.baseline, QString::fromStdString(p.baseline.name))
+                          : RooflinePoint{};
   plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-  plot->xAxis->setTicker(logTicker);
+  plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  plot->yAxis->setTicker(flopsTicker());
-  const double xMin = 1.0 / 64, xMax = 4096;
+  plot->yAxis->setTicker(logFlopsTicker());
+  // The x range holds both points with room for their labels.
+  double xMin = 1.0 / 64, xMax = 4096;
+  for (const RooflinePoint& rp : {kernel, base})
+    if (rp.valid()) {
+      xMin = std::min(xMin, rp.intensity / 16);
+      xMax = std::max(xMax, rp.intensity * 16);
+    }
   const double peak = std::max(peaks.fp32FlopsPerSecond, peaks.tensorFlopsPerSecond);
   // Each roof: min(bandwidth x intensity, peak) over the whole x range.
   auto roof = [&](double flops, const QString& name, const QColor& color, Qt::PenStyle style) {
@@ -112,38 +189,29 @@ int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks) 
     g->setName(name);
     g->setPen(QPen(color, 2, style));
     const double ridge = flops / peaks.dramBytesPerSecond;
-    g->addData(xMin, peaks.dramBytesPerSecond * xMin);
+    g->addData(xMin, std::min(flops, peaks.dramBytesPerSecond * xMin));
     if (ridge > xMin && ridge < xMax) g->addData(ridge, flops);
     g->addData(xMax, std::min(flops, peaks.dramBytesPerSecond * xMax));
   };
   roof(peaks.tensorFlopsPerSecond, QStringLiteral("Tensor peak (f16)"), col.foreground, Qt::SolidLine);
   roof(peaks.fp32FlopsPerSecond, QStringLiteral("FP32 peak"), col.foreground, Qt::DashLine);
-
   double yMin = peak;
   int drawn = 0;
-  auto point = [&](const RooflinePoint& rp, QCPScatterStyle::ScatterShape shape, const QColor& color) {
-    if (!rp.valid()) return;
-    auto* g = plot->addGraph();
-    g->setName(rp.name);
-    g->setLineStyle(QCPGraph::lsNone);
-    g->setScatterStyle(QCPScatterStyle(shape, color, fillOf(color, 200), 11));
-    g->addData(rp.intensity, rp.flopsPerSecond);
-    auto* text = new QCPItemText(plot);
-    text->position->setCoords(rp.intensity * 1.3, rp.flopsPerSecond);
-    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    text->setColor(color);
-    text->setText(QStringLiteral("%1 (%2)").arg(rp.name, formatFlops(rp.flopsPerSecond)));
+  for (const auto& [rp, shape, color] : {std::tuple{kernel, QCPScatterStyle::ssDisc, col.kernel},
+                                         std::tuple{base, QCPScatterStyle::ssDiamond, col.baseline}}) {
+    if (!rp.valid()) continue;
+    addRooflinePoint(plot, rp, shape, color, xMin, xMax);
     yMin = std::min(yMin, rp.flopsPerSecond);
     ++drawn;
-  };
-  point(rooflinePointOf(p.counters.kernel, QStringLiteral("kernel")), QCPScatterStyle::ssDisc, col.kernel);
-  if (p.counters.baseline)
-    point(rooflinePointOf(*p.counters.baseline, QString::fromStdString(p.baseline.name)),
-          QCPScatterStyle::ssDiamond, col.baseline);
+  }
   plot->xAxis->setRange(xMin, xMax);
   plot->yAxis->setRange(std::max(yMin / 10, peak * 1e-5), peak * 3);
-  plot->legend->setVisible(true);
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  legendBelow(plot);
+  if (drawn == 0)
+    addPlotNote(
+        plot,
+        QStringLiteral("No point to place: the counters hold no FLOP count\nor no DRAM bytes for the kernel"),
+        false);
   return drawn;
 }
 

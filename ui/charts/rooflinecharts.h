@@ -50,9 +50,14 @@ RooflinePoint rooflinePointOf(const KernelCounters& k, const QString& name);
 
 /// Log-log roofline: memory slope and flat compute roofs (graphs "DRAM",
 /// "FP32 peak", "Tensor peak"), the kernel (disc) and baseline (diamond) as
-/// labelled points. Returns the number of points drawn (0: nothing to show;
-/// the plot then says why in its axis label).
+/// labelled points, the legend in a row under the axes (clear of every point
+/// and label). Returns the number of points drawn (0: nothing to show; a note in
+/// the middle of the plot then says why).
 int plotRoofline(QCustomPlot* plot, const Point& p, const RooflinePeaks& peaks);
+
+/// A centred note on an empty chart (an item named "plotNote"): why nothing is drawn.
+/// `blank`: the axes lose their numbers (nothing was plotted against them).
+void addPlotNote(QCustomPlot* plot, const QString& text, bool blank = true);
 
 /// A metric's value in its unit for tables: "12.3 µs", "1.05 GiB", "87.2 %", "1 234 567".
 QString formatMetric(const std::string& name, double value);

@@ -39,6 +39,8 @@ QString PercentTicker::getTickLabel(double tick, const QLocale& locale, QChar, i
   return QStringLiteral("%1 %").arg(locale.toString(tick * 100.0, 'g', 3));
 }
 
+QString LogFlopsTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return formatFlops(tick); }
+
 QSharedPointer<QCPAxisTicker> durationTicker() {
   return QSharedPointer<QCPAxisTicker>(new UnitTicker(durationUnits()));
 }
@@ -47,6 +49,12 @@ QSharedPointer<QCPAxisTicker> byteTicker() {
 }
 QSharedPointer<QCPAxisTicker> flopsTicker() {
   return QSharedPointer<QCPAxisTicker>(new UnitTicker(flopsUnits()));
+}
+QSharedPointer<QCPAxisTicker> logFlopsTicker() {
+  auto t = QSharedPointer<LogFlopsTicker>::create();
+  t->setTickCount(5);
+  t->setSubTickCount(8);
+  return t;
 }
 QSharedPointer<QCPAxisTicker> percentTicker() { return QSharedPointer<QCPAxisTicker>(new PercentTicker); }
 

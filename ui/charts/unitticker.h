@@ -41,9 +41,17 @@ class PercentTicker : public QCPAxisTicker {
   QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
+/// A log axis (one tick per power of ten, as many as fit) labelled in FLOP/s:
+/// a linear ticker on a log axis piles its labels up at the top.
+class LogFlopsTicker : public QCPAxisTickerLog {
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
 QSharedPointer<QCPAxisTicker> durationTicker();
 QSharedPointer<QCPAxisTicker> byteTicker();
 QSharedPointer<QCPAxisTicker> flopsTicker();
+QSharedPointer<QCPAxisTicker> logFlopsTicker();
 QSharedPointer<QCPAxisTicker> percentTicker();
 
 }  // namespace tilescope::ui

@@ -114,7 +114,7 @@ QVector<Figure> renderFigures(const Report& r, QString* note) {
     QImage image;
     if (!ref.tensor.empty()) {
       for (const CoverageInfo& c : p.coverage)
-        if (c.tensor == ref.tensor) image = coverageImage(c);
+        if (c.tensor == ref.tensor) image = coverageImage(p, c);
     } else if (widgets) {
       image = drawFigure(r, p, ref.id, focus);
     }

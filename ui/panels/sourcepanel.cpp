@@ -21,6 +21,30 @@ void note(QMap<int, SourceMark>& marks, int line, int severity, const QString& t
   SourceMark& m = marks[line];
   m.severity = std::max(m.severity, severity);
   m.notes << text;
+  m.glyph = true;
+}
+
+/// PC sampling's samples per line (ncu's Source page): the share and the stall reasons.
+void addSamples(QMap<int, SourceMark>& marks, const PcSamplingInfo& pc, const QString& file) {
+  if (!pc.collected || pc.totalSamples <= 0) return;
+  for (const HotLine& l : pc.lines) {
+    if (l.line <= 0 || !sameFile(l.file, file)) continue;
+    SourceMark& m = marks[l.line];
+    m.samples += l.samples;
+    m.sampleShare = double(m.samples) / double(pc.totalSamples);
+    QStringList stalls;
+    for (const StallCount& st : l.stalls)
+      stalls << QStringLiteral("%1 %2%")
+                    .arg(qs(st.reason))
+                    .arg(QString::number(
+                        100.0 * double(st.samples) / double(std::max<std::int64_t>(l.samples, 1)), 'f', 0));
+    m.notes << QObject::tr("%1 PC samples, %2% of the kernel's%3")
+                   .arg(l.samples)
+                   .arg(QString::number(100.0 * double(l.samples) / double(pc.totalSamples), 'f', 1))
+                   .arg(stalls.isEmpty()
+                            ? QString()
+                            : QObject::tr("; stalls: %1").arg(stalls.join(QStringLiteral(", "))));
+  }
 }
 
 }  // namespace
@@ -38,10 +62,10 @@ QStringList SourcePanel::zooDirs() {
 }
 
 SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
-  m_label = new QLabel(
-      tr("Select a finding with a source line, or a compile error, to open the kernel source."), this);
+  m_label = new QLabel(this);
   m_label->setWordWrap(true);
   m_view = new SourceView(this);
+  clear();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_label);
@@ -51,11 +75,13 @@ SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent
 QString SourcePanel::statusText() const { return m_label->text(); }
 
 QString SourcePanel::resolve(const QString& file) const {
-  if (QFileInfo(file).isAbsolute()) return QFileInfo(file).isFile() ? file : QString();
+  if (QFileInfo(file).isAbsolute() && QFileInfo(file).isFile()) return file;
+  // An absolute path of the recording machine (a hot line's): looked for by its name.
+  const QString name = QFileInfo(file).isAbsolute() ? QFileInfo(file).fileName() : file;
   QStringList dirs = m_sourceDirs;
   dirs << zooDirs();
   for (const QString& d : std::as_const(dirs)) {
-    const QString p = QDir(d).filePath(file);
+    const QString p = QDir(d).filePath(name);
     if (QFileInfo(p).isFile()) return QDir::cleanPath(p);
   }
   return {};
@@ -118,6 +144,7 @@ QMap<int, SourceMark> SourcePanel::marksFor(const Point& p, const QString& file)
                .arg(l.bytes)
                .arg(l.executions));
   }
+  addSamples(marks, p.counters.pcSampling, file);
   return marks;
 }
 
@@ -133,20 +160,25 @@ void SourcePanel::onReportLoaded(const ReportPtr& report) {
   m_report = report;
   m_point = -1;
   // Another report: its own source opens on its first located finding.
-  m_path.clear();
-  m_file.clear();
-  m_view->clear();
-  m_view->setMarks({});
+  clear();
   onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
 }
 
 void SourcePanel::onReportClosed() {
   m_report.reset();
   m_point = -1;
+  clear();
+}
+
+void SourcePanel::clear() {
+  // The label names what the view shows: nothing, and how to open something.
   m_path.clear();
   m_file.clear();
   m_view->clear();
   m_view->setMarks({});
+  m_label->setText(
+      tr("Select a finding with a source line, a compile error or a hot line (Speed of Light) to open the "
+         "kernel source."));
 }
 
 void SourcePanel::onSelectionChanged(const SelectionState& state) {
@@ -161,6 +193,9 @@ void SourcePanel::onSelectionChanged(const SelectionState& state) {
         showSourceLine(qs(f.location.file), *f.location.line);
         break;
       }
+  // Else, as ncu's Source page: the hottest line of PC sampling.
+  if (m_path.isEmpty() && p.counters.pcSampling.collected && !p.counters.pcSampling.lines.empty())
+    showSourceLine(qs(p.counters.pcSampling.lines.front().file), p.counters.pcSampling.lines.front().line);
   refreshMarks();
 }
 

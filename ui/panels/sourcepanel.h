@@ -1,7 +1,8 @@
 // The Source view (docs/report.md, "trace"): the kernel source with line numbers
 // and highlighting, each line marked with what the point's findings and its trace
 // say about it (faulting accesses, hazards, bank-conflict ways, uninitialised
-// reads, access counts). Selecting a finding with a file:line opens it centred.
+// reads, access counts) and PC sampling (samples and stall reasons per line).
+// Selecting a finding with a file:line, or a hot line, opens it centred.
 #pragma once
 
 #include <QStringList>
@@ -29,7 +30,7 @@ class SourcePanel : public QWidget, public ReportView {
   QString statusText() const;
   /// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
   static QStringList zooDirs();
-  /// Margin marks of `file` (matched by file name) from a point's findings and trace.
+  /// Margin marks of `file` (matched by file name) from a point's findings, trace and PC sampling.
   static QMap<int, SourceMark> marksFor(const Point& p, const QString& file);
 
   void onReportLoaded(const ReportPtr& report) override;
@@ -38,6 +39,7 @@ class SourcePanel : public QWidget, public ReportView {
 
  private:
   QString resolve(const QString& file) const;
+  void clear();
   void refreshMarks();
 
   Selection* m_selection;

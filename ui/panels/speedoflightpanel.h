@@ -1,7 +1,8 @@
 // "Why is it slow?" for the selected point: the speed-of-light bars of the
 // kernel and its baseline side by side, the roofline with the device's peaks,
 // the counter table (kernel, baseline, ratio) and the hottest source lines of
-// PC sampling with their main stall reasons.
+// PC sampling with their main stall reasons (a click opens the line in the Source
+// view, which shows every line's samples in its margin).
 #pragma once
 
 #include "panels/pointpanel.h"
@@ -24,6 +25,16 @@ class SpeedOfLightPanel : public PointPanel {
   QTableWidget* metricsTable() const { return m_metrics; }
   QTableWidget* hotLinesTable() const { return m_lines; }
   QString summaryText() const;
+  /// A recorded source path as the tables show it: the file name where the recording
+  /// machine wrote an absolute path ("/work/x/kernels/gemm/gemm_tiled.cu" -> "gemm_tiled.cu").
+  static QString sourceName(const std::string& recorded);
+  /// Two durations of one point, said apart: the profiled launch's (ncu's
+  /// gpu__time_duration) and Timing's median, with the baseline's beside them.
+  static QString durationText(const Point& p);
+
+ signals:
+  /// A hot line was clicked: open `file` (as sourceName gives it) at `line` in the Source view.
+  void sourceLineRequested(const QString& file, int line);
 
  private:
   void setupLayout();

@@ -135,12 +135,30 @@ SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent) {
 int SourceView::marginWidth() const {
   int digits = 1;
   for (int n = std::max(1, blockCount()); n >= 10; n /= 10) ++digits;
-  // Line number, then the mark glyph.
-  return 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits + fontMetrics().height() + 4;
+  // The samples column, the line number, then the mark glyph.
+  return samplesWidth() + 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits +
+         fontMetrics().height() + 4;
+}
+
+int SourceView::samplesWidth() const {
+  for (const SourceMark& m : m_marks)
+    if (m.samples > 0) return fontMetrics().horizontalAdvance(QStringLiteral("100.0%")) + 8;
+  return 0;
+}
+
+QString SourceView::samplesText(int line) const {
+  const auto it = m_marks.find(line);
+  if (it == m_marks.end() || it->samples <= 0) return {};
+  return QStringLiteral("%1%").arg(
+      QString::number(100.0 * it->sampleShare, 'f', it->sampleShare < 0.1 ? 1 : 0));
 }
 
 void SourceView::setMarks(QMap<int, SourceMark> marks) {
   m_marks = std::move(marks);
+  // The samples column comes and goes with the marks.
+  setViewportMargins(marginWidth(), 0, 0, 0);
+  const QRect cr = contentsRect();
+  m_margin->setGeometry(QRect(cr.left(), cr.top(), marginWidth(), cr.height()));
   m_margin->update();
 }
 
@@ -177,11 +195,26 @@ void SourceView::resizeEvent(QResizeEvent* event) {
   m_margin->setGeometry(QRect(cr.left(), cr.top(), marginWidth(), cr.height()));
 }
 
+void SourceView::paintSamples(QPainter& p, const QRectF& r, int line, double maxShare) {
+  const auto it = m_marks.find(line);
+  if (it == m_marks.end() || it->samples <= 0) return;
+  // A bar as long as the line's share of the hottest line's, the share written over it.
+  const int w = samplesWidth() - 6;
+  const QColor hot = oobColor(false);
+  p.fillRect(
+      QRectF(2, r.top() + 2, std::max(2.0, w * it->sampleShare / std::max(maxShare, 1e-9)), r.height() - 4),
+      QColor(hot.red(), hot.green(), hot.blue(), 90));
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawText(QRectF(2, r.top(), w, r.height()), Qt::AlignRight | Qt::AlignVCenter, samplesText(line));
+}
+
 void SourceView::paintMargin(QPaintEvent* event) {
   QPainter p(m_margin);
   p.fillRect(event->rect(), palette().color(QPalette::AlternateBase));
   const int glyph = fontMetrics().height();
   const int numberRight = m_margin->width() - glyph - 6;
+  double maxShare = 0;
+  for (const SourceMark& m : std::as_const(m_marks)) maxShare = std::max(maxShare, m.sampleShare);
   for (QTextBlock b = firstVisibleBlock(); b.isValid(); b = b.next()) {
     const QRectF r = blockBoundingGeometry(b).translated(contentOffset());
     if (r.top() > event->rect().bottom()) break;
@@ -193,8 +226,10 @@ void SourceView::paintMargin(QPaintEvent* event) {
     p.setPen(palette().color(line == m_line ? QPalette::WindowText : QPalette::PlaceholderText));
     p.drawText(QRect(0, static_cast<int>(r.top()), numberRight, static_cast<int>(r.height())),
                Qt::AlignRight | Qt::AlignVCenter, QString::number(line));
+    p.setFont(font());
+    paintSamples(p, r, line, maxShare);
     const auto it = m_marks.find(line);
-    if (it == m_marks.end()) continue;
+    if (it == m_marks.end() || !it->glyph) continue;
     // A filled circle with a glyph: severity reads from the glyph as well as the colour.
     static const char* glyphs[] = {"i", "!", "\u2716"};
     const int sev = std::clamp(it->severity, 0, 2);

@@ -1,18 +1,26 @@
 // The kernel source as a person reads it in an editor: line numbers, CUDA C++
 // highlighting, the line of interest centred and tinted, and a margin that marks
 // what the findings and the trace say about each line (a glyph by severity, the
-// details in its tooltip). Read-only.
+// details in its tooltip). With PC sampling, a column left of the numbers gives
+// each line's share of the kernel's samples as a bar and a percentage (ncu's
+// Source page), its stall reasons in the tooltip. Read-only.
 #pragma once
 
 #include <QMap>
 #include <QPlainTextEdit>
+#include <cstdint>
+
+class QPainter;
 
 namespace tilescope::ui {
 
 /// What a margin mark says about one source line.
 struct SourceMark {
-  int severity = 0;   ///< 0 info (trace counts), 1 warning (bank conflicts), 2 error (a fault, a hazard)
-  QStringList notes;  ///< one line each, shown in the tooltip
+  int severity = 0;    ///< 0 info (trace counts), 1 warning (bank conflicts), 2 error (a fault, a hazard)
+  QStringList notes;   ///< one line each, shown in the tooltip
+  bool glyph = false;  ///< a finding or the trace says something: the severity glyph is drawn
+  std::int64_t samples = 0;  ///< PC samples that fell on the line (0: none)
+  double sampleShare = 0;    ///< its share of the kernel's samples, 0..1
 };
 
 class SourceView : public QPlainTextEdit {
@@ -29,6 +37,10 @@ class SourceView : public QPlainTextEdit {
   /// The first visible line (1-based): tests read where the view scrolled to.
   int firstVisibleLine() const;
   int marginWidth() const;
+  /// The width of the samples column (0 when no mark has samples).
+  int samplesWidth() const;
+  /// The samples column's text of `line` ("12.3%"), "" when it has none.
+  QString samplesText(int line) const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -36,6 +48,7 @@ class SourceView : public QPlainTextEdit {
  private:
   friend class SourceMargin;
   void paintMargin(QPaintEvent* event);
+  void paintSamples(QPainter& p, const QRectF& r, int line, double maxShare);
   int lineAt(int y) const;
 
   QWidget* m_margin;

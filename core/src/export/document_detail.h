@@ -16,5 +16,8 @@ std::string jsonText(const nlohmann::json& j);
 /// The per-point sections: points, compile and launch, correctness, occupancy,
 /// coverage, hardware counters (empty ones have no blocks).
 std::vector<DocSection> pointSections(const Report& r, const DocumentOptions& o);
+/// The trace section of the focus point (else the first traced point): source
+/// excerpt, footprints, bad accesses, hazards; no blocks when nothing was traced.
+DocSection traceSection(const Report& r, const DocumentOptions& o);
 
 }  // namespace tilescope::doc_detail

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "document_detail.h"
 #include "tilescope/base/format.h"
@@ -204,7 +205,11 @@ DocSection counters(const Report& r) {
       std::string stalls;
       for (std::size_t i = 0; i < h.stalls.size() && i < 3; ++i)
         stalls += (i ? ", " : "") + h.stalls[i].reason + " (" + std::to_string(h.stalls[i].samples) + ")";
-      l.rows.push_back({h.file + ":" + std::to_string(h.line), std::to_string(h.samples), stalls});
+      // The recording machine's absolute path says nothing here: its file name does.
+      const std::string file = std::filesystem::path(h.file).is_absolute()
+                                   ? std::filesystem::path(h.file).filename().string()
+                                   : h.file;
+      l.rows.push_back({file + ":" + std::to_string(h.line), std::to_string(h.samples), stalls});
     }
     s.blocks.push_back(l);
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -52,8 +53,8 @@ struct DocFigure {
 using DocBlock = std::variant<DocParagraph, DocSubheading, DocTable, DocCode, DocFigure>;
 
 struct DocSection {
-  std::string id;  ///< summary | configuration | findings | troubleshooting | diagnose | points | compile |
-                   ///< correctness | occupancy | coverage | counters
+  std::string id;  ///< summary | configuration | findings | troubleshooting | diagnose | trace | points |
+                   ///< compile | correctness | occupancy | coverage | counters
   std::string heading;
   std::vector<DocBlock> blocks;
   bool pageBreakBefore = false;  ///< paged output starts it on a new page
@@ -94,6 +95,9 @@ struct DocumentOptions {
   std::size_t maxEvidenceRows = 24;
   /// A remark shown under the summary ("figures are drawn by the GUI", ...).
   std::string note;
+  /// Folders searched (before the zoo's kernels/<family>/) for the kernel source the
+  /// trace section quotes: the report's, the config's.
+  std::vector<std::filesystem::path> sourceDirs;
 };
 
 Document buildDocument(const Report& r, const DocumentOptions& options = {});
