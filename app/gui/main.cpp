@@ -130,18 +130,7 @@ QByteArray recordedCaptureStream(const std::filesystem::path& fixtures, const QS
       CaptureEvent e{"launch", r.recorder, r.id, r.index, r.kernel, {r.grid.begin(), r.grid.end()},
                      r.fault,  {}};
       lines += toLine({e, {}}) + "\n";
-      CapturedLaunch l;
-      l.id = r.id;
-      l.index = r.index;
-      l.recorder = r.recorder;
-      l.language = r.language;
-      l.kernel = r.kernel;
-      l.grid = r.grid;
-      if (configFromLaunch(r, info, &l.reason).is_null() || !l.reason.empty())
-        l.config.clear();
-      else
-        l.config = captureConfigName(r);
-      info.launches.push_back(l);
+      info.launches.push_back(launchSummary(r, info));
     }
   } catch (const std::exception&) {
     return {};

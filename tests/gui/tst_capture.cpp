@@ -80,21 +80,7 @@ CaptureInfo captureOf(const std::vector<LaunchRecord>& records) {
   CaptureInfo info;
   info.command = {"python3", "program.py"};
   info.exit = {"exited", 0, "exited with status 0", 2.5};
-  for (const LaunchRecord& r : records) {
-    CapturedLaunch l;
-    l.id = r.id;
-    l.index = r.index;
-    l.recorder = r.recorder;
-    l.language = r.language;
-    l.kernel = r.kernel;
-    l.grid = r.grid;
-    std::string why;
-    if (configFromLaunch(r, info, &why).is_null() || !why.empty())
-      l.reason = why;
-    else
-      l.config = captureConfigName(r);
-    info.launches.push_back(l);
-  }
+  for (const LaunchRecord& r : records) info.launches.push_back(launchSummary(r, info));
   // capture.json lists launches by index, then id.
   std::stable_sort(info.launches.begin(), info.launches.end(), [](const auto& a, const auto& b) {
     return a.index != b.index ? a.index < b.index : a.id < b.id;

@@ -87,6 +87,16 @@ CapturedLaunch summaryOf(const LaunchRecord& r) {
 
 }  // namespace
 
+CapturedLaunch launchSummary(const LaunchRecord& r, const CaptureInfo& capture) {
+  CapturedLaunch l = summaryOf(r);
+  std::string why;
+  if (configFromLaunch(r, capture, &why).is_null() || !why.empty())
+    l.reason = why.empty() ? "no config" : why;
+  else
+    l.config = captureConfigName(r);
+  return l;
+}
+
 int writeCaptureFolder(const fs::path& dir, CaptureInfo& info, const CaptureWriteOptions& opts) {
   std::vector<std::string> errors;
   const std::vector<LaunchRecord> launches = readLaunches(dir, &errors);

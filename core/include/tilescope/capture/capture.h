@@ -69,6 +69,10 @@ nlohmann::ordered_json configFromLaunch(const LaunchRecord& r, const CaptureInfo
 /// The config file name for a launch: "<kernel>-<id>.tscfg.json", safe characters only.
 std::string captureConfigName(const LaunchRecord& r);
 
+/// The launch as capture.json lists it: what the record says, and the config
+/// name writeCaptureFolder gives it or the reason it has none (nothing written).
+CapturedLaunch launchSummary(const LaunchRecord& r, const CaptureInfo& capture);
+
 /// Every complete launch folder of `dir` (DIR/launches/*/launch.json), by launch
 /// index, then id. A folder whose record does not load is reported in *errors
 /// ("launches/x/launch.json: ...") and skipped.
