@@ -31,6 +31,7 @@
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
+#include "panels/triagepanel.h"
 #include "tilescope/base/resources.h"
 #include "tilescope/capture/capture.h"
 #include "tilescope/capture/launch_record.h"
@@ -227,6 +228,8 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
       QString panel = dock->objectName();
       panel.chop(4);  // "maskDock" -> "mask"
+      // The Triage dock shows a triage, not a report: empty beside one.
+      if (dock->widget() == window.triagePanel() && !window.triagePanel()->triage()) continue;
       dock->setFloating(true);
       dock->resize(size(panel));
       dock->show();
