@@ -19,8 +19,10 @@ void MainWindow::setupTriage() {
   m_triagePanel = new TriagePanel(this);
   QDockWidget* dock =
       addPanelDock(m_triagePanel, tr("Triage"), QStringLiteral("triageDock"), Qt::BottomDockWidgetArea);
-  if (auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock")))
+  if (auto* findings = findChild<QDockWidget*>(QStringLiteral("findingsDock"))) {
     tabifyDockWidget(findings, dock);
+    findings->raise();  // a tab added last comes to the front: a report's findings stay there
+  }
   // A row opens its entry's report; the triage stays in its dock to pick the next.
   connect(m_triagePanel, &TriagePanel::reportRequested, this,
           [this](const QString& path) { openReport(path); });

@@ -209,6 +209,13 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       else
         err << "tilescope: --screenshots: cannot write " << path << "\n";
     };
+    // The whole window at a laptop's 1280 x 800, every dock where a first start puts it.
+    window.resetLayout();
+    window.resize(1280, 800);
+    settle();
+    save(window.grab(), QStringLiteral("window"));
+    window.resize(1600, 1000);
+    settle();
     save(window.centralWidget()->grab(), QStringLiteral("coverage"));
     // A traced report: the measured-writes layer too (who wrote each cell).
     if (QComboBox* layers = window.coveragePanel()->layerBox(); layers->isEnabled()) {

@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QTreeWidget>
@@ -237,6 +238,18 @@ class TstMainWindow : public QObject {
     MainWindow w;
     QVERIFY2(w.openFile(path), qPrintable(w.lastError()));
     QVERIFY(!w.report()->points.empty());
+  }
+
+  void findingsAreTheFrontTabAtTheBottom() {
+    // The Triage dock, tabbed last, came to the front: a report opened on an empty dock.
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openFile(kFixture));
+    QStringList fronts;
+    for (QTabBar* bar : w.findChildren<QTabBar*>())
+      if (bar->isVisible() && bar->currentIndex() >= 0) fronts << bar->tabText(bar->currentIndex());
+    QVERIFY2(fronts.contains(QStringLiteral("Findings")), qPrintable(fronts.join(QStringLiteral(", "))));
+    QVERIFY(!fronts.contains(QStringLiteral("Triage")));
   }
 
   void resetLayoutBringsBackEveryDock() {
