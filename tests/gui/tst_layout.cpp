@@ -291,6 +291,25 @@ class TstLayout : public QObject {
     }
   }
 
+  void everySampleFitsALaptopScreen() {
+    // At 1280 x 800 the window stays 1280 wide with each sample open: a long
+    // summary line of the coverage view made it 1993 px wide with the traced one.
+    for (const QString& sample : MainWindow::samplePaths()) {
+      MainWindow w;
+      w.resize(1280, 800);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY2(w.openFile(sample), qPrintable(w.lastError()));
+      QApplication::processEvents();
+      QTest::qWait(50);
+      QVERIFY2(w.width() <= 1280 && w.minimumSizeHint().width() <= 1280,
+               qPrintable(QStringLiteral("%1: %2 px wide, at least %3")
+                              .arg(sample)
+                              .arg(w.width())
+                              .arg(w.minimumSizeHint().width())));
+    }
+  }
+
   void classificationKeepsTheWindowOnTheScreen() {
     MainWindow w;
     const QRect avail = w.screen()->availableGeometry();

@@ -1,5 +1,6 @@
 #include "panels/coveragepanel.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,34 +21,48 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
   m_rowDim = new QComboBox(this);
   m_colDim = new QComboBox(this);
   for (QComboBox* box : {m_tensorBox, m_rowDim, m_colDim})
-    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "dim 0 (2048)" whole, never "dim 0 (2("
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "2 (2048)" whole, never "2 (2("
   m_sliceBox = new QWidget(this);
   m_sliceLayout = new QHBoxLayout(m_sliceBox);
   m_sliceLayout->setContentsMargins(0, 0, 0, 0);
   auto* fit = new QPushButton(tr("Fit"), this);
+  // The style's 80-px button minimum, for a three-letter word, widened the window.
+  fit->setMinimumWidth(fit->fontMetrics().horizontalAdvance(fit->text()) + 24);
+  fit->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
   m_layerBox = new QComboBox(this);
-  m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // "Measured reads: A (trace)" whole in its list; closed, it may shorten: its
+  // longest name widened the window past a laptop's screen.
+  m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_layerBox->setMinimumContentsLength(6);
+  m_layerBox->view()->setTextElideMode(Qt::ElideNone);
   m_layerBox->setToolTip(
       tr("State: the measured state of an output. With a traced report, one layer per tensor the trace "
          "measured (outputs and inputs): which CTA wrote or read each cell (a colour per CTA; hatched "
          "where more than one did, grey where none did)"));
   m_summary = new QLabel(this);
+  // Its lines name tiles and counts: wrapped, or the window grew past the screen (1993 px).
+  m_summary->setWordWrap(true);
+  m_summary->setTextFormat(Qt::PlainText);
   m_widget = new CoverageWidget(this);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Tensor"), this));
   bar->addWidget(m_tensorBox);
-  bar->addWidget(new QLabel(tr("rows"), this));
-  bar->addWidget(m_rowDim);
-  bar->addWidget(new QLabel(tr("cols"), this));
-  bar->addWidget(m_colDim);
-  bar->addWidget(m_sliceBox);
   bar->addStretch(1);
   bar->addWidget(new QLabel(tr("Layer"), this));
   bar->addWidget(m_layerBox);
   bar->addWidget(fit);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  // Which two dimensions a tensor of rank > 2 shows and the index of the others,
+  // on a row of their own, shown for such tensors only: beside the tensor and
+  // layer selectors they made the window 1578 px wide, or were squeezed.
+  m_sliceLayout->addWidget(new QLabel(tr("rows"), m_sliceBox));
+  m_sliceLayout->addWidget(m_rowDim);
+  m_sliceLayout->addWidget(new QLabel(tr("cols"), m_sliceBox));
+  m_sliceLayout->addWidget(m_colDim);
+  m_sliceLayout->addStretch(1);
+  layout->addWidget(m_sliceBox);
   layout->addWidget(m_summary);
   layout->addWidget(m_widget, 1);
   m_legend = new LegendWidget(this);
@@ -95,9 +110,16 @@ void CoveragePanel::rebuildDimControls() {
   const std::vector<std::int64_t> shape = p ? shapeOf(*p, m_tensor) : std::vector<std::int64_t>();
   const int n = static_cast<int>(shape.size());
   for (int d = 0; d < n; ++d) {
-    const QString label = QStringLiteral("dim %1 (%2)").arg(d).arg(shape[static_cast<size_t>(d)]);
+    // "2 (1024)": dimension 2, of extent 1024 (after "rows"/"cols": short, read whole).
+    const QString label = QStringLiteral("%1 (%2)").arg(d).arg(shape[static_cast<size_t>(d)]);
     m_rowDim->addItem(label, d);
     m_colDim->addItem(label, d);
+  }
+  for (QComboBox* box : {m_rowDim, m_colDim}) {
+    box->setMinimumWidth(0);
+    box->setMinimumWidth(box->sizeHint().width());  // never clipped to "2 (1("
+    box->setToolTip(tr("Dimension (extent) of the tensor drawn along the %1")
+                        .arg(box == m_rowDim ? tr("rows") : tr("columns")));
   }
   if (n > 0) {
     m_rowDim->setCurrentIndex(std::max(0, n - 2));
@@ -115,7 +137,7 @@ void CoveragePanel::rebuildDimControls() {
     // Wide enough for its prefix and largest value at any style: a squeezed box reads "i…".
     const QFontMetrics fm(spin->font());
     spin->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("i%1=%2").arg(d).arg(last)) + 36);
-    m_sliceLayout->addWidget(spin);
+    m_sliceLayout->insertWidget(m_sliceLayout->count() - 1, spin);  // before the stretch
     m_sliceSpins << spin;
     connect(spin, &QSpinBox::valueChanged, this, [this] {
       if (!m_updating) rebuild();

@@ -54,6 +54,7 @@ void RunPanel::setupLayout() {
   m_sbatch->setToolTip(
       tr("Options for every sbatch of the sweep, e.g. --gres=gpu:1 --partition=gpu --time=30"));
   m_progress = new QProgressBar(this);
+  m_progress->setMinimumWidth(56);  // "100%": the dock's minimum width is the buttons' row
   m_progress->setRange(0, 1);
   m_progress->setValue(0);
   m_status = new QLabel(idleText(), this);

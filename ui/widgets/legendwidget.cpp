@@ -23,7 +23,7 @@ LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
     icon->setPixmap(swatch);
     layout->addWidget(icon);
     layout->addWidget(new QLabel(stateName(s), this));
-    layout->addSpacing(8);
+    layout->addSpacing(2);  // with the layout's own spacing: the row fits a 1280-px window
   }
   layout->addStretch(1);
 }
