@@ -1,7 +1,9 @@
 // TimingPanel over a hand-made H100 sweep report (tests/data/reports_charts).
 #include <QtTest>
+#include <cmath>
 
 #include "charts/chartplot.h"
+#include "charts/timingcharts.h"
 #include "charts/unitticker.h"
 #include "panels/timingpanel.h"
 #include "tilescope/model/report.h"
@@ -80,6 +82,45 @@ class TestTiming : public QObject {
     auto* line = qobject_cast<QCPItemStraightLine*>(sweep->item(0));
     QVERIFY(line);
     QCOMPARE(line->point1->key(), 2.0);
+  }
+
+  void aShortSweepChartKeepsItsAxesReadable() {
+    // Issue 30, item 7: in the default layout's Timing dock the chart's axes were
+    // 20 px tall, the duration labels printed over each other.
+    Selection selection;
+    TimingPanel panel(&selection);
+    panel.onReportLoaded(load("sweep_h100.json"));
+    selection.setPoint(0);
+    panel.resize(1000, 200);  // the Timing dock of the default layout at 1280 x 800
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChartPlot* sweep = panel.sweepPlot();
+    QTRY_VERIFY(sweep->height() < 300);
+    fitSweepTickLabels(sweep);
+    sweep->replot();
+    const int line = QFontMetrics(sweep->yAxis->tickLabelFont()).height();
+    QVERIFY2(sweep->axisRect()->height() >= 4 * line,
+             qPrintable(QStringLiteral("axes %1 px tall in a %2 px chart")
+                            .arg(sweep->axisRect()->height())
+                            .arg(sweep->height())));
+    QVERIFY(!sweep->legend->visible());
+    QVERIFY(sweep->xAxis->label().isEmpty());
+    for (QCPAxis* axis : {sweep->yAxis, sweep->yAxis2}) {
+      QVector<double> at;
+      for (double t : axis->tickVector())
+        if (axis->range().contains(t)) at << axis->coordToPixel(t);
+      QVERIFY(at.size() >= 2);
+      for (int i = 1; i < at.size(); ++i)
+        QVERIFY2(std::abs(at[i] - at[i - 1]) >= line,
+                 qPrintable(QString::number(std::abs(at[i] - at[i - 1]))));
+    }
+    // With room again, the legend and the keys come back.
+    panel.resize(1000, 600);
+    QTRY_VERIFY(sweep->height() >= 300);
+    fitSweepTickLabels(sweep);
+    sweep->replot();
+    QVERIFY(sweep->legend->visible());
+    QCOMPARE(sweep->xAxis->label(), QStringLiteral("BLOCK_M, BLOCK_N, NUM_WARPS"));
   }
 
   void singleRunHidesTheSweep() {

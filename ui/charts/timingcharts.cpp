@@ -144,7 +144,6 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
 
   plot->xAxis->setTicker(labels);
   plot->xAxis->setRange(-0.6, double(r.points.size()) - 0.4);
-  if (const QString keysText = names.keysText(); !keysText.isEmpty()) plot->xAxis->setLabel(keysText);
   plot->yAxis->setTicker(durationTicker());
   plot->yAxis->setLabel(QStringLiteral("median kernel time"));
   plot->yAxis->setRange(0, top > 0 ? top * 1.15 : 1000);
@@ -154,13 +153,7 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   double cvTop = 0.05;
   for (double v : cv) cvTop = qMax(cvTop, v);
   plot->yAxis2->setRange(0, cvTop * 1.3);
-  plot->legend->setVisible(true);
-  // In a row of its own under the axes: inside them it covered the first points.
-  if (plot->legend->layout() != plot->plotLayout()) {
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(plot->plotLayout()->rowCount(), 0, plot->legend);
-    plot->plotLayout()->setRowStretchFactor(plot->plotLayout()->rowCount() - 1, 0.001);
-  }
+  plot->setProperty(kSweepKeysProperty, names.keysText());
   plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot->legend->setWrap(0);
   fitSweepTickLabels(plot);
@@ -173,7 +166,46 @@ int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected) {
   return int(keys.size());
 }
 
+namespace {
+
+/// The legend in a row of its own under the axes (inside them it covered the
+/// first points), or out of the layout when hidden (a hidden element still
+/// takes its row).
+void placeSweepLegend(QCustomPlot* plot, bool show) {
+  QCPLayoutGrid* grid = plot->plotLayout();
+  const bool inGrid = plot->legend->layout() == grid;
+  if (show && !inGrid) {
+    if (QCPLayout* other = plot->legend->layout()) other->take(plot->legend);  // the axis rect's inset
+    grid->addElement(grid->rowCount(), 0, plot->legend);
+    grid->setRowStretchFactor(grid->rowCount() - 1, 0.001);
+  } else if (!show && inGrid) {
+    grid->take(plot->legend);
+    grid->simplify();
+  }
+  plot->legend->setVisible(show);
+}
+
+/// A short chart (the Timing dock of the default layout is about 200 px) keeps
+/// an axis rect worth reading: below kRoomyHeight the legend row and the axis
+/// title go (the panel's summary line names the series and the swept keys), and
+/// the duration axes get as many ticks as fit without overprinting.
+void fitSweepHeight(QCustomPlot* plot) {
+  constexpr int kRoomyHeight = 300;
+  const bool roomy = plot->height() >= kRoomyHeight;
+  placeSweepLegend(plot, roomy);
+  plot->xAxis->setLabel(roomy ? plot->property(kSweepKeysProperty).toString() : QString());
+  const int chrome =
+      plot->axisRect()->height() > 0 ? plot->viewport().height() - plot->axisRect()->height() : 140;
+  const int rectHeight = plot->height() - chrome + (roomy ? 0 : 40);  // the rows given up above
+  const int lineHeight = QFontMetrics(plot->yAxis->tickLabelFont()).height();
+  const int ticks = qBound(2, rectHeight / (2 * lineHeight), 6);
+  for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) axis->ticker()->setTickCount(ticks);
+}
+
+}  // namespace
+
 void fitSweepTickLabels(QCustomPlot* plot) {
+  fitSweepHeight(plot);
   auto ticker = plot->xAxis->ticker().dynamicCast<StrideTextTicker>();
   if (!ticker || ticker->ticks().isEmpty()) return;
   const int n = static_cast<int>(ticker->ticks().size());

@@ -39,9 +39,14 @@ int plotDurationBoxes(QCustomPlot* plot, const Point& p);
 /// it cannot cover a point. Returns points drawn.
 int plotSweepTimes(QCustomPlot* plot, const Report& r, int selected);
 
-/// Lays out the x labels of a plotSweepTimes chart for the axis's current width:
-/// level when they fit, else at 45° with every n-th label so that neighbours keep a
-/// line's height apart. Call again after a resize (TimingPanel does), then replot.
+/// The dynamic property holding a plotSweepTimes chart's x-axis title (the swept keys).
+inline constexpr const char* kSweepKeysProperty = "tilescopeSweepKeys";
+
+/// Lays out a plotSweepTimes chart for its current size: x labels level when they
+/// fit the width, else at 45° with every n-th label so that neighbours keep a
+/// line's height apart; below 300 px of height no legend row or x-axis title, and
+/// as many duration ticks as fit. Call again after a resize (TimingPanel does),
+/// then replot.
 void fitSweepTickLabels(QCustomPlot* plot);
 
 }  // namespace tilescope::ui
