@@ -564,6 +564,9 @@ QString MainWindow::shortcutsText() const {
       if (!a->shortcut().isEmpty())
         lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText),
                                               a->text().remove(QLatin1Char('&')));
+  // The coverage view's own keys (CoverageWidget::keyPressEvent), with it focused.
+  lines << tr("+ / −\tZoom the coverage view") << tr("Arrows\tPan the coverage view")
+        << tr("0, Home\tFit the coverage view");
   return lines.join(QLatin1Char('\n'));
 }
 

@@ -129,6 +129,32 @@ class TstCoverage : public QObject {
              qPrintable(QStringLiteral("%1,%2").arg(centre.x()).arg(centre.y())));
   }
 
+  void keyboardZoomsAndPans() {
+    // Issue 30, item 8: the coverage view zoomed and panned by mouse only.
+    CoverageWidget w;
+    w.resize(400, 300);
+    w.setGrid(std::make_shared<CoverageGrid>(m_report.points[1], "C"));
+    w.fitAll();
+    const double fitted = w.scale();
+    const QPointF centre(200, 150);
+    const QPointF at = w.widgetToElement(centre);
+    QTest::keyClick(&w, Qt::Key_Plus);
+    QVERIFY(w.scale() > fitted);
+    const QPointF still = w.widgetToElement(centre);  // zoomed about the centre
+    QVERIFY(std::abs(still.x() - at.x()) < 1e-9 && std::abs(still.y() - at.y()) < 1e-9);
+    QTest::keyClick(&w, Qt::Key_Plus);
+    const QPointF before = w.origin();
+    QTest::keyClick(&w, Qt::Key_Right);
+    QVERIFY(w.origin().x() > before.x());
+    QCOMPARE(w.origin().y(), before.y());
+    QTest::keyClick(&w, Qt::Key_Down);
+    QVERIFY(w.origin().y() > before.y());
+    QVERIFY(!w.isFitted());
+    QTest::keyClick(&w, Qt::Key_Minus);
+    QTest::keyClick(&w, Qt::Key_0);
+    QCOMPARE(w.scale(), fitted);
+  }
+
   void paintsStateColours() {
     CoverageWidget w;
     w.setGrid(std::make_shared<CoverageGrid>(m_report.points[1], "C"));

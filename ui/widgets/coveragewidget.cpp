@@ -1,5 +1,7 @@
 #include "widgets/coveragewidget.h"
 
+#include <QKeyEvent>
+
 #include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -390,6 +392,42 @@ void CoverageWidget::mousePressEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
     m_pressPos = m_lastDrag = event->position().toPoint();
     m_dragging = true;
+  }
+}
+
+void CoverageWidget::keyPressEvent(QKeyEvent* event) {
+  const QPointF centre(width() / 2.0, height() / 2.0);
+  const double stepX = width() / 10.0 / m_scale, stepY = height() / 10.0 / m_scale;
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:  // "+" without Shift on most layouts
+      zoomAt(centre, 1.25);
+      return;
+    case Qt::Key_Minus:
+      zoomAt(centre, 1 / 1.25);
+      return;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+      fitAll();
+      return;
+    case Qt::Key_Left:
+    case Qt::Key_Right:
+    case Qt::Key_Up:
+    case Qt::Key_Down: {
+      const int k = event->key();
+      m_origin += QPointF(k == Qt::Key_Left    ? -stepX
+                          : k == Qt::Key_Right ? stepX
+                                               : 0,
+                          k == Qt::Key_Up     ? -stepY
+                          : k == Qt::Key_Down ? stepY
+                                              : 0);
+      m_autoFit = false;
+      clampOrigin();
+      update();
+      return;
+    }
+    default:
+      QWidget::keyPressEvent(event);
   }
 }
 

@@ -68,6 +68,8 @@ class CoverageWidget : public QWidget {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
+  /// + / − zoom at the centre, the arrows pan by a tenth of the view, 0 or Home fits.
+  void keyPressEvent(QKeyEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
