@@ -334,6 +334,7 @@ int finishSlurmReport(const RunArgs& a, const Report& report) {
 int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std::size_t points, int trials,
                    const SlurmArgs& s) {
   std::error_code ec;
+  const bool madeHere = !fs::exists(job.dir, ec);  // removed again if sbatch refuses the job
   fs::create_directories(job.dir, ec);
   if (ec) return usageError("--slurm-dir '" + job.dir + "': " + ec.message());
   for (int k = 0; k < job.shards; ++k)
@@ -355,6 +356,9 @@ int followSlurmJob(const RunArgs& a, const SlurmJob& job, const Config& cfg, std
   for (int k = 0; k < job.shards; ++k) all.push_back(k);
   if (const std::string error = follower.submit(all); !error.empty()) {
     std::cerr << "tilescope-run: error: sbatch did not take the job: " << error << '\n';
+    // Nothing ran: a folder per failed attempt (the script alone) helps no one.
+    if (madeHere && fs::remove_all(job.dir, ec) > 0 && !ec)
+      std::cerr << "tilescope-run: removed " << job.dir << " (nothing was submitted)\n";
     // A controller that does not answer is this machine's problem (3); a refusal
     // names an option or a limit to change (2).
     const bool unreachable =

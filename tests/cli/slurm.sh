@@ -57,6 +57,23 @@ PATH=/nonexistent "$exe" sweep "$cfg" --slurm --slurm-dir "$tmp/none" >"$tmp/out
 [ "$rc" = 3 ] && grep -q "sbatch not found on PATH" "$tmp/err.txt" || { echo "FAIL: no sbatch: exit $rc"; cat "$tmp/err.txt"; fail=1; }
 [ -e "$tmp/none" ] && { echo "FAIL: a folder was made without sbatch"; fail=1; }
 
+# A controller that does not answer: exit 3, and no folder left per attempt
+# (issue 30, item 8: each failed submit left NAME.slurm-STAMP with its script).
+mkdir -p "$tmp/fakebin"
+cat > "$tmp/fakebin/sbatch" <<'SB'
+#!/bin/sh
+echo "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)" >&2
+exit 1
+SB
+chmod +x "$tmp/fakebin/sbatch"
+for attempt in 1 2; do
+  PATH="$tmp/fakebin:$PATH" "$exe" sweep "$cfg" --slurm >"$tmp/out.txt" 2>"$tmp/err.txt"; rc=$?
+  [ "$rc" = 3 ] && grep -q "Unable to contact slurm controller" "$tmp/err.txt" \
+    || { echo "FAIL: unreachable controller (attempt $attempt): exit $rc"; cat "$tmp/err.txt"; fail=1; }
+done
+left=$(find "$tmp/cfg" -maxdepth 1 -name '*.slurm-*' | wc -l)
+[ "$left" = 0 ] || { echo "FAIL: $left folder(s) left by failed submissions"; ls "$tmp/cfg"; fail=1; }
+
 munged=$(command -v munged || echo /usr/sbin/munged)
 slurmctld=$(command -v slurmctld || echo /usr/sbin/slurmctld)
 slurmd=$(command -v slurmd || echo /usr/sbin/slurmd)
