@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "controllers/runcontroller.h"
 #include "mainwindow.h"
 #include "panels/configpanel.h"
 #include "panels/runpanel.h"
@@ -262,6 +263,27 @@ class TstRobustness : public QObject {
     QVERIFY(w.messageBanner()->isHidden());
     QVERIFY(!w.runPanel()->statusText().contains(expected));
     QFile::remove(m_dir.filePath(QStringLiteral("tilescope-run")));
+  }
+
+  void runLogKeepsLinesWhole() {
+    // Issue 30, item 8: a line of stderr that reached the pipe in two pieces was
+    // logged as two lines (each read of the pipe became a paragraph of the log).
+    writeScript(
+        QStringLiteral("split-stderr"),
+        QStringLiteral("printf 'first half, ' >&2; sleep 0.3; printf 'second half\\nnext line\\n' >&2\n"
+                       "sleep 0.2; printf 'no newline at the end' >&2; exit 0"));
+    RunController c;
+    c.setRunExecutable(m_dir.filePath(QStringLiteral("split-stderr")));
+    QSignalSpy log(&c, &RunController::logAvailable);
+    c.startCapture({});
+    QTRY_VERIFY_WITH_TIMEOUT(!c.isRunning(), 10000);
+    QStringList lines;
+    for (const QList<QVariant>& args : std::as_const(log))
+      lines << args.front().toString().split(QLatin1Char('\n'));
+    QVERIFY2(lines.contains(QStringLiteral("first half, second half")),
+             qPrintable(lines.join(QLatin1Char('|'))));
+    QVERIFY(lines.contains(QStringLiteral("next line")));
+    QVERIFY(lines.contains(QStringLiteral("no newline at the end")));
   }
 
   void slurmSweepCancelsItsJob() {

@@ -114,12 +114,8 @@ void RunController::launch(const QString& verb, const QStringList& cmd) {
   m_process = new QProcess(this);
   connect(m_process, &QProcess::readyReadStandardOutput, this,
           [this] { m_stream->feed(m_process->readAllStandardOutput()); });
-  connect(m_process, &QProcess::readyReadStandardError, this, [this] {
-    const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
-    emit logAvailable(text);
-    m_stderrTail << text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    while (m_stderrTail.size() > 4) m_stderrTail.removeFirst();
-  });
+  connect(m_process, &QProcess::readyReadStandardError, this,
+          [this] { takeStderr(m_process->readAllStandardError(), false); });
   connect(m_process, &QProcess::errorOccurred, this, [this, cmd](QProcess::ProcessError e) {
     if (e != QProcess::FailedToStart) return;
     setRunning(false);
@@ -128,6 +124,7 @@ void RunController::launch(const QString& verb, const QStringList& cmd) {
   connect(m_process, &QProcess::finished, this, &RunController::finished);
   m_verb = verb;
   m_stderrTail.clear();
+  m_stderrPending.clear();
   m_gotReport = m_cancelled = false;
   emit runStarted(verb);
   emit logAvailable(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
@@ -135,7 +132,22 @@ void RunController::launch(const QString& verb, const QStringList& cmd) {
   m_process->start(cmd.front(), cmd.mid(1));
 }
 
+void RunController::takeStderr(const QByteArray& bytes, bool last) {
+  // Whole lines only: a chunk of the pipe may end inside a line (or a UTF-8
+  // character), and each logAvailable is a paragraph of the log.
+  m_stderrPending += bytes;
+  const qsizetype end = last ? m_stderrPending.size() : m_stderrPending.lastIndexOf('\n') + 1;
+  if (end <= 0) return;
+  const QString text = QString::fromUtf8(m_stderrPending.left(end)).trimmed();
+  m_stderrPending.remove(0, end);
+  if (text.isEmpty()) return;
+  emit logAvailable(text);
+  m_stderrTail << text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  while (m_stderrTail.size() > 4) m_stderrTail.removeFirst();
+}
+
 void RunController::finished(int code, QProcess::ExitStatus status) {
+  takeStderr(m_process->readAllStandardError(), true);
   m_stream->feed(m_process->readAllStandardOutput());
   m_stream->finish();
   setRunning(false);

@@ -77,6 +77,8 @@ class RunController : public QObject {
  private:
   void launch(const QString& verb, const QStringList& cmd);
   void finished(int code, QProcess::ExitStatus status);
+  /// stderr into the log a whole line at a time (`last`: the rest, at the end).
+  void takeStderr(const QByteArray& bytes, bool last);
   void setRunning(bool running);
 
   QString m_configPath;
@@ -88,7 +90,8 @@ class RunController : public QObject {
   bool m_running = false;  ///< from start() until the process ended or failed to start
   RunStream* m_stream;
   QString m_verb;
-  QStringList m_stderrTail;  ///< last lines of stderr, for the failure message
+  QStringList m_stderrTail;    ///< last lines of stderr, for the failure message
+  QByteArray m_stderrPending;  ///< stderr after its last newline, until the rest of the line comes
   bool m_gotReport = false;
   bool m_cancelled = false;
 };
