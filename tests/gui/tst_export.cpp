@@ -1,6 +1,8 @@
 // exportReport: HTML, PDF and Markdown of a hand-made H100 sweep report.
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextLayout>
 #include <QtTest>
 
 #include <QAbstractTextDocumentLayout>
@@ -239,6 +241,42 @@ class TestExport : public QObject {
         ++tables;
       }
     QVERIFY(tables >= 8);
+  }
+
+  void pdfTableHeadersBreakBetweenWords() {
+    // Issue 30, item 7: equal column widths broke headers mid-word ("Referenc|e",
+    // "Mismatch|es", "Na|N"). Every header line now starts after a space.
+    QPdfWriter writer(m_dir.filePath(QStringLiteral("words.pdf")));
+    writer.setPageSize(QPageSize(QPageSize::A4));
+    writer.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+    writer.setResolution(96);
+    Report r = fixture();
+    const auto doc = pagedDocument(exportDocument(r), renderFigures(r), &writer);
+    (void)doc->documentLayout()->documentSize();  // lays every block out
+    QList<QTextFrame*> frames = doc->rootFrame()->childFrames();
+    int headers = 0;
+    while (!frames.isEmpty()) {
+      QTextFrame* frame = frames.takeFirst();
+      frames << frame->childFrames();
+      auto* table = qobject_cast<QTextTable*>(frame);
+      if (!table) continue;
+      for (int c = 0; c < table->columns(); ++c, ++headers) {
+        const QTextBlock block = doc->findBlock(table->cellAt(0, c).firstCursorPosition().position());
+        const QString text = block.text();
+        QTextLayout* layout = block.layout();
+        for (int l = 1; layout && l < layout->lineCount(); ++l) {
+          const int start = layout->lineAt(l).textStart();
+          QVERIFY2(start > 0 && text.at(start - 1).isSpace(),
+                   qPrintable(QStringLiteral("'%1' broken at %2 (column %3 of %4, %5 %)")
+                                  .arg(text)
+                                  .arg(start)
+                                  .arg(c)
+                                  .arg(table->columns())
+                                  .arg(table->format().columnWidthConstraints().value(c).rawValue())));
+        }
+      }
+    }
+    QVERIFY(headers >= 30);
   }
 };
 

@@ -1,10 +1,16 @@
 // HTML and PDF writers: core's renderHtml, with the figures filled in (the PDF is
 // the same HTML laid out by QTextDocument).
+#include <QAbstractTextDocumentLayout>
 #include <QBuffer>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QRegularExpression>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextTable>
 #include <QUrl>
 
 #include "export/documentwriters.h"
@@ -23,6 +29,88 @@ FigureSource figureSource(const QVector<Figure>& figures, bool paged) {
       }
     return std::nullopt;
   };
+}
+
+/// The width of a table cell's widest paragraph and of its longest word, each
+/// fragment in its own font (the style sheet's 10 pt; bold in a header) as the
+/// device lays it out.
+std::pair<double, double> cellWidths(const QTextTableCell& cell, QPaintDevice* device) {
+  static const QRegularExpression space(QStringLiteral("\\s+"));
+  double natural = 0, word = 0;
+  const int end = cell.lastCursorPosition().position();
+  QTextDocument* doc = cell.firstCursorPosition().document();
+  for (QTextBlock block = doc->findBlock(cell.firstCursorPosition().position());
+       block.isValid() && block.position() <= end; block = block.next()) {
+    double line = 0;
+    for (auto it = block.begin(); !it.atEnd(); ++it) {
+      const QTextFragment fragment = it.fragment();
+      const QFontMetricsF fm(fragment.charFormat().font(), device);
+      line += fm.horizontalAdvance(fragment.text());
+      for (const QString& w : fragment.text().split(space, Qt::SkipEmptyParts))
+        word = qMax(word, fm.horizontalAdvance(w));
+    }
+    natural = qMax(natural, line);
+  }
+  return {natural, word};
+}
+
+/// Column widths from the cells' content: QTextDocument shares a page's width
+/// out equally, so a column of short numbers got as much as one of long names
+/// and headers broke mid-word ("Referenc|e", "Mismatch|es"). Each column gets
+/// its longest word at least (up to a third of the page: a metric's name may
+/// still break) and a share of the rest by its widest cell.
+void fitTableColumns(QTextTable* table, double pageWidth, QPaintDevice* device) {
+  const int cols = table->columns();
+  if (cols < 2) return;
+  QVector<double> word(cols, 0), natural(cols, 0);
+  for (int r = 0; r < table->rows(); ++r)
+    for (int c = 0; c < cols; ++c) {
+      const auto [line, longest] = cellWidths(table->cellAt(r, c), device);
+      // 15 % of slack: the printed layout's glyphs run a little wider than measured here.
+      natural[c] = qMax(natural[c], 1.15 * line);
+      word[c] = qMax(word[c], 1.15 * longest);
+    }
+  const double padding = 2 * (table->format().cellPadding() + table->format().border()) + 8;
+  // A table whose longest words alone overrun the page (the compile table's ten
+  // columns) is set smaller, down to 70 %, rather than broken inside its words.
+  double words = 0;
+  for (int c = 0; c < cols; ++c) words += qMin(word[c], pageWidth / 3) + padding;
+  if (words > pageWidth) {
+    const double scale = qMax(0.7, (pageWidth - cols * padding) / (words - cols * padding));
+    QTextCursor all(table->document());
+    all.setPosition(table->firstPosition());
+    all.setPosition(table->lastPosition(), QTextCursor::KeepAnchor);
+    QTextCharFormat smaller;
+    smaller.setFontPointSize(10.0 * scale);  // the style sheet's 10 pt (document_render.cpp)
+    all.mergeCharFormat(smaller);
+    for (int c = 0; c < cols; ++c) {
+      word[c] *= scale;
+      natural[c] *= scale;
+    }
+  }
+  // A column whose widest cell fits a fair share gets all of it; the others
+  // their longest word, then what is left by how much more they would use
+  // (a long message counts as half a page at most, not as the whole line).
+  const double fair = pageWidth / cols;
+  QVector<double> width(cols), want(cols, 0);
+  double used = 0, wanted = 0;
+  for (int c = 0; c < cols; ++c) {
+    const bool fits = natural[c] + padding <= fair;
+    width[c] = fits ? natural[c] + padding : qMin(word[c], pageWidth / 3) + padding;
+    if (!fits) want[c] = qMax(0.0, qMin(natural[c], pageWidth / 2) + padding - width[c]);
+    used += width[c];
+    wanted += want[c];
+  }
+  const double room = qMax(0.0, pageWidth - used);
+  for (int c = 0; c < cols; ++c)
+    if (wanted > 0) width[c] += room * want[c] / wanted;
+  double total = 0;
+  for (double w : width) total += w;
+  QVector<QTextLength> constraints;
+  for (double w : width) constraints << QTextLength(QTextLength::PercentageLength, 100.0 * w / total);
+  QTextTableFormat format = table->format();
+  format.setColumnWidthConstraints(constraints);
+  table->setFormat(format);
 }
 
 }  // namespace
@@ -58,6 +146,17 @@ std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<
   text->setPageSize(layout.paintRectPixels(device->logicalDpiX()).size());
   text->setDocumentMargin(0);
   text->setHtml(QString::fromStdString(renderHtml(doc, RenderOptions{figureSource(figures, true), true})));
+  // Laid out with the device's font metrics, those fitTableColumns measures with
+  // (print() would otherwise lay a copy out again at another scale).
+  text->documentLayout()->setPaintDevice(device);
+  // Every table, also those inside another frame (a section that starts a page).
+  QList<QTextFrame*> frames = text->rootFrame()->childFrames();
+  while (!frames.isEmpty()) {
+    QTextFrame* frame = frames.takeFirst();
+    frames << frame->childFrames();
+    if (auto* table = qobject_cast<QTextTable*>(frame))
+      fitTableColumns(table, text->pageSize().width(), device);
+  }
   return text;
 }
 
