@@ -5,6 +5,7 @@
 #include "tilescope/model/report.h"
 #include "widgets/coveragegrid.h"
 #include "widgets/coveragewidget.h"
+#include "widgets/maskwidget.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;
@@ -153,6 +154,23 @@ class TstCoverage : public QObject {
     QTest::keyClick(&w, Qt::Key_Minus);
     QTest::keyClick(&w, Qt::Key_0);
     QCOMPARE(w.scale(), fitted);
+  }
+
+  void maskPlaceholderFitsANarrowDock() {
+    // Issue 30, item 7: the Mask view's placeholder was one line, clipped at both
+    // ends in the default layout's narrow dock. Its pixels stay clear of the edges.
+    MaskWidget w;
+    w.resize(150, 200);
+    const QImage image = w.grab().toImage();
+    const QRgb base = w.palette().color(QPalette::Base).rgb();
+    int inked = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        if (image.pixel(x, y) == base) continue;
+        ++inked;
+        QVERIFY2(x >= 4 && x < image.width() - 4, qPrintable(QStringLiteral("ink at x = %1").arg(x)));
+      }
+    QVERIFY(inked > 50);  // the text is drawn
   }
 
   void paintsStateColours() {

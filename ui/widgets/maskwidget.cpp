@@ -66,7 +66,9 @@ void MaskWidget::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().color(QPalette::Base));
   if (!m_grid || !m_grid->valid() || m_tileRow < 0 || m_tileCol < 0) {
     p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter, tr("Select a tile in the coverage view or the list"));
+    // Wrapped inside a margin: in the default layout's narrow dock one line was clipped at both ends.
+    p.drawText(rect().adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap,
+               tr("Select a tile in the coverage view or the list"));
     return;
   }
   const QRectF area = tileRectPx();
