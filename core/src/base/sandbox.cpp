@@ -77,8 +77,15 @@ std::vector<std::string> confinedArgv(const std::vector<std::string>& argv, cons
       if (fs::exists(p, ec) &&
           std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return lexicallyInside(p, h); }))
         shown.insert(p.string());
-  std::vector<std::string> binds(shown.begin(), shown.end());
-  std::sort(binds.begin(), binds.end(), [](const auto& x, const auto& y) { return x.size() < y.size(); });
+  std::vector<std::string> sorted(shown.begin(), shown.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.size() < y.size(); });
+  // A path inside one already bound is visible through it: binding it again
+  // fails where it is a symlink (a venv's bin/python3 in a checkout under /tmp:
+  // "bwrap: Can't create file at ...").
+  std::vector<std::string> binds;
+  for (const auto& b : sorted)
+    if (std::none_of(binds.begin(), binds.end(), [&](const std::string& k) { return lexicallyInside(b, k); }))
+      binds.push_back(b);
   for (const auto& b : binds) a.insert(a.end(), {"--ro-bind", b, b});
   const std::string work = resolved(paths.writable).string();
   a.insert(a.end(), {"--bind", work, work, "--chdir", work, "--clearenv"});
