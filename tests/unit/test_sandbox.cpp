@@ -56,6 +56,23 @@ TEST(Sandbox, HidesHomesAndTmpAndKeepsNoSecrets) {
             (std::vector<std::string>{"--", "python3", "x.py"}));
 }
 
+TEST(Sandbox, NothingInsideABoundFolderIsBoundAgain) {
+  // A checkout under /tmp: the venv is bound, and its bin/python3 (a symlink,
+  // which bwrap cannot bind onto) must not be bound a second time.
+  TempFolder venv, work;
+  fs::create_directories(venv.path / "bin");
+  fs::create_symlink("/usr/bin/python3", venv.path / "bin" / "python3");
+  const fs::path python = venv.path / "bin" / "python3";
+  const auto a =
+      confinedArgv({python.string(), "x.py"}, {{venv.path, python, venv.path / "bin"}, work.path, {}});
+  const std::string root = fs::weakly_canonical(venv.path).string();
+  int binds = 0;
+  for (std::size_t i = 0; i + 1 < a.size(); ++i)
+    if (a[i] == "--ro-bind" && a[i + 1].rfind(root, 0) == 0) ++binds;
+  EXPECT_EQ(binds, 1);
+  EXPECT_TRUE(hasPair(a, "--ro-bind", root));
+}
+
 TEST(Sandbox, AConfinedProgramWritesOnlyItsFolderAndSeesNoHome) {
   if (!sandboxProblem().empty()) GTEST_SKIP() << sandboxProblem();
   TempFolder work, outside;
