@@ -20,6 +20,7 @@
 
 #include "controllers/runcontroller.h"
 #include "controllers/runstream.h"
+#include "gui_test_util.h"
 #include "mainwindow.h"
 #include "panels/capturedialog.h"
 #include "panels/configpanel.h"
@@ -31,27 +32,12 @@
 
 using namespace tilescope;
 using namespace tilescope::ui;
+using tilescope::ui::test::longestStall;
 
 namespace {
 const QString kRun = QStringLiteral(TILESCOPE_RUN_EXE);
 const std::filesystem::path kCaptures = std::filesystem::path(TILESCOPE_TEST_DATA) / "capture";
 const QString kConfig = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_small.tscfg.json");
-
-/// The longest the event loop went without running a 5 ms timer while `busy` held (at most `ms`).
-qint64 longestStall(const std::function<bool()>& busy, int ms) {
-  QElapsedTimer total, since;
-  total.start();
-  since.start();
-  qint64 worst = 0;
-  QTimer tick;
-  QObject::connect(&tick, &QTimer::timeout, [&] {
-    worst = std::max(worst, since.elapsed());
-    since.restart();
-  });
-  tick.start(5);
-  while (busy() && total.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-  return worst;
-}
 
 /// The GPU-recorded launches, in the order a program would have made them.
 std::vector<LaunchRecord> recordedLaunches() {

@@ -16,6 +16,7 @@
 
 #include "controllers/checkcontroller.h"
 #include "controllers/configcheck.h"
+#include "gui_test_util.h"
 #include "mainwindow.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
@@ -25,28 +26,13 @@
 
 using namespace tilescope;
 using namespace tilescope::ui;
+using tilescope::ui::test::longestStall;
 
 namespace {
 const QString kConfig = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_small.tscfg.json");
 const QString kFixture = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_sweep.json");
 const QString kRun = QStringLiteral(TILESCOPE_RUN_EXE);
 const QString kKernels = QStringLiteral(TILESCOPE_SOURCE_DIR "/kernels/");
-
-/// The longest the event loop went without running a 5 ms timer while `busy` held (at most `ms`).
-qint64 longestStall(const std::function<bool()>& busy, int ms) {
-  QElapsedTimer total, since;
-  total.start();
-  since.start();
-  qint64 worst = 0;
-  QTimer tick;
-  QObject::connect(&tick, &QTimer::timeout, [&] {
-    worst = std::max(worst, since.elapsed());
-    since.restart();
-  });
-  tick.start(5);
-  while (busy() && total.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-  return worst;
-}
 
 /// The CLI's report of `config`.
 Report cliCheck(const QString& config) {

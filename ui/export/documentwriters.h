@@ -23,6 +23,12 @@ bool writePdf(const Document& doc, const QVector<Figure>& figures, const QString
 /// Markdown with the figures as PNGs in "<basename>_files/" next to it (relative links).
 bool writeMarkdown(const Document& doc, const QVector<Figure>& figures, const QString& path, QString* error);
 
+/// A writer of one of the three formats above.
+using DocumentWriter = bool (*)(const Document&, const QVector<Figure>&, const QString&, QString*);
+/// The writer `outPath`'s extension names (.html/.htm, .pdf, .md/.markdown), or
+/// nullptr with *error naming the path and the formats.
+DocumentWriter writerFor(const QString& outPath, QString* error);
+
 /// The QTextDocument writePdf prints on `device`: its page size is the device's
 /// printable area, so tables span the text width (tests measure the layout).
 std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<Figure>& figures,

@@ -24,21 +24,19 @@ Document exportDocument(const tilescope::Report& r, const QString& note, std::si
   return buildDocument(r, options);
 }
 
-bool exportReport(const tilescope::Report& r, const QString& outPath, QString* error) {
+DocumentWriter writerFor(const QString& outPath, QString* error) {
   const QString ext = QFileInfo(outPath).suffix().toLower();
-  using Writer = bool (*)(const Document&, const QVector<Figure>&, const QString&, QString*);
-  Writer writer = nullptr;
-  if (ext == QLatin1String("html") || ext == QLatin1String("htm"))
-    writer = writeHtml;
-  else if (ext == QLatin1String("pdf"))
-    writer = writePdf;
-  else if (ext == QLatin1String("md") || ext == QLatin1String("markdown"))
-    writer = writeMarkdown;
-  if (!writer) {
-    if (error)
-      *error = QStringLiteral("%1: unknown export format '.%2' (use .html, .pdf or .md)").arg(outPath, ext);
-    return false;
-  }
+  if (ext == QLatin1String("html") || ext == QLatin1String("htm")) return writeHtml;
+  if (ext == QLatin1String("pdf")) return writePdf;
+  if (ext == QLatin1String("md") || ext == QLatin1String("markdown")) return writeMarkdown;
+  if (error)
+    *error = QStringLiteral("%1: unknown export format '.%2' (use .html, .pdf or .md)").arg(outPath, ext);
+  return nullptr;
+}
+
+bool exportReport(const tilescope::Report& r, const QString& outPath, QString* error) {
+  const DocumentWriter writer = writerFor(outPath, error);
+  if (!writer) return false;
   QString note;
   const QVector<Figure> figures = renderFigures(r, &note);
   return writer(exportDocument(r, note), figures, outPath, error);

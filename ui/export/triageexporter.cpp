@@ -46,20 +46,8 @@ QVector<Figure> renderTriageFigures(const TriageReport& t) {
 }
 
 bool exportTriage(const TriageReport& t, const QString& outPath, QString* error) {
-  const QString ext = QFileInfo(outPath).suffix().toLower();
-  using Writer = bool (*)(const Document&, const QVector<Figure>&, const QString&, QString*);
-  Writer writer = nullptr;
-  if (ext == QLatin1String("html") || ext == QLatin1String("htm"))
-    writer = writeHtml;
-  else if (ext == QLatin1String("pdf"))
-    writer = writePdf;
-  else if (ext == QLatin1String("md") || ext == QLatin1String("markdown"))
-    writer = writeMarkdown;
-  if (!writer) {
-    if (error)
-      *error = QStringLiteral("%1: unknown export format '.%2' (use .html, .pdf or .md)").arg(outPath, ext);
-    return false;
-  }
+  const DocumentWriter writer = writerFor(outPath, error);
+  if (!writer) return false;
   return writer(buildTriageDocument(t), renderTriageFigures(t), outPath, error);
 }
 
