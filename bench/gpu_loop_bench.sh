@@ -3,12 +3,15 @@
 #   1. where a warm point's time goes: a 4-point sweep of the 4096^3 zoo GEMM
 #      (warm worker, default counters), its workers' progress events (each
 #      carries the worker's clock) folded into phases, and the profiler's own
-#      phases (TILESCOPE_PROFILER_TRACE) from the workers' stderr;
+#      phases with their CPU time (TILESCOPE_PROFILER_TRACE=FOLDER, a file per
+#      worker);
 #   2. the 16-point 1024^3 GEMM sweep with --jobs 1, 2, 4 ... up to the host's
 #      GPUs, with the default counters and with --counters none, REPS times,
 #      with the per-phase medians of each, so that a phase that grows with the
 #      number of workers shows which one is serialised.
-# Usage: bench/gpu_loop_bench.sh BUILD_DIR OUT_DIR [REPS]
+# LOOP_KEEP=1 adds the sweeps with TILESCOPE_KEEP_PROFILER=1 (the range
+# profiler left enabled between a warm worker's captures).
+# Usage: [LOOP_KEEP=1] bench/gpu_loop_bench.sh BUILD_DIR OUT_DIR [REPS]
 set -uo pipefail
 bin=$1/app/tilescope-run; out=$2; reps=${3:-2}
 mkdir -p "$out"
@@ -33,18 +36,21 @@ run() {  # NAME ARGS...: a sweep with --stream, its wall time beside it
   local name=$1; shift
   local s e
   s=$(date +%s.%N)
-  TILESCOPE_PROFILER_TRACE=1 "$bin" sweep "$@" --stream 2>"$out/$name.log" |
+  mkdir -p "$out/$name.trace"
+  TILESCOPE_PROFILER_TRACE="$out/$name.trace" "$bin" sweep "$@" --stream 2>"$out/$name.log" |
     python3 -u -c 'import sys, time
 for line in iter(sys.stdin.readline, ""): sys.stdout.write(f"{time.time():.4f}\t{line}")' >"$out/$name.jsonl"
   e=$(date +%s.%N)
   echo "$s $e" >"$out/$name.wall"
 }
 run big "$big" $consent
+[ -n "${LOOP_KEEP:-}" ] && TILESCOPE_KEEP_PROFILER=1 run big_keep "$big" $consent
 for i in $(seq 1 "$reps"); do
   for j in 1 2 4 8; do
     [ "$j" -gt "$gpus" ] && [ "$j" -gt 1 ] && continue
     run "s16_basic_j${j}_$i" "$sweep16" --jobs "$j"
     run "s16_none_j${j}_$i" "$sweep16" --jobs "$j" --counters none
+    [ -n "${LOOP_KEEP:-}" ] && TILESCOPE_KEEP_PROFILER=1 run "s16_keep_j${j}_$i" "$sweep16" --jobs "$j"
   done
 done
 python3 bench/loop_phases.py "$out"

@@ -2,8 +2,8 @@
 """Where a sweep point's time goes (bench/gpu_loop_bench.sh).
 
 Reads OUT/NAME.jsonl (the sweep's --stream, each line prefixed by the time the
-bench received it and a tab), OUT/NAME.wall and OUT/NAME.log (the workers'
-stderr with TILESCOPE_PROFILER_TRACE lines) for every NAME, and prints:
+bench received it and a tab), OUT/NAME.wall and OUT/NAME.trace/profiler-PID.txt
+(TILESCOPE_PROFILER_TRACE's phase lines, a file per worker) for every NAME, and prints:
   - per sweep: wall time, points, per point the wall time beyond its timed
     repetitions (median), and the counters' own seconds (kernel, baseline, PC);
   - per phase (the worker's progress messages, by their first words): the
@@ -59,14 +59,12 @@ def read_run(out, name):
         seq.sort()
         for (t0, what), (t1, _) in zip(seq, seq[1:]):
             phases[what].append(t1 - t0)
-    prof = defaultdict(list)
-    try:
-        for line in open(os.path.join(out, name + ".log"), errors="replace"):
-            m = re.match(r"profiler: (\S.*?)\s+([0-9.]+) ms", line)
+    prof = defaultdict(list)  # "who: phase" -> [(wall, user, sys)] in s
+    for path in glob.glob(os.path.join(out, name + ".trace", "profiler-*.txt")):
+        for line in open(path, errors="replace"):
+            m = re.match(r"(.+?): (\S.*?)\s+([0-9.]+) ms  cpu user\s+([0-9.]+) sys\s+([0-9.]+) ms", line)
             if m:
-                prof[m.group(1)].append(float(m.group(2)) / 1e3)
-    except OSError:
-        pass
+                prof[m.group(1) + ": " + m.group(2)].append(tuple(float(m.group(i)) / 1e3 for i in (3, 4, 5)))
     return {"wall": e - s, "report": report, "phases": phases, "profiler": prof}
 
 
@@ -94,8 +92,10 @@ def main():
               f"{med([p.get('timing', {}).get('kernel_ns', {}).get('median', 0) / 1e3 for p in pts]):.1f} us")
         for what, xs in sorted(r["phases"].items(), key=lambda kv: -sum(kv[1])):
             print(f"    {what:<32} median {med(xs):7.3f} s  sum {sum(xs):7.2f} s  n {len(xs)}")
-        for what, xs in sorted(r["profiler"].items(), key=lambda kv: -sum(kv[1])):
-            print(f"    profiler {what:<23} median {med(xs):7.3f} s  sum {sum(xs):7.2f} s  n {len(xs)}")
+        for what, xs in sorted(r["profiler"].items(), key=lambda kv: -sum(x[0] for x in kv[1])):
+            wall, user, sys_ = ([x[i] for x in xs] for i in range(3))
+            print(f"    {what:<32} median {med(wall):7.3f} s (cpu user {med(user):.3f}, sys {med(sys_):.3f})"
+                  f"  sum {sum(wall):7.2f} s  n {len(xs)}")
     # Scaling: best wall per (set, jobs) over the repetitions.
     best = defaultdict(lambda: float("inf"))
     for n, r in runs.items():

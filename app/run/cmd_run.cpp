@@ -133,6 +133,9 @@ std::string sessionOptions(const RunArgs& a, const Config& cfg, std::size_t poin
       opts.extraWorkerArgs.insert(opts.extraWorkerArgs.end(), {"--baseline-cache", baselineCache.path});
     }
   }
+  // A sweep's points are compared by their counters; their PCs are sampled
+  // with the full set (a point run alone samples a slow kernel's).
+  if (points > 1) opts.extraWorkerArgs.push_back("--no-slow-sampling");
   opts.jobs = a.jobs;
   opts.devices = a.jobs > 1 ? localGpus() : std::vector<int>{0};
   opts.timeoutS = a.timeoutS;

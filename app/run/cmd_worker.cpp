@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
@@ -155,6 +156,8 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   opts.counters = !a.noCounters;
   opts.counterSet = a.counters;
   opts.baselineCacheDir = a.baselineCache;
+  opts.sampleSlowKernels = !a.noSlowSampling;
+  opts.keepProfiler = a.serve && std::getenv("TILESCOPE_KEEP_PROFILER") != nullptr;
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -273,6 +276,8 @@ Verb addWorkerCommand(CLI::App& app) {
       ->check(CLI::IsMember({"basic", "full"}));
   w->add_option("--baseline-cache", a->baselineCache,
                 "a folder the workers of one sweep share for the baseline's counters");
+  w->add_flag("--no-slow-sampling", a->noSlowSampling,
+              "basic counters: no PC sampling of a kernel slower than its baseline (a sweep's points)");
   w->add_option("--set", a->overrides, "NAME=VALUE: override a define or param");
   w->add_flag("--trace", a->trace, "trace the kernel first");
   w->add_option("--trace-mode", a->traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));

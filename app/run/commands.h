@@ -72,9 +72,10 @@ struct WorkerArgs {
   double inputScale = 1.0;  ///< multiplies generated float inputs (diagnose's input_scale)
   bool noTiming = false;
   bool noBaseline = false;
-  bool noCounters = false;             ///< skip the profiling pass (diagnose's follow-up experiments)
-  std::string counters;                ///< --counters basic|full|none ("": the config's, else basic)
-  std::string baselineCache;           ///< --baseline-cache DIR: the sweep's shared baseline counters
+  bool noCounters = false;      ///< skip the profiling pass (diagnose's follow-up experiments)
+  std::string counters;         ///< --counters basic|full|none ("": the config's, else basic)
+  std::string baselineCache;    ///< --baseline-cache DIR: the sweep's shared baseline counters
+  bool noSlowSampling = false;  ///< --no-slow-sampling: basic counters sample no PCs (a sweep's points)
   std::vector<std::string> overrides;  ///< NAME=VALUE for defines/params (diagnose's shapes)
   bool trace = false;
   std::string traceMode = "full";  ///< full | memory

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 extern char** environ;
 
@@ -334,6 +335,19 @@ ChildResult ServedChild::request(const std::string& line, double timeoutS,
   }
   r.seconds = since(start);
   return r;
+}
+
+void ServedChild::release(double graceS) {
+  if (m_pid <= 0) return;
+  if (m_in >= 0) close(m_in);
+  m_in = -1;
+  std::thread([s = Stream{m_pid, m_out, m_err, std::move(m_outBuf), std::move(m_errBuf)}, graceS]() mutable {
+    ChildResult r;
+    pumpChild(s, Clock::now(), graceS > 0 ? graceS : 0.001, {}, {}, {}, {}, r);
+    reapChild(s, r);
+  }).detach();
+  m_out = m_err = -1;
+  m_pid = 0;
 }
 
 ChildResult ServedChild::finish(double graceS) {

@@ -76,6 +76,7 @@ Report runSession(const Config& file, const std::string& verb, const SessionOpti
       }
       results[j] = std::move(p);
     }
+    warm.release();  // its context's teardown overlaps the report's writing
     std::lock_guard<std::mutex> lock(mu);
     workers += warm.started() + fresh;
   };

@@ -275,6 +275,10 @@ void WarmWorker::retire() {
   if (m_child->running()) (void)m_child->finish(10);
 }
 
+void WarmWorker::release() {
+  if (m_child->running()) m_child->release(10);
+}
+
 Point WarmWorker::capture(const Config& config, const SweepPoint& sp, int trial, int device,
                           const SessionOptions& opts, DeviceInfo* deviceOut) {
   const double total = opts.timeoutS > 0 ? opts.timeoutS : defaultWorkerTimeout(config);

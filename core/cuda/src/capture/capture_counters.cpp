@@ -135,6 +135,7 @@ void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, C
     c.baselineNote = "the " + s.cfg->baseline.kind + " baseline runs outside the worker: no counters";
     return;
   }
+  releaseRangeProfiler();  // a fresh profiler session for the libraries' kernels (see profileCounters)
   RangeProfile r = profileWhenFree(call, metrics, opts);
   c.baselineSeconds = r.seconds;
   if (!r.error.empty()) {
@@ -281,21 +282,26 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (checkpoint) checkpoint(p);
     if (opts.progress) opts.progress("profile the baseline: " + s.cfg->baseline.kind);
-    releaseRangeProfiler();  // a fresh profiler session for the libraries' kernels (see above)
     profileBaseline(s, c.metrics, c, opts);
   }
-  releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
   // PC sampling where someone asks why it is slow: the full set, or a kernel
   // slower than its baseline (the basic set's cost target leaves no room for it).
   const bool slow = std::any_of(p.findings.begin(), p.findings.end(),
                                 [](const Finding& f) { return f.category == "slow_vs_baseline"; });
-  if (set == CounterSet::full || slow) {
+  if (set == CounterSet::full || (slow && opts.sampleSlowKernels)) {
+    releaseRangeProfiler();  // PC sampling cannot run while the range profiler is enabled
     if (opts.progress) opts.progress("sample the kernel's PCs (stall reasons per line)");
     samplePcsOfKernel(s, fn, g, args, s.modules.front().symbol, p, c);
+  } else if (slow) {
+    c.pcSampling.note =
+        "not sampled: a sweep point under basic counters (run the point alone, or --counters full)";
   } else {
     c.pcSampling.note =
         "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
   }
+  // The range profiler stays enabled for the next capture of a worker that has
+  // its GPU to itself: enabling it is much of a short kernel's profile.
+  if (!opts.keepProfiler) releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "profile/phase_trace.h"
 #include "tilescope/cuda/cupti_errors.h"
 
 namespace tilescope::cuda {
@@ -170,7 +171,7 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
                         const std::function<void()>& afterEnable) {
   PcSamplingRun out;
   const auto t0 = std::chrono::steady_clock::now();
-  const bool trace = std::getenv("TILESCOPE_PROFILER_TRACE") != nullptr;
+  detail::PhaseTrace trace("pc sampling");
   CUstream stream = nullptr;
   try {
     CUcontext ctx = nullptr;
@@ -185,11 +186,9 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
       configured = std::make_unique<Buffer>(reasons.indices.size());
       read = std::make_unique<Buffer>(reasons.indices.size());
       configure(ctx, *configured, reasons, periodLog2);
-      if (trace)
-        std::fprintf(stderr, "pc sampling: enabled and configured at %.1f ms, %zu stall reasons\n",
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                     reasons.indices.size());
+      trace("enable");
       if (afterEnable) afterEnable();
+      trace("reload");
       checkCu(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
       CUpti_PCSamplingStartParams sp{};
       sp.size = sizeof sp;
@@ -199,6 +198,7 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
       call(stream);
       checkCu(cuStreamSynchronize(stream), "the sampled launches");
       on.stop();
+      trace("sample");
       // Records CUPTI may have left in the configured buffer are taken before
       // GetData could overwrite them; each record is taken once.
       take(*configured, reasons, out);
@@ -218,6 +218,7 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
         if (read->data.totalNumPcs == 0 && read->data.remainingNumPcs == 0) break;
       }
       configured->reset();
+      trace("read");
     }
     // Disabling flushes anything CUPTI still held into the configured buffer.
     take(*configured, reasons, out);
@@ -227,9 +228,7 @@ PcSamplingRun samplePcs(const std::function<void(CUstream)>& call, int periodLog
   }
   if (stream) cuStreamDestroy(stream);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (trace)
-    std::fprintf(stderr, "pc sampling: %zu records, %lld samples (CUPTI), %.1f ms in all\n", out.records,
-                 static_cast<long long>(out.cuptiTotalSamples), out.seconds * 1e3);
+  trace("disable");
   return out;
 }
 

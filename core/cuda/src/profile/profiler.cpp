@@ -19,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "profile/phase_trace.h"
 #include "tilescope/cuda/cupti_errors.h"
 
 namespace tilescope::cuda {
@@ -412,31 +413,21 @@ Enabled& enabled() {
   return e;
 }
 
-/// Phase times on stderr when TILESCOPE_PROFILER_TRACE is set (bench/counters_vs_ncu.py).
-struct Trace {
-  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-  bool on = std::getenv("TILESCOPE_PROFILER_TRACE") != nullptr;
-  void operator()(const char* phase) {
-    const auto now = std::chrono::steady_clock::now();
-    if (on)
-      std::fprintf(stderr, "profiler: %-12s %8.1f ms\n", phase,
-                   std::chrono::duration<double, std::milli>(now - last).count());
-    last = now;
-  }
-};
-
 }  // namespace
 
 void releaseRangeProfiler() {
+  detail::PhaseTrace trace("profiler");
+  const bool was = enabled().session != nullptr;
   enabled().session.reset();
   enabled().ctx = nullptr;
+  if (was) trace("disable");
 }
 
 RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
                            int maxRanges) {
   RangeProfile out;
   const auto t0 = std::chrono::steady_clock::now();
-  Trace trace;
+  detail::PhaseTrace trace("profiler");
   try {
     CUdevice dev = 0;
     CUcontext ctx = currentContext(&dev);
@@ -464,10 +455,12 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
     trace("set config");
     Stream stream;
     e.session->start();
+    trace("start");
     call(stream.s);
     checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
-    const std::size_t dropped = e.session->stopAndDecode();
     trace("replay");
+    const std::size_t dropped = e.session->stopAndDecode();
+    trace("decode");
     if (dropped > 0)
       throw CuptiFailure(std::to_string(dropped) + " kernel ranges were dropped (more than " +
                          std::to_string(maxRanges) + " launches)");

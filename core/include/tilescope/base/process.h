@@ -64,6 +64,13 @@ class ServedChild {
   /// the result holds what it wrote on stderr meanwhile and how it ended.
   ChildResult finish(double graceS);
 
+  /// Closes stdin and lets the child end on its own: a background thread drains
+  /// and reaps it, killing its group after `graceS`. For a child whose answers
+  /// are all in, when nobody needs to know how it ended (a warm worker at the
+  /// end of a session tearing its CUDA context down: 0.4 s the report need not
+  /// wait for).
+  void release(double graceS);
+
  private:
   int m_pid = 0, m_in = -1, m_out = -1, m_err = -1;
   std::string m_outBuf, m_errBuf;

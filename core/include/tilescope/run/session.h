@@ -73,6 +73,9 @@ class WarmWorker {
                 const SessionOptions& opts, DeviceInfo* deviceOut = nullptr);
   /// Ends the worker now; the next capture starts a fresh one.
   void retire();
+  /// Ends the worker without waiting for it to exit (the session's last capture
+  /// is in: ServedChild::release).
+  void release();
   /// How many worker processes it has started.
   int started() const { return m_started; }
 
