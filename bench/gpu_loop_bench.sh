@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The speed of the loop on a GPU host (issue 29, docs/measurements.md "The loop").
 #   1. where a warm point's time goes: a 4-point sweep of the 4096^3 zoo GEMM
-#      (warm worker, default counters), its workers' progress events (each
+#      (warm worker, default counters; twice, and with --jobs 4 on a 4-GPU host), its workers' progress events (each
 #      carries the worker's clock) folded into phases, and the profiler's own
 #      phases with their CPU time (TILESCOPE_PROFILER_TRACE=FOLDER, a file per
 #      worker);
@@ -9,9 +9,7 @@
 #      GPUs, with the default counters and with --counters none, REPS times,
 #      with the per-phase medians of each, so that a phase that grows with the
 #      number of workers shows which one is serialised.
-# LOOP_KEEP=1 adds the sweeps with TILESCOPE_KEEP_PROFILER=1 (the range
-# profiler left enabled between a warm worker's captures).
-# Usage: [LOOP_KEEP=1] bench/gpu_loop_bench.sh BUILD_DIR OUT_DIR [REPS]
+# Usage: bench/gpu_loop_bench.sh BUILD_DIR OUT_DIR [REPS]
 set -uo pipefail
 bin=$1/app/tilescope-run; out=$2; reps=${3:-2}
 mkdir -p "$out"
@@ -44,13 +42,13 @@ for line in iter(sys.stdin.readline, ""): sys.stdout.write(f"{time.time():.4f}\t
   echo "$s $e" >"$out/$name.wall"
 }
 run big "$big" $consent
-[ -n "${LOOP_KEEP:-}" ] && TILESCOPE_KEEP_PROFILER=1 run big_keep "$big" $consent
+run big_2 "$big" $consent
+[ "$gpus" -ge 4 ] && run big_j4 "$big" $consent --jobs 4
 for i in $(seq 1 "$reps"); do
   for j in 1 2 4 8; do
     [ "$j" -gt "$gpus" ] && [ "$j" -gt 1 ] && continue
     run "s16_basic_j${j}_$i" "$sweep16" --jobs "$j"
     run "s16_none_j${j}_$i" "$sweep16" --jobs "$j" --counters none
-    [ -n "${LOOP_KEEP:-}" ] && TILESCOPE_KEEP_PROFILER=1 run "s16_keep_j${j}_$i" "$sweep16" --jobs "$j"
   done
 done
 python3 bench/loop_phases.py "$out"

@@ -12,7 +12,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
@@ -157,7 +156,6 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   opts.counterSet = a.counters;
   opts.baselineCacheDir = a.baselineCache;
   opts.sampleSlowKernels = !a.noSlowSampling;
-  opts.keepProfiler = a.serve && std::getenv("TILESCOPE_KEEP_PROFILER") != nullptr;
   const auto start = std::chrono::steady_clock::now();
   opts.progress = [start](const std::string& msg) {
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -299,9 +299,11 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     c.pcSampling.note =
         "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
   }
-  // The range profiler stays enabled for the next capture of a worker that has
-  // its GPU to itself: enabling it is much of a short kernel's profile.
-  if (!opts.keepProfiler) releaseRangeProfiler();
+  // Released after every pass: a range profiler left enabled for the next
+  // capture made later passes of a warm worker fail (H200, bench/gpu_loop_bench.sh
+  // with the session kept: 3 of 16 points without counters, the sweep twice as
+  // slow), and enabling it costs nothing measurable; cuptiRangeProfilerStart does.
+  releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -38,10 +38,6 @@ struct CaptureOptions {
   /// PC sampling costs more than the rest of a warm point); the full set
   /// samples every point.
   bool sampleSlowKernels = true;
-  /// Leave CUPTI's range profiler enabled after the profiling pass, for the next
-  /// capture of this process (a warm worker alone on its GPU: while it is
-  /// enabled, no other process can profile that GPU).
-  bool keepProfiler = false;
   std::function<void(const std::string&)> progress;  ///< one line per step, may be empty
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.
