@@ -40,6 +40,6 @@ for cfg in "$out"/cap/*.tscfg.json; do
   "$run" run "$cfg" --counters none -o "$out/replay.json" >/dev/null 2>&1
   python3 -c "
 import json,sys; r=json.load(open('$out/replay.json')); p=r['points'][0]
-print('replay', sys.argv[1], p['verdict'], [c.get('mismatches') for c in p.get('correctness', [])])" "$(basename "$cfg")"
+print('replay', sys.argv[1], p['verdict'], sorted({f['category'] for f in p.get('findings', [])}))" "$(basename "$cfg")"
 done
 tail -3 "$out/capture.err"
