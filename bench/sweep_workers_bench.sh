@@ -38,13 +38,9 @@ for i in $(seq 1 "$reps"); do
 done
 python3 - "$out" "$reps" $ways <<'PY'
 import json, statistics, sys
+sys.path.insert(0, "bench")
+from loop_phases import timed_s  # a point's timed launches, warm-ups included
 out, reps, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-def timed_s(p):
-    t = 0.0
-    for k in (p.get("timing", {}).get("kernel_ns"), p.get("baseline", {}).get("kernel_ns")):
-        if k and k.get("n"):
-            t += (k["n"] + 3) * k["mean"] / 1e9
-    return t
 results = {}
 for way in ways:
     walls, costs, gpus = [], [], set()
