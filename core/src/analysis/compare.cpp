@@ -1,14 +1,28 @@
 // compareOutputs: element errors against the reference, per-tile summary and
-// error map in one row-by-row pass; the classes of mismatch are in compare_classify.cpp.
+// error map in one row-by-row pass (in chunks of rows over threads); the classes of mismatch are in
+// compare_classify.cpp.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 
 #include "compare_classify.h"
+#include "row_chunks.h"
 
 namespace tilescope {
 namespace {
 
+// The within-tolerance path keeps the largest relative error with a multiply, not a
+// divide, per element: d > bar * |ref| filters the candidates, with the bar a hair
+// under the running maximum so that no element whose d / |ref| exceeds it is
+// filtered out (the rounding of two products stays under 2^-51). The maximum is
+// then exact, and so the same whichever order the elements come in.
+constexpr double kRelBarScale = 1.0 - 0x1p-50;
+
+// One pass over the rows, in fixed chunks (row_chunks.h) on several threads: a
+// chunk's counts go to its own MismatchStats (merged in chunk order), its tally
+// additions to the shared tally under a lock, its map cells (whole cell rows) are
+// its own.
 struct Comparer {
   const HostTensor& out;
   const HostTensor& ref;
@@ -18,9 +32,11 @@ struct Comparer {
   std::uint64_t sentinel;
 
   MismatchStats st;
+  TileTally tally;  // per tile: mismatches and largest error (-1: non-finite)
   std::vector<double> cellMax;
   std::vector<std::uint8_t> cellNonFinite;
   std::vector<std::uint32_t> cellMis;
+  std::mutex tallyMutex;
 
   Comparer(const HostTensor& o, const HostTensor& r, const OutputGeometry& geo, double rt, double at,
            const ScanResult* scan)
@@ -31,20 +47,33 @@ struct Comparer {
         atol(at),
         skipUnwritten(scan && scan->hasSentinel && scan->coverage.unwritten > 0),
         sentinel(scan ? scan->sentinel : 0),
-        st(geo.tilesTotal()),
+        tally(geo.tilesTotal()),
         cellMax(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0.0),
         cellNonFinite(cellMax.size(), 0),
         cellMis(cellMax.size(), 0) {}
 
-  void run() {
-    std::vector<double> v(static_cast<std::size_t>(g.cols)), rv(v.size());
-    std::vector<std::uint64_t> bits(skipUnwritten ? v.size() : 0);
-    for (std::int64_t r = 0; r < g.rows; ++r) {
-      decodeRange(out, r * g.cols, g.cols, v.data(), skipUnwritten ? bits.data() : nullptr);
-      decodeRange(ref, r * g.cols, g.cols, rv.data(), nullptr);
-      compareRow(r, v.data(), rv.data(), skipUnwritten ? bits.data() : nullptr);
-    }
+  void run(int threads) {
+    const RowChunks rc = rowChunks(g, threads);
+    std::vector<MismatchStats> parts(static_cast<std::size_t>(rc.count));
+    parallelChunks(rc.count, rc.threads, [&](std::int64_t c) {
+      ChunkState cs{parts[static_cast<std::size_t>(c)], {}};
+      std::vector<double> v(static_cast<std::size_t>(g.cols)), rv(v.size());
+      std::vector<std::uint64_t> bits(skipUnwritten ? v.size() : 0);
+      for (std::int64_t r = rc.begin(c); r < rc.end(c); ++r) {
+        decodeRange(out, r * g.cols, g.cols, v.data(), skipUnwritten ? bits.data() : nullptr);
+        decodeRange(ref, r * g.cols, g.cols, rv.data(), nullptr);
+        compareRow(cs, r, v.data(), rv.data(), skipUnwritten ? bits.data() : nullptr);
+      }
+      const std::lock_guard<std::mutex> lock(tallyMutex);
+      cs.adds.flushInto(tally);
+    });
+    for (const auto& p : parts) st.append(p);
   }
+
+  struct ChunkState {
+    MismatchStats& st;
+    TallyBuffer adds;
+  };
 
   // A row is a boundary row when a leading dimension sits in its last tile (of several).
   bool rowIsBoundary(std::int64_t r) const {
@@ -56,34 +85,37 @@ struct Comparer {
 
   // Iterates map cells, not tiles: the common case (within tolerance) touches only
   // locals; mismatches take the out-of-line path, which finds their tile.
-  void compareRow(std::int64_t r, const double* v, const double* rv, const std::uint64_t* bits) {
+  void compareRow(ChunkState& cs, std::int64_t r, const double* v, const double* rv,
+                  const std::uint64_t* bits) {
+    MismatchStats& s = cs.st;
     const std::size_t cellRowBase = static_cast<std::size_t>(r / g.cellH * g.mapCols);
     RowContext row{r, g.tileRowOf(r), rowIsBoundary(r)};
     for (std::int64_t cc = 0; cc < g.mapCols; ++cc) {
       const std::int64_t c0 = cc * g.cellW, c1 = std::min(g.cols, c0 + g.cellW);
       const std::size_t cell = cellRowBase + static_cast<std::size_t>(cc);
-      double cmax = 0, maxRel = st.maxRel;
+      double cmax = 0, maxRel = s.maxRel, relBar = maxRel * kRelBarScale;
       std::int64_t compared = 0;
       for (std::int64_t c = c0; c < c1; ++c) {
         if (bits && bits[c] == sentinel) continue;  // reported by the scan as unwritten
         ++compared;
         const double o = v[c], x = rv[c];
         if (o == x) {
-          if (!std::isfinite(o)) ++st.inf;  // the same infinity on both sides
+          if (!std::isfinite(o)) ++s.inf;  // the same infinity on both sides
           continue;
         }
         const double d = std::fabs(o - x), ax = std::fabs(x);
         if (d <= atol + rtol * ax) {  // false for NaN and infinite errors
           cmax = std::max(cmax, d);
-          if (ax > 0 && d > maxRel * ax) maxRel = d / ax;  // a multiply, not a divide, per element
+          if (ax > 0 && d > relBar * ax) maxRel = std::max(maxRel, d / ax), relBar = maxRel * kRelBarScale;
           continue;
         }
-        outOfTolerance(row, c, o, x, d, ax, cell, cmax, maxRel);
+        outOfTolerance(cs, row, c, o, x, d, ax, cell, cmax, maxRel);
+        relBar = maxRel * kRelBarScale;
       }
-      st.compared += compared;
-      st.maxRel = maxRel;
+      s.compared += compared;
+      s.maxRel = maxRel;
       cellMax[cell] = std::max(cellMax[cell], cmax);
-      st.maxAbs = std::max(st.maxAbs, cmax);
+      s.maxAbs = std::max(s.maxAbs, cmax);
     }
   }
 
@@ -92,9 +124,11 @@ struct Comparer {
     bool boundary;
   };
 
-  [[gnu::noinline]] void outOfTolerance(const RowContext& row, std::int64_t c, double o, double x, double d,
-                                        double ax, std::size_t cell, double& cmax, double& maxRel) {
-    if (!std::isfinite(o)) std::isnan(o) ? ++st.nan : ++st.inf;
+  [[gnu::noinline]] void outOfTolerance(ChunkState& cs, const RowContext& row, std::int64_t c, double o,
+                                        double x, double d, double ax, std::size_t cell, double& cmax,
+                                        double& maxRel) {
+    MismatchStats& s = cs.st;
+    if (!std::isfinite(o)) std::isnan(o) ? ++s.nan : ++s.inf;
     if (std::isfinite(d)) {
       cmax = std::max(cmax, d);
       if (ax > 0) maxRel = std::max(maxRel, d / ax);
@@ -104,17 +138,18 @@ struct Comparer {
     const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
     const std::int64_t tc = c / tileW;
     const bool boundaryTile = row.boundary || (g.tileCols > 1 && tc == g.tileCols - 1);
-    st.tally.add(row.tileRow * g.tileCols + tc, 1, std::isfinite(d) ? d : kNonFiniteErr);
+    cs.adds.add(row.tileRow * g.tileCols + tc, 1, std::isfinite(d) ? d : kNonFiniteErr);
     ++cellMis[cell];
     if (!std::isfinite(d)) cellNonFinite[cell] = 1;
-    st.noteMismatch(row.r, c, std::isfinite(o), boundaryTile);
+    s.noteMismatch(row.r, c, std::isfinite(o), boundaryTile);
   }
 };
 
 }  // namespace
 
 CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
-                             const std::vector<std::int64_t>& tileExtent, const ScanResult* scan) {
+                             const std::vector<std::int64_t>& tileExtent, const ScanResult* scan,
+                             int threads) {
   if (out.shape != ref.shape)
     throw std::invalid_argument("compareOutputs: output " + out.name + " and reference " + ref.name +
                                 " have different shapes");
@@ -122,7 +157,7 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
   res.geometry = OutputGeometry::make(out.shape, tileExtent);
   const OutputGeometry& g = res.geometry;
   Comparer cmp(out, ref, g, rtol, atol, scan);
-  if (g.elements() > 0) cmp.run();
+  if (g.elements() > 0) cmp.run(threads);
   const MismatchStats& st = cmp.st;
 
   CorrectnessInfo& info = res.info;
@@ -138,7 +173,7 @@ CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, doubl
   info.inf = st.inf;
   info.firstMismatch[0] = st.firstRow;
   info.firstMismatch[1] = st.firstCol;
-  const auto badTiles = st.tally.entries();
+  const auto badTiles = cmp.tally.entries();
   info.tiles = tileSummary(g, badTiles);
   ErrorMap map;
   // Three significant digits are plenty for a colour scale and keep the map a

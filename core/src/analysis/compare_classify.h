@@ -2,6 +2,7 @@
 // classification of its mismatches into a finding.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 
 #include "tilescope/analysis/compare.h"
@@ -11,9 +12,10 @@ namespace tilescope {
 /// Stands for a non-finite error in tile and cell maxima (JSON cannot hold inf/NaN).
 inline constexpr double kNonFiniteErr = -1.0;
 
+/// The counts of a comparison pass (the per-tile tally is kept apart: compare.cpp).
+/// A chunk of rows fills its own; append() merges a later chunk's into an earlier
+/// one's, so that the merge in chunk order gives what one pass over all rows gives.
 struct MismatchStats {
-  explicit MismatchStats(std::int64_t tiles) : tally(tiles) {}
-  TileTally tally;  // per tile: mismatches and largest error (-1: non-finite)
   std::int64_t compared = 0, mismatches = 0, valueMismatches = 0, nan = 0, inf = 0;
   double maxAbs = 0, maxRel = 0;
   std::int64_t firstRow = -1, firstCol = -1, lastRow = -1, lastCol = -1;
@@ -28,6 +30,24 @@ struct MismatchStats {
       if (valueMismatches++ == 0) firstValueRow = r, firstValueCol = c;
       valueInBoundary = valueInBoundary && boundaryTile;
     }
+  }
+
+  void append(const MismatchStats& later) {
+    compared += later.compared;
+    nan += later.nan;
+    inf += later.inf;
+    maxAbs = std::max(maxAbs, later.maxAbs);
+    maxRel = std::max(maxRel, later.maxRel);
+    if (later.mismatches > 0) {
+      if (mismatches == 0) firstRow = later.firstRow, firstCol = later.firstCol;
+      lastRow = later.lastRow, lastCol = later.lastCol;
+    }
+    if (later.valueMismatches > 0 && valueMismatches == 0)
+      firstValueRow = later.firstValueRow, firstValueCol = later.firstValueCol;
+    mismatches += later.mismatches;
+    valueMismatches += later.valueMismatches;
+    allInBoundary = allInBoundary && later.allInBoundary;
+    valueInBoundary = valueInBoundary && later.valueInBoundary;
   }
 };
 

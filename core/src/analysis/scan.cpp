@@ -1,12 +1,15 @@
 // scanOutput: measured coverage (sentinel left behind), NaN/Inf and all-zero
-// evidence of one output, in one row-by-row pass over the host copy.
+// evidence of one output, in one row-by-row pass over the host copy (in chunks
+// of rows over threads, merged in chunk order).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 
+#include "row_chunks.h"
 #include "tilescope/analysis/compare.h"
 
 namespace tilescope {
@@ -41,6 +44,17 @@ struct AnomalyBox {
       lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
     lo.back() = std::min(lo.back(), rowColMin);
     hi.back() = std::max(hi.back(), rowColMax);
+  }
+  // Merges the box of the rows after this one's (the next chunk's).
+  void append(const AnomalyBox& later) {
+    if (later.count == 0) return;
+    if (count == 0) firstRow = later.firstRow, firstCol = later.firstCol;
+    lastRow = later.lastRow, lastCol = later.lastCol;
+    count += later.count;
+    for (std::size_t d = 0; d < lo.size(); ++d)
+      lo[d] = std::min(lo[d], later.lo[d]), hi[d] = std::max(hi[d], later.hi[d]);
+    for (const auto& p : later.samples)
+      if (samples.size() < kSamples) samples.push_back(p);
   }
   ElementRange elements(const OutputGeometry& g) const {
     return {g.index(firstRow, firstCol), g.index(lastRow, lastCol), lo, hi, {}};
@@ -172,8 +186,25 @@ BitClass bitClass(DType dtype) {
   return {bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1, 0, 0, false};
 }
 
+// What the rows of one chunk hold; the chunks' parts are merged in chunk order.
+struct ScanPart {
+  AnomalyBox gaps, nans;
+  std::int64_t nanCount = 0, infCount = 0, guardPayload = 0;
+  std::int64_t writtenNonZero = 0, written = 0;
+
+  explicit ScanPart(std::size_t rank) : gaps(rank), nans(rank) {}
+  void append(const ScanPart& later) {
+    gaps.append(later.gaps);
+    nans.append(later.nans);
+    nanCount += later.nanCount, infCount += later.infCount, guardPayload += later.guardPayload;
+    writtenNonZero += later.writtenNonZero, written += later.written;
+  }
+};
+
 // One pass over the output's raw bits; the reference is decoded only for rows
-// where the output holds a NaN/Inf, and for the all-zero check at the end.
+// where the output holds a NaN/Inf, and for the all-zero check at the end. The
+// rows go in fixed chunks (row_chunks.h) over threads: a chunk fills its own
+// ScanPart, adds to the shared tallies under a lock and owns its map cells.
 struct Scanner {
   const HostTensor& out;
   const HostTensor* ref;
@@ -182,16 +213,15 @@ struct Scanner {
   std::uint64_t sentinel;
   std::uint64_t guardBits;
   BitClass cls;
+  RowChunks chunks;
 
   std::vector<std::uint8_t> cells;  // mapRows x mapCols CellState
   TileTally gapTally, nanTally;
-  AnomalyBox gaps, nans;
-  std::int64_t nanCount = 0, infCount = 0, guardPayload = 0;
-  std::int64_t writtenNonZero = 0, written = 0;
-  std::vector<double> rvals;
-  std::vector<std::uint64_t> bits;
+  std::mutex tallyMutex;
+  ScanPart total;  // all chunks, merged
 
-  Scanner(const HostTensor& o, const HostTensor* r, const OutputGeometry& geo, bool hs, std::uint64_t s)
+  Scanner(const HostTensor& o, const HostTensor* r, const OutputGeometry& geo, bool hs, std::uint64_t s,
+          int threads)
       : out(o),
         ref(r),
         g(geo),
@@ -199,81 +229,107 @@ struct Scanner {
         sentinel(s),
         guardBits(guardNanBits(o.dtype)),
         cls(bitClass(o.dtype)),
+        chunks(rowChunks(geo, threads)),
         cells(static_cast<std::size_t>(geo.mapRows * geo.mapCols), 0),
         gapTally(geo.tilesTotal()),
         nanTally(geo.tilesTotal()),
-        gaps(geo.shape.size()),
-        nans(geo.shape.size()),
-        rvals(r ? static_cast<std::size_t>(geo.cols) : 0),
-        bits(static_cast<std::size_t>(geo.cols)) {}
+        total(geo.shape.size()) {}
 
+  // The chunk's rows own the cell (whole map-cell rows per chunk).
   void raise(std::int64_t row, std::int64_t col, CellState s) {
     auto& c = cells[static_cast<std::size_t>(row / g.cellH * g.mapCols + col / g.cellW)];
     c = std::max(c, static_cast<std::uint8_t>(s));
   }
 
+  // Per chunk: its part, its tally additions and its row buffers.
+  struct ChunkState {
+    ScanPart& part;
+    TallyBuffer gapAdds, nanAdds;
+    std::vector<std::uint64_t> bits;
+    std::vector<double> rvals;
+  };
+
   void run() {
-    for (std::int64_t r = 0; r < g.rows; ++r) {
-      decodeRange(out, r * g.cols, g.cols, nullptr, bits.data());
-      scanRow(r);
-    }
+    std::vector<ScanPart> parts(static_cast<std::size_t>(chunks.count), ScanPart(g.shape.size()));
+    parallelChunks(chunks.count, chunks.threads, [&](std::int64_t c) {
+      ChunkState cs{parts[static_cast<std::size_t>(c)],
+                    {},
+                    {},
+                    std::vector<std::uint64_t>(static_cast<std::size_t>(g.cols)),
+                    std::vector<double>(ref ? static_cast<std::size_t>(g.cols) : 0)};
+      for (std::int64_t r = chunks.begin(c); r < chunks.end(c); ++r) {
+        decodeRange(out, r * g.cols, g.cols, nullptr, cs.bits.data());
+        scanRow(cs, r);
+      }
+      const std::lock_guard<std::mutex> lock(tallyMutex);
+      cs.gapAdds.flushInto(gapTally);
+      cs.nanAdds.flushInto(nanTally);
+    });
+    for (const auto& p : parts) total.append(p);
   }
 
-  void scanRow(std::int64_t r) {
+  void scanRow(ChunkState& cs, std::int64_t r) {
+    ScanPart& p = cs.part;
     const std::int64_t tileRow = g.tileRowOf(r);
     const std::int64_t tileW = g.tile.empty() ? 1 : g.tile.back();
-    const std::uint64_t* b = bits.data();
+    const std::uint64_t* b = cs.bits.data();
     bool refDecoded = false;
-    gaps.beginRow();
-    nans.beginRow();
+    p.gaps.beginRow();
+    p.nans.beginRow();
     for (std::int64_t tc = 0; tc < g.tileCols; ++tc) {
       const std::int64_t c0 = tc * tileW, c1 = std::min(g.cols, c0 + tileW);
       std::int64_t segGaps = 0, segNans = 0;
       for (std::int64_t c = c0; c < c1; ++c) {
         if (hasSentinel && b[c] == sentinel) {
           ++segGaps;
-          gaps.hit(r, c);
+          p.gaps.hit(r, c);
           raise(r, c, CellState::unwritten);
           continue;
         }
-        ++written;
-        if (b[c] & cls.mag) ++writtenNonZero;
+        ++p.written;
+        if (b[c] & cls.mag) ++p.writtenNonZero;
         if (!cls.floating || (b[c] & cls.exp) != cls.exp) continue;  // finite
         if (ref) {
-          if (!refDecoded) decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr), refDecoded = true;
-          if (!std::isfinite(rvals[static_cast<std::size_t>(c)]))
+          if (!refDecoded) decodeRange(*ref, r * g.cols, g.cols, cs.rvals.data(), nullptr), refDecoded = true;
+          if (!std::isfinite(cs.rvals[static_cast<std::size_t>(c)]))
             continue;  // the reference is not finite either
         }
         ++segNans;
-        (b[c] & cls.mant) ? ++nanCount : ++infCount;
-        if (guardBits && b[c] == guardBits) ++guardPayload;
-        nans.hit(r, c);
+        (b[c] & cls.mant) ? ++p.nanCount : ++p.infCount;
+        if (guardBits && b[c] == guardBits) ++p.guardPayload;
+        p.nans.hit(r, c);
         raise(r, c, CellState::nan_inf);
       }
       const std::int64_t tile = tileRow * g.tileCols + tc;
-      if (segGaps) gapTally.add(tile, segGaps);
-      if (segNans) nanTally.add(tile, segNans);
+      if (segGaps) cs.gapAdds.add(tile, segGaps);
+      if (segNans) cs.nanAdds.add(tile, segNans);
     }
-    gaps.endRow(g, r);
-    nans.endRow(g, r);
+    p.gaps.endRow(g, r);
+    p.nans.endRow(g, r);
   }
 
   // For all_zero: non-zero reference elements at written positions (a second pass,
-  // run only when every written element is zero).
+  // run only when every written element is zero), in the same chunks.
   std::pair<std::int64_t, double> referenceNonZeroAtWritten() {
-    std::int64_t n = 0;
-    double maxAbs = 0;
-    for (std::int64_t r = 0; r < g.rows; ++r) {
-      decodeRange(out, r * g.cols, g.cols, nullptr, bits.data());
-      decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr);
-      for (std::int64_t c = 0; c < g.cols; ++c) {
-        const auto i = static_cast<std::size_t>(c);
-        if ((hasSentinel && bits[i] == sentinel) || rvals[i] == 0) continue;
-        ++n;
-        maxAbs = std::max(maxAbs, std::fabs(rvals[i]));
+    std::vector<std::pair<std::int64_t, double>> parts(static_cast<std::size_t>(chunks.count), {0, 0.0});
+    parallelChunks(chunks.count, chunks.threads, [&](std::int64_t ch) {
+      auto& [n, maxAbs] = parts[static_cast<std::size_t>(ch)];
+      std::vector<std::uint64_t> bits(static_cast<std::size_t>(g.cols));
+      std::vector<double> rvals(bits.size());
+      for (std::int64_t r = chunks.begin(ch); r < chunks.end(ch); ++r) {
+        decodeRange(out, r * g.cols, g.cols, nullptr, bits.data());
+        decodeRange(*ref, r * g.cols, g.cols, rvals.data(), nullptr);
+        for (std::int64_t c = 0; c < g.cols; ++c) {
+          const auto i = static_cast<std::size_t>(c);
+          if ((hasSentinel && bits[i] == sentinel) || rvals[i] == 0) continue;
+          ++n;
+          maxAbs = std::max(maxAbs, std::fabs(rvals[i]));
+        }
       }
-    }
-    return {n, maxAbs};
+    });
+    std::pair<std::int64_t, double> sum{0, 0.0};
+    for (const auto& [n, maxAbs] : parts) sum.first += n, sum.second = std::max(sum.second, maxAbs);
+    return sum;
   }
 };
 
@@ -287,7 +343,7 @@ std::vector<TileCount> tileCounts(const OutputGeometry& g, const std::vector<Til
 }
 
 ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t sentinel,
-                    const std::vector<std::int64_t>& tileExtent, const HostTensor* reference) {
+                    const std::vector<std::int64_t>& tileExtent, const HostTensor* reference, int threads) {
   if (reference && reference->shape != out.shape)
     throw std::invalid_argument("scanOutput: output " + out.name + " and its reference " + reference->name +
                                 " have different shapes");
@@ -297,21 +353,22 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
   res.hasSentinel = hasSentinel;
   res.sentinel = sentinel;
 
-  Scanner s(out, reference, g, hasSentinel, sentinel);
+  Scanner s(out, reference, g, hasSentinel, sentinel, threads);
+  const ScanPart& t = s.total;
   if (g.elements() > 0) s.run();
 
   const auto gapEntries = s.gapTally.entries();
   const auto nanEntries = s.nanTally.entries();
   res.gapTiles = tileCounts(g, gapEntries);
   res.nanInfTiles = tileCounts(g, nanEntries);
-  res.nanInf = s.nanCount + s.infCount;
+  res.nanInf = t.nanCount + t.infCount;
   for (const auto& e : nanEntries)
     if (g.tileCrossesBounds(g.tileIndexOfGrid(e.tile / g.tileCols, e.tile % g.tileCols)))
       res.nanInfInCrossingTiles += e.count;
-  res.guardPayloadNans = s.guardPayload;
+  res.guardPayloadNans = t.guardPayload;
   std::int64_t refNonZero = 0;
   double refMaxAbs = 0;
-  if (reference && s.written > 0 && s.writtenNonZero == 0)
+  if (reference && t.written > 0 && t.writtenNonZero == 0)
     std::tie(refNonZero, refMaxAbs) = s.referenceNonZeroAtWritten();
   res.allZero = refNonZero > 0;
 
@@ -323,8 +380,8 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
   cov.tilesTotal = g.tilesTotal();
   cov.tilesCrossing = g.tilesCrossing();
   cov.measured = hasSentinel;
-  cov.unwritten = s.gaps.count;
-  cov.written = g.elements() - s.gaps.count;
+  cov.unwritten = t.gaps.count;
+  cov.written = g.elements() - t.gaps.count;
   cov.map = CellMap{g.mapRows,
                     g.mapCols,
                     {g.cellH, g.cellW},
@@ -332,26 +389,26 @@ ScanResult scanImpl(const HostTensor& out, bool hasSentinel, std::uint64_t senti
                     std::move(s.cells)};
   cov.extra = {{"gap_tiles", gapEntries.size()}, {"nan_inf_tiles", nanEntries.size()}};
 
-  if (s.gaps.count > 0)
-    res.findings.push_back(coverageGapFinding(out, g, s.gaps, res.gapTiles, gapEntries.size(), sentinel));
+  if (t.gaps.count > 0)
+    res.findings.push_back(coverageGapFinding(out, g, t.gaps, res.gapTiles, gapEntries.size(), sentinel));
   if (res.nanInf > 0)
-    res.findings.push_back(nanInfFinding(out, g, s.nans, res.nanInfTiles, nanEntries.size(),
-                                         {s.nanCount, s.infCount, res.nanInfInCrossingTiles, s.guardPayload},
+    res.findings.push_back(nanInfFinding(out, g, t.nans, res.nanInfTiles, nanEntries.size(),
+                                         {t.nanCount, t.infCount, res.nanInfInCrossingTiles, t.guardPayload},
                                          reference != nullptr));
-  if (res.allZero) res.findings.push_back(allZeroFinding(out, s.written, refNonZero, refMaxAbs));
+  if (res.allZero) res.findings.push_back(allZeroFinding(out, t.written, refNonZero, refMaxAbs));
   return res;
 }
 
 }  // namespace
 
 ScanResult scanOutput(const HostTensor& out, std::uint64_t sentinelBits,
-                      const std::vector<std::int64_t>& tileExtent, const HostTensor* reference) {
-  return scanImpl(out, true, sentinelBits, tileExtent, reference);
+                      const std::vector<std::int64_t>& tileExtent, const HostTensor* reference, int threads) {
+  return scanImpl(out, true, sentinelBits, tileExtent, reference, threads);
 }
 
 ScanResult scanOutputNoSentinel(const HostTensor& out, const std::vector<std::int64_t>& tileExtent,
-                                const HostTensor* reference) {
-  return scanImpl(out, false, 0, tileExtent, reference);
+                                const HostTensor* reference, int threads) {
+  return scanImpl(out, false, 0, tileExtent, reference, threads);
 }
 
 }  // namespace tilescope

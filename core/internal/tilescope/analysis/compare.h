@@ -124,11 +124,19 @@ struct ScanResult {
 /// `reference` is finite, or everywhere when `reference` is null. all_zero needs
 /// a reference: every written element is 0 while some reference element at a
 /// written position is not. One pass over the data, no per-element allocation.
+///
+/// Threads (scanOutput, scanOutputNoSentinel, compareOutputs): the rows are split
+/// into fixed chunks of whole map-cell rows, about 2^18 elements each, run on
+/// several threads and merged in chunk order, so the result is the same, bit for
+/// bit, for any number of threads. `threads` 0: the calling thread alone below
+/// 2^20 elements, else std::thread::hardware_concurrency() threads (16 at most);
+/// n > 0 forces n threads (at most 16, at most one per chunk): tests and benches.
 ScanResult scanOutput(const HostTensor& out, std::uint64_t sentinelBits,
-                      const std::vector<std::int64_t>& tileExtent, const HostTensor* reference);
+                      const std::vector<std::int64_t>& tileExtent, const HostTensor* reference,
+                      int threads = 0);
 /// The same without a sentinel (the output started from an `init`): no coverage_gap.
 ScanResult scanOutputNoSentinel(const HostTensor& out, const std::vector<std::int64_t>& tileExtent,
-                                const HostTensor* reference);
+                                const HostTensor* reference, int threads = 0);
 
 struct CompareResult {
   CorrectnessInfo info;
@@ -154,8 +162,12 @@ struct CompareResult {
 /// (and some tile is not a boundary tile); `transposed` when rank 2 and the output's
 /// buffer, read as the [cols, rows] matrix, equals ref^T within tolerance
 /// (for square outputs: out[i][j] == ref[j][i]).
+/// `threads`: as for scanOutput. maxRelErr is the exact largest |out-ref|/|ref|
+/// (before the threads, a multiply-based filter could leave it one rounding off
+/// in the last place, depending on the order of the elements).
 CompareResult compareOutputs(const HostTensor& out, const HostTensor& ref, double rtol, double atol,
-                             const std::vector<std::int64_t>& tileExtent, const ScanResult* scan);
+                             const std::vector<std::int64_t>& tileExtent, const ScanResult* scan,
+                             int threads = 0);
 
 /// Marks cells with mismatches as CellState::mismatch (when not already worse)
 /// in scan.coverage.map. The two results must come from the same shape and tiling.
