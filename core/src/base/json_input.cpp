@@ -46,8 +46,18 @@ std::string jsonPathIndex(const std::string& path, std::size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-namespace {
-std::string kindName(nlohmann::json::value_t type) {
+std::string JsonPath::str() const {
+  switch (m_kind) {
+    case Kind::key:
+      return jsonPathChild(m_parent->str(), std::string(m_text));
+    case Kind::index:
+      return jsonPathIndex(m_parent->str(), m_index);
+    default:
+      return std::string(m_text);
+  }
+}
+
+std::string jsonKind(nlohmann::json::value_t type) {
   using T = nlohmann::json::value_t;
   switch (type) {
     case T::null:
@@ -69,10 +79,9 @@ std::string kindName(nlohmann::json::value_t type) {
       return "a binary value";
   }
 }
-}  // namespace
 
-std::string jsonKind(const nlohmann::json& j) { return kindName(j.type()); }
-std::string jsonKind(const nlohmann::ordered_json& j) { return kindName(j.type()); }
+std::string jsonKind(const nlohmann::json& j) { return jsonKind(j.type()); }
+std::string jsonKind(const nlohmann::ordered_json& j) { return jsonKind(j.type()); }
 
 namespace {
 
@@ -278,10 +287,12 @@ std::string readInputFile(const std::filesystem::path& file, std::size_t maxByte
         false);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw JsonInputError("", "cannot open (permission denied?)", false);
-  // Read at most maxBytes + 1: the file may have grown since stat().
-  std::string text(maxBytes + 1 < std::size_t(st.st_size) + 1 ? maxBytes + 1 : std::size_t(st.st_size) + 1,
-                   '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Read at most maxBytes + 1: the file may have grown since stat(). The
+  // capacity keeps kJsonPadding bytes past the text for simdjson (json_tape.h).
+  const std::size_t want =
+      maxBytes + 1 < std::size_t(st.st_size) + 1 ? maxBytes + 1 : std::size_t(st.st_size) + 1;
+  std::string text(want + kJsonPadding, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(want));
   text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > maxBytes)
     throw JsonInputError("", "more than " + std::to_string(maxBytes) + " bytes, over the limit", false);

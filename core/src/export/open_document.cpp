@@ -1,6 +1,7 @@
 // openDocument: one way in for the files a person names (open_document.h).
 #include "tilescope/export/open_document.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "tilescope/base/json_input.h"
@@ -32,6 +33,19 @@ OpenedDocument openDocument(const std::filesystem::path& path, DocumentKind assu
     text = readInputFile(path, config ? ConfigLimits::kMaxFileBytes : kMaxReportBytes);
   } catch (const JsonInputError& e) {
     refuse(path, assumed, e.problem);
+  }
+  // A report, the largest document by far, is decoded without a document
+  // (reportFromText); anything else, and any text it leaves, is parsed.
+  std::optional<Report> report;
+  try {
+    report = reportFromText(text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+  if (report) {
+    doc.kind = DocumentKind::report;
+    doc.report = std::make_shared<const Report>(std::move(*report));
+    return doc;
   }
   nlohmann::json j;
   try {

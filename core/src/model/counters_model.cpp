@@ -78,7 +78,12 @@ json toValue(const CountersInfo& v) {
   fields(w, v);
   return j;
 }
-void fromValue(const json& j, CountersInfo& out, const std::string& path) { readObject(j, out, path); }
+template <Value V>
+void fromValue(const V& j, CountersInfo& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template void fromValue(const json&, CountersInfo&, const JsonPath&);
+template void fromValue(const JsonView&, CountersInfo&, const JsonPath&);
 }  // namespace json_io
 
 json toJson(const CountersInfo& c) { return json_io::toValue(c); }

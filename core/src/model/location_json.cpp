@@ -146,12 +146,19 @@ json toValue(const Location& v) {
   return j;
 }
 
-void fromValue(const json& j, Location& out, const std::string& path) {
-  if (!j.is_object()) expected(path, "an object", j);
-  const json l = modernised(j);
-  Reader r(l, path);
-  fields(r, out);
+template <Value V>
+void fromValue(const V& j, Location& out, const JsonPath& path) {
+  if constexpr (std::is_same_v<V, JsonView>) {
+    fromValue(j.toJson(), out, path);  // small, and its older shapes are rewritten as a document
+  } else {
+    if (!j.is_object()) expected(path, "an object", j);
+    const json l = modernised(j);
+    Reader r(l, path);
+    fields(r, out);
+  }
 }
+template void fromValue(const json&, Location&, const JsonPath&);
+template void fromValue(const JsonView&, Location&, const JsonPath&);
 
 }  // namespace json_io
 

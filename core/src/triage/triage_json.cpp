@@ -26,11 +26,10 @@ nlohmann::json toValue(const ConstFindingList& l) {
   return a;
 }
 
-void fromValue(const nlohmann::json& j, FindingList& l, const std::string& path) {
+void fromValue(const nlohmann::json& j, FindingList& l, const JsonPath& path) {
   if (!j.is_array()) json_io::expected(path, "an array", j);
   l.items->clear();
-  for (std::size_t i = 0; i < j.size(); ++i)
-    l.items->push_back(findingFromJson(j[i], jsonPathIndex(path, i)));
+  for (std::size_t i = 0; i < j.size(); ++i) l.items->push_back(findingFromJson(j[i], path.index(i).str()));
 }
 
 using json_io::Is;

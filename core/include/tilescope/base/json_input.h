@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,10 @@ struct JsonInputError : std::runtime_error {
   std::string position;
 };
 
+/// Bytes a text read by readInputFile has allocated past its end (its
+/// capacity), which a SIMD parser may read: no copy of a large report to pad it.
+inline constexpr std::size_t kJsonPadding = 64;
+
 /// Reads a whole file of at most `maxBytes`; refuses a directory, a device or a
 /// FIFO (only regular files) and a larger file, without reading more than
 /// maxBytes + 1 bytes. Throws JsonInputError with `where` = "".
@@ -57,9 +62,34 @@ std::string jsonPathChild(const std::string& path, const std::string& key);
 /// Appends an array index to a JSON path: "a[3]".
 std::string jsonPathIndex(const std::string& path, std::size_t index);
 
+/// A JSON path spelled out only when a message needs it (str(), with
+/// jsonPathChild and jsonPathIndex): a reader descending a report names every
+/// value's path, and building those strings eagerly cost more than reading the
+/// values (issue 31, N19). A child refers to its parent and its key without
+/// copying them: make children as arguments of the call that reads the value,
+/// and never keep one past its parent or its key.
+class JsonPath {
+ public:
+  JsonPath(const std::string& root) : m_text(root) {}  // NOLINT: a path given as text
+  JsonPath(const char* root) : m_text(root) {}         // NOLINT
+  JsonPath child(std::string_view key) const { return {this, key, 0, Kind::key}; }
+  JsonPath index(std::size_t i) const { return {this, {}, i, Kind::index}; }
+  std::string str() const;
+
+ private:
+  enum class Kind : unsigned char { root, key, index };
+  JsonPath(const JsonPath* parent, std::string_view text, std::size_t i, Kind kind)
+      : m_parent(parent), m_text(text), m_index(i), m_kind(kind) {}
+  const JsonPath* m_parent = nullptr;
+  std::string_view m_text;  ///< the root path, or the key
+  std::size_t m_index = 0;
+  Kind m_kind = Kind::root;
+};
+
 /// What a JSON value is, for messages ("expected an object, found an array"):
 /// "an object", "an array", "a string", "an integer", "a number", "a boolean" or "null".
 std::string jsonKind(const nlohmann::json& j);
 std::string jsonKind(const nlohmann::ordered_json& j);
+std::string jsonKind(nlohmann::json::value_t type);
 
 }  // namespace tilescope
