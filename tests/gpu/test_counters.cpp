@@ -152,6 +152,9 @@ enum class Compare { exact, l1pipe, dram, clock, rate };
 Compare compareOf(const std::string& m) {
   auto has = [&](const char* part) { return m.find(part) != std::string::npos; };
   if (m == "sm__cycles_elapsed.avg.per_second") return Compare::clock;
+  // A share of a peak is a rate, whatever it counts (sm__inst_executed.avg.pct_of_peak_sustained_active
+  // moves with the cycles the run took): before the counts' names below.
+  if (has("pct_of_peak")) return Compare::rate;
   if (has("bank_conflicts") || has("wavefronts") || has("t_sectors")) return Compare::l1pipe;
   if (has("sass_") || has("inst_executed") || has("t_requests") || has("ops_path_tensor"))
     return Compare::exact;
