@@ -239,7 +239,8 @@ struct PointStatus {
   std::optional<bool> stickyError;  ///< sticky_error: the CUDA context is dead after the capture
   std::string captureError;         ///< error: the capture could not set up (device, allocation)
   std::string tilesError, guardError, referenceError, downloadError;  ///< *_error: a step that failed
-  std::map<std::string, std::string> outputDigest;  ///< output_digest: FNV-1a 64 of each output's 8-byte words
+  std::map<std::string, std::string>
+      outputDigest;  ///< output_digest: FNV-1a 64 of each output's 8-byte words
   std::string
       streamError;  ///< stream_error: the first line of the worker's stream that could not be read, and why
   /// scheduler_error: the point was never captured because the batch job meant to
