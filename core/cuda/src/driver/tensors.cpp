@@ -1,15 +1,14 @@
 // Capture tensors: host initialisation, guarded device allocation, download.
 #include "tilescope/cuda/tensors.h"
 
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <random>
-#include <thread>
 
 #include "tilescope/base/dtype.h"
 #include "tilescope/base/npy.h"
+#include "tilescope/base/parallel.h"
 #include "tilescope/cuda/driver.h"
 
 namespace tilescope::cuda {
@@ -111,15 +110,7 @@ std::vector<std::uint8_t> generateBytes(const Config& cfg, const ResolvedTensor&
       encodeElement(s.dtype, v, &bytes[std::size_t(off) * es]);
     }
   };
-  const int threads = int(std::min<std::int64_t>(chunks, std::max(1u, std::thread::hardware_concurrency())));
-  std::atomic<std::int64_t> next{0};
-  std::vector<std::thread> pool;
-  for (int w = 1; w < threads; ++w)
-    pool.emplace_back([&] {
-      for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
-    });
-  for (std::int64_t c; (c = next.fetch_add(1)) < chunks;) fill(c);
-  for (auto& th : pool) th.join();
+  parallelChunks(chunks, parallelThreads(chunks), fill);
   return bytes;
 }
 
