@@ -299,10 +299,11 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     c.pcSampling.note =
         "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
   }
-  // Released after every pass: a range profiler left enabled for the next
-  // capture made later passes of a warm worker fail (H200, bench/gpu_loop_bench.sh
-  // with the session kept: 3 of 16 points without counters, the sweep twice as
-  // slow), and enabling it costs nothing measurable; cuptiRangeProfilerStart does.
+  // Released after every pass, although the first start of a freshly enabled
+  // profiler is most of a pass's cost (0.2 s; later starts take microseconds):
+  // a profiler kept enabled for the next capture crashed CUPTI (SIGSEGV) in a
+  // later replay once modules and buffers had come and gone, in TileScope and in
+  // bench/profiler_sessions.cu alone (docs/measurements.md, "The profiler's start").
   releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

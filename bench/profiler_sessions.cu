@@ -1,0 +1,671 @@
+// Where a profile's fixed cost goes, and what a session that outlives one
+// profile saves (issue 29; docs/measurements.md, "The profiler's start").
+// One process, one GPU, the basic counter set, a kernel of about 0.2 ms:
+//   plain        the kernel timed with events, before CUPTI is touched
+//   range        the range profiler as profileRanges uses it: enabled once;
+//                per profile image, set config, start, launch, stop, decode
+//   range_reuse  set config once; per profile start, launch, stop, decode
+//   range_batch  one start, REPS launches, one stop: the cost per launch
+//   perturb      set config once; before each start one thing a capture does
+//                between two profiles (a new allocation, stream, module, the
+//                Activity API switched on and off): which makes start pay again
+//   memory       the replayed launch with 0, 2 and 8 GiB more allocated
+//   user_replay  auto ranges, the passes replayed by the caller (start,
+//                launch, stop until every pass is submitted)
+//   churn_*      a kept profiler over kernels of modules loaded one per
+//                profile (as a warm worker's points are), each module
+//                unloaded (churn_unload), its buffer freed (churn_free), both
+//                (churn_both) or neither (churn_none) after its profile, or
+//                each profile on a new stream, the last one destroyed
+//                (churn_stream); one to a process (PB_MODES=churn_both,
+//                ...), since a crash ends it
+//   session      CUPTI's session API: begin a session and set the config
+//                once; per profile enable, launch, disable, flush; between
+//                profiles, 20 launches timed with events while the session
+//                stays open but profiling is disabled
+// Each mode prints the median of each phase over REPS, and the profiled
+// gpu__time_duration of the first and last range, so modes can be compared.
+// Build: nvcc -O2 -std=c++17 -o pb bench/profiler_sessions.cu -lcuda -lcupti
+// Run:   ./pb [REPS] (PB_MODES=range64,perturb,... picks modes);
+//        bench/profiler_sessions.sh OUT [REPS] runs it alone, then on every GPU
+//        at once; PB_CHURN=1 runs the churn modes instead.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_activity.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::vector<const char*> kMetrics = {
+    "gpu__time_duration.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "sm__sass_data_bytes_mem_global_op_ld.sum",
+    "sm__sass_data_bytes_mem_global_op_st.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "smsp__inst_executed.sum",
+    "sm__cycles_elapsed.avg.per_second",
+};
+
+struct Failed {
+  std::string what;
+};
+
+void ck(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return;
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  throw Failed{std::string(what) + ": " + (s ? s : "?")};
+}
+void ckrt(cudaError_t r, const char* what) {
+  if (r != cudaSuccess) throw Failed{std::string(what) + ": " + cudaGetErrorString(r)};
+}
+
+template <class T>
+T sized(std::size_t n) {
+  T p{};
+  p.structSize = n;
+  return p;
+}
+#define SIZED(T) sized<T>(T##_STRUCT_SIZE)
+
+double now() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Phase -> the times it took, in ms.
+struct Phases {
+  std::map<std::string, std::vector<double>> t;
+  std::vector<std::string> order;
+  double last = now();
+  void mark(const std::string& phase) {
+    const double n = now();
+    if (!t.count(phase)) order.push_back(phase);
+    t[phase].push_back(n - last);
+    last = n;
+  }
+  void reset() { last = now(); }
+  void print(const char* mode) const {
+    for (const std::string& p : order) {
+      std::vector<double> v = t.at(p);
+      std::sort(v.begin(), v.end());
+      std::printf("%-12s %-22s median %9.3f ms  min %9.3f  max %9.3f  (n=%zu)\n", mode, p.c_str(),
+                  v[v.size() / 2], v.front(), v.back(), v.size());
+    }
+  }
+};
+
+__global__ void work(float* x, int n, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  for (int k = 0; k < iters; ++k) v = v * 1.0000001f + 0.5f;
+  x[i] = v;
+}
+
+struct Kernel {
+  float* x = nullptr;
+  int n = 1 << 22;
+  int iters = 200;
+  cudaStream_t s = nullptr;
+  Kernel() {
+    ckrt(cudaMalloc(&x, n * sizeof(float)), "cudaMalloc");
+    ckrt(cudaMemset(x, 0, n * sizeof(float)), "cudaMemset");
+    ckrt(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  void launch() { work<<<(n + 255) / 256, 256, 0, s>>>(x, n, iters); }
+  void sync() { ckrt(cudaStreamSynchronize(s), "the launch"); }
+  /// Median of `count` launches timed with events, in microseconds.
+  double timed(int count) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    std::vector<double> us;
+    for (int i = 0; i < count; ++i) {
+      cudaEventRecord(a, s);
+      launch();
+      cudaEventRecord(b, s);
+      cudaEventSynchronize(b);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, a, b);
+      us.push_back(ms * 1e3);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  }
+};
+
+struct Host {
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::vector<uint8_t> config;
+  explicit Host(const std::string& chip) {
+    auto p = SIZED(CUpti_Profiler_Host_Initialize_Params);
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = chip.c_str();
+    ck(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize");
+    host = p.pHostObject;
+    auto a = SIZED(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    a.pHostObject = host;
+    std::vector<const char*> names = kMetrics;
+    a.ppMetricNames = names.data();
+    a.numMetrics = names.size();
+    ck(cuptiProfilerHostConfigAddMetrics(&a), "cuptiProfilerHostConfigAddMetrics");
+    auto s = SIZED(CUpti_Profiler_Host_GetConfigImageSize_Params);
+    s.pHostObject = host;
+    ck(cuptiProfilerHostGetConfigImageSize(&s), "GetConfigImageSize");
+    config.resize(s.configImageSize);
+    auto g = SIZED(CUpti_Profiler_Host_GetConfigImage_Params);
+    g.pHostObject = host;
+    g.configImageSize = config.size();
+    g.pConfigImage = config.data();
+    ck(cuptiProfilerHostGetConfigImage(&g), "GetConfigImage");
+  }
+  double duration(std::vector<uint8_t>& data, size_t range) {
+    const char* name = "gpu__time_duration.sum";
+    double v = -1;
+    auto p = SIZED(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    p.pHostObject = host;
+    p.pCounterDataImage = data.data();
+    p.counterDataImageSize = data.size();
+    p.rangeIndex = range;
+    p.ppMetricNames = &name;
+    p.numMetrics = 1;
+    p.pMetricValues = &v;
+    ck(cuptiProfilerHostEvaluateToGpuValues(&p), "EvaluateToGpuValues");
+    return v;
+  }
+};
+
+size_t rangesIn(std::vector<uint8_t>& data) {
+  auto info = SIZED(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  info.pCounterDataImage = data.data();
+  info.counterDataImageSize = data.size();
+  ck(cuptiRangeProfilerGetCounterDataInfo(&info), "GetCounterDataInfo");
+  return info.numTotalRanges;
+}
+
+struct Range {
+  CUpti_RangeProfiler_Object* obj = nullptr;
+  explicit Range(CUcontext ctx) {
+    auto p = SIZED(CUpti_RangeProfiler_Enable_Params);
+    p.ctx = ctx;
+    ck(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    obj = p.pRangeProfilerObject;
+  }
+  ~Range() {
+    auto p = SIZED(CUpti_RangeProfiler_Disable_Params);
+    p.pRangeProfilerObject = obj;
+    cuptiRangeProfilerDisable(&p);
+  }
+  std::vector<uint8_t> image(int ranges) {
+    std::vector<const char*> names = kMetrics;
+    auto s = SIZED(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    s.pRangeProfilerObject = obj;
+    s.pMetricNames = names.data();
+    s.numMetrics = names.size();
+    s.maxNumOfRanges = ranges;
+    s.maxNumRangeTreeNodes = ranges;
+    ck(cuptiRangeProfilerGetCounterDataSize(&s), "GetCounterDataSize");
+    std::vector<uint8_t> img(s.counterDataSize);
+    auto i = SIZED(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    i.pRangeProfilerObject = obj;
+    i.counterDataSize = img.size();
+    i.pCounterData = img.data();
+    ck(cuptiRangeProfilerCounterDataImageInitialize(&i), "CounterDataImageInitialize");
+    return img;
+  }
+  void setConfig(std::vector<uint8_t>& config, std::vector<uint8_t>& data, int ranges) {
+    auto p = SIZED(CUpti_RangeProfiler_SetConfig_Params);
+    p.pRangeProfilerObject = obj;
+    p.configSize = config.size();
+    p.pConfig = config.data();
+    p.counterDataImageSize = data.size();
+    p.pCounterDataImage = data.data();
+    p.range = CUPTI_AutoRange;
+    p.replayMode = CUPTI_KernelReplay;
+    p.maxRangesPerPass = ranges;
+    p.numNestingLevels = 1;
+    p.minNestingLevel = 1;
+    p.targetNestingLevel = 1;
+    ck(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig");
+  }
+  void start() {
+    auto p = SIZED(CUpti_RangeProfiler_Start_Params);
+    p.pRangeProfilerObject = obj;
+    ck(cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
+  }
+  void stop() {
+    auto p = SIZED(CUpti_RangeProfiler_Stop_Params);
+    p.pRangeProfilerObject = obj;
+    ck(cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
+  }
+  size_t decode() {
+    auto p = SIZED(CUpti_RangeProfiler_DecodeData_Params);
+    p.pRangeProfilerObject = obj;
+    ck(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
+    return p.numOfRangeDropped;
+  }
+};
+
+void modeRange(CUcontext ctx, Host& host, Kernel& k, int reps, int maxRanges) {
+  Phases ph;
+  Range r(ctx);
+  ph.mark("enable");
+  double first = 0, last = 0;
+  for (int i = 0; i < reps; ++i) {
+    ph.reset();
+    std::vector<uint8_t> data = r.image(maxRanges);
+    r.setConfig(host.config, data, maxRanges);
+    ph.mark("image+set config");
+    r.start();
+    ph.mark("start");
+    k.launch();
+    k.sync();
+    ph.mark("launch (replayed)");
+    r.stop();
+    ph.mark("stop");
+    r.decode();
+    ph.mark("decode");
+    const double d = host.duration(data, 0);
+    ph.mark("evaluate");
+    (i == 0 ? first : last) = d;
+    k.timed(5);  // the next point's timed launches: enabled, not started
+    ph.mark("5 timed launches");
+  }
+  const std::string mode = "range/" + std::to_string(maxRanges);
+  ph.print(mode.c_str());
+  std::printf("%-12s profiled duration first %.1f us, last %.1f us; enabled, not started: %.1f us\n",
+              mode.c_str(), first / 1e3, last / 1e3, k.timed(20));
+}
+
+void modeRangeReuse(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  Phases ph;
+  Range r(ctx);
+  std::vector<uint8_t> data = r.image(reps + 1);
+  r.setConfig(host.config, data, reps + 1);
+  ph.mark("enable+set config");
+  for (int i = 0; i < reps; ++i) {
+    ph.reset();
+    r.start();
+    ph.mark("start");
+    k.launch();
+    k.sync();
+    ph.mark("launch (replayed)");
+    r.stop();
+    ph.mark("stop");
+    r.decode();
+    ph.mark("decode");
+  }
+  ph.print("range_reuse");
+  const size_t n = rangesIn(data);
+  std::printf("range_reuse  ranges in the image: %zu (of %d profiles); first %.1f us, last %.1f us\n", n,
+              reps, n ? host.duration(data, 0) / 1e3 : -1.0, n ? host.duration(data, n - 1) / 1e3 : -1.0);
+}
+
+void modeRangeBatch(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  Phases ph;
+  Range r(ctx);
+  std::vector<uint8_t> data = r.image(reps);
+  r.setConfig(host.config, data, reps);
+  ph.mark("enable+set config");
+  r.start();
+  ph.mark("start");
+  for (int i = 0; i < reps; ++i) {
+    k.launch();
+    k.sync();
+    ph.mark("each launch (replayed)");
+  }
+  r.stop();
+  ph.mark("stop");
+  r.decode();
+  ph.mark("decode");
+  ph.print("range_batch");
+  const size_t n = rangesIn(data);
+  std::printf("range_batch  ranges: %zu; first %.1f us, last %.1f us\n", n,
+              n ? host.duration(data, 0) / 1e3 : -1.0, n ? host.duration(data, n - 1) / 1e3 : -1.0);
+}
+
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+  *size = 1 << 20;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *maxRecords = 0;
+}
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { std::free(buffer); }
+
+const char* kPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry touch(.param .u64 p) {
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, 1;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+void modePerturb(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  Range r(ctx);
+  std::vector<uint8_t> data = r.image(64);
+  r.setConfig(host.config, data, 64);
+  cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+  std::vector<void*> keep;
+  std::vector<cudaStream_t> streams;
+  std::vector<CUmodule> modules;
+  const char* what[] = {
+      "none", "cudaMalloc 64 MiB", "cudaFree", "new stream", "activity on/off", "new module", "none"};
+  for (const char* w : what) {
+    Phases ph;
+    for (int i = 0; i < std::max(2, reps / 3); ++i) {
+      const std::string p = w;
+      if (p == "cudaMalloc 64 MiB") {
+        void* b = nullptr;
+        ckrt(cudaMalloc(&b, 64 << 20), "cudaMalloc");
+        keep.push_back(b);
+      } else if (p == "cudaFree" && !keep.empty()) {
+        cudaFree(keep.back());
+        keep.pop_back();
+      } else if (p == "new stream") {
+        cudaStream_t s;
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        streams.push_back(s);
+      } else if (p == "activity on/off") {
+        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        k.launch();
+        k.sync();
+        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        cuptiActivityFlushAll(0);
+      } else if (p == "new module") {
+        CUmodule m;
+        if (cuModuleLoadData(&m, kPtx) != CUDA_SUCCESS) throw Failed{"cuModuleLoadData"};
+        CUfunction f;
+        cuModuleGetFunction(&f, m, "touch");
+        void* arg[] = {&k.x};
+        cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, k.s, arg, nullptr);
+        k.sync();
+        modules.push_back(m);
+      }
+      ph.reset();
+      r.start();
+      ph.mark("start after " + p);
+      k.launch();
+      k.sync();
+      ph.mark("launch after " + p);
+      r.stop();
+      r.decode();
+    }
+    ph.print("perturb");
+  }
+  for (void* b : keep) cudaFree(b);
+}
+
+void modeMemory(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  std::vector<void*> extra;
+  for (int gib : {0, 2, 8}) {
+    while (int(extra.size()) < gib) {
+      void* b = nullptr;
+      ckrt(cudaMalloc(&b, size_t(1) << 30), "cudaMalloc 1 GiB");
+      cudaMemset(b, 1, size_t(1) << 30);
+      extra.push_back(b);
+    }
+    cudaDeviceSynchronize();
+    Range r(ctx);
+    std::vector<uint8_t> data = r.image(64);
+    r.setConfig(host.config, data, 64);
+    Phases ph;
+    for (int i = 0; i < std::max(2, reps / 2); ++i) {
+      ph.reset();
+      r.start();
+      ph.mark("start, +" + std::to_string(gib) + " GiB");
+      k.launch();
+      k.sync();
+      ph.mark("launch, +" + std::to_string(gib) + " GiB");
+      r.stop();
+      r.decode();
+    }
+    ph.print("memory");
+  }
+  for (void* b : extra) cudaFree(b);
+}
+
+void modeUserReplay(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  Range r(ctx);
+  Phases ph;
+  int passes = 0;
+  for (int i = 0; i < reps; ++i) {
+    std::vector<uint8_t> data = r.image(4);
+    auto p = SIZED(CUpti_RangeProfiler_SetConfig_Params);
+    p.pRangeProfilerObject = r.obj;
+    p.configSize = host.config.size();
+    p.pConfig = host.config.data();
+    p.counterDataImageSize = data.size();
+    p.pCounterDataImage = data.data();
+    p.range = CUPTI_AutoRange;
+    p.replayMode = CUPTI_UserReplay;
+    p.maxRangesPerPass = 4;
+    p.numNestingLevels = 1;
+    p.minNestingLevel = 1;
+    p.targetNestingLevel = 1;
+    ph.reset();
+    ck(cuptiRangeProfilerSetConfig(&p), "SetConfig (user replay)");
+    ph.mark("image+set config");
+    passes = 0;
+    for (bool all = false; !all && passes < 64; ++passes) {
+      r.start();
+      k.launch();
+      k.sync();
+      auto s = SIZED(CUpti_RangeProfiler_Stop_Params);
+      s.pRangeProfilerObject = r.obj;
+      ck(cuptiRangeProfilerStop(&s), "Stop (user replay)");
+      all = s.isAllPassSubmitted;
+    }
+    ph.mark("passes (start, launch, stop)");
+    r.decode();
+    ph.mark("decode");
+    if (i + 1 == reps)
+      std::printf("user_replay  %d passes; ranges %zu; duration %.1f us\n", passes, rangesIn(data),
+                  host.duration(data, 0) / 1e3);
+  }
+  ph.print("user_replay");
+}
+
+void modeChurn(CUcontext ctx, Host& host, int reps, bool unload, bool release, bool streams,
+               const char* mode) {
+  Range r(ctx);
+  std::vector<uint8_t> data = r.image(64);
+  r.setConfig(host.config, data, 64);
+  CUstream s = nullptr;
+  cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+  Phases ph;
+  int done = 0;
+  for (int i = 0; i < reps; ++i) {
+    if (streams && i > 0) {
+      cuStreamDestroy(s);
+      cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    }
+    CUmodule m;
+    if (cuModuleLoadData(&m, kPtx) != CUDA_SUCCESS) throw Failed{"cuModuleLoadData"};
+    CUfunction f;
+    cuModuleGetFunction(&f, m, "touch");
+    CUdeviceptr buf = 0;
+    if (cuMemAlloc(&buf, 64 << 20) != CUDA_SUCCESS) throw Failed{"cuMemAlloc"};
+    void* arg[] = {&buf};
+    ph.reset();
+    r.start();
+    ph.mark("start");
+    cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, arg, nullptr);
+    cuStreamSynchronize(s);
+    ph.mark("launch (replayed)");
+    r.stop();
+    r.decode();
+    ++done;
+    std::printf("%-12s profile %d done\n", mode, done);
+    std::fflush(stdout);
+    if (unload) cuModuleUnload(m);
+    if (release) cuMemFree(buf);
+  }
+  ph.print(mode);
+  std::printf("%-12s survived %d profiles; ranges %zu\n", mode, done, rangesIn(data));
+}
+
+void modeSession(CUcontext ctx, Host& host, Kernel& k, int reps) {
+  Phases ph;
+  std::vector<uint8_t> data;
+  {
+    Range r(ctx);  // only to lay out a counter data image for the metric list
+    data = r.image(reps + 1);
+  }
+  ph.mark("image");
+  auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
+  sc.counterDataImageSize = data.size();
+  sc.pCounterDataImage = data.data();
+  ck(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&sc), "CalculateScratchBufferSize");
+  std::vector<uint8_t> scratch(sc.counterDataScratchBufferSize);
+  auto si = SIZED(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
+  si.counterDataImageSize = data.size();
+  si.pCounterDataImage = data.data();
+  si.counterDataScratchBufferSize = scratch.size();
+  si.pCounterDataScratchBuffer = scratch.data();
+  ck(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "InitializeScratchBuffer");
+  ph.mark("scratch");
+  auto b = SIZED(CUpti_Profiler_BeginSession_Params);
+  b.ctx = ctx;
+  b.counterDataImageSize = data.size();
+  b.pCounterDataImage = data.data();
+  b.counterDataScratchBufferSize = scratch.size();
+  b.pCounterDataScratchBuffer = scratch.data();
+  b.range = CUPTI_AutoRange;
+  b.replayMode = CUPTI_KernelReplay;
+  b.maxRangesPerPass = reps + 1;
+  b.maxLaunchesPerPass = reps + 1;
+  ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
+  ph.mark("begin session");
+  auto c = SIZED(CUpti_Profiler_SetConfig_Params);
+  c.ctx = ctx;
+  c.pConfig = host.config.data();
+  c.configSize = host.config.size();
+  c.minNestingLevel = 1;
+  c.numNestingLevels = 1;
+  c.targetNestingLevel = 1;
+  ck(cuptiProfilerSetConfig(&c), "cuptiProfilerSetConfig");
+  ph.mark("set config");
+  std::vector<double> between;
+  for (int i = 0; i < reps; ++i) {
+    ph.reset();
+    auto e = SIZED(CUpti_Profiler_EnableProfiling_Params);
+    e.ctx = ctx;
+    ck(cuptiProfilerEnableProfiling(&e), "cuptiProfilerEnableProfiling");
+    ph.mark("enable profiling");
+    k.launch();
+    k.sync();
+    ph.mark("launch (replayed)");
+    auto d = SIZED(CUpti_Profiler_DisableProfiling_Params);
+    d.ctx = ctx;
+    ck(cuptiProfilerDisableProfiling(&d), "cuptiProfilerDisableProfiling");
+    ph.mark("disable profiling");
+    auto f = SIZED(CUpti_Profiler_FlushCounterData_Params);
+    f.ctx = ctx;
+    ck(cuptiProfilerFlushCounterData(&f), "cuptiProfilerFlushCounterData");
+    ph.mark("flush");
+    between.push_back(k.timed(20));
+    ph.mark("20 timed launches");
+  }
+  auto u = SIZED(CUpti_Profiler_UnsetConfig_Params);
+  u.ctx = ctx;
+  ck(cuptiProfilerUnsetConfig(&u), "cuptiProfilerUnsetConfig");
+  auto es = SIZED(CUpti_Profiler_EndSession_Params);
+  es.ctx = ctx;
+  ck(cuptiProfilerEndSession(&es), "cuptiProfilerEndSession");
+  ph.mark("unset+end session");
+  ph.print("session");
+  std::sort(between.begin(), between.end());
+  const size_t n = rangesIn(data);
+  std::printf(
+      "session      ranges: %zu (of %d profiles, %d unprofiled launches between); first %.1f us, last %.1f "
+      "us\n",
+      n, reps, reps * 20, n ? host.duration(data, 0) / 1e3 : -1.0,
+      n ? host.duration(data, n - 1) / 1e3 : -1.0);
+  std::printf(
+      "session      timed launches inside the session, profiling disabled: median of medians %.1f us "
+      "(min %.1f, max %.1f); after it: %.1f us\n",
+      between[between.size() / 2], between.front(), between.back(), k.timed(20));
+}
+
+template <class F>
+void attempt(const char* mode, F f) {
+  try {
+    f();
+  } catch (const Failed& e) {
+    std::printf("%-12s FAILED: %s\n", mode, e.what.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 8;
+  try {
+    Kernel k;
+    k.timed(20);  // warm
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, dev);
+    const char* vis = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::printf("device %s (CUDA_VISIBLE_DEVICES=%s), %d reps\n", prop.name, vis ? vis : "-", reps);
+    std::printf("plain        kernel timed with events: %.1f us\n", k.timed(50));
+    CUcontext ctx = nullptr;
+    cuCtxGetCurrent(&ctx);
+    double t = now();
+    auto ip = SIZED(CUpti_Profiler_Initialize_Params);
+    ck(cuptiProfilerInitialize(&ip), "cuptiProfilerInitialize");
+    auto cp = SIZED(CUpti_Device_GetChipName_Params);
+    cp.deviceIndex = dev;
+    ck(cuptiDeviceGetChipName(&cp), "cuptiDeviceGetChipName");
+    Host host(cp.pChipName);
+    std::printf("prepare      %.1f ms (chip %s)\n", now() - t, cp.pChipName);
+    const char* only = std::getenv("PB_MODES");
+    auto want = [&](const char* m) { return !only || std::string(only).find(m) != std::string::npos; };
+    if (want("range64")) attempt("range/64", [&] { modeRange(ctx, host, k, reps, 64); });
+    if (want("range1")) attempt("range/1", [&] { modeRange(ctx, host, k, reps, 1); });
+    if (want("reuse")) attempt("range_reuse", [&] { modeRangeReuse(ctx, host, k, reps); });
+    if (want("batch")) attempt("range_batch", [&] { modeRangeBatch(ctx, host, k, reps); });
+    if (want("perturb")) attempt("perturb", [&] { modePerturb(ctx, host, k, reps); });
+    if (want("memory")) attempt("memory", [&] { modeMemory(ctx, host, k, reps); });
+    if (want("user")) attempt("user_replay", [&] { modeUserReplay(ctx, host, k, reps); });
+    const std::string churn = only ? only : "";
+    if (churn == "churn_none") modeChurn(ctx, host, reps, false, false, false, only);
+    if (churn == "churn_unload") modeChurn(ctx, host, reps, true, false, false, only);
+    if (churn == "churn_free") modeChurn(ctx, host, reps, false, true, false, only);
+    if (churn == "churn_both") modeChurn(ctx, host, reps, true, true, false, only);
+    if (churn == "churn_stream") modeChurn(ctx, host, reps, false, false, true, only);
+    if (want("session")) attempt("session", [&] { modeSession(ctx, host, k, reps); });
+    if (want("range64")) attempt("range/64", [&] { modeRange(ctx, host, k, reps, 64); });
+  } catch (const Failed& e) {
+    std::printf("FAILED: %s\n", e.what.c_str());
+    return 1;
+  }
+  return 0;
+}
