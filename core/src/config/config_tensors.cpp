@@ -1,17 +1,12 @@
 // The `tensors` and `tiles` sections of a config.
 #include "config_detail.h"
+#include "tilescope/base/hash.h"
 #include "tilescope/base/json_input.h"
 
 namespace tilescope::detail {
 
 std::uint64_t stableNameHash(const std::string& name) {
-  // FNV-1a (64-bit): the same name gives the same seed on every platform and run.
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char ch : name) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h;
+  return fnv1a(name);  // the same name gives the same seed on every platform and run
 }
 
 namespace {

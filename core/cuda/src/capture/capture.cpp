@@ -20,6 +20,7 @@
 #include "capture/capture_trace.h"
 #include "tilescope/analysis/compare.h"
 #include "tilescope/analysis/tiles.h"
+#include "tilescope/base/hash.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/cuda/timing.h"
 #include "tilescope/diagnose/compile_error.h"
@@ -248,17 +249,10 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
       continue;
     }
     // A digest of the output's bytes: trials of a deterministic kernel on identical
-    // inputs must agree bit for bit (race detection compares these). FNV-1a 64
-    // over 8-byte words, then the tail's bytes: a byte at a time it was a chain
-    // of 64M dependent multiplies for a 4096^2 f32 output (issue 29).
-    std::uint64_t h = 1469598103934665603ull;
-    const std::size_t words = out.bytes.size() / 8;
-    for (std::size_t i = 0; i < words; ++i) {
-      std::uint64_t w;
-      std::memcpy(&w, out.bytes.data() + 8 * i, 8);
-      h = (h ^ w) * 1099511628211ull;
-    }
-    for (std::size_t i = 8 * words; i < out.bytes.size(); ++i) h = (h ^ out.bytes[i]) * 1099511628211ull;
+    // inputs must agree bit for bit (race detection compares these). Over 8-byte
+    // words: a byte at a time it was a chain of 64M dependent multiplies for a
+    // 4096^2 f32 output (issue 29).
+    const std::uint64_t h = fnv1aWords(out.bytes.data(), out.bytes.size());
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     p.status.outputDigest[t.name] = hex;

@@ -17,6 +17,7 @@
 
 #include "capture/capture_detail.h"
 #include "tilescope/base/dtype.h"
+#include "tilescope/base/hash.h"
 #include "tilescope/counters/counters.h"
 #include "tilescope/cuda/pc_sampling.h"
 #include "tilescope/cuda/profiler.h"
@@ -83,8 +84,7 @@ std::map<std::string, BaselineCounters>& baselineCache() {
 /// The sweep's shared file of a baseline call's counters (CaptureOptions::baselineCacheDir).
 std::filesystem::path sharedBaselineFile(const CaptureOptions& opts, const std::string& identity) {
   if (opts.baselineCacheDir.empty()) return {};
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the identity
-  for (unsigned char ch : identity) h = (h ^ ch) * 1099511628211ull;
+  const std::uint64_t h = fnv1a(identity);
   char name[32];
   std::snprintf(name, sizeof name, "%016llx.json", static_cast<unsigned long long>(h));
   return std::filesystem::path(opts.baselineCacheDir) / name;

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "tilescope/base/hash.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/model/report.h"
 
@@ -24,13 +25,6 @@ std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-/// FNV-1a: names a module image's file; collisions only share a file name.
-std::uint64_t fnv1a(const char* p, std::size_t n) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 1099511628211ull;
-  return h;
 }
 
 }  // namespace
@@ -79,7 +73,7 @@ void Recorder::moduleLoaded(const char* image, std::size_t size) {
   if (info.kernels.empty()) return;
   std::lock_guard<std::mutex> lock(m_mutex);
   Image im;
-  im.hash = hex(fnv1a(image, size));
+  im.hash = hex(fnv1aBytes(image, size));  // names the image's file; a collision only shares a name
   for (const Image& o : m_images)
     if (o.hash == im.hash) return;  // loaded again (another context)
   im.bytes.assign(image, size);
