@@ -302,8 +302,9 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
   // Released after every pass, although the first start of a freshly enabled
   // profiler is most of a pass's cost (0.2 s; later starts take microseconds):
   // a profiler kept enabled for the next capture crashed CUPTI (SIGSEGV) in a
-  // later replay once modules and buffers had come and gone, in TileScope and in
-  // bench/profiler_sessions.cu alone (docs/measurements.md, "The profiler's start").
+  // later replay, in a warm worker (even with the earlier captures' modules,
+  // buffers and stream kept alive) and in bench/profiler_sessions.cu alone
+  // (docs/measurements.md, "The profiler's start").
   releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -34,7 +34,7 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
                            int maxRanges = 64);
 
 /// The range profiler stays enabled on the context between profiles (the
-/// first start after enabling it costs 0.15-0.7 s, later ones microseconds)
+/// first start after enabling it costs 0.13-0.7 s, later ones microseconds)
 /// until this disables it, as PC sampling, other profilers and the end of a
 /// capture need. Safe to call when nothing is enabled.
 void releaseRangeProfiler();
