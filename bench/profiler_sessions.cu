@@ -234,7 +234,8 @@ struct Range {
     ck(cuptiRangeProfilerCounterDataImageInitialize(&i), "CounterDataImageInitialize");
     return img;
   }
-  void setConfig(std::vector<uint8_t>& config, std::vector<uint8_t>& data, int ranges) {
+  void setConfig(std::vector<uint8_t>& config, std::vector<uint8_t>& data, int ranges,
+                 CUpti_ProfilerReplayMode replay = CUPTI_KernelReplay) {
     auto p = SIZED(CUpti_RangeProfiler_SetConfig_Params);
     p.pRangeProfilerObject = obj;
     p.configSize = config.size();
@@ -242,7 +243,7 @@ struct Range {
     p.counterDataImageSize = data.size();
     p.pCounterDataImage = data.data();
     p.range = CUPTI_AutoRange;
-    p.replayMode = CUPTI_KernelReplay;
+    p.replayMode = replay;
     p.maxRangesPerPass = ranges;
     p.numNestingLevels = 1;
     p.minNestingLevel = 1;
@@ -366,6 +367,22 @@ const char* kPtx = R"(
 }
 )";
 
+/// A new module holding `touch`, loaded from kPtx.
+struct TouchModule {
+  CUmodule m = nullptr;
+  CUfunction f = nullptr;
+  TouchModule() {
+    if (cuModuleLoadData(&m, kPtx) != CUDA_SUCCESS) throw Failed{"cuModuleLoadData"};
+    cuModuleGetFunction(&f, m, "touch");
+  }
+  /// touch<<<1, 1>>>(p), waited for.
+  void launch(CUdeviceptr p, CUstream s) {
+    void* arg[] = {&p};
+    cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, arg, nullptr);
+    cuStreamSynchronize(s);
+  }
+};
+
 void modePerturb(CUcontext ctx, Host& host, Kernel& k, int reps) {
   Range r(ctx);
   std::vector<uint8_t> data = r.image(64);
@@ -398,14 +415,9 @@ void modePerturb(CUcontext ctx, Host& host, Kernel& k, int reps) {
         cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         cuptiActivityFlushAll(0);
       } else if (p == "new module") {
-        CUmodule m;
-        if (cuModuleLoadData(&m, kPtx) != CUDA_SUCCESS) throw Failed{"cuModuleLoadData"};
-        CUfunction f;
-        cuModuleGetFunction(&f, m, "touch");
-        void* arg[] = {&k.x};
-        cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, k.s, arg, nullptr);
-        k.sync();
-        modules.push_back(m);
+        TouchModule t;
+        t.launch(reinterpret_cast<CUdeviceptr>(k.x), k.s);
+        modules.push_back(t.m);
       }
       ph.reset();
       r.start();
@@ -455,21 +467,9 @@ void modeUserReplay(CUcontext ctx, Host& host, Kernel& k, int reps) {
   Phases ph;
   int passes = 0;
   for (int i = 0; i < reps; ++i) {
-    std::vector<uint8_t> data = r.image(4);
-    auto p = SIZED(CUpti_RangeProfiler_SetConfig_Params);
-    p.pRangeProfilerObject = r.obj;
-    p.configSize = host.config.size();
-    p.pConfig = host.config.data();
-    p.counterDataImageSize = data.size();
-    p.pCounterDataImage = data.data();
-    p.range = CUPTI_AutoRange;
-    p.replayMode = CUPTI_UserReplay;
-    p.maxRangesPerPass = 4;
-    p.numNestingLevels = 1;
-    p.minNestingLevel = 1;
-    p.targetNestingLevel = 1;
     ph.reset();
-    ck(cuptiRangeProfilerSetConfig(&p), "SetConfig (user replay)");
+    std::vector<uint8_t> data = r.image(4);
+    r.setConfig(host.config, data, 4, CUPTI_UserReplay);
     ph.mark("image+set config");
     passes = 0;
     for (bool all = false; !all && passes < 64; ++passes) {
@@ -505,25 +505,20 @@ void modeChurn(CUcontext ctx, Host& host, int reps, bool unload, bool release, b
       cuStreamDestroy(s);
       cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
     }
-    CUmodule m;
-    if (cuModuleLoadData(&m, kPtx) != CUDA_SUCCESS) throw Failed{"cuModuleLoadData"};
-    CUfunction f;
-    cuModuleGetFunction(&f, m, "touch");
+    TouchModule t;
     CUdeviceptr buf = 0;
     if (cuMemAlloc(&buf, 64 << 20) != CUDA_SUCCESS) throw Failed{"cuMemAlloc"};
-    void* arg[] = {&buf};
     ph.reset();
     r.start();
     ph.mark("start");
-    cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, arg, nullptr);
-    cuStreamSynchronize(s);
+    t.launch(buf, s);
     ph.mark("launch (replayed)");
     r.stop();
     r.decode();
     ++done;
     std::printf("%-12s profile %d done\n", mode, done);
     std::fflush(stdout);
-    if (unload) cuModuleUnload(m);
+    if (unload) cuModuleUnload(t.m);
     if (release) cuMemFree(buf);
   }
   ph.print(mode);
