@@ -19,6 +19,11 @@
 //                each profile on a new stream, the last one destroyed
 //                (churn_stream); one to a process (PB_MODES=churn_both,
 //                ...), since a crash ends it
+//   per_*        a profile as a sweep point's: per_range* enables, starts,
+//                stops and disables the range profiler around one replayed
+//                launch; per_sess* begins and ends a session of the older
+//                API instead; *2 with the basic list (2 passes), *1 without
+//                its SASS metrics (1 pass); run in two rounds
 //   session      CUPTI's session API: begin a session and set the config
 //                once; per profile enable, launch, disable, flush; between
 //                profiles, 20 launches timed with events while the session
@@ -155,10 +160,20 @@ struct Kernel {
   }
 };
 
+/// The basic list less its SASS metrics: the hardware counters alone fit one
+/// pass on GH100 (a SASS metric never shares a pass with them).
+std::vector<const char*> onePass() {
+  std::vector<const char*> out;
+  for (const char* m : kMetrics)
+    if (std::string(m).rfind("sm__sass", 0) != 0) out.push_back(m);
+  return out;
+}
+
 struct Host {
   CUpti_Profiler_Host_Object* host = nullptr;
   std::vector<uint8_t> config;
-  explicit Host(const std::string& chip) {
+  std::vector<const char*> metrics;
+  explicit Host(const std::string& chip, std::vector<const char*> list = kMetrics) : metrics(list) {
     auto p = SIZED(CUpti_Profiler_Host_Initialize_Params);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
@@ -166,7 +181,7 @@ struct Host {
     host = p.pHostObject;
     auto a = SIZED(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     a.pHostObject = host;
-    std::vector<const char*> names = kMetrics;
+    std::vector<const char*> names = metrics;
     a.ppMetricNames = names.data();
     a.numMetrics = names.size();
     ck(cuptiProfilerHostConfigAddMetrics(&a), "cuptiProfilerHostConfigAddMetrics");
@@ -217,8 +232,7 @@ struct Range {
     p.pRangeProfilerObject = obj;
     cuptiRangeProfilerDisable(&p);
   }
-  std::vector<uint8_t> image(int ranges) {
-    std::vector<const char*> names = kMetrics;
+  std::vector<uint8_t> image(int ranges, std::vector<const char*> names = kMetrics) {
     auto s = SIZED(CUpti_RangeProfiler_GetCounterDataSize_Params);
     s.pRangeProfilerObject = obj;
     s.pMetricNames = names.data();
@@ -267,6 +281,14 @@ struct Range {
     return p.numOfRangeDropped;
   }
 };
+
+int passesOf(std::vector<uint8_t>& config) {
+  auto p = SIZED(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  p.configImageSize = config.size();
+  p.pConfigImage = config.data();
+  ck(cuptiProfilerHostGetNumOfPasses(&p), "GetNumOfPasses");
+  return static_cast<int>(p.numOfPasses);
+}
 
 void modeRange(CUcontext ctx, Host& host, Kernel& k, int reps, int maxRanges) {
   Phases ph;
@@ -608,6 +630,115 @@ void modeSession(CUcontext ctx, Host& host, Kernel& k, int reps) {
       between[between.size() / 2], between.front(), between.back(), k.timed(20));
 }
 
+/// Every profile as a sweep point's is now: the range profiler enabled,
+/// started, stopped and disabled again around one replayed launch.
+void modeRangePer(CUcontext ctx, Host& host, Kernel& k, int reps, const char* mode) {
+  Phases ph;
+  double first = 0;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now();
+    ph.reset();
+    {
+      Range r(ctx);
+      ph.mark("enable");
+      std::vector<uint8_t> data = r.image(64, host.metrics);
+      r.setConfig(host.config, data, 64);
+      ph.mark("image+set config");
+      r.start();
+      ph.mark("start");
+      k.launch();
+      k.sync();
+      ph.mark("launch (replayed)");
+      r.stop();
+      r.decode();
+      ph.mark("stop+decode");
+      if (i == 0) first = host.duration(data, 0);
+    }
+    ph.mark("disable");
+    ph.t["whole profile"].push_back(now() - t0);
+    if (i == 0) ph.order.push_back("whole profile");
+  }
+  ph.print(mode);
+  std::printf("%-12s profiled duration %.1f us\n", mode, first / 1e3);
+}
+
+/// Every profile in a session of its own (CUPTI's older session API, kernel
+/// replay, auto range): begin, set config, enable, launch, disable, flush,
+/// unset, end. The counter data image is laid out once (by an enabled range
+/// profiler, as in `session`) and copied for each profile.
+void modeSessionPer(CUcontext ctx, Host& host, Kernel& k, int reps, const char* mode) {
+  Phases ph;
+  std::vector<uint8_t> pristine;
+  {
+    Range r(ctx);
+    pristine = r.image(4, host.metrics);
+  }
+  double first = 0;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now();
+    ph.reset();
+    std::vector<uint8_t> data = pristine;
+    auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
+    sc.counterDataImageSize = data.size();
+    sc.pCounterDataImage = data.data();
+    ck(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&sc), "CalculateScratchBufferSize");
+    std::vector<uint8_t> scratch(sc.counterDataScratchBufferSize);
+    auto si = SIZED(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
+    si.counterDataImageSize = data.size();
+    si.pCounterDataImage = data.data();
+    si.counterDataScratchBufferSize = scratch.size();
+    si.pCounterDataScratchBuffer = scratch.data();
+    ck(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "InitializeScratchBuffer");
+    ph.mark("image copy+scratch");
+    auto b = SIZED(CUpti_Profiler_BeginSession_Params);
+    b.ctx = ctx;
+    b.counterDataImageSize = data.size();
+    b.pCounterDataImage = data.data();
+    b.counterDataScratchBufferSize = scratch.size();
+    b.pCounterDataScratchBuffer = scratch.data();
+    b.range = CUPTI_AutoRange;
+    b.replayMode = CUPTI_KernelReplay;
+    b.maxRangesPerPass = 4;
+    b.maxLaunchesPerPass = 4;
+    ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
+    ph.mark("begin session");
+    auto c = SIZED(CUpti_Profiler_SetConfig_Params);
+    c.ctx = ctx;
+    c.pConfig = host.config.data();
+    c.configSize = host.config.size();
+    c.minNestingLevel = 1;
+    c.numNestingLevels = 1;
+    c.targetNestingLevel = 1;
+    ck(cuptiProfilerSetConfig(&c), "cuptiProfilerSetConfig");
+    auto e = SIZED(CUpti_Profiler_EnableProfiling_Params);
+    e.ctx = ctx;
+    ck(cuptiProfilerEnableProfiling(&e), "cuptiProfilerEnableProfiling");
+    ph.mark("set config+enable");
+    k.launch();
+    k.sync();
+    ph.mark("launch (replayed)");
+    auto d = SIZED(CUpti_Profiler_DisableProfiling_Params);
+    d.ctx = ctx;
+    ck(cuptiProfilerDisableProfiling(&d), "cuptiProfilerDisableProfiling");
+    auto f = SIZED(CUpti_Profiler_FlushCounterData_Params);
+    f.ctx = ctx;
+    ck(cuptiProfilerFlushCounterData(&f), "cuptiProfilerFlushCounterData");
+    auto u = SIZED(CUpti_Profiler_UnsetConfig_Params);
+    u.ctx = ctx;
+    ck(cuptiProfilerUnsetConfig(&u), "cuptiProfilerUnsetConfig");
+    ph.mark("disable+flush+unset");
+    auto es = SIZED(CUpti_Profiler_EndSession_Params);
+    es.ctx = ctx;
+    ck(cuptiProfilerEndSession(&es), "cuptiProfilerEndSession");
+    ph.mark("end session");
+    if (i == 0) first = rangesIn(data) ? host.duration(data, 0) : -1;
+    ph.t["whole profile"].push_back(now() - t0);
+    if (i == 0) ph.order.push_back("whole profile");
+  }
+  ph.print(mode);
+  std::printf("%-12s profiled duration %.1f us\n", mode, first / 1e3);
+}
+
 template <class F>
 void attempt(const char* mode, F f) {
   try {
@@ -657,6 +788,17 @@ int main(int argc, char** argv) {
     if (churn == "churn_both") modeChurn(ctx, host, reps, true, true, false, only);
     if (churn == "churn_stream") modeChurn(ctx, host, reps, false, false, true, only);
     if (want("session")) attempt("session", [&] { modeSession(ctx, host, k, reps); });
+    if (want("per_")) {  // the per-profile modes, each with the 2-pass list and the 1-pass one
+      Host one(cp.pChipName, onePass());
+      std::printf("per_         passes: the basic list %d, without its SASS metrics %d\n",
+                  passesOf(host.config), passesOf(one.config));
+      for (int round = 0; round < 2; ++round) {  // twice: the first round pays the process's first start
+        attempt("per_range2", [&] { modeRangePer(ctx, host, k, reps, "per_range2"); });
+        attempt("per_range1", [&] { modeRangePer(ctx, one, k, reps, "per_range1"); });
+        attempt("per_sess2", [&] { modeSessionPer(ctx, host, k, reps, "per_sess2"); });
+        attempt("per_sess1", [&] { modeSessionPer(ctx, one, k, reps, "per_sess1"); });
+      }
+    }
     if (want("range64")) attempt("range/64", [&] { modeRange(ctx, host, k, reps, 64); });
   } catch (const Failed& e) {
     std::printf("FAILED: %s\n", e.what.c_str());

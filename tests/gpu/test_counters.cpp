@@ -297,6 +297,62 @@ TEST(CountersFindings, TiledGemmLeavesTheTensorCoresIdleWhileCublasUsesThem) {
   EXPECT_EQ(bounds, 1) << describe(p);
 }
 
+/// `run --counters basic` of a zoo config under TILESCOPE_PROFILER_API=`api`
+/// ("" for the default), with the profiler's phases traced into `log`.
+json runWithApi(const std::string& rel, const std::string& api, const fs::path& log) {
+  const fs::path report = outDir() / ("api_" + (api.empty() ? std::string("default") : api) + ".report.json");
+  const std::string env = api.empty() ? "" : "TILESCOPE_PROFILER_API=" + api + " ";
+  const int rc = sh(env + "TILESCOPE_PROFILER_TRACE=1 " + shellQuote(TILESCOPE_RUN_EXE) + " run " +
+                    shellQuote(config(rel).string()) + " --counters basic -o " + shellQuote(report.string()) +
+                    " > " + shellQuote(log.string()) + " 2>&1");
+  if ((rc != 0 && rc != 1) || !fs::exists(report)) return json();
+  return json::parse(readFile(report))["points"][0];
+}
+
+// The session API (the default) and the range profiler (TILESCOPE_PROFILER_API=range)
+// measure the same launch alike: instruction-level counts exactly, the rest as
+// CountersVsNcu compares two ncu runs. The trace shows which API each used.
+TEST(CountersApis, SessionAndRangeProfilerAgree) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const std::string rel = "transpose/transpose_naive.tscfg.json";
+  const fs::path sessionLog = outDir() / "api_default.log", rangeLog = outDir() / "api_range.log";
+  const json s = runWithApi(rel, "", sessionLog), r = runWithApi(rel, "range", rangeLog);
+  ASSERT_TRUE(s.is_object()) << readFile(sessionLog);
+  ASSERT_TRUE(r.is_object()) << readFile(rangeLog);
+  EXPECT_NE(readFile(sessionLog).find("profiler: begin session"), std::string::npos) << readFile(sessionLog);
+  EXPECT_EQ(readFile(sessionLog).find("profiler: start"), std::string::npos);
+  EXPECT_NE(readFile(rangeLog).find("profiler: start"), std::string::npos) << readFile(rangeLog);
+  EXPECT_EQ(readFile(rangeLog).find("begin session"), std::string::npos);
+  ASSERT_TRUE(s["counters"].value("collected", false)) << s["counters"].dump(1);
+  ASSERT_TRUE(r["counters"].value("collected", false)) << r["counters"].dump(1);
+  const json &a = s["counters"]["kernel"]["metrics"], &b = r["counters"]["kernel"]["metrics"];
+  int compared = 0;
+  for (const auto& [m, v] : a.items()) {
+    ASSERT_TRUE(b.contains(m)) << m;
+    const double x = v.get<double>(), y = b[m].get<double>();
+    std::printf("  %-66s session %16.4f  range %16.4f\n", m.c_str(), x, y);
+    ++compared;
+    switch (compareOf(m)) {
+      case Compare::exact:
+        EXPECT_EQ(x, y) << m;
+        break;
+      case Compare::clock:
+        break;
+      case Compare::dram:  // L2 write-back timing, as against ncu
+        EXPECT_TRUE(std::fabs(x - y) <= 0.08 * std::fabs(y) || std::fabs(x - y) <= 2.0 * (1 << 20))
+            << m << ": session " << x << ", range " << y;
+        break;
+      default:  // rates and L1 traffic: within 5% or half a percentage point
+        EXPECT_TRUE(std::fabs(x - y) <= 0.05 * std::fabs(y) ||
+                    (m.find("pct") != std::string::npos && std::fabs(x - y) <= 0.5))
+            << m << ": session " << x << ", range " << y;
+    }
+  }
+  EXPECT_GE(compared, 12);
+  EXPECT_TRUE(findingOf(s, "uncoalesced_access")) << describe(s);
+  EXPECT_TRUE(findingOf(r, "uncoalesced_access")) << describe(r);
+}
+
 TEST(CountersUnavailable, UnderAnotherProfilerTheCaptureSaysWhyAndGoesOn) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   const std::string ncu = ncuPath();

@@ -1,10 +1,19 @@
-// profileRanges: the Range Profiler in kernel-replay, auto-range mode.
+// profileRanges: CUPTI's profiler in kernel-replay, auto-range mode.
 //   host:   Profiler Host object for the chip -> config image (metric list) -> passes
-//   target: enable on the context -> counter data image -> set config -> start,
-//           launch, synchronise, stop -> decode -> evaluate every range on the host.
+//   target: a session per profile (CUPTI's session API: begin, set config,
+//           enable, launch, synchronise, disable, flush, unset, end) on a copy
+//           of a counter data image laid out once -> evaluate every range on
+//           the host. The range profiler (enable, set config, start, launch,
+//           stop, decode, disable) where the session API is refused or
+//           TILESCOPE_PROFILER_API=range.
 // Kernel replay lets CUPTI run each kernel as many passes as the metric list
 // needs, saving and restoring device memory around the replays, so one call of
 // the workload suffices.
+// Why the session API, deprecated since CUDA 13.0, by default: a profile's
+// fixed cost is the range profiler's first start after it is enabled (0.2 s),
+// and keeping it enabled between profiles crashed CUPTI. A whole profile of a
+// 38 us kernel took 130 ms in a session of its own against 300 ms with the
+// range profiler (H200, CUDA 13.0; docs/measurements.md, "The profiler's start").
 #include "tilescope/cuda/profiler.h"
 
 #include <cupti_profiler_host.h>
@@ -210,6 +219,117 @@ class RangeProfilerSession {
   bool m_started = false;
 };
 
+/// A counter data image's scratch buffer, as the session API needs it.
+std::vector<std::uint8_t> scratchFor(std::vector<std::uint8_t>& data) {
+  auto c = sized<CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params>(
+      CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE);
+  c.counterDataImageSize = data.size();
+  c.pCounterDataImage = data.data();
+  check(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&c),
+        "cuptiProfilerCounterDataImageCalculateScratchBufferSize");
+  std::vector<std::uint8_t> scratch(c.counterDataScratchBufferSize);
+  auto i = sized<CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params>(
+      CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE);
+  i.counterDataImageSize = data.size();
+  i.pCounterDataImage = data.data();
+  i.counterDataScratchBufferSize = scratch.size();
+  i.pCounterDataScratchBuffer = scratch.data();
+  check(cuptiProfilerCounterDataImageInitializeScratchBuffer(&i),
+        "cuptiProfilerCounterDataImageInitializeScratchBuffer");
+  return scratch;
+}
+
+/// One profile in a session of CUPTI's session API (kernel replay, auto
+/// range), ended on every path: begun here, configured and enabled by
+/// enable(), its counters written to the image by finish().
+class ProfilerSession {
+ public:
+  ProfilerSession(CUcontext ctx, std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scratch,
+                  int ranges)
+      : m_ctx(ctx) {
+    auto p = sized<CUpti_Profiler_BeginSession_Params>(CUpti_Profiler_BeginSession_Params_STRUCT_SIZE);
+    p.ctx = ctx;
+    p.counterDataImageSize = data.size();
+    p.pCounterDataImage = data.data();
+    p.counterDataScratchBufferSize = scratch.size();
+    p.pCounterDataScratchBuffer = scratch.data();
+    p.range = CUPTI_AutoRange;
+    p.replayMode = CUPTI_KernelReplay;
+    p.maxRangesPerPass = std::size_t(ranges);
+    p.maxLaunchesPerPass = std::size_t(ranges);
+    m_result = cuptiProfilerBeginSession(&p);
+    m_begun = m_result == CUPTI_SUCCESS;
+  }
+  ~ProfilerSession() {
+    if (m_enabled) disableProfiling();
+    if (m_configured) unsetConfig();
+    if (m_begun) endSession();
+  }
+  ProfilerSession(const ProfilerSession&) = delete;
+  ProfilerSession& operator=(const ProfilerSession&) = delete;
+
+  /// CUPTI's answer to beginning the session.
+  CUptiResult begun() const { return m_result; }
+
+  void enable(std::vector<std::uint8_t>& config) {
+    auto p = sized<CUpti_Profiler_SetConfig_Params>(CUpti_Profiler_SetConfig_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    p.pConfig = config.data();
+    p.configSize = config.size();
+    p.minNestingLevel = 1;
+    p.numNestingLevels = 1;
+    p.targetNestingLevel = 1;
+    check(cuptiProfilerSetConfig(&p), "cuptiProfilerSetConfig");
+    m_configured = true;
+    check(enableProfiling(), "cuptiProfilerEnableProfiling");
+    m_enabled = true;
+  }
+
+  /// Disables profiling and ends the session: the image then holds every range.
+  void finish() {
+    m_enabled = false;
+    check(disableProfiling(), "cuptiProfilerDisableProfiling");
+    check(flushCounterData(), "cuptiProfilerFlushCounterData");
+    m_configured = false;
+    check(unsetConfig(), "cuptiProfilerUnsetConfig");
+    m_begun = false;
+    check(endSession(), "cuptiProfilerEndSession");
+  }
+
+ private:
+  // The calls whose only parameter is the context.
+  CUptiResult enableProfiling() {
+    auto p = sized<CUpti_Profiler_EnableProfiling_Params>(CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    return cuptiProfilerEnableProfiling(&p);
+  }
+  CUptiResult disableProfiling() {
+    auto p =
+        sized<CUpti_Profiler_DisableProfiling_Params>(CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    return cuptiProfilerDisableProfiling(&p);
+  }
+  CUptiResult flushCounterData() {
+    auto p =
+        sized<CUpti_Profiler_FlushCounterData_Params>(CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    return cuptiProfilerFlushCounterData(&p);
+  }
+  CUptiResult unsetConfig() {
+    auto p = sized<CUpti_Profiler_UnsetConfig_Params>(CUpti_Profiler_UnsetConfig_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    return cuptiProfilerUnsetConfig(&p);
+  }
+  CUptiResult endSession() {
+    auto p = sized<CUpti_Profiler_EndSession_Params>(CUpti_Profiler_EndSession_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    return cuptiProfilerEndSession(&p);
+  }
+  CUcontext m_ctx;
+  CUptiResult m_result = CUPTI_SUCCESS;
+  bool m_begun = false, m_configured = false, m_enabled = false;
+};
+
 struct Stream {
   CUstream s = nullptr;
   Stream() { checkCu(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"); }
@@ -312,6 +432,7 @@ struct Prepared {
   std::unique_ptr<HostObject> host;
   std::vector<std::uint8_t> config;
   int passes = 0;
+  std::map<int, std::vector<std::uint8_t>> images;  ///< range slots -> a counter data image, as laid out
 };
 
 Prepared& prepare(const std::string& chip, CUcontext ctx, const std::vector<std::string>& requested) {
@@ -423,6 +544,110 @@ void releaseRangeProfiler() {
   if (was) trace("disable");
 }
 
+namespace {
+
+enum class Api { session, range };
+
+/// The session API, unless TILESCOPE_PROFILER_API=range or CUPTI refuses it
+/// (then the range profiler for the rest of the process).
+Api& api() {
+  static Api a = [] {
+    const char* v = std::getenv("TILESCOPE_PROFILER_API");
+    return v && std::string(v) == "range" ? Api::range : Api::session;
+  }();
+  return a;
+}
+
+/// A counter data image for `slots` ranges of the prepared metrics: laid out
+/// once (the range profiler enabled for it, then disabled), copied per profile.
+std::vector<std::uint8_t>& pristineImage(Prepared& prep, CUcontext ctx, std::vector<const char*>& names,
+                                         int slots) {
+  auto it = prep.images.find(slots);
+  if (it != prep.images.end()) return it->second;
+  RangeProfilerSession layout(ctx);
+  return prep.images[slots] = layout.counterDataImage(names, slots);
+}
+
+std::size_t rangesIn(std::vector<std::uint8_t>& data) {
+  auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = data.data();
+  info.counterDataImageSize = data.size();
+  check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+  return info.numTotalRanges;
+}
+
+CuptiFailure dropped(std::size_t count, int maxRanges) {
+  return CuptiFailure(std::to_string(count) + " kernel ranges were dropped (more than " +
+                      std::to_string(maxRanges) + " launches)");
+}
+
+void evaluateAll(Prepared& prep, std::vector<std::uint8_t>& data, std::vector<const char*>& names,
+                 RangeProfile& out) {
+  const std::size_t n = rangesIn(data);
+  for (std::size_t r = 0; r < n; ++r) out.ranges.push_back(evaluate(*prep.host, data, r, names));
+}
+
+/// One profile in a session of its own. One slot more than maxRanges tells a
+/// call that launched too many kernels. False, with nothing run, where CUPTI
+/// refuses the session API.
+bool profileInSession(const std::function<void(CUstream)>& call, Prepared& prep, CUcontext ctx,
+                      std::vector<const char*>& names, int maxRanges, RangeProfile& out,
+                      detail::PhaseTrace& trace) {
+  std::vector<std::uint8_t> data = pristineImage(prep, ctx, names, maxRanges + 1);
+  std::vector<std::uint8_t> scratch = scratchFor(data);
+  trace("image");
+  {
+    ProfilerSession session(ctx, data, scratch, maxRanges + 1);
+    if (session.begun() == CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED ||
+        session.begun() == CUPTI_ERROR_NOT_SUPPORTED)
+      return false;
+    check(session.begun(), "cuptiProfilerBeginSession");
+    trace("begin session");
+    session.enable(prep.config);
+    Stream stream;
+    call(stream.s);
+    checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+    trace("replay");
+    session.finish();
+    trace("end session");
+  }
+  if (rangesIn(data) > std::size_t(maxRanges)) throw dropped(rangesIn(data) - maxRanges, maxRanges);
+  evaluateAll(prep, data, names, out);
+  trace("evaluate");
+  return true;
+}
+
+/// One profile with the range profiler, enabled on the context until
+/// releaseRangeProfiler().
+void profileWithRangeProfiler(const std::function<void(CUstream)>& call, Prepared& prep, CUcontext ctx,
+                              std::vector<const char*>& names, int maxRanges, RangeProfile& out,
+                              detail::PhaseTrace& trace) {
+  Enabled& e = enabled();
+  if (e.session && e.ctx != ctx) releaseRangeProfiler();
+  if (!e.session) {
+    e.session = std::make_unique<RangeProfilerSession>(ctx);
+    e.ctx = ctx;
+  }
+  trace("enable");
+  std::vector<std::uint8_t> data = e.session->counterDataImage(names, maxRanges);
+  e.session->setConfig(prep.config, data, maxRanges);
+  trace("set config");
+  Stream stream;
+  e.session->start();
+  trace("start");
+  call(stream.s);
+  checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+  trace("replay");
+  const std::size_t lost = e.session->stopAndDecode();
+  trace("decode");
+  if (lost > 0) throw dropped(lost, maxRanges);
+  evaluateAll(prep, data, names, out);
+  trace("evaluate");
+}
+
+}  // namespace
+
 RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
                            int maxRanges) {
   RangeProfile out;
@@ -435,44 +660,14 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
     checkSupported(dev);
     out.chip = chipOf(dev);
     Prepared& prep = prepare(out.chip, ctx, metrics);
-    HostObject& host = *prep.host;
     std::vector<const char*> names;
     for (const std::string& m : prep.metrics) names.push_back(m.c_str());
-    std::vector<std::uint8_t> config = prep.config;
     out.passes = prep.passes;
     out.missing = prep.missing;
     trace("prepare");
-
-    Enabled& e = enabled();
-    if (e.session && e.ctx != ctx) releaseRangeProfiler();
-    if (!e.session) {
-      e.session = std::make_unique<RangeProfilerSession>(ctx);
-      e.ctx = ctx;
-    }
-    trace("enable");
-    std::vector<std::uint8_t> data = e.session->counterDataImage(names, maxRanges);
-    e.session->setConfig(config, data, maxRanges);
-    trace("set config");
-    Stream stream;
-    e.session->start();
-    trace("start");
-    call(stream.s);
-    checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
-    trace("replay");
-    const std::size_t dropped = e.session->stopAndDecode();
-    trace("decode");
-    if (dropped > 0)
-      throw CuptiFailure(std::to_string(dropped) + " kernel ranges were dropped (more than " +
-                         std::to_string(maxRanges) + " launches)");
-
-    auto info = sized<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
-        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info.pCounterDataImage = data.data();
-    info.counterDataImageSize = data.size();
-    check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-    for (std::size_t r = 0; r < info.numTotalRanges; ++r)
-      out.ranges.push_back(evaluate(host, data, r, names));
-    trace("evaluate");
+    if (api() == Api::session && !profileInSession(call, prep, ctx, names, maxRanges, out, trace))
+      api() = Api::range;
+    if (api() == Api::range) profileWithRangeProfiler(call, prep, ctx, names, maxRanges, out, trace);
   } catch (const std::exception& e) {
     out.error = e.what();
     out.ranges.clear();
