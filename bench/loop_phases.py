@@ -89,7 +89,15 @@ def main():
               f"{med([x.get('seconds_pc_sampling', 0) for x in c]):.3f}), passes "
               f"{sorted({x.get('passes') for x in c if x.get('passes')})}, PC sampled "
               f"{sum(1 for x in c if x.get('pc_sampling', {}).get('collected'))}, kernel medians "
-              f"{med([p.get('timing', {}).get('kernel_ns', {}).get('median', 0) / 1e3 for p in pts]):.1f} us")
+              f"{med([p.get('timing', {}).get('kernel_ns', {}).get('median', 0) / 1e3 for p in pts]):.1f} us, "
+              f"workers started {rep.get('extra', {}).get('workers', '?')}")
+        notes = defaultdict(int)  # a worker replaced between points shows as a longer "device" phase
+        for x in c:
+            for key in ("note", "baseline_note"):
+                if x.get(key):
+                    notes[f"{key}: {x[key][:160]}"] += 1
+        for note, count in sorted(notes.items()):
+            print(f"    {count} x {note}")
         for what, xs in sorted(r["phases"].items(), key=lambda kv: -sum(kv[1])):
             print(f"    {what:<32} median {med(xs):7.3f} s  sum {sum(xs):7.2f} s  n {len(xs)}")
         for what, xs in sorted(r["profiler"].items(), key=lambda kv: -sum(x[0] for x in kv[1])):

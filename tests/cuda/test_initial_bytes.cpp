@@ -33,7 +33,7 @@ std::vector<std::uint8_t> bytesOf(const Config& cfg, const std::string& name, in
   std::uint64_t value = 0;
   auto b = initialBytes(cfg, *rp.tensor(name), variant, &used, &value);
   if (sentinel) *sentinel = used;
-  return b;
+  return *b;
 }
 
 TEST(InitialBytes, AKeptTensorIsTheSameBytesAsAFreshOne) {
@@ -42,6 +42,18 @@ TEST(InitialBytes, AKeptTensorIsTheSameBytesAsAFreshOne) {
   const auto again = bytesOf(gemm(1, 64), "A");  // another config object, the same tensor: from the cache
   ASSERT_EQ(first.size(), 64u * 64u * 2u);
   EXPECT_EQ(first, again);
+}
+
+TEST(InitialBytes, AKeptTensorIsSharedNotCopied) {
+  const Config cfg = gemm(3, 64);
+  const ResolvedPoint rp = resolvePoint(cfg);
+  bool used = false;
+  std::uint64_t value = 0;
+  const auto first = initialBytes(cfg, *rp.tensor("B"), 0, &used, &value);
+  const auto again = initialBytes(cfg, *rp.tensor("B"), 0, &used, &value);
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(first.get(), again.get());  // one buffer: a point costs no copy of its inputs
+  EXPECT_NE(first.get(), initialBytes(cfg, *rp.tensor("A"), 0, &used, &value).get());
 }
 
 TEST(InitialBytes, EveryPartOfTheKeyChangesTheBytes) {

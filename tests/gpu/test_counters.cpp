@@ -298,14 +298,25 @@ TEST(CountersFindings, TiledGemmLeavesTheTensorCoresIdleWhileCublasUsesThem) {
 }
 
 /// `run --counters basic` of a zoo config under TILESCOPE_PROFILER_API=`api`
-/// ("" for the default), with the profiler's phases traced into `log`.
-json runWithApi(const std::string& rel, const std::string& api, const fs::path& log) {
-  const fs::path report = outDir() / ("api_" + (api.empty() ? std::string("default") : api) + ".report.json");
+/// ("" for the default); *trace: the worker's profiler phases
+/// (TILESCOPE_PROFILER_TRACE=FOLDER), else the run's output.
+json runWithApi(const std::string& rel, const std::string& api, std::string* trace) {
+  const std::string tag = api.empty() ? std::string("default") : api;
+  const fs::path report = outDir() / ("api_" + tag + ".report.json"),
+                 log = outDir() / ("api_" + tag + ".log"), phases = outDir() / ("api_" + tag + ".trace");
+  fs::remove_all(phases);
+  fs::create_directories(phases);
   const std::string env = api.empty() ? "" : "TILESCOPE_PROFILER_API=" + api + " ";
-  const int rc = sh(env + "TILESCOPE_PROFILER_TRACE=1 " + shellQuote(TILESCOPE_RUN_EXE) + " run " +
-                    shellQuote(config(rel).string()) + " --counters basic -o " + shellQuote(report.string()) +
-                    " > " + shellQuote(log.string()) + " 2>&1");
-  if ((rc != 0 && rc != 1) || !fs::exists(report)) return json();
+  const int rc =
+      sh(env + "TILESCOPE_PROFILER_TRACE=" + shellQuote(phases.string()) + " " +
+         shellQuote(TILESCOPE_RUN_EXE) + " run " + shellQuote(config(rel).string()) +
+         " --counters basic -o " + shellQuote(report.string()) + " > " + shellQuote(log.string()) + " 2>&1");
+  trace->clear();
+  for (const auto& f : fs::directory_iterator(phases)) *trace += readFile(f.path());
+  if ((rc != 0 && rc != 1) || !fs::exists(report)) {
+    *trace += readFile(log);
+    return json();
+  }
   return json::parse(readFile(report))["points"][0];
 }
 
@@ -315,14 +326,14 @@ json runWithApi(const std::string& rel, const std::string& api, const fs::path& 
 TEST(CountersApis, SessionAndRangeProfilerAgree) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   const std::string rel = "transpose/transpose_naive.tscfg.json";
-  const fs::path sessionLog = outDir() / "api_default.log", rangeLog = outDir() / "api_range.log";
-  const json s = runWithApi(rel, "", sessionLog), r = runWithApi(rel, "range", rangeLog);
-  ASSERT_TRUE(s.is_object()) << readFile(sessionLog);
-  ASSERT_TRUE(r.is_object()) << readFile(rangeLog);
-  EXPECT_NE(readFile(sessionLog).find("profiler: begin session"), std::string::npos) << readFile(sessionLog);
-  EXPECT_EQ(readFile(sessionLog).find("profiler: start"), std::string::npos);
-  EXPECT_NE(readFile(rangeLog).find("profiler: start"), std::string::npos) << readFile(rangeLog);
-  EXPECT_EQ(readFile(rangeLog).find("begin session"), std::string::npos);
+  std::string sessionTrace, rangeTrace;
+  const json s = runWithApi(rel, "", &sessionTrace), r = runWithApi(rel, "range", &rangeTrace);
+  ASSERT_TRUE(s.is_object()) << sessionTrace;
+  ASSERT_TRUE(r.is_object()) << rangeTrace;
+  EXPECT_NE(sessionTrace.find("profiler: begin session"), std::string::npos) << sessionTrace;
+  EXPECT_EQ(sessionTrace.find("profiler: start"), std::string::npos) << sessionTrace;
+  EXPECT_NE(rangeTrace.find("profiler: start"), std::string::npos) << rangeTrace;
+  EXPECT_EQ(rangeTrace.find("begin session"), std::string::npos) << rangeTrace;
   ASSERT_TRUE(s["counters"].value("collected", false)) << s["counters"].dump(1);
   ASSERT_TRUE(r["counters"].value("collected", false)) << r["counters"].dump(1);
   const json &a = s["counters"]["kernel"]["metrics"], &b = r["counters"]["kernel"]["metrics"];

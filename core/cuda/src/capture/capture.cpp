@@ -161,7 +161,7 @@ bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
     t.bytes = rt.bytes();
     t.initial = initialBytes(cfg, rt, opts.sentinelVariant, &t.sentinel, &t.sentinelValue);
     // The oracle leaves sentinel outputs unwritten: initcheck then sees reads of never-written memory.
-    if (opts.oracle && t.sentinel) t.initial.clear();
+    if (opts.oracle && t.sentinel) t.initial.reset();
     std::string error;
     bool ok = allocateTensor(&t, !opts.oracle, opts.alignShiftBytes, &error);
     s.tensors.push_back(std::move(t));

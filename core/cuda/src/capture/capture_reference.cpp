@@ -30,7 +30,8 @@ void allocateRefOutputs(CaptureState& s) {
     r.shape = t.shape;
     r.strides = t.strides;
     r.bytes = t.bytes;
-    r.initial = t.sentinel ? std::vector<std::uint8_t>(t.bytes, 0) : t.initial;
+    r.initial = t.sentinel ? nullptr : t.initial;
+    r.zeroed = t.sentinel;
     std::string error;
     bool ok = allocateTensor(&r, false, 0, &error);
     s.refOutputs.push_back(std::move(r));

@@ -119,7 +119,7 @@ std::vector<std::uint8_t> generateBytes(const Config& cfg, const ResolvedTensor&
 /// 4096^3 GEMM point's allocation step (0.42 s of 1.57 s beyond the timed
 /// repetitions on an H200). Bounded: the cache is emptied when it would pass 2 GiB.
 struct GeneratedBytes {
-  std::vector<std::uint8_t> bytes;
+  std::shared_ptr<const std::vector<std::uint8_t>> bytes;
   bool sentinel = false;
   std::uint64_t sentinelValue = 0;
 };
@@ -147,10 +147,13 @@ std::string generatedKey(const ResolvedTensor& t, int sentinelVariant) {
 
 }  // namespace
 
-std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& t, int sentinelVariant,
-                                       bool* usedSentinel, std::uint64_t* sentinelValue) {
+std::shared_ptr<const std::vector<std::uint8_t>> initialBytes(const Config& cfg, const ResolvedTensor& t,
+                                                               int sentinelVariant, bool* usedSentinel,
+                                                               std::uint64_t* sentinelValue) {
   const std::string key = generatedKey(t, sentinelVariant);
-  if (key.empty()) return generateBytes(cfg, t, sentinelVariant, usedSentinel, sentinelValue);
+  if (key.empty())
+    return std::make_shared<const std::vector<std::uint8_t>>(
+        generateBytes(cfg, t, sentinelVariant, usedSentinel, sentinelValue));
   {
     std::lock_guard<std::mutex> lock(generatedMutex);
     if (auto it = generatedCache().find(key); it != generatedCache().end()) {
@@ -160,16 +163,18 @@ std::vector<std::uint8_t> initialBytes(const Config& cfg, const ResolvedTensor& 
     }
   }
   GeneratedBytes g;
-  g.bytes = generateBytes(cfg, t, sentinelVariant, &g.sentinel, &g.sentinelValue);
+  g.bytes = std::make_shared<const std::vector<std::uint8_t>>(
+      generateBytes(cfg, t, sentinelVariant, &g.sentinel, &g.sentinelValue));
   *usedSentinel = g.sentinel;
   *sentinelValue = g.sentinelValue;
   std::lock_guard<std::mutex> lock(generatedMutex);
-  if (g.bytes.size() > kGeneratedCacheBytes) return std::move(g.bytes);
-  if (generatedBytesHeld + g.bytes.size() > kGeneratedCacheBytes) {
-    generatedCache().clear();
+  const std::size_t size = g.bytes->size();
+  if (size > kGeneratedCacheBytes) return g.bytes;
+  if (generatedBytesHeld + size > kGeneratedCacheBytes) {
+    generatedCache().clear();  // tensors still using the bytes keep them
     generatedBytesHeld = 0;
   }
-  generatedBytesHeld += g.bytes.size();
+  generatedBytesHeld += size;
   return generatedCache().emplace(key, std::move(g)).first->second.bytes;
 }
 
@@ -214,15 +219,17 @@ bool restoreTensor(DeviceTensor* t, std::string* error) {
       }
       return count ? cuMemcpyHtoD(t->allocation + begin, guard.data(), count) : CUDA_SUCCESS;
     };
-    if (t->initial.size() == t->bytes) {
+    if (t->initial && t->initial->size() == t->bytes) {
       r = fill(0, t->guardBefore);
       if (r == CUDA_SUCCESS) r = fill(t->guardBefore + t->bytes, t->guardAfter);
     } else {
       r = fill(0, t->allocationBytes);
     }
   }
-  if (r == CUDA_SUCCESS && !t->initial.empty())
-    r = cuMemcpyHtoD(t->ptr, t->initial.data(), t->initial.size());
+  if (r == CUDA_SUCCESS && t->initial && !t->initial->empty())
+    r = cuMemcpyHtoD(t->ptr, t->initial->data(), t->initial->size());
+  else if (r == CUDA_SUCCESS && t->zeroed && t->bytes)
+    r = cuMemsetD8(t->ptr, 0, t->bytes);
   if (r != CUDA_SUCCESS) {
     *error = "cannot initialise tensor " + t->name + ": " + cuErrorText(r);
     return false;
