@@ -239,6 +239,8 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
   }
   if (s.dead) return;
 
+  if (opts.progress)
+    opts.progress("check the outputs: coverage" + std::string(refs.empty() ? "" : ", against the reference"));
   for (const DeviceTensor& t : s.tensors) {
     if (!t.spec->output) continue;
     HostTensor out;

@@ -148,8 +148,8 @@ std::string generatedKey(const ResolvedTensor& t, int sentinelVariant) {
 }  // namespace
 
 std::shared_ptr<const std::vector<std::uint8_t>> initialBytes(const Config& cfg, const ResolvedTensor& t,
-                                                               int sentinelVariant, bool* usedSentinel,
-                                                               std::uint64_t* sentinelValue) {
+                                                              int sentinelVariant, bool* usedSentinel,
+                                                              std::uint64_t* sentinelValue) {
   const std::string key = generatedKey(t, sentinelVariant);
   if (key.empty())
     return std::make_shared<const std::vector<std::uint8_t>>(
