@@ -299,12 +299,11 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     c.pcSampling.note =
         "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
   }
-  // Released after every pass, although the first start of a freshly enabled
-  // profiler is most of a pass's cost (0.2 s; later starts take microseconds):
-  // a profiler kept enabled for the next capture crashed CUPTI (SIGSEGV) in a
-  // later replay, in a warm worker (even with the earlier captures' modules,
-  // buffers and stream kept alive) and in bench/profiler_sessions.cu alone
-  // (docs/measurements.md, "The profiler's start").
+  // Nothing stays enabled for the next capture: a range profiler kept enabled
+  // crashed CUPTI (SIGSEGV) in a later replay, in a warm worker and in
+  // bench/profiler_sessions.cu alone; its first start after enabling is what
+  // made a profile cost 0.3 s, and a session of the session API per profile
+  // costs 0.13 s (docs/measurements.md, "The profiler's start").
   releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -523,8 +523,9 @@ std::string validateMetrics(const std::string& chip, const std::vector<std::stri
 
 namespace {
 
-/// The range profiler stays enabled on its context between profiles (enabling
-/// it is a large part of a profile's fixed cost) until releaseRangeProfiler().
+/// Where the range profiler profiles (Api::range), it stays enabled on its
+/// context from one profile to the next until releaseRangeProfiler(): a
+/// capture's kernel and baseline share it.
 struct Enabled {
   CUcontext ctx = nullptr;
   std::unique_ptr<RangeProfilerSession> session;

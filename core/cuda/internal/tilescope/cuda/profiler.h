@@ -1,6 +1,7 @@
-// Hardware counters through CUPTI's Range Profiler and Profiler Host APIs
-// (CUDA 13): kernel replay, one auto range per kernel launch, metrics under
-// Nsight Compute's names. CUPTI types stay in profiler.cpp; CUstream makes this
+// Hardware counters through CUPTI's profiler (a session of its own per
+// profile; the Range Profiler where that API is refused or
+// TILESCOPE_PROFILER_API=range) and its Profiler Host API (CUDA 13): kernel
+// replay, one auto range per kernel launch, metrics under Nsight Compute's names. CUPTI types stay in profiler.cpp; CUstream makes this
 // header private to core/cuda (the metric-name checks are in profiler_host.h).
 #pragma once
 
@@ -33,10 +34,10 @@ struct RangeProfile {
 RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
                            int maxRanges = 64);
 
-/// The range profiler stays enabled on the context between profiles (the
-/// first start after enabling it costs 0.13-0.7 s, later ones microseconds)
-/// until this disables it, as PC sampling, other profilers and the end of a
-/// capture need. Safe to call when nothing is enabled.
+/// Where the range profiler profiles, it stays enabled on the context between
+/// profiles until this disables it, as PC sampling, other profilers and the
+/// end of a capture need. A session of the session API never outlives its
+/// profile. Safe to call when nothing is enabled.
 void releaseRangeProfiler();
 
 }  // namespace tilescope::cuda
