@@ -1,8 +1,9 @@
 // Hardware counters through CUPTI's profiler (a session of its own per
 // profile; the Range Profiler where that API is refused or
 // TILESCOPE_PROFILER_API=range) and its Profiler Host API (CUDA 13): kernel
-// replay, one auto range per kernel launch, metrics under Nsight Compute's names. CUPTI types stay in profiler.cpp; CUstream makes this
-// header private to core/cuda (the metric-name checks are in profiler_host.h).
+// replay, one auto range per kernel launch, metrics under Nsight Compute's
+// names. CUPTI types stay in profiler.cpp; CUstream makes this header private
+// to core/cuda (the metric-name checks are in profiler_host.h).
 #pragma once
 
 #include <cuda.h>
