@@ -547,6 +547,69 @@ void modeChurn(CUcontext ctx, Host& host, int reps, bool unload, bool release, b
   std::printf("%-12s survived %d profiles; ranges %zu\n", mode, done, rangesIn(data));
 }
 
+/// CUPTI's session API on one context: the calls modeSession and
+/// modeSessionPer make, each checked.
+struct Session {
+  CUcontext ctx;
+  std::vector<uint8_t> scratch;
+
+  /// Begins a session writing into `data` (kernel replay, auto range).
+  Session(CUcontext c, std::vector<uint8_t>& data, int slots) : ctx(c) {
+    auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
+    sc.counterDataImageSize = data.size();
+    sc.pCounterDataImage = data.data();
+    ck(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&sc), "CalculateScratchBufferSize");
+    scratch.resize(sc.counterDataScratchBufferSize);
+    auto si = SIZED(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
+    si.counterDataImageSize = data.size();
+    si.pCounterDataImage = data.data();
+    si.counterDataScratchBufferSize = scratch.size();
+    si.pCounterDataScratchBuffer = scratch.data();
+    ck(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "InitializeScratchBuffer");
+    auto b = SIZED(CUpti_Profiler_BeginSession_Params);
+    b.ctx = ctx;
+    b.counterDataImageSize = data.size();
+    b.pCounterDataImage = data.data();
+    b.counterDataScratchBufferSize = scratch.size();
+    b.pCounterDataScratchBuffer = scratch.data();
+    b.range = CUPTI_AutoRange;
+    b.replayMode = CUPTI_KernelReplay;
+    b.maxRangesPerPass = slots;
+    b.maxLaunchesPerPass = slots;
+    ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
+  }
+  void setConfig(std::vector<uint8_t>& config) {
+    auto c = SIZED(CUpti_Profiler_SetConfig_Params);
+    c.ctx = ctx;
+    c.pConfig = config.data();
+    c.configSize = config.size();
+    c.minNestingLevel = 1;
+    c.numNestingLevels = 1;
+    c.targetNestingLevel = 1;
+    ck(cuptiProfilerSetConfig(&c), "cuptiProfilerSetConfig");
+  }
+  /// A call whose only parameter is the context.
+  template <class P>
+  void call(CUptiResult (*f)(P*), std::size_t size, const char* what) {
+    P p = sized<P>(size);
+    p.ctx = ctx;
+    ck(f(&p), what);
+  }
+  void enable() {
+    call(cuptiProfilerEnableProfiling, CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE, "EnableProfiling");
+  }
+  void disableAndFlush() {
+    call(cuptiProfilerDisableProfiling, CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE,
+         "DisableProfiling");
+    call(cuptiProfilerFlushCounterData, CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE,
+         "FlushCounterData");
+  }
+  void unset() {
+    call(cuptiProfilerUnsetConfig, CUpti_Profiler_UnsetConfig_Params_STRUCT_SIZE, "UnsetConfig");
+  }
+  void end() { call(cuptiProfilerEndSession, CUpti_Profiler_EndSession_Params_STRUCT_SIZE, "EndSession"); }
+};
+
 void modeSession(CUcontext ctx, Host& host, Kernel& k, int reps) {
   Phases ph;
   std::vector<uint8_t> data;
@@ -555,66 +618,25 @@ void modeSession(CUcontext ctx, Host& host, Kernel& k, int reps) {
     data = r.image(reps + 1);
   }
   ph.mark("image");
-  auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
-  sc.counterDataImageSize = data.size();
-  sc.pCounterDataImage = data.data();
-  ck(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&sc), "CalculateScratchBufferSize");
-  std::vector<uint8_t> scratch(sc.counterDataScratchBufferSize);
-  auto si = SIZED(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
-  si.counterDataImageSize = data.size();
-  si.pCounterDataImage = data.data();
-  si.counterDataScratchBufferSize = scratch.size();
-  si.pCounterDataScratchBuffer = scratch.data();
-  ck(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "InitializeScratchBuffer");
-  ph.mark("scratch");
-  auto b = SIZED(CUpti_Profiler_BeginSession_Params);
-  b.ctx = ctx;
-  b.counterDataImageSize = data.size();
-  b.pCounterDataImage = data.data();
-  b.counterDataScratchBufferSize = scratch.size();
-  b.pCounterDataScratchBuffer = scratch.data();
-  b.range = CUPTI_AutoRange;
-  b.replayMode = CUPTI_KernelReplay;
-  b.maxRangesPerPass = reps + 1;
-  b.maxLaunchesPerPass = reps + 1;
-  ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
-  ph.mark("begin session");
-  auto c = SIZED(CUpti_Profiler_SetConfig_Params);
-  c.ctx = ctx;
-  c.pConfig = host.config.data();
-  c.configSize = host.config.size();
-  c.minNestingLevel = 1;
-  c.numNestingLevels = 1;
-  c.targetNestingLevel = 1;
-  ck(cuptiProfilerSetConfig(&c), "cuptiProfilerSetConfig");
+  Session session(ctx, data, reps + 1);
+  ph.mark("scratch+begin session");
+  session.setConfig(host.config);
   ph.mark("set config");
   std::vector<double> between;
   for (int i = 0; i < reps; ++i) {
     ph.reset();
-    auto e = SIZED(CUpti_Profiler_EnableProfiling_Params);
-    e.ctx = ctx;
-    ck(cuptiProfilerEnableProfiling(&e), "cuptiProfilerEnableProfiling");
+    session.enable();
     ph.mark("enable profiling");
     k.launch();
     k.sync();
     ph.mark("launch (replayed)");
-    auto d = SIZED(CUpti_Profiler_DisableProfiling_Params);
-    d.ctx = ctx;
-    ck(cuptiProfilerDisableProfiling(&d), "cuptiProfilerDisableProfiling");
-    ph.mark("disable profiling");
-    auto f = SIZED(CUpti_Profiler_FlushCounterData_Params);
-    f.ctx = ctx;
-    ck(cuptiProfilerFlushCounterData(&f), "cuptiProfilerFlushCounterData");
-    ph.mark("flush");
+    session.disableAndFlush();
+    ph.mark("disable+flush");
     between.push_back(k.timed(20));
     ph.mark("20 timed launches");
   }
-  auto u = SIZED(CUpti_Profiler_UnsetConfig_Params);
-  u.ctx = ctx;
-  ck(cuptiProfilerUnsetConfig(&u), "cuptiProfilerUnsetConfig");
-  auto es = SIZED(CUpti_Profiler_EndSession_Params);
-  es.ctx = ctx;
-  ck(cuptiProfilerEndSession(&es), "cuptiProfilerEndSession");
+  session.unset();
+  session.end();
   ph.mark("unset+end session");
   ph.print("session");
   std::sort(between.begin(), between.end());
@@ -678,58 +700,18 @@ void modeSessionPer(CUcontext ctx, Host& host, Kernel& k, int reps, const char* 
     const double t0 = now();
     ph.reset();
     std::vector<uint8_t> data = pristine;
-    auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
-    sc.counterDataImageSize = data.size();
-    sc.pCounterDataImage = data.data();
-    ck(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&sc), "CalculateScratchBufferSize");
-    std::vector<uint8_t> scratch(sc.counterDataScratchBufferSize);
-    auto si = SIZED(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params);
-    si.counterDataImageSize = data.size();
-    si.pCounterDataImage = data.data();
-    si.counterDataScratchBufferSize = scratch.size();
-    si.pCounterDataScratchBuffer = scratch.data();
-    ck(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "InitializeScratchBuffer");
-    ph.mark("image copy+scratch");
-    auto b = SIZED(CUpti_Profiler_BeginSession_Params);
-    b.ctx = ctx;
-    b.counterDataImageSize = data.size();
-    b.pCounterDataImage = data.data();
-    b.counterDataScratchBufferSize = scratch.size();
-    b.pCounterDataScratchBuffer = scratch.data();
-    b.range = CUPTI_AutoRange;
-    b.replayMode = CUPTI_KernelReplay;
-    b.maxRangesPerPass = 4;
-    b.maxLaunchesPerPass = 4;
-    ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
-    ph.mark("begin session");
-    auto c = SIZED(CUpti_Profiler_SetConfig_Params);
-    c.ctx = ctx;
-    c.pConfig = host.config.data();
-    c.configSize = host.config.size();
-    c.minNestingLevel = 1;
-    c.numNestingLevels = 1;
-    c.targetNestingLevel = 1;
-    ck(cuptiProfilerSetConfig(&c), "cuptiProfilerSetConfig");
-    auto e = SIZED(CUpti_Profiler_EnableProfiling_Params);
-    e.ctx = ctx;
-    ck(cuptiProfilerEnableProfiling(&e), "cuptiProfilerEnableProfiling");
+    Session session(ctx, data, 4);
+    ph.mark("scratch+begin session");
+    session.setConfig(host.config);
+    session.enable();
     ph.mark("set config+enable");
     k.launch();
     k.sync();
     ph.mark("launch (replayed)");
-    auto d = SIZED(CUpti_Profiler_DisableProfiling_Params);
-    d.ctx = ctx;
-    ck(cuptiProfilerDisableProfiling(&d), "cuptiProfilerDisableProfiling");
-    auto f = SIZED(CUpti_Profiler_FlushCounterData_Params);
-    f.ctx = ctx;
-    ck(cuptiProfilerFlushCounterData(&f), "cuptiProfilerFlushCounterData");
-    auto u = SIZED(CUpti_Profiler_UnsetConfig_Params);
-    u.ctx = ctx;
-    ck(cuptiProfilerUnsetConfig(&u), "cuptiProfilerUnsetConfig");
+    session.disableAndFlush();
+    session.unset();
     ph.mark("disable+flush+unset");
-    auto es = SIZED(CUpti_Profiler_EndSession_Params);
-    es.ctx = ctx;
-    ck(cuptiProfilerEndSession(&es), "cuptiProfilerEndSession");
+    session.end();
     ph.mark("end session");
     if (i == 0) first = rangesIn(data) ? host.duration(data, 0) : -1;
     ph.t["whole profile"].push_back(now() - t0);
