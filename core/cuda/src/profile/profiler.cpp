@@ -565,8 +565,12 @@ std::vector<std::uint8_t>& pristineImage(Prepared& prep, CUcontext ctx, std::vec
                                          int slots) {
   auto it = prep.images.find(slots);
   if (it != prep.images.end()) return it->second;
-  RangeProfilerSession layout(ctx);
-  return prep.images[slots] = layout.counterDataImage(names, slots);
+  std::vector<std::uint8_t> image;
+  {
+    RangeProfilerSession layout(ctx);
+    image = layout.counterDataImage(names, slots);
+  }
+  return prep.images.emplace(slots, std::move(image)).first->second;
 }
 
 std::size_t rangesIn(std::vector<std::uint8_t>& data) {
@@ -578,9 +582,11 @@ std::size_t rangesIn(std::vector<std::uint8_t>& data) {
   return info.numTotalRanges;
 }
 
+/// `count` ranges lost for lack of room; 0: some (the session API does not count them).
 CuptiFailure dropped(std::size_t count, int maxRanges) {
-  return CuptiFailure(std::to_string(count) + " kernel ranges were dropped (more than " +
-                      std::to_string(maxRanges) + " launches)");
+  return CuptiFailure(
+      (count ? std::to_string(count) + " kernel ranges were" : std::string("kernel ranges were")) +
+      " dropped (more than " + std::to_string(maxRanges) + " launches)");
 }
 
 void evaluateAll(Prepared& prep, std::vector<std::uint8_t>& data, std::vector<const char*>& names,
@@ -613,7 +619,7 @@ bool profileInSession(const std::function<void(CUstream)>& call, Prepared& prep,
     session.finish();
     trace("end session");
   }
-  if (rangesIn(data) > std::size_t(maxRanges)) throw dropped(rangesIn(data) - maxRanges, maxRanges);
+  if (rangesIn(data) > std::size_t(maxRanges)) throw dropped(0, maxRanges);
   evaluateAll(prep, data, names, out);
   trace("evaluate");
   return true;
