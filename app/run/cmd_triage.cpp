@@ -27,7 +27,8 @@ struct TriageArgs {
   std::vector<std::string> inputs;
   std::string output, depth = "diagnose", capture = "failed", device, remote;
   int jobs = 1, seeds = 3, maxDiagnosed = 2;
-  double timeoutS = 600, timeLimitS = 0;
+  double timeoutS = 600, timeLimitS = 0, maxCpuS = 0;
+  std::uint64_t maxFileBytes = 0, maxMemoryBytes = 0;
   bool resume = false, force = false, stream = false;
   Consent consent;
 };
@@ -131,6 +132,10 @@ int cmdTriage(const TriageArgs& a) {
   opts.maxDiagnosed = a.maxDiagnosed;
   opts.device = a.device;
   opts.verbArgs = consentArgs(a.consent);
+  opts.allowUnconfined = a.consent.commands;
+  if (a.maxFileBytes) opts.limits.fileBytes = a.maxFileBytes;
+  opts.limits.cpuS = a.maxCpuS;
+  opts.limits.memoryBytes = a.maxMemoryBytes;
   if (!a.remote.empty()) opts.verbArgs.insert(opts.verbArgs.end(), {"--remote", a.remote});
   std::mutex io;
   opts.onProgress = [&](const TriageProgress& p) {
@@ -186,6 +191,12 @@ Verb addTriageCommand(CLI::App& app) {
   t->add_option("--remote", a->remote,
                 "run config entries' captures on this ssh host (problems need a local GPU)");
   t->add_flag("--stream", a->stream, "print tilescope.stream/1 progress events on stdout");
+  t->add_option("--max-file-bytes", a->maxFileBytes,
+                "a problem's runner: the largest file it may write (RLIMIT_FSIZE; default 8 GiB)");
+  t->add_option("--max-cpu-s", a->maxCpuS,
+                "a problem's runner: CPU seconds of all its threads (RLIMIT_CPU; default 4 x --timeout)");
+  t->add_option("--max-memory-bytes", a->maxMemoryBytes,
+                "a problem's runner: heap bytes (RLIMIT_DATA; default memory / --jobs, at least 16 GiB)");
   addConsentOptions(t, a->consent);
   return {t, [a] { return cmdTriage(*a); }};
 }

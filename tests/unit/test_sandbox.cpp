@@ -89,6 +89,40 @@ TEST(Sandbox, AConfinedProgramWritesOnlyItsFolderAndSeesNoHome) {
   EXPECT_TRUE(fs::exists(work.path / "ok")) << r.stderrText;
 }
 
+// Issue 38, T1: a triage problem's runner needs the GPU inside the sandbox.
+TEST(Sandbox, TheGpuBindsItsDeviceNodesAndTheDriversFolders) {
+  TempFolder work, driver;
+  const char* before = std::getenv("LD_LIBRARY_PATH");
+  const std::string saved = before ? before : "";
+  ::setenv("LD_LIBRARY_PATH", (driver.path.string() + ":relative/dir").c_str(), 1);
+  SandboxPaths p{{}, work.path, {}};
+  const auto without = confinedArgv({"true"}, p);
+  p.gpu = true;
+  const auto with = confinedArgv({"true"}, p);
+  before ? ::setenv("LD_LIBRARY_PATH", saved.c_str(), 1) : ::unsetenv("LD_LIBRARY_PATH");
+  for (const fs::path& n : gpuDeviceNodes()) {
+    EXPECT_TRUE(hasPair(with, "--dev-bind", n.string())) << n;
+    EXPECT_FALSE(hasPair(without, "--dev-bind", n.string())) << n;
+  }
+  // The driver's folder under /tmp (hidden) is shown read-only, only with the GPU.
+  const std::string d = fs::weakly_canonical(driver.path).string();
+  EXPECT_TRUE(hasPair(with, "--ro-bind", d));
+  EXPECT_FALSE(hasPair(without, "--ro-bind", d));
+  EXPECT_EQ(std::find(with.begin(), with.end(), "relative/dir"), with.end());
+  // Every hidden root is a tmpfs of a bounded size.
+  for (std::size_t i = 0; i + 2 < with.size(); ++i)
+    if (with[i + 2] == "--tmpfs") {
+      EXPECT_EQ(with[i], "--size");
+    }
+}
+
+TEST(Sandbox, GpuDeviceNodesAreNvidiaNodes) {
+  for (const fs::path& n : gpuDeviceNodes()) {
+    EXPECT_EQ(n.parent_path(), "/dev");
+    EXPECT_EQ(n.filename().string().rfind("nvidia", 0), 0u) << n;
+  }
+}
+
 TEST(Sandbox, PathInsideIsComponentWise) {
   EXPECT_TRUE(pathInside("/a/b/c", "/a/b"));
   EXPECT_TRUE(pathInside("/a/b", "/a/b"));

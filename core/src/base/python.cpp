@@ -86,8 +86,8 @@ PythonResult runArgv(const std::vector<std::string>& argv, double timeoutS,
 
 std::atomic<bool> g_kernelsTrusted{false};
 
-/// What the interpreter reads besides the kernel: its prefixes and sys.path
-/// (a venv's python links into its base installation, which may be in $HOME).
+}  // namespace
+
 std::vector<std::filesystem::path> interpreterPaths() {
   const std::string text = memoised(
       "paths", {"-c",
@@ -106,8 +106,6 @@ std::vector<std::filesystem::path> interpreterPaths() {
   return out;
 }
 
-/// The kernel's folder, or its .py files alone where the folder would uncover a
-/// hidden one (a kernel kept directly in $HOME must not show ~/.ssh).
 std::vector<std::filesystem::path> kernelReadable(const std::filesystem::path& dir) {
   for (const auto& h : sandboxHiddenRoots()) {
     if (!pathInside(h, dir)) continue;
@@ -119,8 +117,6 @@ std::vector<std::filesystem::path> kernelReadable(const std::filesystem::path& d
   }
   return {dir};
 }
-
-}  // namespace
 
 PythonResult runPython(const std::vector<std::string>& args, double timeoutS) {
   std::vector<std::string> argv{pythonInterpreter()};

@@ -46,6 +46,17 @@ bool lexicallyInside(const fs::path& a, const fs::path& r) {
 
 }  // namespace
 
+std::vector<fs::path> gpuDeviceNodes() {
+  std::vector<fs::path> nodes;
+  std::error_code ec;
+  for (const auto& de : fs::directory_iterator("/dev", ec)) {
+    const std::string name = de.path().filename().string();
+    if (name.rfind("nvidia", 0) == 0) nodes.push_back(de.path());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
 bool pathInside(const fs::path& p, const fs::path& root) {
   return lexicallyInside(resolved(p), resolved(root));
 }
@@ -67,12 +78,27 @@ std::vector<std::string> confinedArgv(const std::vector<std::string>& argv, cons
       "--proc", "/proc"};
   std::error_code ec;
   const std::vector<fs::path> hidden = sandboxHiddenRoots();
+  const std::string tmpfsSize = std::to_string(kSandboxTmpfsBytes);
   for (const auto& h : hidden)
-    if (fs::is_directory(h, ec) && !fs::is_symlink(h, ec)) a.insert(a.end(), {"--tmpfs", h.string()});
+    if (fs::is_directory(h, ec) && !fs::is_symlink(h, ec))
+      a.insert(a.end(), {"--size", tmpfsSize, "--tmpfs", h.string()});
+  std::vector<fs::path> readable = paths.readable;
+  if (paths.gpu) {
+    for (const fs::path& n : gpuDeviceNodes()) a.insert(a.end(), {"--dev-bind", n.string(), n.string()});
+    // The driver's libraries where a container puts them (LD_LIBRARY_PATH), also under /run.
+    if (const char* ld = std::getenv("LD_LIBRARY_PATH"); ld && *ld) {
+      const std::string s = ld;
+      for (std::size_t i = 0, j; i <= s.size(); i = j + 1) {
+        j = s.find(':', i);
+        if (j == std::string::npos) j = s.size();
+        if (j > i && s[i] == '/') readable.emplace_back(s.substr(i, j - i));
+      }
+    }
+  }
   // What must stay visible under a hidden folder, by its name and by where it
   // resolves to (a venv's python links into ~/.pyenv); parents before children.
   std::set<std::string> shown;
-  for (const auto& r : paths.readable)
+  for (const auto& r : readable)
     for (const fs::path& p : {fs::absolute(r, ec).lexically_normal(), resolved(r)})
       if (fs::exists(p, ec) &&
           std::any_of(hidden.begin(), hidden.end(), [&](const fs::path& h) { return lexicallyInside(p, h); }))

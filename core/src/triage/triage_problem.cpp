@@ -2,9 +2,11 @@
 // Python runner's answer as a report, then the candidate under `capture` and its
 // failing kernels under `diagnose`.
 #include <algorithm>
+#include <csignal>
 #include <fstream>
 #include <set>
 
+#include "tilescope/base/format.h"
 #include "tilescope/base/process.h"
 #include "tilescope/capture/capture.h"
 #include "tilescope/diagnose/tree.h"
@@ -113,7 +115,11 @@ Report problemReport(const TriageEntry& e, const json& runner, const Tree* tree)
 namespace {
 
 /// The runner's answer, or why there is none (the process died, hung, printed nothing).
+/// The file is the confined code's: a regular file of at most 64 MiB, not a link.
 std::optional<json> readRunner(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec)) || fs::file_size(file, ec) > (64u << 20))
+    return std::nullopt;
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
   try {
@@ -133,7 +139,8 @@ std::string lastLine(std::string text) {
 /// A runner that ended without an answer: the watchdog, a signal, the candidate's
 /// exception it could not write, or the runner's own failure (a traceback that
 /// never names the candidate: not the candidate's fault, the entry is not run).
-json deadRunner(const ChildResult& r, double timeoutS, const std::string& candidate) {
+json deadRunner(const ChildResult& r, const TriageOptions& opts, const std::string& candidate) {
+  const double timeoutS = opts.entryTimeoutS;
   json j = {{"schema", kRunnerSchema}, {"status", "failed"}, {"phase", "run"}};
   std::string tail =
       r.stderrText.size() > 8192 ? r.stderrText.substr(r.stderrText.size() - 8192) : r.stderrText;
@@ -145,6 +152,18 @@ json deadRunner(const ChildResult& r, double timeoutS, const std::string& candid
                       {"message", "the runner did not finish within " + std::to_string(int(timeoutS)) +
                                       " s: the watchdog stopped it"},
                       {"evidence", {{"timeout_s", timeoutS}}}}});
+  } else if (r.signal == SIGXCPU || r.signal == SIGXFSZ) {
+    // A limit of the sandbox fired (runnerLimitArgs): name it and its value.
+    const json sb = sandboxDescription(opts);
+    const bool cpu = r.signal == SIGXCPU;
+    const std::string what =
+        cpu ? "its CPU-time limit (RLIMIT_CPU, " + formatDuration(sb.value("max_cpu_s", 0.0) * 1e9) + ")"
+            : "its file-size limit (RLIMIT_FSIZE, " + formatBytes(sb.value("max_file_bytes", 0.0)) + ")";
+    j["findings"] =
+        json::array({{{"category", "crash"},
+                      {"severity", "error"},
+                      {"message", "the runner was stopped by " + what + ": " + signalDescription(r.signal)},
+                      {"evidence", {{"signal", r.signal}, {"limit", cpu ? "RLIMIT_CPU" : "RLIMIT_FSIZE"}}}}});
   } else if (!r.started || (r.signal == 0 && tail.find("CUDA error") == std::string::npos &&
                             tail.find(fs::path(candidate).filename().string()) == std::string::npos)) {
     j["status"] = "error";
@@ -240,14 +259,35 @@ void reconcileLaunches(TriageEntry& e, std::vector<Finding>& findings, const Cap
 
 void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   const TriageOptions& opts = *ctx.opts;
-  const fs::path runnerOut = ctx.dir / "runner.json";
+  if (const std::string refused = untrustedRefusal(opts); !refused.empty()) {
+    e.status = EntryStatus::not_run;
+    e.note = refused;
+    return;
+  }
+  e.extra["sandbox"] = sandboxDescription(opts);
+  // What the problem's code can write is in sandbox/ alone: the entry's reports
+  // beside it are written by TileScope, never through a link the code planted.
+  const fs::path box = ctx.sandboxDir();
+  struct RemoveHome {  // the entry's private caches, however the entry ends
+    fs::path dir;
+    ~RemoveHome() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } removeHome{box / "home"};
+  const fs::path runnerOut = box / "runner.json";
+  // Absolute: the confined runner's working directory is its sandbox folder.
+  const std::string ref = fs::absolute(e.inputs.at(0)).string(), cand = fs::absolute(e.inputs.at(1)).string();
+  const std::vector<fs::path> files{ref, cand};
+  const std::vector<std::string> limits = runnerLimitArgs(opts.limits, opts.entryTimeoutS, opts.jobs);
   std::vector<std::string> argv = opts.python;
-  argv.insert(argv.end(), {opts.runner.string(), "--reference", e.inputs.at(0), "--candidate", e.inputs.at(1),
-                           "--out", runnerOut.string(), "--seeds", std::to_string(opts.seeds)});
+  argv.insert(argv.end(), {fs::absolute(opts.runner).string(), "--reference", ref, "--candidate", cand,
+                           "--out", fs::absolute(runnerOut).string(), "--seeds", std::to_string(opts.seeds)});
+  argv.insert(argv.end(), limits.begin(), limits.end());
   if (opts.depth == TriageDepth::check) argv.push_back("--no-timing");
-  const ChildResult r = ctx.run(argv, opts.entryTimeoutS);
+  const ChildResult r = ctx.runUntrusted(argv, files, opts.entryTimeoutS);
   json runner = readRunner(runnerOut).value_or(json());
-  if (runner.is_null()) runner = deadRunner(r, opts.entryTimeoutS, e.inputs.at(1));
+  if (runner.is_null()) runner = deadRunner(r, opts, e.inputs.at(1));
   if (runner.value("status", "") == "error") {
     e.status = EntryStatus::not_run;
     e.note = runner.value("error", "the runner could not run");
@@ -262,18 +302,19 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   Report rep = problemReport(e, runner, ctx.tree);
   summarizeReport(e, rep, ctx.tree);
   if (wantCapture(e, opts)) {
-    const fs::path capDir = ctx.dir / "capture";
+    const fs::path capDir = box / "capture";
     std::error_code ec;
     fs::remove_all(capDir, ec);
     std::vector<std::string> cap = opts.exe;
-    cap.insert(cap.end(), {"capture", "-o", capDir.string(), "--timeout",
+    cap.insert(cap.end(), {"capture", "-o", fs::absolute(capDir).string(), "--timeout",
                            std::to_string(int(opts.entryTimeoutS)), "--"});
     cap.insert(cap.end(), opts.python.begin(), opts.python.end());
     // No guard zones of the runner's own: the capture's tensors must end where the program's do.
-    cap.insert(cap.end(),
-               {opts.runner.string(), "--replay", "--no-guards", "--reference", e.inputs.at(0), "--candidate",
-                e.inputs.at(1), "--case", replayCase(runner), "--out", (ctx.dir / "replay.json").string()});
-    const ChildResult c = ctx.run(cap, opts.entryTimeoutS + 30);
+    cap.insert(cap.end(), {fs::absolute(opts.runner).string(), "--replay", "--no-guards", "--reference", ref,
+                           "--candidate", cand, "--case", replayCase(runner), "--out",
+                           fs::absolute(box / "replay.json").string()});
+    cap.insert(cap.end(), limits.begin(), limits.end());
+    const ChildResult c = ctx.runUntrusted(cap, files, opts.entryTimeoutS + 30);
     if (!fs::exists(capDir / "capture.json", ec)) {
       e.note = "the capture did not run: " + lastLine(c.stderrText.empty() ? c.startError : c.stderrText);
     } else {

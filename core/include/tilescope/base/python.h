@@ -50,6 +50,16 @@ bool pythonKernelsTrusted();
 PythonResult runKernelHelper(const std::vector<std::string>& args, double timeoutS,
                              const std::filesystem::path& kernelDir, const std::filesystem::path& workDir);
 
+/// What the interpreter reads besides a kernel: its prefixes and sys.path (a
+/// venv's python links into its base installation, which may be in $HOME):
+/// the readable folders of a sandbox that runs it (sandbox.h). Memoised.
+std::vector<std::filesystem::path> interpreterPaths();
+
+/// A kernel's (or a problem's) folder as a sandbox may show it: the folder, or
+/// its .py files alone where the folder would uncover a hidden one (a kernel
+/// kept directly in $HOME must not show ~/.ssh).
+std::vector<std::filesystem::path> kernelReadable(const std::filesystem::path& dir);
+
 /// Whether the interpreter imports `module` (memoised per interpreter and module).
 bool pythonHasModule(const std::string& module);
 

@@ -7,6 +7,7 @@
 // or the runner's answer into an entry are pure functions (tested on hand-built data).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -49,6 +50,18 @@ struct TriageProgress {
   std::string message;                 ///< one line for stderr
 };
 
+/// What a problem's runner (and its capture) may use, as rlimits the runner sets
+/// on itself before it imports the problem (docs/triage.md, "The sandbox"):
+/// 0 leaves a limit as it was. The report names the one that fired.
+struct RunnerLimits {
+  std::uint64_t fileBytes = 8ull << 30;  ///< RLIMIT_FSIZE: the largest file it may write
+  double cpuS = 0;                       ///< RLIMIT_CPU (0: 4 × the watchdog's seconds)
+  std::uint64_t memoryBytes = 0;         ///< RLIMIT_DATA (0: the machine's memory / jobs, at least 16 GiB)
+};
+
+/// The runner arguments that set `l` for an entry with watchdog `timeoutS` among `jobs`.
+std::vector<std::string> runnerLimitArgs(const RunnerLimits& l, double timeoutS, int jobs);
+
 struct TriageOptions {
   std::vector<std::string> exe;     ///< tilescope-run (argv prefix: {"/path/tilescope-run"})
   std::vector<std::string> python;  ///< the runner's interpreter (pythonInterpreter())
@@ -66,6 +79,10 @@ struct TriageOptions {
   int maxDiagnosed = 2;               ///< captured kernels of one problem that get diagnosed
   std::string device;                 ///< check --device
   std::vector<std::string> verbArgs;  ///< passed to check/run/diagnose (consent)
+  /// --allow-commands: where no sandbox can start, a problem's Python runs
+  /// unconfined (with a sandbox it is confined all the same: docs/security.md).
+  bool allowUnconfined = false;
+  RunnerLimits limits;  ///< the resource limits of a problem's runner
   std::function<void(const TriageProgress&)> onProgress;
 };
 

@@ -7,7 +7,7 @@ problem itself is broken (status "error").
 import statistics
 import time
 
-from . import problem, traps
+from . import limits, problem, traps
 from .run import INIT_SEED, POISON_A, POISON_B
 
 _SEEDS = {"base": None, "boundary": 2, "scaled": 1}  # None: --seeds
@@ -23,7 +23,9 @@ def _build(answer, prob, args):
         ref_model = ref.Model(*init).to(prob.device).eval()
     except Exception as e:
         answer.doc["reference_exception"] = "%s: %s" % (type(e).__name__, e)
-        return None, answer.error("the reference does not run: %s: %s" % (type(e).__name__, e))
+        hit = limits.fired(e, answer.doc.get("limits", {}))
+        return None, answer.error("%sthe reference does not run: %s: %s"
+                                  % (hit["message"] + ": " if hit else "", type(e).__name__, e))
     answer.phase("import_candidate")
     try:
         cand = problem.load_module(args.candidate, "tilescope_triage_candidate")

@@ -15,7 +15,7 @@ import sys
 import time
 import traceback
 
-from . import RUNNER_SCHEMA, locate
+from . import RUNNER_SCHEMA, limits, locate
 
 INIT_SEED = 42
 POISON_A = 0xFF   # NaN in every float format: unwritten elements show
@@ -48,6 +48,10 @@ class Answer:
         rec = {"type": type(exc).__name__, "module": type(exc).__module__, "message": str(exc)[:4000],
                "text": text[-16000:], "case": case, "sticky": _sticky(exc)}
         rec.update(locate.locate(exc, candidate))
+        hit = limits.fired(exc, self.doc.get("limits", {}))
+        if hit:
+            rec["limit"] = hit["limit"]
+            rec["message"] = hit["message"] + ": " + rec["message"]
         self.doc["exception"] = rec
         self.doc["status"] = "failed"
 
@@ -226,12 +230,17 @@ def _parse(argv):
     p.add_argument("--device", default=os.environ.get("TILESCOPE_TRIAGE_DEVICE", "cuda"),
                    help="cuda, or cpu for the runner's own tests (also TILESCOPE_TRIAGE_DEVICE)")
     p.add_argument("--no-guards", action="store_true", help="no guard zones around the candidate's tensors")
+    p.add_argument("--max-file-bytes", type=int, default=0, help="RLIMIT_FSIZE (0: unchanged)")
+    p.add_argument("--max-cpu-s", type=int, default=0, help="RLIMIT_CPU (0: unchanged)")
+    p.add_argument("--max-memory-bytes", type=int, default=0, help="RLIMIT_DATA (0: unchanged)")
     return p.parse_args(argv)
 
 
 def main(argv=None):
     args = _parse(argv)
     answer = Answer(args)
+    # Before anything of the problem is imported: soft and hard, so it cannot raise them.
+    answer.doc["limits"] = limits.apply(args.max_file_bytes, args.max_cpu_s, args.max_memory_bytes)
     try:
         import torch
     except ImportError as e:
