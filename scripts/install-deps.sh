@@ -15,6 +15,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv ccache
       nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev
       libsimdjson-dev             # large reports open in a fraction of the time
+      libre2-dev                  # linear-time regular expressions over untrusted text
       clang libclang-rt-14-dev    # clang + libFuzzer/ASan/UBSan runtimes: the fuzz preset
       clang-format                # the pinned formatter (14 on Debian 12): ctest -R format
       openssh-client openssh-server   # --remote, tested against a local sshd

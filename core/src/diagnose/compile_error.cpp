@@ -1,9 +1,10 @@
 // compile_error findings of Python kernels: message, .py line, classification, fix.
 #include "tilescope/diagnose/compile_error.h"
 
+#include <charconv>
 #include <fstream>
-#include <regex>
 
+#include "tilescope/base/regex.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 
@@ -34,10 +35,17 @@ std::string fileLine(const std::filesystem::path& file, int line) {
 }  // namespace
 
 std::pair<int, int> compileErrorPosition(const std::string& log) {
-  static const std::regex first(R"(^[^\n]*?:(\d+):(\d+): error: )");
-  std::smatch m;
-  if (std::regex_search(log, m, first)) return {std::stoi(m[1].str()), std::stoi(m[2].str())};
-  return {0, 0};
+  // The log's first line is Triton's text (a 200,000-character name in it is
+  // possible): matched in linear time, numbers that do not fit an int read as 0.
+  static const Regex first(R"(^[^\n]*?:(\d+):(\d+): error: )");
+  RegexMatch m;
+  if (!first.search(log, m)) return {0, 0};
+  auto number = [](std::string_view digits) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    return ec == std::errc() && end == digits.data() + digits.size() ? v : 0;
+  };
+  return {number(m[1]), number(m[2])};
 }
 
 Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int line, int column,
