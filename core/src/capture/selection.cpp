@@ -43,17 +43,18 @@ std::vector<std::string> LaunchSelection::environment() const {
 LaunchSelector::LaunchSelector(LaunchSelection s) : m_sel(std::move(s)) {
   if (!m_sel.kernelRegex.empty()) {
     try {
-      m_re.emplace(m_sel.kernelRegex, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
+      m_re.emplace(m_sel.kernelRegex);
+    } catch (const RegexError& e) {
+      // A user's pattern: RE2 refuses what it cannot match in linear time (backreferences,
+      // lookaround), and says so.
       throw std::invalid_argument("--kernel '" + m_sel.kernelRegex + "': not a regular expression (" +
-                                  e.what() + ")");
+                                  e.reason() + ")");
     }
   }
 }
 
 bool LaunchSelector::select(const std::string& name, const std::string& otherName, const std::string& key) {
-  if (m_re && !std::regex_search(name, *m_re) && (otherName.empty() || !std::regex_search(otherName, *m_re)))
-    return false;
+  if (m_re && !m_re->search(name) && (otherName.empty() || !m_re->search(otherName))) return false;
   const std::int64_t n = m_matched++;
   if (m_sel.skip > 0 || m_sel.count) {
     if (n < m_sel.skip) return false;

@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <stdexcept>
+
+#include "tilescope/base/regex.h"
 
 namespace tilescope {
 
@@ -26,9 +27,9 @@ std::string upper(std::string s) {
 
 bool isFloatScalar(const TritonParamInfo& p) {
   if (p.annotation.rfind("fp", 0) == 0 || p.annotation.rfind("bf", 0) == 0) return true;
-  static const std::regex floaty(
-      R"((^|_)(eps|epsilon|scale|alpha|beta|temperature|momentum|lr|p|dropout)(_|$))", std::regex::icase);
-  return std::regex_search(p.name, floaty);
+  static const Regex floaty(R"((^|_)(eps|epsilon|scale|alpha|beta|temperature|momentum|lr|p|dropout)(_|$))",
+                            RegexOptions{/*icase=*/true});
+  return floaty.search(p.name);
 }
 
 const char* dtypeForAnnotation(const std::string& a) {
@@ -77,8 +78,8 @@ nlohmann::json guessConstexpr(const std::string& name, int blockCount) {
 }  // namespace
 
 std::string tensorNameForPointer(const std::string& param) {
-  static const std::regex suffix(R"((_ptrs?|Ptrs?|_p)$)");
-  std::string t = std::regex_replace(param, suffix, "");
+  static const Regex suffix(R"((_ptrs?|Ptrs?|_p)$)");
+  std::string t = suffix.replaceAll(param, "");
   return t.empty() ? param : t;
 }
 
@@ -244,7 +245,8 @@ ojson draftGrid(const TritonSignatureInfo& sig, TritonDraft& d, const ojson& con
   for (const auto* p : d.constexprs) {
     const std::string n = upper(p->name);
     if (n.find("BLOCK") == std::string::npos || !constexprValues[p->name].is_number_integer()) continue;
-    std::string dim = std::regex_replace(n, std::regex(R"(^BLOCK(_SIZE)?_?)"), "");
+    static const Regex blockPrefix(R"(^BLOCK(_SIZE)?_?)");
+    std::string dim = blockPrefix.replaceAll(n, "");
     for (const auto* s : d.sizes)
       if (!dim.empty() && lower(s->name) == lower(dim) && (outputDims.empty() || outputDims.count(s->name)))
         factors.push_back("ceil_div(" + s->name + ", " + p->name + ")");

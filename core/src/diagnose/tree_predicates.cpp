@@ -1,8 +1,8 @@
 // The predicate language of the troubleshooting tree (docs/tree.md): small JSON
 // expressions over a Report or Point JSON that answer a question from evidence.
 #include <cmath>
-#include <regex>
 
+#include "tilescope/base/regex.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 
@@ -114,8 +114,7 @@ bool compare(const std::string& cmp, const json& v, const json& arg) {
   if (cmp == "in") return std::find(arg.begin(), arg.end(), v) != arg.end();
   if (cmp == "contains")
     return v.is_string() && v.get<std::string>().find(arg.get<std::string>()) != std::string::npos;
-  if (cmp == "matches")
-    return v.is_string() && std::regex_search(v.get<std::string>(), std::regex(arg.get<std::string>()));
+  if (cmp == "matches") return v.is_string() && Regex(arg.get<std::string>()).search(v.get<std::string>());
   if (!v.is_number()) return false;
   const double x = v.get<double>(), y = arg.get<double>();
   if (cmp == "lt") return x < y;
@@ -261,9 +260,9 @@ void validatePredicate(const json& p, const std::string& node) {
         throw TreeError(node, std::string("'") + c + "' needs a string: " + p.dump());
     if (p.contains("matches")) {
       try {
-        std::regex re(p["matches"].get<std::string>());
-      } catch (const std::regex_error& e) {
-        throw TreeError(node, "'matches' regex does not compile: " + p.dump());
+        Regex re(p["matches"].get<std::string>());
+      } catch (const RegexError& e) {
+        throw TreeError(node, "'matches' regex does not compile (" + e.reason() + "): " + p.dump());
       }
     }
   } else if (op == "any" || op == "all") {

@@ -161,7 +161,7 @@ void ruleCandidates(const std::vector<ClassifierRule>& rules, const LogLines& ll
           }))
         return;
       const sv t = ll.lines[d.uniques[u].line].text;
-      if (!std::regex_search(t.begin(), t.end(), r.re)) return;
+      if (!r.re.search(t)) return;
       if (hits.uniques.size() < kEvidencePerCandidate) hits.uniques.push_back(u);
       ++hits.count;
     };

@@ -1,15 +1,14 @@
 #include "tilescope/logs/device_output.h"
 
-#include <regex>
-
+#include "tilescope/base/regex.h"
 #include "tilescope/logs/logtext.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope {
 namespace {
 
-Index triple(const std::smatch& m, int first) {
-  return {std::stoll(m[first].str()), std::stoll(m[first + 1].str()), std::stoll(m[first + 2].str())};
+Index triple(const RegexMatch& m, int first) {
+  return {std::stoll(m.str(first)), std::stoll(m.str(first + 1)), std::stoll(m.str(first + 2))};
 }
 
 std::string indexText(const Index& i) {
@@ -22,29 +21,30 @@ std::string indexText(const Index& i) {
 
 std::vector<DeviceAssert> parseDeviceAsserts(std::string_view text) {
   // __assertfail's format: "%s:%u: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed."
-  static const std::regex re(
+  static const Regex re(
       R"(^(.*?):(\d+): (.*?): block: \[(\d+),(\d+),(\d+)\], thread: \[(\d+),(\d+),(\d+)\] Assertion `(.*)` failed\.?\s*$)");
   std::vector<DeviceAssert> out;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    const std::string line(text.substr(pos, end - pos));
+    const std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
-    if (line.size() > 4096 || line.find("Assertion `") == std::string::npos) continue;
-    std::smatch m;
-    if (!std::regex_match(line, m, re)) continue;
+    // CUDA's printf buffer holds no longer line; RE2 would match one in linear time anyway.
+    if (line.size() > 4096 || line.find("Assertion `") == std::string_view::npos) continue;
+    RegexMatch m;
+    if (!re.fullMatch(line, m)) continue;
     DeviceAssert a;
-    a.file = m[1].str();
+    a.file = m.str(1);
     try {
-      a.line = std::stoi(m[2].str());
+      a.line = std::stoi(m.str(2));
       a.block = triple(m, 4);
       a.thread = triple(m, 7);
     } catch (const std::exception&) {
       continue;  // digits beyond any index: not a line CUDA printed
     }
-    a.function = m[3].str();
-    a.condition = m[10].str();
+    a.function = m.str(3);
+    a.condition = m.str(10);
     out.push_back(std::move(a));
   }
   return out;

@@ -5,9 +5,9 @@
 // allocation ..."); every line may carry the "=========" prefix, or none when pasted.
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "sanitizer_detail.h"
+#include "tilescope/base/regex.h"
 #include "tilescope/logs/sanitizer.h"
 
 namespace tilescope {
@@ -17,34 +17,33 @@ using sv = std::string_view;
 using detail::parseCount;
 using detail::parseHex;
 
-// std::regex recurses per character: lines are cut where no report line reaches.
+// No report line reaches this far; a longer one is cut (matching is linear, tilescope/base/regex.h).
 constexpr std::size_t kMaxLine = 2048;
 constexpr std::size_t kMaxFindings = 2000;
 
 struct Patterns {
-  std::regex invalid{
-      R"re(^Invalid (?:__(\w+)__ )?(read|write|atomic|\?)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
-  std::regex uninit{
+  Regex invalid{R"re(^Invalid (?:__(\w+)__ )?(read|write|atomic|\?)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
+  Regex uninit{
       R"re(^Uninitialized (?:__(\w+)__ )?memory (read|write|access)(?: of size (\d[\d,]*)(?: bytes?)?)?)re"};
-  std::regex hostApi{
+  Regex hostApi{
       R"re(^Host API memory access error at host access to (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
-  std::regex race{
+  Regex race{
       R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Race reported between (Read|Write) access at (.*)$)re"};
-  std::regex hazard{
+  Regex hazard{
       R"re(^(?:(Error|Warning|ERROR|WARN|WARNING|INFO)\s*(?:\([^)]*\))?\s*:\s*(?:\([^)]*\)\s*)?)?Potential (RAW|WAR|WAW) hazard detected at __(\w+)__ (0x[0-9a-fA-F]+) in block \((\d+), ?(\d+), ?(\d+)\))re"};
-  std::regex barrier{R"re(^Barrier error detected\.?\s*(.*)$)re"};
-  std::regex api{R"re(^Program hit (\w+) \(error (\d+)\) due to "([^"]*)" on CUDA API call to (\w+))re"};
-  std::regex leak{R"re(^Leaked (\d[\d,]*) bytes? at (0x[0-9a-fA-F]+))re"};
-  std::regex andAccess{R"re(^and (Read|Write) access at (.*)$)re"};
-  std::regex hazardThread{R"re(^(Read|Write) Thread \((\d+), ?(\d+), ?(\d+)\) at (.*)$)re"};
-  std::regex byThread{R"re(^by thread \((\d+), ?(\d+), ?(\d+)\) in block \((\d+), ?(\d+), ?(\d+)\))re"};
-  std::regex address{
+  Regex barrier{R"re(^Barrier error detected\.?\s*(.*)$)re"};
+  Regex api{R"re(^Program hit (\w+) \(error (\d+)\) due to "([^"]*)" on CUDA API call to (\w+))re"};
+  Regex leak{R"re(^Leaked (\d[\d,]*) bytes? at (0x[0-9a-fA-F]+))re"};
+  Regex andAccess{R"re(^and (Read|Write) access at (.*)$)re"};
+  Regex hazardThread{R"re(^(Read|Write) Thread \((\d+), ?(\d+), ?(\d+)\) at (.*)$)re"};
+  Regex byThread{R"re(^by thread \((\d+), ?(\d+), ?(\d+)\) in block \((\d+), ?(\d+), ?(\d+)\))re"};
+  Regex address{
       R"re(^(?:Address|Access at|Access to) (0x[0-9a-fA-F]+)(?: is (out of bounds|misaligned))?)re"};
-  std::regex nearest{
+  Regex nearest{
       R"re(^and is (?:(inside)|(\d[\d,]*) bytes? (after|before)) the nearest allocation at (0x[0-9a-fA-F]+) of size (\d[\d,]*) bytes?)re"};
-  std::regex uninitAccess{R"re(^Uninitialized access at (0x[0-9a-fA-F]+) on access by (\S+))re"};
-  std::regex errorSummary{R"re(^ERROR SUMMARY: (\d[\d,]*) errors?( were not printed)?)re"};
-  std::regex raceSummary{
+  Regex uninitAccess{R"re(^Uninitialized access at (0x[0-9a-fA-F]+) on access by (\S+))re"};
+  Regex errorSummary{R"re(^ERROR SUMMARY: (\d[\d,]*) errors?( were not printed)?)re"};
+  Regex raceSummary{
       R"re(^RACECHECK SUMMARY: (\d[\d,]*) hazards? displayed \((\d[\d,]*) errors?, (\d[\d,]*) warnings?\))re"};
 };
 
@@ -122,44 +121,42 @@ class TextParser {
       return;
     }
     const Patterns& p = patterns();
-    std::cmatch m;
-    const char* b = body.data();
-    const char* e = body.data() + body.size();
+    RegexMatch m;
     const char first = body.front();
     // Cheap dispatch on the first letters before any regex runs.
-    if (first == 'I' && body.rfind("Invalid ", 0) == 0 && std::regex_search(b, e, m, p.invalid)) {
+    if (first == 'I' && body.rfind("Invalid ", 0) == 0 && p.invalid.search(body, m)) {
       begin("memcheck", "invalid_access", body, number);
-      m_cur.space = m[1].str();
-      m_cur.access = m[2] == "?" ? "" : m[2].str();
-      m_cur.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
+      m_cur.space = m.str(1);
+      m_cur.access = m[2] == "?" ? "" : m.str(2);
+      m_cur.size = m.matched(3) ? int(parseCount(m.str(3))) : 0;
       return;
     }
     if (first == 'U' && body.rfind("Uninitialized ", 0) == 0) {
-      if (std::regex_search(b, e, m, p.uninit)) {
+      if (p.uninit.search(body, m)) {
         begin("initcheck", "uninitialized", body, number);
-        m_cur.space = m[1].str();
-        m_cur.access = m[2] == "access" ? "read" : m[2].str();
-        m_cur.size = m[3].matched ? int(parseCount(m[3].str())) : 0;
+        m_cur.space = m.str(1);
+        m_cur.access = m[2] == "access" ? "read" : m.str(2);
+        m_cur.size = m.matched(3) ? int(parseCount(m.str(3))) : 0;
         return;
       }
-      if (m_open && std::regex_search(b, e, m, p.uninitAccess)) {
-        m_cur.address = parseHex(m[1].str());
-        m_cur.apiCall = m[2].str();
+      if (m_open && p.uninitAccess.search(body, m)) {
+        m_cur.address = parseHex(m.str(1));
+        m_cur.apiCall = m.str(2);
         return;
       }
     }
-    if (first == 'H' && std::regex_search(b, e, m, p.hostApi)) {
+    if (first == 'H' && p.hostApi.search(body, m)) {
       begin("initcheck", "uninitialized", body, number);
       m_cur.access = "read";
-      m_cur.address = parseHex(m[1].str());
-      m_cur.size = int(parseCount(m[2].str()));
+      m_cur.address = parseHex(m.str(1));
+      m_cur.size = int(parseCount(m.str(2)));
       return;
     }
-    if (body.find("Race reported between") != sv::npos && std::regex_search(b, e, m, p.race)) {
+    if (body.find("Race reported between") != sv::npos && p.race.search(body, m)) {
       begin("racecheck", "race", body, number);
-      if (m[1].matched) m_cur.severity = severityOf(m[1].str());
+      if (m.matched(1)) m_cur.severity = severityOf(m.str(1));
       m_cur.space = "shared";
-      sv loc(m[3].first, static_cast<std::size_t>(m[3].length()));
+      sv loc = m[3];
       // One-line form: "... at A and Read access at B"
       std::string second;
       if (auto andPos = loc.find(" and ");
@@ -167,63 +164,63 @@ class TextParser {
         second = std::string(loc.substr(andPos + 1));
         loc = loc.substr(0, andPos);
       }
-      m_cur.accesses.push_back(accessFrom(m[2].str(), loc));
+      m_cur.accesses.push_back(accessFrom(m.str(2), loc));
       if (!second.empty()) andAccess(bodyOf(second));
       return;
     }
-    if (body.find(" hazard detected at ") != sv::npos && std::regex_search(b, e, m, p.hazard)) {
+    if (body.find(" hazard detected at ") != sv::npos && p.hazard.search(body, m)) {
       begin("racecheck", "hazard", body, number);
-      if (m[1].matched) m_cur.severity = severityOf(m[1].str());
-      m_cur.hazardType = m[2].str();
-      m_cur.space = m[3].str();
-      m_cur.address = parseHex(m[4].str());
-      m_cur.block = Index3{std::stoll(m[5].str()), std::stoll(m[6].str()), std::stoll(m[7].str())};
+      if (m.matched(1)) m_cur.severity = severityOf(m.str(1));
+      m_cur.hazardType = m.str(2);
+      m_cur.space = m.str(3);
+      m_cur.address = parseHex(m.str(4));
+      m_cur.block = Index3{std::stoll(m.str(5)), std::stoll(m.str(6)), std::stoll(m.str(7))};
       return;
     }
-    if (first == 'B' && std::regex_search(b, e, m, p.barrier)) {
+    if (first == 'B' && p.barrier.search(body, m)) {
       begin("synccheck", "barrier", body, number);
       return;
     }
-    if (first == 'P' && std::regex_search(b, e, m, p.api)) {
+    if (first == 'P' && p.api.search(body, m)) {
       begin("", "api_error", body, number);
-      m_cur.apiError = m[1].str();
-      m_cur.apiCall = m[4].str();
+      m_cur.apiError = m.str(1);
+      m_cur.apiCall = m.str(4);
       return;
     }
-    if (first == 'L' && std::regex_search(b, e, m, p.leak)) {
+    if (first == 'L' && p.leak.search(body, m)) {
       begin("memcheck", "leak", body, number);
-      m_cur.size = int(std::min<long long>(parseCount(m[1].str()), 1LL << 30));
-      m_cur.address = parseHex(m[2].str());
+      m_cur.size = int(std::min<long long>(parseCount(m.str(1)), 1LL << 30));
+      m_cur.address = parseHex(m.str(2));
       return;
     }
-    if (first == 'E' && std::regex_search(b, e, m, p.errorSummary)) {
+    if (first == 'E' && p.errorSummary.search(body, m)) {
       flush();
-      (m[2].matched ? m_report.notPrinted : m_report.errorSummary) = parseCount(m[1].str());
+      (m.matched(2) ? m_report.notPrinted : m_report.errorSummary) = parseCount(m.str(1));
       return;
     }
-    if (first == 'R' && std::regex_search(b, e, m, p.raceSummary)) {
+    if (first == 'R' && p.raceSummary.search(body, m)) {
       flush();
-      m_report.hazardsDisplayed = parseCount(m[1].str());
-      m_report.raceErrors = parseCount(m[2].str());
-      m_report.raceWarnings = parseCount(m[3].str());
+      m_report.hazardsDisplayed = parseCount(m.str(1));
+      m_report.raceErrors = parseCount(m.str(2));
+      m_report.raceWarnings = parseCount(m.str(3));
       if (m_report.tool.empty()) m_report.tool = "racecheck";
       return;
     }
-    if (m_open) detailLine(body, b, e);
+    if (m_open) detailLine(body);
   }
 
-  void detailLine(sv body, const char* b, const char* e) {
+  void detailLine(sv body) {
     const Patterns& p = patterns();
-    std::cmatch m;
+    RegexMatch m;
     if (body.rfind("and ", 0) == 0 && body.find(" access at ") != sv::npos) {
       andAccess(body);
       return;
     }
-    if (body.rfind("and is ", 0) == 0 && std::regex_search(b, e, m, p.nearest)) {
-      m_cur.allocRelation = m[1].matched ? "inside" : m[3].str();
-      if (m[2].matched) m_cur.allocDistance = std::uint64_t(parseCount(m[2].str()));
-      m_cur.allocBase = parseHex(m[4].str());
-      m_cur.allocSize = std::uint64_t(parseCount(m[5].str()));
+    if (body.rfind("and is ", 0) == 0 && p.nearest.search(body, m)) {
+      m_cur.allocRelation = m.matched(1) ? "inside" : m.str(3);
+      if (m.matched(2)) m_cur.allocDistance = std::uint64_t(parseCount(m.str(2)));
+      m_cur.allocBase = parseHex(m.str(4));
+      m_cur.allocSize = std::uint64_t(parseCount(m.str(5)));
       return;
     }
     if (body.rfind("at ", 0) == 0) {
@@ -231,22 +228,21 @@ class TextParser {
         detail::parseLocation(body.substr(3), &m_cur.kernel, &m_cur.pc, &m_cur.file, &m_cur.line);
       return;
     }
-    if (body.rfind("by thread", 0) == 0 && std::regex_search(b, e, m, p.byThread)) {
-      m_cur.thread = Index3{std::stoll(m[1].str()), std::stoll(m[2].str()), std::stoll(m[3].str())};
-      m_cur.block = Index3{std::stoll(m[4].str()), std::stoll(m[5].str()), std::stoll(m[6].str())};
+    if (body.rfind("by thread", 0) == 0 && p.byThread.search(body, m)) {
+      m_cur.thread = Index3{std::stoll(m.str(1)), std::stoll(m.str(2)), std::stoll(m.str(3))};
+      m_cur.block = Index3{std::stoll(m.str(4)), std::stoll(m.str(5)), std::stoll(m.str(6))};
       return;
     }
-    if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) &&
-        std::regex_search(b, e, m, p.address)) {
-      m_cur.address = parseHex(m[1].str());
-      if (m[2].matched && m_cur.kind == "invalid_access")
+    if ((body.rfind("Address ", 0) == 0 || body.rfind("Access ", 0) == 0) && p.address.search(body, m)) {
+      m_cur.address = parseHex(m.str(1));
+      if (m.matched(2) && m_cur.kind == "invalid_access")
         m_cur.kind = m[2] == "misaligned" ? "misaligned" : "out_of_bounds";
       return;
     }
     if ((body.rfind("Read Thread", 0) == 0 || body.rfind("Write Thread", 0) == 0) &&
-        std::regex_search(b, e, m, p.hazardThread)) {
-      SanitizerAccess a = accessFrom(m[1].str(), sv(m[5].first, static_cast<std::size_t>(m[5].length())));
-      a.thread = Index3{std::stoll(m[2].str()), std::stoll(m[3].str()), std::stoll(m[4].str())};
+        p.hazardThread.search(body, m)) {
+      SanitizerAccess a = accessFrom(m.str(1), m[5]);
+      a.thread = Index3{std::stoll(m.str(2)), std::stoll(m.str(3)), std::stoll(m.str(4))};
       m_cur.accesses.push_back(std::move(a));
       return;
     }
@@ -264,9 +260,9 @@ class TextParser {
   }
 
   void andAccess(sv body) {
-    std::cmatch m;
-    if (!std::regex_search(body.data(), body.data() + body.size(), m, patterns().andAccess)) return;
-    m_cur.accesses.push_back(accessFrom(m[1].str(), sv(m[2].first, static_cast<std::size_t>(m[2].length()))));
+    RegexMatch m;
+    if (!patterns().andAccess.search(body, m)) return;
+    m_cur.accesses.push_back(accessFrom(m.str(1), m[2]));
   }
 
   void begin(const std::string& tool, const std::string& kind, sv header, std::size_t number) {

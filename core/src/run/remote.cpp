@@ -2,12 +2,12 @@
 #include "tilescope/run/remote.h"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <stdexcept>
 
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
+#include "tilescope/base/regex.h"
 #include "tilescope/config/config_inputs.h"
 #include "tilescope/config/trust.h"
 
@@ -76,8 +76,14 @@ void addInside(const fs::path& root, const fs::path& file, const std::string& js
 }
 
 // What remoteStageCommand's remote side prints: an absolute mktemp folder.
-const std::regex& stagedDirPattern() {
-  static const std::regex re(R"(/([^\x00-\x1f]*/)?tilescope\.[A-Za-z0-9]{8})");
+const Regex& stagedDirPattern() {
+  static const Regex re(R"(/([^\x00-\x1f]*/)?tilescope\.[A-Za-z0-9]{8})");
+  return re;
+}
+
+// Every folder TileScope makes on a host: remoteStageCommand's and remoteCaptureFolderCommand's.
+const Regex& madeDirPattern() {
+  static const Regex re(R"(/([^\x00-\x1f]*/)?(tilescope\.[A-Za-z0-9]{8}|tilescope-capture\.[A-Za-z0-9]{6}))");
   return re;
 }
 
@@ -125,10 +131,17 @@ std::vector<std::string> remoteStageCommand(const std::string& host, const fs::p
   return {"sh", "-c", pack + " | ssh -o BatchMode=yes -- " + shellQuote(host) + " " + shellQuote(unpack)};
 }
 
+std::vector<std::string> remoteCaptureFolderCommand(const std::string& host) {
+  const std::string problem = remoteHostProblem(host);
+  if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);
+  // The host's /tmp (not $TMPDIR): the name is what remoteCleanupCommand accepts.
+  return {"ssh", "-o", "BatchMode=yes", "--", host, "mktemp", "-d", "/tmp/tilescope-capture.XXXXXX"};
+}
+
 std::vector<std::string> remoteCleanupCommand(const std::string& host, const std::string& remoteDir) {
   const std::string problem = remoteHostProblem(host);
   if (!problem.empty()) throw std::invalid_argument("remote host '" + host + "': " + problem);
-  if (!std::regex_match(remoteDir, stagedDirPattern()) || remoteDir.find("/../") != std::string::npos)
+  if (!madeDirPattern().fullMatch(remoteDir) || remoteDir.find("/../") != std::string::npos)
     throw std::invalid_argument("'" + clipForMessage(remoteDir) +
                                 "' is not a folder TileScope made on the host");
   return {"ssh", "-o", "BatchMode=yes", "--", host, "rm -rf -- " + shellQuote(remoteDir)};
@@ -161,7 +174,7 @@ RemoteFolder::RemoteFolder(const std::string& host, const Config& config, const 
         false);
   if (r.exitCode == kSshConnectionFailed)
     throw RemoteError("cannot reach host '" + host + "' over ssh" + why(), true);
-  if (r.exitCode != 0 || !std::regex_match(lastLine, stagedDirPattern()))
+  if (r.exitCode != 0 || !stagedDirPattern().fullMatch(lastLine))
     throw RemoteError(
         "copying the config to '" + host + "' failed (exit " + std::to_string(r.exitCode) + ")" + why(),
         false);

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "tilescope/capture/capture.h"
+#include "tilescope/config/trust.h"
 
 namespace tilescope {
 
@@ -72,23 +73,84 @@ TriageInput unpaired(const fs::path& p, PyRole role) {
   return in;
 }
 
+bool isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// Whether a JSON text holds `"schema" : "tilescope.config/`, found by a scan
+/// that is linear in the text: the blanks skipped after one `"schema"` end
+/// before the next one starts (no std::regex over a file from anyone, issue 38).
+bool declaresConfigSchema(std::string_view t) {
+  constexpr std::string_view key = "\"schema\"", value = "\"tilescope.config/";
+  for (std::size_t at = t.find(key); at != std::string_view::npos; at = t.find(key, at + 1)) {
+    std::size_t i = at + key.size();
+    while (i < t.size() && isJsonSpace(t[i])) ++i;
+    if (i == t.size() || t[i] != ':') continue;
+    for (++i; i < t.size() && isJsonSpace(t[i]);) ++i;
+    if (t.substr(i, value.size()) == value) return true;
+  }
+  return false;
+}
+
 bool isConfigFile(const fs::path& p) {
   const std::string name = p.filename().string();
   if (endsWith(name, ".tscfg.json")) return true;
   if (p.extension() != ".json" || name == "capture.json") return false;
-  static const std::regex schema(R"re("schema"\s*:\s*"tilescope\.config/)re");
-  return std::regex_search(readSmallFile(p), schema);
+  return declaresConfigSchema(readSmallFile(p));
 }
 
-void addCapture(const fs::path& dir, std::vector<TriageInput>& out, std::vector<std::string>* problems) {
+/// One search: everything one command-line input expands to. Nothing outside
+/// `root` is read: a symbolic link is followed only when its target lies inside
+/// it, and a folder or file reached twice (a link to ".") counts once.
+struct Search {
+  std::vector<TriageInput>* out = nullptr;
+  std::vector<std::pair<fs::path, PyRole>> python;
+  std::vector<std::string>* problems = nullptr;
+  fs::path skipDir;
+  fs::path root;                                ///< the input, canonical ("" for a file named alone)
+  std::set<fs::path> seen;                      ///< canonical folders and files taken
+  std::vector<std::pair<fs::path, int>> links;  ///< met in the real tree, followed after it
+  std::vector<std::string> outside;             ///< links not followed: they lead out of root
+  std::size_t folders = 0;
+  bool full = false;  ///< a cap was reached: the search stopped
+};
+
+void problem(Search& s, const std::string& text) {
+  if (s.problems) s.problems->push_back(text);
+}
+
+std::size_t taken(const Search& s) { return s.out->size() + s.python.size(); }
+
+/// False (and, once, a message) when the search holds as much as one search may.
+bool room(Search& s, const fs::path& where) {
+  if (s.full) return false;
+  if (taken(s) < kMaxTriageSearchEntries && s.folders <= kMaxTriageSearchFolders) return true;
+  s.full = true;
+  problem(
+      s, where.string() + ": the search stopped at " +
+             (s.folders > kMaxTriageSearchFolders ? std::to_string(kMaxTriageSearchFolders) + " folders"
+                                                  : std::to_string(kMaxTriageSearchEntries) + " entries") +
+             " (configs, launches and problem files); what lies beyond is not triaged: name smaller folders");
+  return false;
+}
+
+/// The canonical path of `p` if it is inside the search's root and not taken
+/// yet (then it is marked taken); "" otherwise.
+fs::path takeOnce(const fs::path& p, Search& s) {
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(p, ec);
+  if (ec || (!s.root.empty() && !insideRoots(c, {s.root})) || !s.seen.insert(c).second) return {};
+  return c;
+}
+
+void addCapture(const fs::path& dir, Search& s) {
   CaptureInfo info;
   try {
     info = loadCaptureInfo(dir);
   } catch (const std::exception& e) {
-    if (problems) problems->push_back(dir.string() + ": " + e.what());
+    problem(s, dir.string() + ": " + e.what());
     return;
   }
   for (const CapturedLaunch& l : info.launches) {
+    if (!room(s, dir)) return;
     TriageInput in;
     in.kind = EntryKind::capture;
     if (!l.config.empty()) {
@@ -101,60 +163,110 @@ void addCapture(const fs::path& dir, std::vector<TriageInput>& out, std::vector<
       in.name = l.kernel.empty() ? l.id : l.kernel;
       in.skipReason = "launch " + l.id + " was recorded without a config: " + l.reason;
     }
-    out.push_back(std::move(in));
+    s.out->push_back(std::move(in));
   }
-  if (info.launches.empty() && problems)
-    problems->push_back(dir.string() + ": a capture folder without launches (" + info.exit.message + ")");
+  if (info.launches.empty())
+    problem(s, dir.string() + ": a capture folder without launches (" + info.exit.message + ")");
 }
 
-struct Search {
-  std::vector<TriageInput>* out;
-  std::vector<std::pair<fs::path, PyRole>> python;
-  std::vector<std::string>* problems;
-  fs::path skipDir;
-};
+bool searchable(const std::string& name) { return !name.empty() && name[0] != '.' && name != "__pycache__"; }
 
-void searchFolder(const fs::path& dir, int depth, Search& s) {
+void searchFolder(const fs::path& dir, int depth, Search& s);
+
+/// One file or folder of a folder being searched (already known to be inside root, not a link).
+void searchChild(const fs::path& c, const fs::file_status& st, int depth, Search& s) {
+  const std::string name = c.filename().string();
   std::error_code ec;
-  if (fs::exists(dir / "capture.json", ec)) return addCapture(dir, *s.out, s.problems);
-  std::vector<fs::path> children;
-  for (const auto& de : fs::directory_iterator(dir, fs::directory_options::skip_permission_denied, ec))
-    children.push_back(de.path());
-  std::sort(children.begin(), children.end());  // plans are the same on every file system
-  for (const fs::path& c : children) {
-    const std::string name = c.filename().string();
-    if (fs::is_directory(c, ec)) {
-      if (depth < kMaxDepth && name[0] != '.' && name != "__pycache__" &&
-          (s.skipDir.empty() || !fs::equivalent(c, s.skipDir, ec)))
-        searchFolder(c, depth + 1, s);
-    } else if (endsWith(name, ".tscfg.json")) {
-      s.out->push_back({EntryKind::config, key(c), name.substr(0, name.size() - 11), {key(c)}, ""});
-    } else if (c.extension() == ".py") {
-      const PyRole role = pyRole(readSmallFile(c));
-      if (role != PyRole::none) s.python.emplace_back(c, role);
-    }
+  if (fs::is_directory(st)) {
+    if (depth < kMaxDepth && searchable(name) && (s.skipDir.empty() || !fs::equivalent(c, s.skipDir, ec)))
+      searchFolder(c, depth + 1, s);
+  } else if (!fs::is_regular_file(st)) {
+    return;  // a socket, a FIFO, a device: nothing to read
+  } else if (endsWith(name, ".tscfg.json")) {
+    if (takeOnce(c, s).empty() || !room(s, c)) return;
+    s.out->push_back({EntryKind::config, key(c), name.substr(0, name.size() - 11), {key(c)}, ""});
+  } else if (c.extension() == ".py") {
+    if (takeOnce(c, s).empty() || !room(s, c)) return;
+    const PyRole role = pyRole(readSmallFile(c));
+    if (role != PyRole::none) s.python.emplace_back(c, role);
   }
+}
+
+/// The real tree first: links are noted and followed after it, so an entry keeps
+/// the path without links where it has one, whatever the names sort to.
+void searchFolder(const fs::path& dir, int depth, Search& s) {
+  if (takeOnce(dir, s).empty()) return;
+  ++s.folders;
+  if (!room(s, dir)) return;
+  std::error_code ec;
+  if (const fs::path capture = dir / "capture.json";
+      fs::is_regular_file(capture, ec) && insideRoots(capture, {s.root}))
+    return addCapture(dir, s);
+  std::vector<std::pair<fs::path, fs::file_status>> children;
+  for (const auto& de : fs::directory_iterator(dir, fs::directory_options::skip_permission_denied, ec)) {
+    children.emplace_back(de.path(), de.symlink_status(ec));
+    if (children.size() > kMaxTriageSearchEntries + kMaxTriageSearchFolders)
+      break;  // the caps stop it anyway
+  }
+  std::sort(children.begin(), children.end(),  // plans are the same on every file system
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [c, st] : children) {
+    if (s.full) return;
+    if (fs::is_symlink(st))
+      s.links.emplace_back(c, depth);
+    else
+      searchChild(c, st, depth, s);
+  }
+}
+
+/// The links the tree search met, in the order met (a folder reached through a
+/// link may hold links again): each followed only where it stays inside root.
+void followLinks(Search& s) {
+  for (std::size_t i = 0; i < s.links.size() && !s.full; ++i) {
+    const auto [link, depth] = s.links[i];
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(link, ec);
+    if (ec || !insideRoots(target, {s.root})) {
+      s.outside.push_back(link.filename().string());
+      continue;
+    }
+    searchChild(link, fs::status(link, ec), depth, s);
+  }
+  if (s.outside.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < s.outside.size() && i < 5; ++i) names += (i ? ", " : "") + s.outside[i];
+  if (s.outside.size() > 5) names += ", ...";
+  problem(s, s.root.string() + ": " + std::to_string(s.outside.size()) +
+                 " symbolic link(s) lead out of the folder and were not followed (" + names + ")");
+}
+
+/// A Python file named alone, and its partner where the rule looks for one.
+void addPython(const fs::path& p, Search& s) {
+  const PyRole role = pyRole(readSmallFile(p));
+  if (role == PyRole::none) {
+    problem(s, p.string() + ": a Python file without class Model or ModelNew");
+    return;
+  }
+  s.python.emplace_back(p, role);
+  // Its partner, by the same rule as in a folder search; only a file that lies
+  // where the rule looks (a link to elsewhere is no partner).
+  const std::string stem = problemStem(p);
+  const fs::path dir = p.parent_path();
+  std::vector<fs::path> partners = {dir / (stem + ".py"), dir / (stem + "_new.py")};
+  for (const char* d : {"reference", "references", "candidate", "candidates"})
+    for (const std::string& f : {stem + ".py", stem + "_new.py"})
+      partners.push_back(dir.parent_path() / d / f);
+  std::error_code ec;
+  const fs::path around = fs::weakly_canonical(fs::absolute(dir, ec).parent_path(), ec);
+  for (const fs::path& q : partners)
+    if (q != p && fs::is_regular_file(q, ec) && insideRoots(q, {around}))
+      s.python.emplace_back(q, pyRole(readSmallFile(q)));
 }
 
 void addFile(const fs::path& p, Search& s) {
   const std::string name = p.filename().string();
   if (p.extension() == ".py") {
-    const PyRole role = pyRole(readSmallFile(p));
-    if (role == PyRole::none) {
-      if (s.problems) s.problems->push_back(p.string() + ": a Python file without class Model or ModelNew");
-      return;
-    }
-    s.python.emplace_back(p, role);
-    // Its partner, by the same rule as in a folder search.
-    const std::string stem = problemStem(p);
-    const fs::path dir = p.parent_path();
-    std::vector<fs::path> partners = {dir / (stem + ".py"), dir / (stem + "_new.py")};
-    for (const char* d : {"reference", "references", "candidate", "candidates"})
-      for (const std::string& f : {stem + ".py", stem + "_new.py"})
-        partners.push_back(dir.parent_path() / d / f);
-    std::error_code ec;
-    for (const fs::path& q : partners)
-      if (q != p && fs::is_regular_file(q, ec)) s.python.emplace_back(q, pyRole(readSmallFile(q)));
+    addPython(p, s);
   } else if (isConfigFile(p)) {
     std::string stem = name;
     if (endsWith(stem, ".tscfg.json"))
@@ -162,22 +274,45 @@ void addFile(const fs::path& p, Search& s) {
     else
       stem = p.stem().string();
     s.out->push_back({EntryKind::config, key(p), stem, {key(p)}, ""});
-  } else if (s.problems) {
-    s.problems->push_back(p.string() + ": not a config, capture folder or Python problem");
+  } else {
+    problem(s, p.string() + ": not a config, capture folder or Python problem");
   }
+}
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
+
+/// Whether a line starts `WORD<blank>+NAME<blank>*` and then one of `then`
+/// (`class Model(`, `def get_inputs (`), within its first kMaxRoleLineChars.
+bool definesName(std::string_view line, std::string_view word, std::string_view name, std::string_view then) {
+  line = line.substr(0, kMaxRoleLineChars);
+  if (line.substr(0, word.size()) != word) return false;
+  std::size_t i = word.size();
+  while (i < line.size() && isBlank(line[i])) ++i;
+  if (i == word.size() || line.substr(i, name.size()) != name) return false;
+  for (i += name.size(); i < line.size() && isBlank(line[i]);) ++i;
+  return i < line.size() && then.find(line[i]) != std::string_view::npos;
 }
 
 }  // namespace
 
 PyRole pyRole(const std::string& text) {
-  static const std::regex model(R"(^class\s+Model\s*[(:])", std::regex::multiline);
-  static const std::regex modelNew(R"(^class\s+ModelNew\s*[(:])", std::regex::multiline);
-  static const std::regex inputs(R"(^def\s+get_inputs\s*\()", std::regex::multiline);
-  const bool m = std::regex_search(text, model) && std::regex_search(text, inputs);
-  const bool n = std::regex_search(text, modelNew);
-  if (m && n) return PyRole::both;
+  // Line by line, each line looked at up to kMaxRoleLineChars: linear in the
+  // text whatever it holds (std::regex recursed per character, issue 38).
+  bool model = false, modelNew = false, inputs = false;
+  const std::string_view t(text);
+  for (std::size_t start = 0; start <= t.size();) {
+    std::size_t end = t.find('\n', start);
+    if (end == std::string_view::npos) end = t.size();
+    const std::string_view line = t.substr(start, end - start);
+    model = model || definesName(line, "class", "Model", "(:");
+    modelNew = modelNew || definesName(line, "class", "ModelNew", "(:");
+    inputs = inputs || definesName(line, "def", "get_inputs", "(");
+    start = end + 1;
+  }
+  const bool m = model && inputs;
+  if (m && modelNew) return PyRole::both;
   if (m) return PyRole::reference;
-  if (n) return PyRole::candidate;
+  if (modelNew) return PyRole::candidate;
   return PyRole::none;
 }
 
@@ -226,15 +361,21 @@ std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& ar
   std::vector<TriageInput> all;
   for (const std::string& a : args) {
     std::vector<TriageInput> found;
-    Search s{&found, {}, problems, skipDir};
+    Search s;
+    s.out = &found;
+    s.problems = problems;
+    s.skipDir = skipDir;
     std::error_code ec;
     const fs::path p(a);
-    if (fs::is_directory(p, ec))
+    if (fs::is_directory(p, ec)) {
+      s.root = fs::weakly_canonical(fs::absolute(p, ec), ec);  // a link named on the command line is followed
       searchFolder(p, 0, s);
-    else if (fs::is_regular_file(p, ec))
+      followLinks(s);
+    } else if (fs::is_regular_file(p, ec)) {
       addFile(p, s);
-    else if (problems)
+    } else if (problems) {
       problems->push_back(a + ": no such file or folder");
+    }
     for (TriageInput& in : pairProblems(s.python)) found.push_back(std::move(in));
     for (TriageInput& in : found) all.push_back(std::move(in));
   }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <regex>
 
+#include "tilescope/base/regex.h"
 #include "tilescope/diagnose/diagnose.h"
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
@@ -203,12 +203,12 @@ std::vector<Finding> runnerFindings(const json& runner) {
 }
 
 bool isLibraryKernel(const std::string& name) {
-  static const std::regex lib(
+  static const Regex lib(
       R"(^(void )?(at|c10|cub|cub_\w+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas\w*|nvte)::)"
       R"(|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash))"
       R"(|^(ampere|volta|turing|hopper|sm\d+|nvjet|cutlass)_|cublas|cudnn|\bgemv|gemmk|splitKreduce)"
       R"(|elementwise_kernel|reduce_kernel|indexSelect|CatArrayBatched|Memset|memcpy|fill_kernel)");
-  return std::regex_search(name, lib);
+  return lib.search(name);
 }
 
 std::optional<double> triageEta(double elapsedS, int done, int total, int jobs) {

@@ -3,19 +3,19 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
-#include <regex>
 #include <sstream>
 
+#include "tilescope/base/regex.h"
 #include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
 
 namespace {
 
-// std::regex matches recursively, about one stack frame per character: a 50 KB
-// line (a long template name, a minified header) overflows the stack. Every
-// line is cut to this many bytes before it is matched; the parts we look for
-// (file(line): error: ..., ptxas info) come first in a line.
+// A line is cut to this many bytes before it is matched: the parts we look for
+// (file(line): error: ..., ptxas info) come first in a line, and a message stays
+// readable when a line is a 50 KB template name or a minified header (matching
+// itself is linear, tilescope/base/regex.h).
 constexpr std::size_t kMaxMatchedLine = 512;
 
 bool nextLine(std::istringstream& in, std::string& line) {
@@ -42,53 +42,51 @@ int smallNumber(const std::string& digits) {
 
 std::optional<std::pair<int, std::string>> firstCompileError(const std::string& log) {
   // NVRTC / nvcc front end: "k.cu(12): error: identifier "x" is undefined"
-  static const std::regex frontEnd(R"(^.*\((\d+)\): (?:catastrophic )?error[^:]*: (.*)$)");
+  static const Regex frontEnd(R"(^.*\((\d+)\): (?:catastrophic )?error[^:]*: (.*)$)");
   // host compilers and clang-style: "k.cu:12:5: error: ..."
   // (the first ":N:" is the line: a greedy prefix would take the column for it)
-  static const std::regex gccStyle(R"(^.*?:(\d+):(?:\d+:)? (?:fatal )?error: (.*)$)");
+  static const Regex gccStyle(R"(^.*?:(\d+):(?:\d+:)? (?:fatal )?error: (.*)$)");
   // ptxas on PTX: "ptxas /tmp/x.ptx, line 7; error   : Unknown symbol"
-  static const std::regex ptxas(R"(^ptxas.*line (\d+); (?:fatal )?error\s*: (.*)$)");
+  static const Regex ptxas(R"(^ptxas.*line (\d+); (?:fatal )?error\s*: (.*)$)");
   // anything else that says error: "nvcc fatal   : ...", "ptxas fatal : ..."
-  static const std::regex generic(R"(^.*\b(?:error|fatal)\s*: (.*)$)", std::regex::icase);
+  static const Regex generic(R"(^.*\b(?:error|fatal)\s*: (.*)$)", RegexOptions{/*icase=*/true});
   std::istringstream in(log);
   std::string line;
   std::optional<std::pair<int, std::string>> fallback;
   while (nextLine(in, line)) {
-    std::smatch m;
-    if (std::regex_match(line, m, frontEnd) || std::regex_match(line, m, gccStyle) ||
-        std::regex_match(line, m, ptxas))
-      return std::make_pair(std::max(0, smallNumber(m[1].str())), m[2].str());
-    if (!fallback && std::regex_match(line, m, generic)) fallback = std::make_pair(0, m[1].str());
+    RegexMatch m;
+    if (frontEnd.fullMatch(line, m) || gccStyle.fullMatch(line, m) || ptxas.fullMatch(line, m))
+      return std::make_pair(std::max(0, smallNumber(m.str(1))), m.str(2));
+    if (!fallback && generic.fullMatch(line, m)) fallback = std::make_pair(0, m.str(1));
   }
   return fallback;
 }
 
 void parsePtxasResources(const std::string& log, const std::string& symbol, CompileInfo* info) {
-  static const std::regex fn(
+  static const Regex fn(
       R"(ptxas info\s*: (?:Compiling entry function|Function properties for) '?([^' ]+)'?)");
-  static const std::regex frame(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex regs(R"(Used (\d+) registers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
+  static const Regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const Regex regs(R"(Used (\d+) registers)");
+  static const Regex smem(R"((\d+) bytes smem)");
   std::istringstream in(log);
   std::string line, current, chosen = symbol;
   while (nextLine(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, fn)) {
-      current = m[1].str();
+    RegexMatch m;
+    if (fn.search(line, m)) {
+      current = m.str(1);
       if (chosen.empty()) chosen = current;
       continue;
     }
     if (current.empty() || current != chosen) continue;
-    if (std::regex_search(line, m, frame)) {
-      info->localBytes = number(m[1].str());
-      info->spillStores = number(m[2].str());
-      info->spillLoads = number(m[3].str());
+    if (frame.search(line, m)) {
+      info->localBytes = number(m.str(1));
+      info->spillStores = number(m.str(2));
+      info->spillLoads = number(m.str(3));
     }
-    if (std::regex_search(line, m, regs)) info->regs = smallNumber(m[1].str());
+    if (regs.search(line, m)) info->regs = smallNumber(m.str(1));
     if (line.find("Used ") != std::string::npos) {
       // "Used N registers, ..." without "bytes smem" means no static shared memory.
-      info->smemStatic = std::regex_search(line, m, smem) ? number(m[1].str()) : 0;
+      info->smemStatic = smem.search(line, m) ? number(m.str(1)) : 0;
     }
   }
 }

@@ -2,11 +2,11 @@
 // cached like CUDA cubins, with the launch metadata Triton decides.
 #include <chrono>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "compile/compile_detail.h"
 #include "tilescope/base/python.h"
+#include "tilescope/base/regex.h"
 #include "tilescope/cuda/compile.h"
 
 namespace tilescope::cuda {
@@ -45,14 +45,14 @@ int smNumber(const std::string& arch) {
 /// Texts of the .py modules beside the source that it imports (`import x`, `from x import`):
 /// a helper @triton.jit function there changes the kernel too.
 std::vector<std::string> siblingModules(const fs::path& source) {
-  static const std::regex imp(R"(^\s*(?:from\s+\.?(\w+)\s+import|import\s+(\w+)))");
+  static const Regex imp(R"(^\s*(?:from\s+\.?(\w+)\s+import|import\s+(\w+)))");
   std::vector<std::string> out;
   std::istringstream in(detail::readText(source));
   std::string line;
   while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, imp)) continue;
-    const std::string name = m[1].matched ? m[1].str() : m[2].str();
+    RegexMatch m;
+    if (!imp.search(line, m)) continue;
+    const std::string name = m.matched(1) ? m.str(1) : m.str(2);
     fs::path sibling = source.parent_path() / (name + ".py");
     std::error_code ec;
     if (fs::is_regular_file(sibling, ec)) out.push_back(name + "\n" + detail::readText(sibling));
@@ -84,7 +84,8 @@ std::string errorLog(const json& r, const fs::path& source) {
 void fillTritonResources(const CompiledKernel& ck, int sm, CompileInfo* info) {
   const TritonKernelMeta& m = *ck.triton;
   // Newer Triton runs its Blackwell ptxas ("ptxas-blackwell info : ...") for every target.
-  parsePtxasResources(std::regex_replace(m.ptxasLog, std::regex("ptxas-blackwell"), "ptxas"), m.name, info);
+  static const Regex blackwell("ptxas-blackwell");
+  parsePtxasResources(blackwell.replaceAll(m.ptxasLog, "ptxas"), m.name, info);
   CubinInfo ci = inspectCubin(ck.image, sm);
   if (const CubinKernelInfo* ki = ci.valid ? ci.find(m.name) : nullptr) {
     if (ki->regs >= 0) info->regs = ki->regs;

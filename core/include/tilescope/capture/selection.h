@@ -7,14 +7,16 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
+#include <vector>
+
+#include "tilescope/base/regex.h"
 
 namespace tilescope {
 
 struct LaunchSelection {
-  std::string kernelRegex;  ///< ECMAScript, searched in the name; "" matches every kernel
+  std::string kernelRegex;  ///< RE2 syntax (tilescope/base/regex.h), searched in the name; "" matches all
   std::int64_t skip = 0;
   std::optional<std::int64_t> count;                ///< unset: unlimited
   std::uint64_t maxBytes = std::uint64_t{4} << 30;  ///< a buffer above it is not saved
@@ -28,7 +30,7 @@ struct LaunchSelection {
 
 class LaunchSelector {
  public:
-  /// Throws std::invalid_argument for a bad regular expression.
+  /// Throws std::invalid_argument naming a bad regular expression.
   explicit LaunchSelector(LaunchSelection s);
   /// Whether to record this launch. `names` are tried in turn against the
   /// regex (the mangled symbol and the demangled name); `key` is its
@@ -40,7 +42,7 @@ class LaunchSelector {
 
  private:
   LaunchSelection m_sel;
-  std::optional<std::regex> m_re;
+  std::optional<Regex> m_re;
   std::int64_t m_matched = 0;
   std::set<std::string> m_seen;
 };

@@ -10,10 +10,10 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "tilescope/base/regex.h"
 #include "tilescope/logs/logtext.h"
 #include "tilescope/logs/sanitizer.h"
 
@@ -57,14 +57,14 @@ struct Classification {
 
 struct ClassifierRule {
   std::string id;
-  std::string pattern;  ///< ECMAScript regex, searched in each line
+  std::string pattern;  ///< regex (RE2 syntax, tilescope/base/regex.h), searched in each line
   bool icase = false;
   /// "any": any line of the log; "last_exception": only the last Python exception line
   /// (`Name: message` at the start of a line) — where a traceback's real error is.
   std::string scope = "any";
   std::string category, detail, node, source;
   double confidence = 0.9;
-  std::regex re;
+  Regex re;
   /// Lower-case literals of which a line must contain one before the regex runs (empty:
   /// always run it); derived from the pattern, digits mapped to '0'.
   std::vector<std::string> needles;

@@ -62,8 +62,13 @@ std::vector<std::filesystem::path> remoteFiles(const Config& config,
 std::vector<std::string> remoteStageCommand(const std::string& host, const std::filesystem::path& dir,
                                             const std::vector<std::filesystem::path>& files);
 
-/// The ssh command that removes a folder made by remoteStageCommand. Throws
-/// std::invalid_argument for a path that is not one (a guard before rm -rf).
+/// The ssh command that makes `capture --remote`'s folder on the host
+/// (`/tmp/tilescope-capture.XXXXXX`); it prints the folder's path.
+std::vector<std::string> remoteCaptureFolderCommand(const std::string& host);
+
+/// The ssh command that removes a folder made by remoteStageCommand or
+/// remoteCaptureFolderCommand. Throws std::invalid_argument for a path that is
+/// neither (a guard before rm -rf).
 std::vector<std::string> remoteCleanupCommand(const std::string& host, const std::string& remoteDir);
 
 /// A copy of a config's files on a remote host, removed again on destruction.

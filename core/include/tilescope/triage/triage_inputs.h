@@ -5,6 +5,7 @@
 // ModelNew`), paired by name. Pure over the file system; no process is started.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,6 +14,17 @@
 
 namespace tilescope {
 
+/// One command-line input expands to at most this many configs, capture
+/// launches and Python problem files (each entry is a process or more; a folder
+/// of generated kernels holds hundreds, KernelBench's three levels 250), and
+/// its search visits at most this many folders; past either, the search stops
+/// and says so in *problems.
+inline constexpr std::size_t kMaxTriageSearchEntries = 10000;
+inline constexpr std::size_t kMaxTriageSearchFolders = 10000;
+/// pyRole reads this many characters of each line: `class ModelNew(` needs a
+/// few dozen, and a file of one 4 MiB line costs no more than a short one.
+inline constexpr std::size_t kMaxRoleLineChars = 256;
+
 /// What a Python file holds, read off its top-level classes and functions.
 enum class PyRole {
   none,       ///< neither
@@ -20,6 +32,9 @@ enum class PyRole {
   candidate,  ///< class ModelNew, no class Model
   both        ///< a problem in one file: Model and ModelNew
 };
+/// Line by line (each line up to kMaxRoleLineChars), in linear time: a line
+/// `class<blanks>Model<blanks?>` then `(` or `:`, `class ... ModelNew`, `def
+/// get_inputs(`; blanks are spaces, tabs, \f, \v and \r.
 PyRole pyRole(const std::string& text);
 
 /// One planned entry: what runTriage runs (or says why it cannot).
@@ -50,6 +65,13 @@ std::vector<TriageInput> pairProblems(const std::vector<std::pair<std::filesyste
 /// configs, capture folders and Python problems; a `.py` file is paired as above
 /// (its partner found beside it). Anything else is named in *problems
 /// ("x.txt: not a config, capture folder or Python problem").
+///
+/// A folder search reads nothing outside the folder: the tree without links
+/// first, then each symbolic link met, followed only when its target (resolved)
+/// lies inside the folder; a folder or file reached twice (a link to ".") is
+/// taken once, by canonical path; links that lead out are named in *problems.
+/// One input gives at most kMaxTriageSearchEntries entries (a message says where
+/// it stopped).
 std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& args,
                                               std::vector<std::string>* problems,
                                               const std::filesystem::path& skipDir = {});

@@ -1,0 +1,79 @@
+"""The Python folder search (tilescope_triage/pairing.py) keeps the C++ rule
+(core/src/triage/triage_inputs.cpp, tests/unit/test_triage_inputs.cpp): roles
+read line by line, links out of the folder not followed, a folder reached twice
+taken once (issue 38, T4)."""
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python", "triage"))
+
+from tilescope_triage import pairing  # noqa: E402
+
+REFERENCE = "import torch\nclass Model(torch.nn.Module):\n    pass\ndef get_inputs():\n    return []\n"
+CANDIDATE = "import torch\nclass ModelNew(torch.nn.Module):\n    pass\n"
+
+
+def write(root, rel, text):
+    p = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+class Roles(unittest.TestCase):
+    def test_lines(self):
+        self.assertEqual(pairing.role("class\tModelNew :\n"), "candidate")
+        self.assertIsNone(pairing.role("class ModelNew\r\n"))
+        self.assertIsNone(pairing.role("class ModelNewer(x):\n"))
+        self.assertEqual(pairing.role("class Model:\ndef get_inputs ():"), "reference")
+        self.assertIsNone(pairing.role("class" + "\n" * 200000 + "ModelNew(object):\n"))
+        self.assertIsNone(pairing.role("class" + " " * (4 << 20) + "ModelNew(x):\n"))
+        self.assertEqual(pairing.role("class" + " " * (pairing.MAX_ROLE_LINE - 20) + "ModelNew(x):\n"),
+                         "candidate")
+
+
+class Search(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_links_to_dot_count_once(self):
+        r = write(self.root, "inputs/1_a.py", REFERENCE)
+        c = write(self.root, "inputs/1_a_new.py", CANDIDATE)
+        for name in "abcd":
+            os.symlink(".", os.path.join(self.root, "inputs", name))
+        pairs, unpaired = pairing.scan(os.path.join(self.root, "inputs"))
+        self.assertEqual(pairs, [(r, c)])
+        self.assertEqual(unpaired, [])
+
+    def test_links_out_are_not_followed(self):
+        write(self.root, "outside/2_b.py", REFERENCE)
+        write(self.root, "outside/2_b_new.py", CANDIDATE)
+        inputs = os.path.join(self.root, "inputs")
+        os.makedirs(os.path.join(inputs, "sub"))
+        os.symlink("/", os.path.join(inputs, "root"))
+        os.symlink("../outside", os.path.join(inputs, "home"))
+        os.symlink("../outside/2_b_new.py", os.path.join(inputs, "2_b_new.py"))
+        os.symlink("../..", os.path.join(inputs, "sub", "up"))
+        problems = []
+        self.assertEqual(pairing.scan(inputs, problems), ([], []))
+        self.assertEqual(len(problems), 1)
+        self.assertIn("4 symbolic link(s) lead out of the folder", problems[0])
+
+    def test_a_link_inside_is_followed(self):
+        r = write(self.root, "inputs/real/3_c.py", REFERENCE)
+        write(self.root, "inputs/real/3_c_new.py", CANDIDATE)
+        os.symlink("real", os.path.join(self.root, "inputs", "0alias"))  # sorts first: the real path wins
+        pairs, _ = pairing.scan(os.path.join(self.root, "inputs"))
+        self.assertEqual([p[0] for p in pairs], [r])
+
+
+if __name__ == "__main__":
+    unittest.main()

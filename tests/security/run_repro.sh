@@ -1,0 +1,14 @@
+#!/bin/bash
+# Runs one reproducer of issue 38 (tests/security/t4/NAME, copied from
+# ../shared/repro/t4) from a copy in a temporary folder: run.sh writes inside its
+# own folder, and the source tree stays as checked in.
+# Usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run
+# Exit: run.sh's (0 once the defect is gone).
+set -u
+src=${1:?usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run}
+run=${2:?usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-repro-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -R "$src" "$tmp/"
+chmod -R u+w "$tmp"
+bash "$tmp/$(basename "$src")/run.sh" "$run"
