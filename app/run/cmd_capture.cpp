@@ -365,13 +365,20 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
   if (const std::string p = remoteHostProblem(a.remote); !p.empty()) return usageError("--remote: " + p);
   // A folder on the host, the capture there, the folder copied back, removed.
   std::string remoteDir;
-  ChildResult mk = runChild(
-      {"ssh", "-o", "BatchMode=yes", "--", a.remote, "mktemp", "-d", "/tmp/tilescope-capture.XXXXXX"}, 60,
-      [&](const std::string& l) { remoteDir = l; });
+  ChildResult mk =
+      runChild(remoteCaptureFolderCommand(a.remote), 60, [&](const std::string& l) { remoteDir = l; });
   if (!mk.started || mk.exitCode != 0 || remoteDir.empty()) {
     std::string why = mk.stderrText.empty() ? mk.startError : mk.stderrText;
     while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();  // one line
     std::cerr << "tilescope-run capture: --remote " << a.remote << " cannot be reached: " << why << '\n';
+    return kExitNoGpu;
+  }
+  // The removal is built (and the host's answer checked) before anything runs there.
+  std::vector<std::string> cleanup;
+  try {
+    cleanup = remoteCleanupCommand(a.remote, remoteDir);
+  } catch (const std::exception& e) {
+    std::cerr << "tilescope-run capture: --remote " << a.remote << ": mktemp answered: " << e.what() << '\n';
     return kExitNoGpu;
   }
   std::vector<std::string> args = {"capture", "-o", remoteDir + "/c"};
@@ -400,7 +407,8 @@ int captureRemote(const CaptureArgs& a, const fs::path& dir) {
                             shellQuote("tar -C " + shellQuote(remoteDir + "/c") + " -cf - .") + " | tar -C " +
                             shellQuote(dir.string()) + " -xf -";
   const ChildResult got = runChild({"sh", "-c", fetch}, 600, {});
-  runChild(remoteCleanupCommand(a.remote, remoteDir), 60, {});
+  if (const ChildResult rm = runChild(cleanup, 60, {}); !rm.started || rm.exitCode != 0)
+    std::cerr << "tilescope-run capture: warning: " << remoteDir << " is left on " << a.remote << '\n';
   if (!got.started || got.exitCode != 0) {
     std::cerr << "tilescope-run capture: copying the capture back from " << a.remote
               << " failed: " << got.stderrText << '\n';

@@ -117,5 +117,23 @@ TEST(Remote, CleanupRemovesOnlyAFolderStagingMade) {
     EXPECT_THROW((void)remoteCleanupCommand("gpu01", bad), std::invalid_argument) << bad;
 }
 
+// capture --remote makes its own folder (issue 38, T5: its removal was refused).
+TEST(Remote, CleanupRemovesTheFolderCaptureMadeAndNothingLikeIt) {
+  const auto mk = remoteCaptureFolderCommand("gpu01");
+  EXPECT_EQ(mk.back(), "/tmp/tilescope-capture.XXXXXX");
+  EXPECT_EQ(remoteCleanupCommand("gpu01", "/tmp/tilescope-capture.Ab12Cd").back(),
+            "rm -rf -- '/tmp/tilescope-capture.Ab12Cd'");
+  EXPECT_EQ(remoteCleanupCommand("gpu01", "/scratch/u/tilescope-capture.Ab12Cd").back(),
+            "rm -rf -- '/scratch/u/tilescope-capture.Ab12Cd'");
+  for (const char* bad :
+       {"/tmp/tilescope-capture.Ab12C", "/tmp/tilescope-capture.Ab12Cd7", "/tmp/tilescope-capture.Ab12C-",
+        "tmp/tilescope-capture.Ab12Cd", "/tmp/tilescope-capture.Ab12Cd/..",
+        "/tmp/../tilescope-capture.Ab12Cd", "/tmp/tilescope-capture.XXXXXX/x",
+        "/tmp/tilescope-capture.Ab12Cd\n/", "/tmp/tilescope.Ab12Cd", "/tmp/tilescope-capture.AbC12345",
+        "/tmp/tilescope-other.Ab12Cd", "/home/alice"})
+    EXPECT_THROW((void)remoteCleanupCommand("gpu01", bad), std::invalid_argument) << bad;
+  EXPECT_THROW((void)remoteCaptureFolderCommand("-oProxyCommand=x"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tilescope
