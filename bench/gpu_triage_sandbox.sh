@@ -38,7 +38,8 @@ for n in 01_relu 08_softmax 11_matmul 13_relu_arange_n 21_relu_store_no_mask 24_
   27_relu_wild_stride 28_matvec_wrong_stride 32_softmax_no_max 38_relu_torch_fallback 45_missing_module; do
   cp "$HERE/triage/problems/$n.py" "$HERE/triage/problems/${n}_new.py" "$P/"
 done
-# The hostile problem: a healthy ReLU whose reference also tries to escape.
+# The hostile problem: a healthy ReLU whose reference also tries to escape (to the
+# real $HOME, expanded here: inside the sandbox "~" is the entry's private home).
 cat >"$P/99_hostile.py" <<PY
 import os, socket, torch
 seen = open("seen.txt", "w")
@@ -48,7 +49,7 @@ def attempt(what, fn):
     except Exception as e:
         seen.write("%s: refused %s\n" % (what, type(e).__name__))
 attempt("outside", lambda: open("$OUT/escaped/" + str(os.getpid()), "w").write("x"))
-attempt("home", lambda: open(os.path.expanduser("~") + "/.tilescope_planted", "a").write("x"))
+attempt("home", lambda: open("$HOME/.tilescope_planted_" + str(os.getpid()), "a").write("x"))
 attempt("net", lambda: socket.create_connection(("127.0.0.1", 22), timeout=1).close())
 seen.write("cuda: %s %s\n" % (torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else ""))
 seen.close()
@@ -109,6 +110,11 @@ for name in ("confined", "unconfined"):
         print("".join("   " + line for line in open(f)))
 esc = os.listdir(os.path.join(out, "escaped"))
 print("files written outside by the hostile problem: %d (the unconfined run's)" % len(esc))
+home = os.path.expanduser("~")
+planted = [f for f in os.listdir(home) if f.startswith(".tilescope_planted_")]
+print("files planted in the real $HOME: %d (the unconfined run's)" % len(planted))
+for f in planted:
+    os.remove(os.path.join(home, f))
 conf = glob.glob(os.path.join(out, "confined.json.d", "99_hostile*", "sandbox", "seen.txt"))
 if not conf or "ESCAPED" in open(conf[0]).read():
     print("FAIL: the confined hostile problem escaped, or did not run"); bad = 1
