@@ -121,3 +121,92 @@ TEST(TriageInputs, OneSearchStopsAtTheCap) {
   EXPECT_EQ(in.size(), kMaxTriageSearchEntries);
   EXPECT_TRUE(mentions(problems, "the search stopped at " + std::to_string(kMaxTriageSearchEntries)));
 }
+
+namespace {
+
+/// A capture folder "cap" whose capture.json names these configs (id i+1 each).
+fs::path captureNaming(const TempDir& d, const std::vector<std::string>& configs) {
+  CaptureInfo info;
+  info.exit.status = "exited";
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    CapturedLaunch l;
+    l.id = std::to_string(i + 1);
+    l.kernel = "k" + l.id;
+    l.config = configs[i];
+    info.launches.push_back(l);
+  }
+  d.write("cap/capture.json", toJson(info).dump());
+  return d.path / "cap";
+}
+
+}  // namespace
+
+TEST(CaptureFolder, ConfigsOutsideTheFolderAreRefused) {
+  TempDir d;
+  d.write("elsewhere/private.tscfg.json", "{}");
+  d.write("cap/ok.tscfg.json", "{}");
+  d.write("cap/sub/deep.tscfg.json", "{}");
+  const fs::path cap =
+      captureNaming(d, {"ok.tscfg.json", "../elsewhere/private.tscfg.json", "/etc/hostname",
+                        "link.tscfg.json", "sub/../sub/deep.tscfg.json", "sub/../../cap/ok.tscfg.json"});
+  fs::create_symlink("../elsewhere/private.tscfg.json", cap / "link.tscfg.json");
+  const CaptureInfo info = loadCaptureInfo(cap);
+  ASSERT_EQ(info.launches.size(), 6u);
+  EXPECT_EQ(info.launches[0].config, "ok.tscfg.json");
+  for (int i : {1, 3}) {
+    EXPECT_EQ(info.launches[i].config, "");
+    EXPECT_NE(info.launches[i].reason.find("resolves outside the capture folder"), std::string::npos) << i;
+  }
+  EXPECT_NE(info.launches[2].reason.find("is an absolute path"), std::string::npos);
+  EXPECT_EQ(info.launches[4].config, "sub/../sub/deep.tscfg.json");  // inside, however spelled
+  EXPECT_EQ(info.launches[5].config, "sub/../../cap/ok.tscfg.json");
+  // Triage lists the refused launches as not run, with the reason, and names no outside file.
+  const auto in = discoverTriageInputs({cap.string()}, nullptr);
+  ASSERT_EQ(in.size(), 5u);  // the last names the first's config: one entry
+  for (int i : {1, 2, 3}) {
+    EXPECT_EQ(plannedEntry(in[i]).status, EntryStatus::not_run);
+    EXPECT_NE(in[i].skipReason.find("refused"), std::string::npos);
+    EXPECT_EQ(in[i].inputs, (std::vector<std::string>{(cap / "capture.json").string()}));
+  }
+}
+
+TEST(CaptureFolder, ALaunchIdIsOneFolderName) {
+  TempDir d;
+  const fs::path cap = captureNaming(d, {"a.tscfg.json"});
+  CaptureInfo info = loadCaptureInfo(cap);
+  info.launches[0].id = "../../x";
+  confineCaptureInfo(cap, info);
+  EXPECT_EQ(info.launches[0].config, "");
+  EXPECT_NE(info.launches[0].reason.find("not a folder name"), std::string::npos);
+}
+
+TEST(CaptureFolder, ALaunchRecordNamingFilesOutsideIsNotUsed) {
+  TempDir d;
+  LaunchRecord ok;
+  ok.recorder = ok.language = "cuda";
+  ok.kernel = "k";
+  ok.image = "modules/m.cubin";
+  LaunchArg a;
+  a.name = "x";
+  a.kind = "pointer";
+  a.before = "x.before.npy";
+  ok.args = {a};
+  d.write("cap/launches/0001/launch.json", toJson(ok).dump());
+  LaunchRecord bad = ok;
+  bad.args[0].before = "../../../elsewhere/x.npy";
+  d.write("cap/launches/0002/launch.json", toJson(bad).dump());
+  bad = ok;
+  bad.source.copy = "/etc/passwd";
+  d.write("cap/launches/0003/launch.json", toJson(bad).dump());
+  bad = ok;
+  bad.image = "../elsewhere/m.cubin";
+  d.write("cap/launches/0004/launch.json", toJson(bad).dump());
+  std::vector<std::string> errors;
+  const std::vector<LaunchRecord> got = readLaunches(d.path / "cap", &errors);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].id, "0001");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("args.x.before"), std::string::npos);
+  EXPECT_NE(errors[1].find("source.copy"), std::string::npos);
+  EXPECT_NE(errors[2].find("image"), std::string::npos);
+}

@@ -6,11 +6,62 @@
 #include "tilescope/base/json_input.h"
 #include "tilescope/capture/capture.h"
 #include "tilescope/config/config.h"
+#include "tilescope/config/trust.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope {
 
 namespace fs = std::filesystem;
+
+std::string captureNameProblem(const fs::path& dir, const fs::path& base, const std::string& name) {
+  if (name.empty()) return "";
+  const fs::path p(name);
+  std::error_code ec;
+  if (p.is_absolute() || p.has_root_name())
+    return "'" + clipForMessage(name) +
+           "' is an absolute path: a capture folder names its files relative to itself";
+  const fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (ec || !insideRoots(fs::absolute(base / p, ec), {root}))
+    return "'" + clipForMessage(name) + "' resolves outside the capture folder";
+  return "";
+}
+
+void confineCaptureInfo(const fs::path& dir, CaptureInfo& info) {
+  for (CapturedLaunch& l : info.launches) {
+    // The id names DIR/launches/ID: one plain name.
+    if (l.id.empty() || l.id == "." || l.id == ".." || l.id.find('/') != std::string::npos) {
+      l.reason = "capture.json's launch id '" + clipForMessage(l.id) + "' is not a folder name (refused)";
+      l.config.clear();
+      continue;
+    }
+    if (const std::string why = captureNameProblem(dir, dir, l.config); !why.empty()) {
+      l.reason = "capture.json's config " + why + " (refused)";
+      l.config.clear();
+    }
+  }
+}
+
+namespace {
+
+/// "" when every file a launch record names lies inside the capture folder: the
+/// copied source and module image relative to the folder, the cubin and the
+/// .npy files relative to the launch's own folder.
+std::string recordNameProblem(const fs::path& dir, const LaunchRecord& r) {
+  const fs::path own = dir / "launches" / r.id;
+  std::vector<std::pair<std::string, std::string>> named = {
+      {"source.copy", captureNameProblem(dir, dir, r.source.copy)},
+      {"image", captureNameProblem(dir, dir, r.image)},
+      {"cubin", captureNameProblem(dir, own, r.cubin)}};
+  for (const LaunchArg& a : r.args) {
+    named.emplace_back("args." + a.name + ".before", captureNameProblem(own, own, a.before));
+    named.emplace_back("args." + a.name + ".after", captureNameProblem(own, own, a.after));
+  }
+  for (const auto& [field, why] : named)
+    if (!why.empty()) return field + ": " + why;
+  return "";
+}
+
+}  // namespace
 
 std::vector<LaunchRecord> readLaunches(const fs::path& dir, std::vector<std::string>* errors) {
   std::vector<LaunchRecord> out;
@@ -29,6 +80,10 @@ std::vector<LaunchRecord> readLaunches(const fs::path& dir, std::vector<std::str
     try {
       LaunchRecord r = loadLaunchRecord(file);
       r.id = f.filename().string();  // the folder names the launch, whatever the record says
+      if (const std::string why = recordNameProblem(dir, r); !why.empty()) {
+        if (errors) errors->push_back(file.string() + ": " + why + " (the launch is not used)");
+        continue;
+      }
       out.push_back(std::move(r));
     } catch (const std::exception& e) {
       if (errors) errors->push_back(e.what());

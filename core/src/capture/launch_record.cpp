@@ -190,7 +190,9 @@ CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile) {
       std::filesystem::is_directory(dirOrFile) ? dirOrFile / "capture.json" : dirOrFile;
   const json j = readSchemaFile(file, kCaptureSchema, std::size_t{256} << 20);
   try {
-    return captureInfoFromJson(j);
+    CaptureInfo info = captureInfoFromJson(j);
+    confineCaptureInfo(file.has_parent_path() ? file.parent_path() : std::filesystem::path("."), info);
+    return info;
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

@@ -161,7 +161,8 @@ void addCapture(const fs::path& dir, Search& s) {
     } else {
       in.id = key(dir / "launches" / l.id);
       in.name = l.kernel.empty() ? l.id : l.kernel;
-      in.skipReason = "launch " + l.id + " was recorded without a config: " + l.reason;
+      in.inputs = {key(dir / "capture.json")};  // what names the launch: a file inside the folder
+      in.skipReason = "launch " + l.id + " has no config to run: " + l.reason;
     }
     s.out->push_back(std::move(in));
   }

@@ -74,7 +74,8 @@ std::string captureConfigName(const LaunchRecord& r);
 CapturedLaunch launchSummary(const LaunchRecord& r, const CaptureInfo& capture);
 
 /// Every complete launch folder of `dir` (DIR/launches/*/launch.json), by launch
-/// index, then id. A folder whose record does not load is reported in *errors
+/// index, then id. A folder whose record does not load, or names a file outside
+/// the capture folder (captureNameProblem), is reported in *errors
 /// ("launches/x/launch.json: ...") and skipped.
 std::vector<LaunchRecord> readLaunches(const std::filesystem::path& dir, std::vector<std::string>* errors);
 
@@ -84,7 +85,19 @@ std::vector<LaunchRecord> readLaunches(const std::filesystem::path& dir, std::ve
 int writeCaptureFolder(const std::filesystem::path& dir, CaptureInfo& info,
                        const CaptureWriteOptions& opts = {});
 
-/// Reads DIR/capture.json (or a capture.json path).
+/// Why `name` (a file named by capture.json or a launch record, relative to
+/// `base`, a folder inside the capture folder `dir`) may not be read: it is
+/// absolute, or it resolves (through `..` and symbolic links) outside `dir`.
+/// "" when it may (and for an empty name).
+std::string captureNameProblem(const std::filesystem::path& dir, const std::filesystem::path& base,
+                               const std::string& name);
+/// A capture folder stays inside itself: each launch whose capture.json `config`
+/// or `id` names something outside `dir` loses its config, and its `reason` says
+/// why (so triage lists it as not_run with that reason).
+void confineCaptureInfo(const std::filesystem::path& dir, CaptureInfo& info);
+
+/// Reads DIR/capture.json (or a capture.json path), confined to its folder
+/// (confineCaptureInfo).
 CaptureInfo loadCaptureInfo(const std::filesystem::path& dirOrFile);
 /// Reads a tilescope.capture/1 object (capture.json's, or a `capture_done`
 /// stream event's `capture`); throws std::runtime_error naming the JSON path.
