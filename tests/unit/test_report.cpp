@@ -190,12 +190,14 @@ Report fullReport() {
                               "identical inputs must give identical results",
                               {"--set", "M=65"},
                               Verdict::fault,
-                              2.5}},
+                              2.5,
+                              "recompiled from k.py for 4-byte aligned pointers"}},
                             {{"trials", 4, true, "5 trials agree", {"race"}}},
                             9,
                             16,
                             "conclusive: race",
-                            "tree.json: no such file"};
+                            "tree.json: no such file",
+                            {{"align_shift", "shifted bases?", "a binary: no source to recompile"}}};
   r.run.shard = ShardInfo{1, 4, {4, 5, 6, 7}};
   r.run.workers = WorkersInfo{true, 3};
   r.run.slurm =

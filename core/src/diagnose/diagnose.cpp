@@ -72,7 +72,7 @@ struct Diagnosis {
     p.inputs.alignShift = e.alignShift;
     p.inputs.sentinelVariant = e.sentinelVariant;
     p.inputs.inputScale = e.inputScale;
-    log.push_back({experimentKindName(e.kind), e.name, e.why, args, p.verdict, p.wallSeconds});
+    log.push_back({experimentKindName(e.kind), e.name, e.why, args, p.verdict, p.wallSeconds, e.compiled});
     return p;
   }
 
@@ -92,6 +92,16 @@ struct Diagnosis {
       report.diagnose->treeError = e.what();
       haveTree = false;
       return {};
+    }
+  }
+
+  /// Experiments the evidence called for that cannot run here: each group once.
+  void noteSkipped(const std::vector<DiagnoseSkipped>& skipped) {
+    auto& all = report.diagnose->skipped;
+    for (const auto& s : skipped) {
+      if (std::any_of(all.begin(), all.end(), [&](const auto& a) { return a.group == s.group; })) continue;
+      all.push_back(s);
+      emit(s.group + " skipped: " + s.reason);
     }
   }
 
@@ -215,7 +225,9 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
       stopped = "conclusive: " + d.conclusions.front().category;
       break;
     }
-    auto groups = planExperiments(report.points.front(), d.point.config, opts, d.treeRequests());
+    const auto requests = d.treeRequests();
+    auto groups = planExperiments(report.points.front(), d.point.config, opts, requests);
+    d.noteSkipped(skippedExperiments(report.points.front(), d.point.config, opts, requests));
     auto next = std::find_if(groups.begin(), groups.end(),
                              [&](const auto& g) { return !done.count(g.front().kind); });
     if (next == groups.end()) break;

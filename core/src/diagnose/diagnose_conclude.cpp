@@ -69,6 +69,12 @@ Finding makeFinding(const std::string& category, const std::string& detail, cons
   return f;
 }
 
+void callerMust(Finding& f, const std::string& what) {
+  f.message += ". Callers must " + what + ".";
+  if (!f.evidence.is_object()) f.evidence = json::object();
+  f.evidence["caller_must"] = what;
+}
+
 std::string nodeFor(const std::string& category, const std::string& detail) {
   const CategoryInfo* c = findCategory(category);
   const std::string node = c ? std::string(c->treeNode) : "wrong." + category;
@@ -164,6 +170,7 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
   std::vector<int> bad, passing;
   bool misaligned = false, faulted = false;
   const Point* firstBad = nullptr;
+  const ExperimentRun* firstBadRun = nullptr;
   for (const auto& r : runs) {
     if (pointInapplicable(r.point, base)) continue;
     const int s = r.experiment.alignShift;
@@ -175,7 +182,10 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
     bad.push_back(s);
     misaligned = misaligned || findingOf(r.point, "misaligned_access");
     faulted = faulted || r.point.verdict == Verdict::fault || r.point.verdict == Verdict::hang;
-    if (!firstBad) firstBad = &r.point;
+    if (!firstBad) {
+      firstBad = &r.point;
+      firstBadRun = &r;
+    }
   }
   if (!firstBad || !pointPassed(base)) {
     c.summary = passing.empty() ? "no usable alignment run"
@@ -192,8 +202,16 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
   msg += misaligned ? "faults with a misaligned address" : faulted ? "faults" : "computes wrong results";
   msg += " when every base pointer is shifted by " + joinInts(bad, " bytes");
   if (!passing.empty()) msg += " (and passes when shifted by " + joinInts(passing, " bytes") + ")";
-  msg += ": it assumes " + std::string(passing.empty() ? "at least " : "") + std::to_string(required) +
-         "-byte aligned base pointers (a vector access of that width) without checking";
+  const std::string bytes = std::to_string(required) + "-byte aligned";
+  // Recompiled for the shifted pointers as the kernel's launcher would (Triton's
+  // JIT drops tt.divisibility=16): the assumption is the source's, not the JIT's.
+  const std::string& rebuilt = firstBadRun->experiment.compiled;
+  msg += ": it assumes " + std::string(passing.empty() ? "at least " : "") + bytes +
+         " base pointers (a vector access of that width) without checking";
+  if (!rebuilt.empty())
+    msg += "; the failing run was " + rebuilt +
+           ", so the assumption is the kernel's own (an alignment hint such as tl.multiple_of, or a cast to "
+           "a wider type)";
   Finding f = makeFinding("misaligned_access",
                           misaligned ? ""
                           : faulted  ? "fault"
@@ -207,8 +225,13 @@ Conclusion concludeAlignment(const Point& base, const std::vector<ExperimentRun>
   f.tensor = tensorOf(*firstBad);
   f.evidence = {
       {"failing_shifts", bad}, {"passing_shifts", passing}, {"first_failure", runOutcome(*firstBad, true)}};
+  if (!rebuilt.empty()) f.evidence["compiled"] = rebuilt;
+  callerMust(f, "pass " + bytes + " tensors (base addresses that are multiples of " +
+                    std::to_string(required) +
+                    ": not a view at an odd element offset), or the kernel must check the alignment and fall "
+                    "back to narrower accesses");
   c.findings.push_back(f);
-  c.summary = exp + ": " + msg;
+  c.summary = exp + ": " + f.message;
   return c;
 }
 
@@ -234,6 +257,9 @@ Conclusion concludePoison(const Point& base, const std::vector<ExperimentRun>& r
     f.location = locationOf(pointPassed(base) ? r.point : base);
     f.tensor = tensorOf(pointPassed(base) ? r.point : base);
     f.evidence = {{"poison_0", a}, {"poison_1", b}};
+    callerMust(f,
+               "zero the output before the launch (torch.zeros, cudaMemset), or the kernel must write "
+               "every element before it reads it");
     c.findings.push_back(f);
     c.summary = r.experiment.name + ": " + f.message;
   }
@@ -254,6 +280,7 @@ Conclusion concludeWarps(const Point& base, const std::vector<ExperimentRun>& ru
     f.location = locationOf(base);
     f.tensor = tensorOf(base);
     f.evidence = {{"passing", r.experiment.name}, {"baseline", runOutcome(base, true)}};
+    callerMust(f, "launch it with " + r.experiment.name + " until the hazard is fixed");
     c.findings.push_back(f);
     c.settled = true;
     c.summary = f.message;
@@ -294,6 +321,9 @@ Conclusion concludeScaledUp(const Point& base, const std::vector<ExperimentRun>&
     f.evidence = {{"baseline", runOutcome(base, true)},
                   {"scaled", runOutcome(r.point, true)},
                   {"input_scale", r.experiment.inputScale}};
+    callerMust(f,
+               "keep the inputs' magnitudes small, or the kernel must subtract the row maximum before "
+               "exp() (or otherwise bound the intermediate)");
     c.findings.push_back(f);
     c.summary = r.experiment.name + ": " + f.message;
     break;
@@ -344,6 +374,10 @@ Conclusion concludeInputScale(const Point& base, const std::vector<ExperimentRun
     f.tensor = tensorOf(base);
     f.evidence = {
         {"baseline", runOutcome(base, true)}, {"scaled", scaled}, {"input_scale", r.experiment.inputScale}};
+    if (f.detail == "input_magnitude")
+      callerMust(f,
+                 "keep the inputs' magnitudes small, or the kernel must subtract the row maximum before "
+                 "exp() (or otherwise bound the intermediate)");
     c.findings.push_back(f);
     c.summary = exp + ": " + f.message;
     break;

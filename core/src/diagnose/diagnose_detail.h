@@ -20,6 +20,11 @@ Location locationOf(const Point& p);
 std::string tensorOf(const Point& p);
 Finding makeFinding(const std::string& category, const std::string& detail, const std::string& message,
                     const std::string& experiment, const std::string& node);
+/// What a caller would have to do to meet the condition an experiment found
+/// (pass aligned tensors, keep sizes multiples of the tile, ...): appended to the
+/// message as "Callers must WHAT." and kept as evidence.caller_must. Call it
+/// after the evidence is set.
+void callerMust(Finding& f, const std::string& what);
 /// The category's default tree node (the registry's), with ".<detail>" for mismatch.
 std::string nodeFor(const std::string& category, const std::string& detail);
 std::int64_t lowBit(std::int64_t v);

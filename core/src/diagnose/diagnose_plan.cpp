@@ -282,9 +282,14 @@ std::vector<int> usableShifts(const Config& cfg, const std::vector<int>& shifts)
   return {keep.begin(), keep.end()};
 }
 
-std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Config& cfg,
-                                                     const DiagnoseOptions& opts,
-                                                     const std::vector<std::string>& requested) {
+namespace {
+
+/// planExperiments and skippedExperiments in one: the groups that run, and the
+/// ones the evidence calls for that cannot run on this kernel (`skipped`).
+std::vector<std::vector<Experiment>> planGroups(const Point& base, const Config& cfg,
+                                                const DiagnoseOptions& opts,
+                                                const std::vector<std::string>& requested,
+                                                std::vector<DiagnoseSkipped>* skipped) {
   std::vector<std::vector<Experiment>> groups;
   // A kernel that never ran has nothing to repeat, shift or poison.
   if (base.verdict == Verdict::compile_error || base.verdict == Verdict::launch_error) return groups;
@@ -294,6 +299,17 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   };
   auto add = [&](std::vector<Experiment> g) {
     if (!g.empty()) groups.push_back(std::move(g));
+  };
+  // Shifted pointers, other shapes and warp counts change what a binary may
+  // have been compiled for: under a binary without source they are skipped.
+  const std::string binary = prebuiltBinaryReason(cfg);
+  auto addRebuilt = [&](std::vector<Experiment> g) {
+    if (g.empty()) return;
+    if (binary.empty()) return add(std::move(g));
+    if (!skipped) return;
+    std::string names;
+    for (const auto& e : g) names += (names.empty() ? "" : ", ") + e.name;
+    skipped->push_back({experimentKindName(g.front().kind), names + ": " + g.front().why, binary});
   };
   const bool passed = pointPassed(base);
   // Trials first: every later single-run comparison assumes the kernel is deterministic.
@@ -310,16 +326,34 @@ std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Co
   }
   // Alignment is judged against a passing run: a baseline that already fails says
   // nothing about shifted pointers.
-  if (passed) add(planAlignment(cfg, opts.alignShifts));
-  add(planShapes(base, cfg));
+  if (passed) addRebuilt(planAlignment(cfg, opts.alignShifts));
+  addRebuilt(planShapes(base, cfg));
   // After the shapes: a partial-tile read of the NaN guard zones, or a
   // low-precision sum over a long reduction, is already told apart there.
   if (diagnose_detail::hasNanInf(base) || (!passed && asked(ExperimentKind::input_scale)))
     add(planInputScale(cfg, opts.inputScale, false));
   else if (passed)
     add(planInputScale(cfg, opts.inputScaleUp, true));
-  if (!passed || asked(ExperimentKind::warps)) add(planWarps(cfg));
+  if (!passed || asked(ExperimentKind::warps)) addRebuilt(planWarps(cfg));
+  for (auto& g : groups)
+    for (auto& e : g) e.compiled = experimentBuild(cfg, e);
   return groups;
+}
+
+}  // namespace
+
+std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Config& cfg,
+                                                     const DiagnoseOptions& opts,
+                                                     const std::vector<std::string>& requested) {
+  return planGroups(base, cfg, opts, requested, nullptr);
+}
+
+std::vector<DiagnoseSkipped> skippedExperiments(const Point& base, const Config& cfg,
+                                                const DiagnoseOptions& opts,
+                                                const std::vector<std::string>& requested) {
+  std::vector<DiagnoseSkipped> skipped;
+  (void)planGroups(base, cfg, opts, requested, &skipped);
+  return skipped;
 }
 
 std::optional<std::string> traceCalledFor(const Point& base, const std::vector<Finding>& conclusions) {

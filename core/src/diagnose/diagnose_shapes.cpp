@@ -87,6 +87,8 @@ Finding maskFinding(const Point& failing, const std::string& passingAt, const st
     f.tensor = guarded.size() == 1 ? guarded.front() : "";
     f.evidence = {
         {"inferred", true}, {"candidates", guarded}, {"nan_at", failingAt}, {"clean_at", passingAt}};
+    callerMust(f, "keep every size a multiple of its tile (as at " + passingAt +
+                      "), or the kernel must mask the loads of partial tiles");
     return f;
   }
   if (category == "misaligned_access")
@@ -101,6 +103,11 @@ Finding maskFinding(const Point& failing, const std::string& passingAt, const st
                           pf && !pf->treeNode.empty() ? pf->treeNode : nodeFor(category, detail));
   f.location = locationOf(failing);
   f.tensor = tensorOf(failing);
+  callerMust(f, category == "misaligned_access"
+                    ? "keep every size a multiple of the vector width (as at " + passingAt +
+                          "), or the kernel must check each row's alignment"
+                    : "keep every size a multiple of its tile (as at " + passingAt +
+                          "), or the kernel must mask the partial tiles");
   return f;
 }
 
@@ -123,6 +130,7 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
     f.location.extra["tensor"] = ov["tensor"];
     f.location.extra["tensor_elements"] = ov["elements"];
     f.location.extra["first_index_past_2^31"] = ov["first_index_past_2^31"];
+    callerMust(f, "keep every tensor below 2^31 elements, or the kernel must compute its offsets in 64 bits");
     return f;
   }
   std::vector<std::string> reduced;
@@ -143,6 +151,7 @@ Finding largeOnlyFinding(const Point& base, const Config& cfg, const std::vector
     f.location = locationOf(base);
     f.location.extra["reduction"] = which;
     f.tensor = tensorOf(base);
+    callerMust(f, "keep the reduction shorter than " + which + ", or the kernel must accumulate in f32");
     return f;
   }
   const Finding* pf = primaryFinding(base);

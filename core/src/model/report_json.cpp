@@ -376,6 +376,14 @@ void fields(IO& io, S& e) {
   io("args", e.args);
   io("verdict", e.verdict);
   io("wall_s", e.wallSeconds);
+  io("compiled", e.compiled, skipIfEmpty(e.compiled));
+}
+
+template <class IO, Is<DiagnoseSkipped> S>
+void fields(IO& io, S& s) {
+  io("group", s.group);
+  io("why", s.why);
+  io("reason", s.reason);
 }
 
 template <class IO, Is<DiagnoseConclusion> S>
@@ -395,6 +403,7 @@ void fields(IO& io, S& d) {
   io("max_captures", d.maxCaptures);
   io("stopped", d.stopped, skipIfEmpty(d.stopped));
   io("tree_error", d.treeError, skipIfEmpty(d.treeError));
+  io("skipped", d.skipped, skipIf(d.skipped.empty()));
 }
 
 template <class IO, Is<ShardInfo> S>

@@ -42,6 +42,9 @@ struct Experiment {
   std::vector<std::pair<std::string, std::int64_t>> overrides;  ///< --set NAME=VALUE
   std::string role;    ///< shapes: rounded | small | reduction | odd | under
   bool trace = false;  ///< --trace: the Compute Sanitizer API trace (docs/report.md, "trace")
+  /// How the worker builds the kernel for what this experiment changes, as the
+  /// kernel's own launcher would (experimentBuild); "" when it runs the baseline's build.
+  std::string compiled;
   /// The worker arguments after `--gpu G`.
   std::vector<std::string> workerArgs() const;
 };
@@ -79,6 +82,23 @@ std::vector<std::pair<std::string, std::int64_t>> warpDefines(const Config& poin
 /// tensors (a smaller shift misaligns plain scalar accesses, which proves nothing),
 /// ascending.
 std::vector<int> usableShifts(const Config& pointConfig, const std::vector<int>& shifts);
+
+/// Why the config's kernel is a binary TileScope cannot rebuild (a cubin, fatbin
+/// or PTX file: a captured program's module image, or a prebuilt kernel), or ""
+/// when its source is here (.cu, or a Triton/TileLang .py). A binary may carry
+/// what its compiler assumed about the program's launch: Triton's JIT specialises
+/// on 16-byte aligned pointers and integers divisible by 16, TileLang compiles
+/// for fixed shapes and aligned buffers, the block size is compiled in. Shifted
+/// pointers, other shapes or warp counts under it would test that promise, not
+/// the kernel, so those experiments are skipped (skippedExperiments).
+std::string prebuiltBinaryReason(const Config& pointConfig);
+
+/// How the worker builds the kernel for experiment `e`, as the kernel's own
+/// launcher would: a Triton kernel is recompiled from its .py with the
+/// specialisation Triton's JIT picks for the shifted pointers (tt.divisibility=16
+/// only on 16-byte aligned ones) or the new integer arguments and num_warps; a
+/// CUDA C++ kernel is rebuilt with changed defines. "" when the baseline's build runs.
+std::string experimentBuild(const Config& pointConfig, const Experiment& e);
 
 /// True when an experiment point passed (ok or slow), failed (incorrect, fault,
 /// hang) or could not be judged (the worker rejected the experiment: a
@@ -127,6 +147,15 @@ std::vector<Finding> traceConclusions(const Point& traced);
 std::vector<std::vector<Experiment>> planExperiments(const Point& base, const Config& pointConfig,
                                                      const DiagnoseOptions& opts,
                                                      const std::vector<std::string>& requested = {});
+
+/// The experiments the evidence calls for (the groups planExperiments would add)
+/// that cannot run on this kernel, each with its reason: shifted pointers, other
+/// shapes and other warp counts under a binary without source (prebuiltBinaryReason).
+/// Repeated trials, the second poison, scaled inputs and the trace change nothing
+/// the binary assumes: they run.
+std::vector<DiagnoseSkipped> skippedExperiments(const Point& base, const Config& pointConfig,
+                                                const DiagnoseOptions& opts,
+                                                const std::vector<std::string>& requested = {});
 
 // Pure conclusions over experiment results (tested on hand-built points).
 Conclusion concludeTrials(const Point& base, const std::vector<ExperimentRun>& runs);

@@ -342,7 +342,20 @@ struct DiagnoseExperiment {
   std::vector<std::string> args;  ///< what the worker was passed beyond the config
   Verdict verdict = Verdict::ok;
   double wallSeconds = 0;
+  /// How the kernel was built for it: "" (the baseline's build), or a rebuild
+  /// for what the experiment changes ("recompiled from k.py as Triton's JIT ...").
+  std::string compiled;
   bool operator==(const DiagnoseExperiment&) const = default;
+};
+
+/// An experiment the evidence called for that diagnose did not run, and why
+/// (a binary it cannot rebuild for shifted pointers, other shapes or warps).
+/// JSON: extra.diagnose.skipped[].
+struct DiagnoseSkipped {
+  std::string group;   ///< the experiment kind: align_shift, small_shapes, warps
+  std::string why;     ///< what the experiment would have asked
+  std::string reason;  ///< why it cannot run, and what would let it
+  bool operator==(const DiagnoseSkipped&) const = default;
 };
 
 /// What one group of experiments settled. JSON: extra.diagnose.conclusions[].
@@ -363,6 +376,7 @@ struct DiagnoseInfo {
   int maxCaptures = 0;
   std::string stopped;    ///< why the experiments ended ("conclusive: race", "capture limit (8) reached")
   std::string treeError;  ///< the troubleshooting tree could not load or walk
+  std::vector<DiagnoseSkipped> skipped;  ///< called-for experiments that could not run
   bool operator==(const DiagnoseInfo&) const = default;
 };
 
