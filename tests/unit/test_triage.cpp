@@ -107,6 +107,17 @@ TEST(TriageTaxonomy, AnEntryCheckedWithoutAGpuIsNotCalledCorrect) {
   EXPECT_EQ(taxonomyKey(e), "checked");
   e.status = EntryStatus::pending;
   EXPECT_EQ(taxonomyKey(e), "pending");
+  // --depth check on a GPU machine: judged by check alone, not called correct either.
+  TriageEntry c = entry("y", Verdict::ok, "");
+  c.level = "check";
+  EXPECT_EQ(taxonomyKey(c), "checked");
+  TriageEntry r = entry("z", Verdict::ok, "");
+  r.level = "runner";  // a problem's runner ran it: a real judgement
+  EXPECT_EQ(taxonomyKey(r), "ok");
+  const auto counts = triageCounts({c, r});
+  EXPECT_EQ(counts.at("ok"), 1);
+  EXPECT_EQ(counts.at("checked"), 1);
+  EXPECT_EQ(counts.at("done"), 2);
 }
 
 TEST(TriageTaxonomy, SpeedupsOfTheCorrectEntriesOnly) {
@@ -353,6 +364,32 @@ TEST(TriageSummary, TheRunnersExceptionIsClassifiedAndLocated) {
   EXPECT_EQ(f[1].category, "all_zero");  // ranks before mismatch: the more specific symptom
   EXPECT_EQ(f[2].category, "mismatch");
   EXPECT_EQ(f[2].treeNode, "wrong.mismatch");  // filled from the registry
+}
+
+// Issue 40: "CompilationError: at 11:15:" lost the cause Triton gave after the caret.
+TEST(TriageSummary, AnExceptionsHeadlineSaysWhy) {
+  const std::string triton =
+      "at 11:15:\n    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(X + offs)\n"
+      "               ^\nNameError(\"Cannot access global variable BLOCK_SIZ from within @jit'ed function\")";
+  EXPECT_EQ(exceptionHeadline("CompilationError", triton),
+            "CompilationError at 11:15: NameError(\"Cannot access global variable BLOCK_SIZ from within "
+            "@jit'ed function\")");
+  // No caret: the last line says why.
+  EXPECT_EQ(exceptionHeadline("CompilationError", "at 3:8:\narange's arguments must be of type tl.constexpr"),
+            "CompilationError at 3:8: arange's arguments must be of type tl.constexpr");
+  // Any other exception: its first line, as before.
+  EXPECT_EQ(exceptionHeadline("ValueError", "bad shape\nmore"), "ValueError: bad shape");
+  EXPECT_EQ(exceptionHeadline("KeyError", ""), "KeyError");
+  EXPECT_EQ(exceptionHeadline("RuntimeError", "at the end:"), "RuntimeError: at the end:");
+  // Bounded: a 200,000-character reason is cut.
+  const std::string longReason = "at 1:1:\nx\n^\n" + std::string(200000, 'y');
+  EXPECT_LT(exceptionHeadline("CompilationError", longReason).size(), 3000u);
+  // runnerFindings carries it.
+  const json runner = {{"schema", kRunnerSchema},
+                       {"exception", {{"type", "CompilationError"}, {"message", triton}, {"text", triton}}}};
+  const std::vector<Finding> f = runnerFindings(runner);
+  ASSERT_FALSE(f.empty());
+  EXPECT_NE(f[0].message.find("BLOCK_SIZ"), std::string::npos) << f[0].message;
 }
 
 TEST(TriageSummary, AProblemReportWalksTheTreeToTheFix) {

@@ -8,8 +8,11 @@ namespace tilescope::ui {
 namespace {
 
 QColor barColor(const ChartColors& c, const QString& category) {
-  if (category == QLatin1String("ok") || category == QLatin1String("checked")) return c.good;
-  if (category == QLatin1String("not_run") || category == QLatin1String("pending")) return c.neutral;
+  if (category == QLatin1String("ok")) return c.good;
+  // Checked without running is not a correct kernel: not drawn as one (issue 40).
+  if (category == QLatin1String("checked") || category == QLatin1String("not_run") ||
+      category == QLatin1String("pending"))
+    return c.neutral;
   return c.bad;
 }
 

@@ -23,7 +23,7 @@ struct TaxonomyBar {
 /// The category rows of the taxonomy (taxonomy(): the same counts as the table
 /// and the exports), largest first.
 QVector<TaxonomyBar> taxonomyBars(const TriageReport& r);
-/// Draws them: `ok` and `checked` in the "good" colour, `not_run` neutral, the
+/// Draws them: `ok` in the "good" colour, `checked` (nothing ran), `not_run` neutral, the
 /// failure categories in the "bad" colour. Returns the bars drawn.
 QVector<TaxonomyBar> plotTaxonomy(QCustomPlot* plot, const TriageReport& r);
 /// The speedup histogram (SpeedupSummary::bins) with 1× marked; false when no

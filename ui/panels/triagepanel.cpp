@@ -125,6 +125,7 @@ QString TriagePanel::summaryText() const {
                      .arg(n("done"))
                      .arg(n("ok"))
                      .arg(n("not_run"));
+  if (n("checked") > 0) text += tr(", %1 checked, not run").arg(n("checked"));
   if (n("pending") > 0) text += tr(", %1 pending").arg(n("pending"));
   if (s.n > 0)
     text += tr("; speedup of the correct: geomean %1, median %2")

@@ -32,6 +32,7 @@ DocSection summarySection(const TriageReport& r, const TriageDocumentOptions& o)
   t.rows = {{"entries", std::to_string(r.entries.size())},
             {"judged", std::to_string(count("done"))},
             {"correct (ok)", std::to_string(count("ok"))},
+            {"checked, not run", std::to_string(count("checked"))},
             {"not run", std::to_string(count("not_run"))},
             {"pending", std::to_string(count("pending"))},
             {"wall time", formatDuration(r.seconds * 1e9)},
@@ -146,10 +147,18 @@ Document buildTriageDocument(const TriageReport& r, const TriageDocumentOptions&
   d.title = "TileScope triage: " + std::to_string(r.entries.size()) + " entries";
   d.banner.verdict = worstVerdict(r);
   const auto tax = taxonomy(r.entries);
-  int ok = 0, judged = 0;
+  int ok = 0, judged = 0, checked = 0;
   for (const TriageEntry& e : r.entries)
-    if (e.status == EntryStatus::done) ++judged, ok += e.verdict == Verdict::ok;
+    if (e.status == EntryStatus::done) {
+      ++judged;
+      const std::string key = taxonomyKey(e);
+      ok += key == "ok";
+      checked += key == "checked";
+    }
   d.banner.headline = std::to_string(ok) + " of " + std::to_string(judged) + " judged entries are correct";
+  if (checked > 0)
+    d.banner.headline +=
+        " (" + std::to_string(checked) + " more checked without running: not proof of correctness)";
   for (const TaxonomyRow& row : tax)
     if (row.detail.empty() && row.category != "ok" && row.category != "not_run" &&
         row.category != "checked") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <string_view>
 
 #include "tilescope/base/regex.h"
 #include "tilescope/diagnose/diagnose.h"
@@ -151,6 +152,52 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
   applySpeed(e, report);
 }
 
+namespace {
+
+std::string trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+/// "at 11:15:" (Triton's CompilationError counts from the kernel's def line).
+bool isTritonAt(const std::string& line) {
+  if (line.rfind("at ", 0) != 0 || line.size() < 7 || line.back() != ':') return false;
+  const std::string lc = line.substr(3, line.size() - 4);
+  const auto colon = lc.find(':');
+  const auto digits = [](std::string_view d) {
+    return !d.empty() && d.size() < 10 &&
+           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return colon != std::string::npos && digits(std::string_view(lc).substr(0, colon)) &&
+         digits(std::string_view(lc).substr(colon + 1));
+}
+
+}  // namespace
+
+std::string exceptionHeadline(const std::string& type, const std::string& message) {
+  constexpr std::size_t kMaxLines = 400, kMaxReason = 400;
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < message.size() && lines.size() < kMaxLines;) {
+    const auto nl = message.find('\n', i);
+    const std::size_t end = nl == std::string::npos ? message.size() : nl;
+    lines.push_back(trimmed(std::string_view(message).substr(i, std::min<std::size_t>(end - i, 2048))));
+    i = end + 1;
+  }
+  const std::string first = lines.empty() ? "" : lines.front();
+  if (!isTritonAt(first)) return type + (first.empty() ? "" : ": " + first);
+  // The reason follows the caret under the quoted source; the last lines without one.
+  std::size_t from = lines.size();
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    if (lines[i] == "^") from = i + 1;
+  if (from >= lines.size()) from = lines.size() > 1 ? lines.size() - 1 : lines.size();
+  std::string reason;
+  for (std::size_t i = from; i < lines.size() && reason.size() < kMaxReason; ++i)
+    if (!lines[i].empty()) reason += (reason.empty() ? "" : " ") + lines[i];
+  if (reason.size() > kMaxReason) reason = reason.substr(0, kMaxReason) + "...";
+  return type + " " + first.substr(0, first.size() - 1) + (reason.empty() ? "" : ": " + reason);
+}
+
 std::vector<Finding> runnerFindings(const json& runner) {
   std::vector<Finding> out;
   if (const auto ex = runner.find("exception"); ex != runner.end() && ex->is_object()) {
@@ -174,7 +221,7 @@ std::vector<Finding> runnerFindings(const json& runner) {
       f.detail = best->detail;
       f.treeNode = best->treeNode;
     }
-    f.message = type + (message.empty() ? "" : ": " + message.substr(0, message.find('\n')));
+    f.message = exceptionHeadline(type, message);
     f.location.file = ex->value("file", "");
     if (ex->contains("line") && (*ex)["line"].is_number_integer()) f.location.line = (*ex)["line"].get<int>();
     f.evidence = {{"source", "runner"}, {"phase", runner.value("phase", "")}, {"exception", type}};

@@ -20,8 +20,9 @@ std::string taxonomyKey(const TriageEntry& e) {
       break;
   }
   if (!e.category.empty()) return e.category;
-  // Passed the checks that need no GPU, but nothing ran: not proof of a correct kernel.
-  return e.extra.is_object() && e.extra.value("no_gpu", false) ? "checked" : "ok";
+  // Passed the checks that need no GPU, but nothing ran (no GPU here, or
+  // --depth check): not proof of a correct kernel (issue 40).
+  return e.level == "check" || (e.extra.is_object() && e.extra.value("no_gpu", false)) ? "checked" : "ok";
 }
 
 std::vector<TaxonomyRow> taxonomy(const std::vector<TriageEntry>& entries) {
@@ -101,7 +102,9 @@ std::map<std::string, int> triageCounts(const std::vector<TriageEntry>& entries)
   std::map<std::string, int> c{{"entries", static_cast<int>(entries.size())}};
   for (const TriageEntry& e : entries) {
     ++c[entryStatusName(e.status)];
-    if (e.status == EntryStatus::done) ++c[verdictName(e.verdict)];
+    // An `ok` that nothing ran counts as `checked`, never as correct.
+    if (e.status == EntryStatus::done)
+      ++c[e.verdict == Verdict::ok && taxonomyKey(e) == "checked" ? "checked" : verdictName(e.verdict)];
   }
   return c;
 }

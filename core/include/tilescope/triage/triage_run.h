@@ -119,6 +119,12 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree);
 /// candidate's line the runner read off the traceback.
 std::vector<Finding> runnerFindings(const nlohmann::json& runner);
 
+/// The line a person reads first of an exception: "TYPE: first line", and for
+/// Triton's CompilationError, whose message starts "at L:C:" and quotes the
+/// source down to a caret, "CompilationError at L:C: <the reason after the caret>"
+/// (issue 40: "CompilationError: at 11:15:" said nothing). Bounded in time and length.
+std::string exceptionHeadline(const std::string& type, const std::string& message);
+
 /// A tilescope.report/1 for a problem (verb "triage"): one point per case the
 /// runner checked, the exception's text as the compile log (so the tree's log
 /// predicates answer), the findings, the timing against the reference, and the
