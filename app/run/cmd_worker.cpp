@@ -132,6 +132,7 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   try {
     for (const auto& kv : a.overrides) applySetOverride(sp.config, kv);
     if (a.inputScale != 1.0) scaleInputs(sp.config, a.inputScale);
+    if (a.tolerance.size() == 2) sp.config.tolerance = Tolerance{a.tolerance[0], a.tolerance[1]};
     (void)resolvePoint(sp.config);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
@@ -267,6 +268,10 @@ Verb addWorkerCommand(CLI::App& app) {
   w->add_option("--sentinel-variant", a->sentinelVariant, "0 or 1: which poison pattern outputs start with");
   w->add_option("--input-scale", a->inputScale, "multiply every generated float input by F")
       ->check(CLI::PositiveNumber);
+  w->add_option("--tolerance", a->tolerance,
+                "RTOL ATOL: judge the outputs at this tolerance, not the config's")
+      ->expected(2)
+      ->check(CLI::NonNegativeNumber);
   w->add_flag("--no-timing", a->noTiming);
   w->add_flag("--no-baseline", a->noBaseline, "do not time the baseline");
   w->add_flag("--no-counters", a->noCounters, "skip the profiling pass (hardware counters, PC sampling)");

@@ -70,6 +70,9 @@ struct WorkerArgs {
   bool serve = false;  ///< read capture requests on stdin (a warm worker, docs/protocol.md)
   int alignShift = 0, sentinelVariant = 0;
   double inputScale = 1.0;  ///< multiplies generated float inputs (diagnose's input_scale)
+  /// --tolerance RTOL ATOL: judge this run at it, not the config's (diagnose: a
+  /// bit-exact capture recompiled into another Triton specialisation)
+  std::vector<double> tolerance;
   bool noTiming = false;
   bool noBaseline = false;
   bool noCounters = false;      ///< skip the profiling pass (diagnose's follow-up experiments)

@@ -83,4 +83,12 @@ std::string experimentBuild(const Config& cfg, const Experiment& e) {
   return "recompiled from " + src + " with " + flags;
 }
 
+std::optional<Tolerance> experimentTolerance(const Config& cfg, const Experiment& e) {
+  if (!cfg.kernel.isTriton() || e.alignShift == 0 || diagnose_detail::lowBit(e.alignShift) >= 16)
+    return std::nullopt;  // the baseline's specialisation: its bits must match
+  const Tolerance defaults;
+  if (cfg.tolerance.rtol >= defaults.rtol && cfg.tolerance.atol >= defaults.atol) return std::nullopt;
+  return defaults;
+}
+
 }  // namespace tilescope

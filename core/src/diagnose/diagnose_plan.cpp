@@ -45,6 +45,12 @@ std::vector<std::string> Experiment::workerArgs() const {
   if (!timing)
     a.insert(a.end(), {"--no-timing", "--no-counters"});  // follow-ups prove correctness, not speed
   if (trace) a.push_back("--trace");
+  if (tolerance) {
+    char r[32], t[32];
+    std::snprintf(r, sizeof r, "%.17g", tolerance->rtol);
+    std::snprintf(t, sizeof t, "%.17g", tolerance->atol);
+    a.insert(a.end(), {"--tolerance", r, t});
+  }
   for (const auto& [k, v] : overrides) a.insert(a.end(), {"--set", k + "=" + std::to_string(v)});
   return a;
 }
@@ -336,7 +342,14 @@ std::vector<std::vector<Experiment>> planGroups(const Point& base, const Config&
     add(planInputScale(cfg, opts.inputScaleUp, true));
   if (!passed || asked(ExperimentKind::warps)) addRebuilt(planWarps(cfg));
   for (auto& g : groups)
-    for (auto& e : g) e.compiled = experimentBuild(cfg, e);
+    for (auto& e : g) {
+      e.compiled = experimentBuild(cfg, e);
+      e.tolerance = experimentTolerance(cfg, e);
+      if (e.tolerance)
+        e.compiled += "; judged at rtol " + diagnose_detail::scaleText(e.tolerance->rtol) + ", atol " +
+                      diagnose_detail::scaleText(e.tolerance->atol) +
+                      ", not bit-exact: another specialisation rounds differently";
+    }
   return groups;
 }
 

@@ -45,6 +45,11 @@ struct Experiment {
   /// How the worker builds the kernel for what this experiment changes, as the
   /// kernel's own launcher would (experimentBuild); "" when it runs the baseline's build.
   std::string compiled;
+  /// --tolerance R A: the tolerance the run is judged at, when not the config's.
+  /// A bit-exact config (a capture's rtol = atol = 0) recompiled into another
+  /// specialisation rounds differently (a reduction's order follows the layout
+  /// the vector width picks): judged at the default tolerance (experimentTolerance).
+  std::optional<Tolerance> tolerance;
   /// The worker arguments after `--gpu G`.
   std::vector<std::string> workerArgs() const;
 };
@@ -99,6 +104,12 @@ std::string prebuiltBinaryReason(const Config& pointConfig);
 /// only on 16-byte aligned ones) or the new integer arguments and num_warps; a
 /// CUDA C++ kernel is rebuilt with changed defines. "" when the baseline's build runs.
 std::string experimentBuild(const Config& pointConfig, const Experiment& e);
+
+/// The tolerance experiment `e` is judged at when it is not the config's: the
+/// default (config.h Tolerance{}) for a shift that recompiles a Triton kernel
+/// into another specialisation while the config asks for tighter (a capture's
+/// bit-exact rtol = atol = 0); nothing otherwise.
+std::optional<Tolerance> experimentTolerance(const Config& pointConfig, const Experiment& e);
 
 /// True when an experiment point passed (ok or slow), failed (incorrect, fault,
 /// hang) or could not be judged (the worker rejected the experiment: a
