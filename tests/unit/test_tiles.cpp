@@ -167,3 +167,50 @@ TEST(Tiles, CrossingTilesOfAHugeGridAreFoundWithoutScanningIt) {
   EXPECT_EQ(crossing[1].cta, (CtaIndex{1048575, 1, 0}));
   EXPECT_EQ(tc.tilesCrossing(), 2 * 1048576LL - 1);
 }
+
+// tests/data/config/tiles_67M_ctas.tscfg.json: a 2^26-CTA axis over a 1024-row tensor. The
+// coverage once walked every CTA index (and listed 2^26 crossing ones for four tiles): 1.7 s,
+// 17 s under the sanitizers (issue 38, item 7). Now the work follows the tensor, not the grid.
+TEST(Tiles, AHugeAxisOverASmallDimensionCostsTheDimension) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto tc = TileCoverage::analyze(spec2d("1", "1", "pid_x + pid_y", "0"), {1024, 1024},
+                                        {TileCoverage::kMaxAxisCtas, 1, 1}, {});
+  const auto crossing = tc.crossingTiles(4);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5);
+  EXPECT_EQ(tc.covered(), 1024);
+  EXPECT_EQ(tc.tilesCrossing(), TileCoverage::kMaxAxisCtas - 1024);
+  ASSERT_EQ(crossing.size(), 4u);
+  EXPECT_EQ(crossing[0].cta, (CtaIndex{1024, 0, 0}));
+  EXPECT_EQ(crossing[3].cta, (CtaIndex{1027, 0, 0}));
+  EXPECT_EQ(tc.gapRegions(4).size(), 1u);
+}
+
+// The separable answers against the CTAs one by one, for small tilings of every sign.
+TEST(Tiles, SeparableCrossingAndCoverageMatchAWalkOverEveryCta) {
+  for (int oy : {-5, 0, 3})
+    for (int cy : {-4, 2, 3})
+      for (int cx : {-3, 1, 5})
+        for (std::int64_t gz : {1, 2}) {
+          const std::string y = std::to_string(oy) + " + pid_y * " + std::to_string(cy);
+          const std::string x = "pid_x * " + std::to_string(cx);
+          const CtaIndex grid{5, 4, gz};
+          const auto tc = TileCoverage::analyze(spec2d("3", "4", y, x), {11, 13}, grid, {});
+          ASSERT_EQ(tc.method(), "separable");
+          std::vector<CtaIndex> expected;
+          std::vector<int> owners(11 * 13, 0);
+          for (std::int64_t i = 0; i < tc.tilesTotal(); ++i) {
+            const TileInfo t = tc.tile(i);
+            if (t.crossing) expected.push_back(t.cta);
+            for (std::int64_t r = 0; r < t.inBoundsExtent[0]; ++r)
+              for (std::int64_t c = 0; c < t.inBoundsExtent[1]; ++c)
+                ++owners[std::size_t((t.inBoundsBegin[0] + r) * 13 + t.inBoundsBegin[1] + c)];
+          }
+          std::vector<CtaIndex> listed;
+          for (const TileInfo& t : tc.crossingTiles(1000)) listed.push_back(t.cta);
+          EXPECT_EQ(listed, expected) << y << ", " << x;
+          EXPECT_EQ(tc.tilesCrossing(), std::int64_t(expected.size())) << y << ", " << x;
+          const auto counts = tc.coverageCounts({{0, 0}, {11, 13}});
+          for (std::size_t e = 0; e < owners.size(); ++e)
+            ASSERT_EQ(int(counts[e]), owners[e]) << y << ", " << x << " element " << e;
+        }
+}

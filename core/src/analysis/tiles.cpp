@@ -192,12 +192,8 @@ TileInfo TileCoverage::Impl::tileOf(const CtaIndex& cta) const {
 }
 
 bool TileCoverage::Impl::ctaCrosses(const CtaIndex& cta, std::int64_t linear) const {
-  if (separable) {
-    if (fixedCross) return true;
-    for (int a = 0; a < 3; ++a)
-      if (!axisCross[a].empty() && axisCross[a][std::size_t(cta[a])]) return true;
-    return false;
-  }
+  if (separable)
+    return fixedCross || axisCrosses(0, cta[0]) || axisCrosses(1, cta[1]) || axisCrosses(2, cta[2]);
   std::int64_t o[16];
   origins.origin(cta, linear, o);
   for (std::size_t d = 0; d < shape.size(); ++d)
@@ -295,38 +291,27 @@ std::vector<TileInfo> TileCoverage::crossingTiles(std::size_t limit) const {
     }
     return out;
   }
-  // Separable: a CTA crosses when its index along some axis does (or a dimension
-  // no axis drives does). Walk only the crossing indices, in CTA order, so that a
-  // 2^48-CTA grid whose last row crosses costs no more than a small one.
-  auto crosses = [&](int a, std::int64_t k) {
-    return !m.axisCross[a].empty() && m.axisCross[a][std::size_t(k)];
-  };
-  std::array<std::vector<std::int64_t>, 2> listed;  // crossing x and y indices
-  for (int a = 0; a < 2; ++a)
-    for (std::int64_t k = 0; k < m.grid[a]; ++k)
-      if (crosses(a, k)) listed[a].push_back(k);
-  auto row = [&](std::int64_t y, std::int64_t z, bool whole) {
-    if (whole) {
-      for (std::int64_t x = 0; x < m.grid[0] && out.size() < limit; ++x) out.push_back(m.tileOf({x, y, z}));
-    } else {
-      for (std::int64_t x : listed[0]) {
-        if (out.size() >= limit) break;
-        out.push_back(m.tileOf({x, y, z}));
-      }
+  // Separable: a CTA crosses when its index along some axis does (or a dimension no
+  // axis drives does). An axis is walked whole only where that yields a crossing tile,
+  // otherwise only over its crossing indices, so every step lists a tile and a 2^48-CTA
+  // grid whose last row crosses costs no more than a small one.
+  const bool anyX = m.axisHasCrossing(0), anyY = m.axisHasCrossing(1);
+  // Calls f(k) for every index of the axis (all) or only for its crossing ones, in order.
+  auto walk = [&](int a, bool all, auto&& f) {
+    const auto [lo, hi] = m.axisInside[a];
+    for (std::int64_t k = 0; k < m.grid[a] && out.size() < limit; ++k) {
+      if (!all && k == lo) k = std::max(hi, lo);  // skip the inside run
+      if (k >= m.grid[a]) break;
+      f(k);
     }
   };
-  for (std::int64_t z = 0; z < m.grid[2] && out.size() < limit; ++z) {
-    if (m.fixedCross || crosses(2, z)) {
-      for (std::int64_t y = 0; y < m.grid[1] && out.size() < limit; ++y) row(y, z, true);
-    } else if (listed[0].empty()) {
-      for (std::int64_t y : listed[1]) {
-        if (out.size() >= limit) break;
-        row(y, z, true);
-      }
-    } else {
-      for (std::int64_t y = 0; y < m.grid[1] && out.size() < limit; ++y) row(y, z, crosses(1, y));
-    }
-  }
+  walk(2, m.fixedCross || anyX || anyY, [&](std::int64_t z) {
+    const bool zc = m.fixedCross || m.axisCrosses(2, z);
+    walk(1, zc || anyX, [&](std::int64_t y) {
+      const bool yc = zc || m.axisCrosses(1, y);
+      walk(0, yc, [&](std::int64_t x) { out.push_back(m.tileOf({x, y, z})); });
+    });
+  });
   return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tilescope/analysis/tiles.h"
@@ -35,9 +36,19 @@ struct TileCoverage::Impl {
   bool separable = false;
   std::vector<int> axisOfDim;
   std::int64_t multiplicity = 1;
-  std::vector<std::vector<Segment>> segments;          ///< per dimension, covering [0, shape)
-  std::array<std::vector<std::uint8_t>, 3> axisCross;  ///< per axis and CTA index: the tile crosses
-  bool fixedCross = false;                             ///< a dimension with no axis crosses
+  std::vector<std::vector<Segment>> segments;  ///< per dimension, covering [0, shape)
+  /// Per axis, the CTA indices [first, second) whose tiles stay inside along the dimension
+  /// the axis drives (origins are monotonic in the index, so the rest cross): a range, not
+  /// a flag per index, so that a 2^26-CTA axis costs nothing (issue 38, item 7).
+  std::array<std::pair<std::int64_t, std::int64_t>, 3> axisInside{};
+  bool fixedCross = false;  ///< a dimension with no axis crosses
+
+  bool axisCrosses(int axis, std::int64_t k) const {
+    return k < axisInside[axis].first || k >= axisInside[axis].second;
+  }
+  bool axisHasCrossing(int axis) const {
+    return axisInside[axis].first > 0 || axisInside[axis].second < grid[axis];
+  }
 
   std::vector<std::uint8_t> dense;  ///< dense: owner count per element, saturating
 

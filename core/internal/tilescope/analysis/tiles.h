@@ -44,7 +44,7 @@ class TileCoverage {
   static constexpr std::int64_t kMaxEvaluatedCtas = std::int64_t(1) << 21;
   /// The dense path stops after this many element visits (tiles x their in-bounds elements).
   static constexpr std::int64_t kMaxDensePaint = std::int64_t(1) << 30;
-  /// The separable path keeps one flag per CTA index along each grid axis.
+  /// The separable path keeps up to two runs of owner counts per CTA index along an axis.
   static constexpr std::int64_t kMaxAxisCtas = std::int64_t(1) << 26;
   /// Grids of more CTAs than this (the product of the three axes) are refused.
   static constexpr std::int64_t kMaxCtas = std::int64_t(1) << 48;
