@@ -39,17 +39,18 @@ struct Diagnosed {
   int exit = -1;
 };
 
-/// Captures `program` (a path under bench/capture, with its arguments) into a
-/// fresh folder and diagnoses every config it gives.
-std::vector<Diagnosed> captureAndDiagnose(const std::string& name, const std::string& program,
-                                          fs::path* dir) {
+/// Captures the launches of `program` (a path under bench/capture, with its
+/// arguments) whose kernel matches `kernels` (not PyTorch's own: its random
+/// number and reference kernels) into a fresh folder and diagnoses every config.
+std::vector<Diagnosed> captureAndDiagnose(const std::string& name, const std::string& kernels,
+                                          const std::string& program, fs::path* dir) {
   *dir = fs::temp_directory_path() / ("tilescope_captured_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(*dir);
   const std::string run = shellQuote(TILESCOPE_RUN_EXE);
   const fs::path bench = fs::path(TILESCOPE_SOURCE_DIR) / "bench" / "capture";
-  const std::string capture = run + " capture -o " + shellQuote(dir->string()) + " -- python3 " +
-                              shellQuote((bench / program).string()) + " > " +
-                              shellQuote(dir->string() + ".capture.log") + " 2>&1";
+  const std::string capture = run + " capture -o " + shellQuote(dir->string()) + " --kernel " +
+                              shellQuote(kernels) + " -- python3 " + shellQuote((bench / program).string()) +
+                              " > " + shellQuote(dir->string() + ".capture.log") + " 2>&1";
   const int rc = exitOf(capture);
   EXPECT_EQ(rc, 0) << capture << "\n" << readFile(dir->string() + ".capture.log");
   std::vector<Diagnosed> out;
@@ -118,7 +119,8 @@ TEST(DiagnoseCaptured, HealthyTritonKernelsHaveNoErrorFindings) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   if (!pythonHasTorchAndTriton()) GTEST_SKIP() << "python3 has no torch with CUDA and triton";
   fs::path dir;
-  const auto runs = captureAndDiagnose("triton_healthy", "triton_healthy.py 256", &dir);
+  const auto runs = captureAndDiagnose("triton_healthy", "^(scale_add|geglu_tanh|cross_entropy)_kernel$",
+                                       "triton_healthy.py 256", &dir);
   // scale_add, geglu_tanh, cross_entropy: one config each.
   ASSERT_EQ(runs.size(), 3u) << "configs in " << dir;
   // The program's binaries were specialised on 16-byte aligned pointers: the
@@ -155,7 +157,7 @@ TEST(DiagnoseCaptured, HealthyInductorKernelsHaveNoErrorFindings) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   if (!pythonHasTorchAndTriton()) GTEST_SKIP() << "python3 has no torch with CUDA and triton";
   fs::path dir;
-  const auto runs = captureAndDiagnose("inductor", "compiled_fn.py 512", &dir);
+  const auto runs = captureAndDiagnose("inductor", "^triton_", "compiled_fn.py 512", &dir);
   ASSERT_FALSE(runs.empty()) << "no configs in " << dir;
   for (const auto& d : runs) {
     ASSERT_TRUE(d.report.is_object()) << d.config << ": no report (exit " << d.exit << ")";
