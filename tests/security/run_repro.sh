@@ -7,7 +7,8 @@
 set -u
 src=${1:?usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run}
 run=${2:?usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilescope-repro-XXXXXX")
+# Not "tilescope-...": capture_remote_cleanup_refused's stand-in ssh maps /tmp/tilescope-* to its host.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ts-repro-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp -R "$src" "$tmp/"
 chmod -R u+w "$tmp"
