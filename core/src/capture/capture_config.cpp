@@ -19,6 +19,12 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
+std::string printedHexByte(unsigned v) {
+  char buf[4];
+  std::snprintf(buf, sizeof buf, "%02x", v & 0xff);
+  return buf;
+}
+
 std::string printed(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
@@ -80,6 +86,53 @@ ojson tensorEntry(const LaunchRecord& r, const LaunchArg& a, std::string* why) {
     t["expected"] = npyRef(r, a.after.empty() ? a.before : a.after);
   }
   return t;
+}
+
+/// An 8-byte value as the hex of its little-endian bytes.
+std::string hexLittleEndian(std::uint64_t v) {
+  std::string s;
+  for (int b = 0; b < 8; ++b) s += printedHexByte(unsigned((v >> (8 * b)) & 0xff));
+  return s;
+}
+
+/// A `bytes` argument (docs/config.md): a struct parameter's recorded bytes
+/// with its pointers relocated, or a top-level pointer re-based onto the
+/// tensor of its allocation (8 bytes, one relocation).
+ojson bytesArg(const LaunchRecord& r, const LaunchArg& a, const std::map<std::string, std::string>& tensorOf,
+               std::string* why) {
+  ojson b, relocations = ojson::array(), ambiguous = ojson::array();
+  auto relocate = [&](std::uint32_t offset, const std::string& target, std::int64_t delta) {
+    auto it = tensorOf.find(target);
+    if (it == tensorOf.end()) {
+      *why = "argument " + a.name + ": its pointer at +" + std::to_string(offset) + " points into " + target +
+             ", which has no tensor";
+      return;
+    }
+    relocations.push_back({{"offset", offset}, {"tensor", it->second}, {"delta", delta}});
+  };
+  b["kind"] = "bytes";
+  if (a.kind == "pointer") {
+    b["size"] = 8;
+    b["hex"] = hexLittleEndian(a.dataPtr);
+    relocate(0, a.rebasedOnto, a.rebaseDelta);
+  } else {
+    if (a.before.empty()) {
+      *why = "argument " + a.name + ": its bytes were not saved";
+      return {};
+    }
+    b["size"] = a.size;
+    b["file"] = "launches/" + r.id + "/" + a.before;
+    for (const LaunchWord& w : a.words) {
+      if (w.cls == "ambiguous")
+        ambiguous.push_back(w.offset);
+      else
+        relocate(w.offset, w.target, w.delta);
+    }
+  }
+  if (!why->empty()) return {};
+  if (!relocations.empty()) b["relocations"] = relocations;
+  if (!ambiguous.empty()) b["ambiguous"] = ambiguous;
+  return b;
 }
 
 /// A CUDA scalar from its raw little-endian bits (`value`), typed by the
@@ -185,12 +238,27 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
     if (a.kind == "tensor" || a.kind == "pointer" || a.kind == "constexpr") taken.insert(a.name);
   std::map<std::uint64_t, std::string> byPointer;  // one buffer per address and view
   bool anyExpected = false;
+  // Memory that pointers inside structs reach, and which tensor each argument
+  // or region became: bytes arguments are filled in once all are known.
+  std::map<std::string, std::string> tensorOf;
+  std::vector<std::pair<std::size_t, const LaunchArg*>> bytesArgs;
+  for (const LaunchArg& m : r.memory) {
+    ojson t = tensorEntry(r, m, whyNot);
+    if (!whyNot->empty()) return {};
+    anyExpected |= t.contains("expected");
+    tensors[m.name] = t;
+    tensorOf[m.name] = m.name;
+  }
   for (const LaunchArg& a : r.args) {
-    if (a.kind == "tensor" || a.kind == "pointer") {
+    if (a.kind == "bytes" || (a.kind == "pointer" && !a.rebasedOnto.empty())) {
+      bytesArgs.emplace_back(args.size(), &a);
+      args.push_back(nullptr);
+    } else if (a.kind == "tensor" || a.kind == "pointer") {
       if (a.dataPtr != 0) {
         auto it = byPointer.find(a.dataPtr);
         if (it != byPointer.end() && tensors[it->second]["shape"] == ojson(a.shape)) {
           args.push_back(it->second);  // the same tensor passed twice (in place)
+          tensorOf[a.name] = it->second;
           continue;
         }
       }
@@ -198,6 +266,7 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
       if (!whyNot->empty()) return {};
       anyExpected |= t.contains("expected");
       tensors[a.name] = t;
+      tensorOf[a.name] = a.name;
       if (a.dataPtr != 0) byPointer.emplace(a.dataPtr, a.name);
       args.push_back(a.name);
     } else if (a.kind == "constexpr") {
@@ -219,6 +288,19 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
       return {};
     }
   }
+  std::string ambiguous;
+  for (const auto& [i, a] : bytesArgs) {
+    args[i] = bytesArg(r, *a, tensorOf, whyNot);
+    if (!whyNot->empty()) return {};
+    for (const LaunchWord& w : a->words)
+      if (w.cls == "ambiguous")
+        ambiguous += (ambiguous.empty() ? "" : ", ") + a->name + "+" + std::to_string(w.offset);
+  }
+  if (!ambiguous.empty())
+    cfg["description"] =
+        desc + " Warning: the words at " + ambiguous +
+        " look like device pointers but cannot be told apart from integers: they are replayed "
+        "as the program's bytes, not relocated (docs/capture.md).";
   if (triton) {
     kernel["language"] = "triton";
     kernel["source"] = r.source.copy;

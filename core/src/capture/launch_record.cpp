@@ -15,6 +15,15 @@ using json_io::skipIf;
 using json_io::skipIfEmpty;
 using nlohmann::json;
 
+template <class IO, Is<LaunchWord> S>
+void fields(IO& io, S& w) {
+  io("offset", w.offset);
+  io("value", w.value);
+  io("class", w.cls);
+  io("target", w.target, skipIfEmpty(w.target));
+  io("delta", w.delta, skipIf(w.delta == 0));
+}
+
 template <class IO, Is<LaunchArg> S>
 void fields(IO& io, S& a) {
   io("name", a.name);
@@ -39,6 +48,9 @@ void fields(IO& io, S& a) {
   io("offset", a.offset, skipIf(a.size == 0));
   io("size", a.size, skipIf(a.size == 0));
   io("reason", a.reason, skipIfEmpty(a.reason));
+  io("words", a.words, skipIfEmpty(a.words));
+  io("rebased_onto", a.rebasedOnto, skipIfEmpty(a.rebasedOnto));
+  io("rebase_delta", a.rebaseDelta, skipIf(a.rebaseDelta == 0));
 }
 
 template <class IO, Is<LaunchSource> S>
@@ -91,6 +103,7 @@ void fields(IO& io, S& r) {
   io("cubin", r.cubin, skipIfEmpty(r.cubin));
   io("image", r.image, skipIfEmpty(r.image));
   io("args", r.args);
+  io("memory", r.memory, skipIfEmpty(r.memory));
   io("aliases", r.aliases, skipIfEmpty(r.aliases));
   io("kernel_ns", r.kernelNs);
   io("fault", r.fault, skipIfEmpty(r.fault));

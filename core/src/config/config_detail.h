@@ -56,6 +56,9 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
 /// kernel.defines (CUDA) or kernel.constexprs (Triton, `allowBool`): integers, strings, numbers.
 void parseDefines(const Node& n, KernelSpec& k, bool allowBool);
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols);
+// config_bytes.cpp
+/// An argument object `{"kind": "bytes", ...}`: its content and relocations.
+ArgSpec parseBytesArg(const Node& n, const Config& c);
 LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel);
 void parseReference(const Node& n, Config& c, const SymbolCheck& symbols);
 void parseBaseline(const Node& n, Config& c);

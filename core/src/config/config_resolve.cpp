@@ -172,7 +172,8 @@ ResolvedPoint resolvePoint(const Config& config) {
   }
   p.launch = resolveLaunch(config.launch, p.symbols, "launch");
   for (std::size_t i = 0; i < config.args.size(); ++i)
-    if (!config.args[i].isTensor) resolveScalarArg(config.args[i], p.symbols, indexed("args", i));
+    if (!config.args[i].isTensor && !config.args[i].isBytes)
+      resolveScalarArg(config.args[i], p.symbols, indexed("args", i));
   // Tiles: evaluate for the first CTA so that a bad expression fails here, not mid-capture.
   auto first = tileSymbols(p.symbols, p.launch, 0, 0, 0);
   for (const auto& tile : config.tiles) {
@@ -189,7 +190,7 @@ ResolvedPoint resolvePoint(const Config& config) {
       if (v.isInt) refSymbols[name] = v.i;
     resolveLaunch(config.reference.launch, refSymbols, "reference.launch");
     for (std::size_t i = 0; i < config.reference.args.size(); ++i)
-      if (!config.reference.args[i].isTensor)
+      if (!config.reference.args[i].isTensor && !config.reference.args[i].isBytes)
         resolveScalarArg(config.reference.args[i], refSymbols, indexed("reference.args", i));
   }
   return p;

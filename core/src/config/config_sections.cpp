@@ -104,6 +104,7 @@ void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k,
 }
 
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
+  if (n.j.is_object()) return parseBytesArg(n, c);
   ArgSpec a;
   a.text = n.j.is_string() ? n.str() : n.expr();
   if (n.j.is_string() && c.tensor(a.text)) {

@@ -19,7 +19,13 @@
 
 namespace tilescope::cuda::detail {
 
-/// Tensor names -> device pointers; scalars evaluated through resolveScalarArg.
+/// A bytes argument's content with each relocation written: the tensor's
+/// replay address plus its delta (docs/config.md, "Arguments passed as bytes").
+bool relocatedBytes(const ArgSpec& a, const std::map<std::string, CUdeviceptr>& pointers,
+                    const std::string& jsonPath, std::vector<unsigned char>* out, std::string* error);
+
+/// Tensor names -> device pointers; scalars evaluated through resolveScalarArg;
+/// bytes arguments relocated (relocatedBytes).
 bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
                const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath,
                KernelArgs* out, std::string* error);

@@ -6,15 +6,42 @@
 
 namespace tilescope::cuda::detail {
 
+bool relocatedBytes(const ArgSpec& a, const std::map<std::string, CUdeviceptr>& pointers,
+                    const std::string& jsonPath, std::vector<unsigned char>* out, std::string* error) {
+  // Padded: a config whose content is shorter than the kernel's parameter
+  // must not make the driver read past the buffer.
+  out->assign(std::max<std::size_t>(a.bytes.size(), kMaxKernelParamBytes + 4), 0);
+  std::copy(a.bytes.begin(), a.bytes.end(), out->begin());
+  for (std::size_t r = 0; r < a.relocations.size(); ++r) {
+    const ArgRelocation& rel = a.relocations[r];
+    auto it = pointers.find(rel.tensor);
+    if (it == pointers.end() || std::size_t(rel.offset) + 8 > a.bytes.size()) {
+      *error = jsonPath + ".relocations[" + std::to_string(r) + "]: unknown tensor '" + rel.tensor +
+               "' or an offset outside the argument";
+      return false;
+    }
+    const std::uint64_t p = std::uint64_t(it->second) + std::uint64_t(rel.delta);
+    std::memcpy(out->data() + rel.offset, &p, 8);
+  }
+  return true;
+}
+
 bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std::int64_t>& symbols,
                const std::map<std::string, CUdeviceptr>& pointers, const std::string& jsonPath,
                KernelArgs* out, std::string* error) {
   out->storage.assign(args.size(), {});
+  out->blobs.clear();
   out->params.clear();
+  std::vector<std::size_t> blobOf(args.size(), SIZE_MAX);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ArgSpec& a = args[i];
     auto& slot = out->storage[i];
-    if (a.isTensor) {
+    if (a.isBytes) {
+      std::vector<unsigned char> blob;
+      if (!relocatedBytes(a, pointers, jsonPath + "[" + std::to_string(i) + "]", &blob, error)) return false;
+      blobOf[i] = out->blobs.size();
+      out->blobs.push_back(std::move(blob));
+    } else if (a.isTensor) {
       auto it = pointers.find(a.tensor);
       if (it == pointers.end()) {
         *error = jsonPath + "[" + std::to_string(i) + "]: unknown tensor '" + a.tensor + "'";
@@ -57,7 +84,9 @@ bool buildArgs(const std::vector<ArgSpec>& args, const std::map<std::string, std
       }
     }
   }
-  for (auto& s : out->storage) out->params.push_back(s.data());
+  for (std::size_t i = 0; i < args.size(); ++i)
+    out->params.push_back(blobOf[i] == SIZE_MAX ? static_cast<void*>(out->storage[i].data())
+                                                : static_cast<void*>(out->blobs[blobOf[i]].data()));
   return true;
 }
 

@@ -71,7 +71,8 @@ class Recorder {
     std::string saved;  ///< "modules/<hash>.cubin" once written
   };
   struct PointerArg {
-    std::size_t arg = 0;  ///< index into the record's args
+    std::size_t arg = 0;  ///< index into the record's args (memory: into its memory regions)
+    bool memory = false;
     CUdeviceptr ptr = 0;
     std::size_t bytes = 0;  ///< what was copied
     std::vector<std::uint8_t> before;
@@ -89,6 +90,8 @@ class Recorder {
   std::string imageFor(const std::string& symbol);
   void writeEnvironment();
   void finishLaunch(Pending& p, CUresult launchResult);
+  /// Saves the bytes a pointer argument (or a memory region) reaches before the launch.
+  void saveBefore(Pending& p, bool memory, std::size_t index);
 
   bool m_enabled = false;
   std::filesystem::path m_dir;

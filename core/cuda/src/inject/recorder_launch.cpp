@@ -9,6 +9,8 @@
 #include "inject/recorder.h"
 #include "tilescope/base/npy.h"
 #include "tilescope/capture/kernel_signature.h"
+#include "tilescope/capture/param_pointers.h"
+#include "tilescope/config/config.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope::inject {
@@ -91,9 +93,18 @@ bool allocationOf(std::uint64_t p, CUdeviceptr* base, std::size_t* size) {
   return true;
 }
 
-/// Resolves every parameter of the launch into r.args. Returns the key of its
-/// specialisation and shapes (for the default one-per-key selection).
-std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r) {
+std::optional<DeviceAllocation> lookupAllocation(std::uint64_t p) {
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  if (!allocationOf(p, &base, &size)) return std::nullopt;
+  return DeviceAllocation{std::uint64_t(base), std::uint64_t(size)};
+}
+
+/// Resolves every parameter of the launch into r.args; the content of each
+/// parameter passed as bytes (a struct by value) goes to *bytes. Returns the
+/// key of its specialisation and shapes (for the default one-per-key selection).
+std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r,
+                          std::vector<ByteParam>* bytes) {
   const std::string demangled = demangleSymbol(r.symbol);
   const auto types = kernelParamTypes(demangled);
   std::string key = std::to_string(c.grid[0]) + "," + std::to_string(c.grid[1]) + "," +
@@ -114,10 +125,16 @@ std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r) {
     if (!v) {
       a.kind = "unresolved";
       a.reason = "its value was not passed in kernelParams or a parameter buffer";
-    } else if (size != 1 && size != 2 && size != 4 && size != 8) {
+    } else if (size > kMaxKernelParamBytes) {
       a.kind = "unresolved";
-      a.reason =
-          "a " + std::to_string(size) + "-byte parameter (a struct passed by value) cannot be replayed yet";
+      a.reason = "a " + std::to_string(size) + "-byte parameter, larger than a kernel's parameters can be";
+    } else if (size != 1 && size != 2 && size != 4 && size != 8) {
+      // A struct passed by value: its bytes, with the pointers inside found
+      // once the launch is selected (planParamPointers).
+      a.kind = "bytes";
+      const auto* p = static_cast<const std::uint8_t*>(v);
+      bytes->push_back({a.name, std::vector<std::uint8_t>(p, p + size)});
+      key += "|B" + std::to_string(size);
     } else {
       std::uint64_t bits = 0;
       std::memcpy(&bits, v, size);
@@ -147,6 +164,52 @@ std::string resolveParams(const LaunchCall& c, CUfunction fn, LaunchRecord& r) {
   return key;
 }
 
+LaunchArg* argNamed(LaunchRecord& r, const std::string& name) {
+  for (LaunchArg& a : r.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+/// The pointers inside the launch's struct parameters (param_pointers.h): each
+/// struct's bytes saved as <name>.bin, its pointer-looking words, the memory
+/// regions they reach (saved like pointers' reach) and the notes.
+void recordStructPointers(LaunchRecord& r, const std::vector<ByteParam>& structs, const fs::path& dir) {
+  std::vector<PointerParam> tops;
+  for (const LaunchArg& a : r.args)
+    if (a.kind == "pointer") tops.push_back({a.name, a.dataPtr, {a.allocationBase, a.allocationSize}});
+  const PointerPlan plan = planParamPointers(structs, tops, lookupAllocation);
+  for (const ByteParam& b : structs) {
+    LaunchArg* a = argNamed(r, b.name);
+    try {
+      a->before = a->name + ".bin";
+      writeFileAtomically(dir / a->before, std::string(b.bytes.begin(), b.bytes.end()));
+    } catch (const std::exception& e) {
+      a->before.clear();
+      r.skipped.push_back({a->name, e.what()});
+    }
+  }
+  for (const PointerWord& w : plan.words)
+    argNamed(r, w.param)
+        ->words.push_back({w.offset, w.value, pointerWordClassName(w.cls), w.target, w.delta});
+  for (const RebasedPointer& b : plan.rebased) {
+    LaunchArg* a = argNamed(r, b.param);
+    a->rebasedOnto = b.target;
+    a->rebaseDelta = b.delta;
+  }
+  for (const MemoryRegion& m : plan.regions) {
+    LaunchArg x;
+    x.name = m.name;
+    x.kind = "memory";
+    x.dtype = "u8";
+    x.shape = {std::int64_t(m.bytes())};
+    x.dataPtr = m.start;
+    x.allocationBase = m.allocation.base;
+    x.allocationSize = m.allocation.size;
+    r.memory.push_back(std::move(x));
+  }
+  r.notes.insert(r.notes.end(), plan.notes.begin(), plan.notes.end());
+}
+
 }  // namespace
 
 void Recorder::launchEnter(const LaunchCall& c) {
@@ -164,8 +227,14 @@ void Recorder::launchEnter(const LaunchCall& c) {
   // synchronisation here would invalidate the program's capture.
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   const CUstream stream = c.perThreadStream && !c.stream ? CU_STREAM_PER_THREAD : c.stream;
-  if (cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+  if (cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_runtimeNoted.insert("graph " + symbol).second)
+      note("launches of " + symbol +
+           " into a CUDA graph being captured are not recorded: they run when the graph is launched "
+           "(cuGraphLaunch), where no launch callback sees their parameters");
     return;
+  }
   auto p = std::make_unique<Pending>();
   LaunchRecord& r = p->record;
   r.recorder = "cuda";
@@ -177,7 +246,8 @@ void Recorder::launchEnter(const LaunchCall& c) {
   r.kernel = demangled.empty() ? symbol : kernelShortName(demangled);
   for (int d = 0; d < 3; ++d) r.grid[d] = c.grid[d], r.block[d] = c.block[d], r.cluster[d] = c.cluster[d];
   r.sharedBytes = c.sharedBytes;
-  const std::string key = resolveParams(c, fn, r);
+  std::vector<ByteParam> structs;
+  const std::string key = resolveParams(c, fn, r, &structs);
   std::unique_lock<std::mutex> lock(m_mutex);
   if (!m_selector->select(symbol, demangled, key)) return;
   writeEnvironment();
@@ -194,43 +264,49 @@ void Recorder::launchEnter(const LaunchCall& c) {
   p->tmp = m_dir / "launches" / (".tmp-" + r.id);
   std::error_code ec;
   fs::create_directories(p->tmp, ec);
+  if (!structs.empty()) recordStructPointers(r, structs, p->tmp);
   // The inputs are what the stream would give the kernel: everything before it.
   if (CUresult s = cuCtxSynchronize(); s != CUDA_SUCCESS) {
     r.notes.push_back("the context was already broken before the launch (" + errorName(s) +
                       "): no bytes saved");
   } else {
-    for (std::size_t i = 0; i < r.args.size(); ++i) {
-      LaunchArg& a = r.args[i];
-      if (a.kind != "pointer") continue;
-      const std::size_t reach = std::size_t(a.allocationBase + a.allocationSize - a.dataPtr);
-      if (reach > m_selector->selection().maxBytes) {
-        r.skipped.push_back({a.name, std::to_string(reach) + " bytes, above --max-bytes (" +
-                                         std::to_string(m_selector->selection().maxBytes) + "): not saved"});
-        continue;
-      }
-      PointerArg pa;
-      pa.arg = i;
-      pa.ptr = CUdeviceptr(a.dataPtr);
-      pa.bytes = reach;
-      pa.before.resize(reach);
-      if (CUresult s = cuMemcpyDtoH(pa.before.data(), pa.ptr, reach); s != CUDA_SUCCESS) {
-        r.skipped.push_back({a.name, "copying its bytes failed (" + errorName(s) + ")"});
-        continue;
-      }
-      try {
-        a.before = a.name + ".before.npy";
-        writeNpy(p->tmp / a.before, dtypeOf(a.dtype), a.shape, pa.before.data(), reach);
-      } catch (const std::exception& e) {
-        a.before.clear();
-        r.skipped.push_back({a.name, e.what()});
-        continue;
-      }
-      p->pointers.push_back(std::move(pa));
-    }
+    for (std::size_t i = 0; i < r.args.size(); ++i)
+      if (r.args[i].kind == "pointer" && r.args[i].rebasedOnto.empty()) saveBefore(*p, false, i);
+    for (std::size_t i = 0; i < r.memory.size(); ++i) saveBefore(*p, true, i);
   }
   p->stream = stream;
   if (cuEventCreate(&p->start, CU_EVENT_DEFAULT) == CUDA_SUCCESS) cuEventRecord(p->start, p->stream);
   s_pending = std::move(p);
+}
+
+void Recorder::saveBefore(Pending& p, bool memory, std::size_t index) {
+  LaunchRecord& r = p.record;
+  LaunchArg& a = memory ? r.memory[index] : r.args[index];
+  const std::size_t reach = std::size_t(a.allocationBase + a.allocationSize - a.dataPtr);
+  if (reach > m_selector->selection().maxBytes) {
+    r.skipped.push_back({a.name, std::to_string(reach) + " bytes, above --max-bytes (" +
+                                     std::to_string(m_selector->selection().maxBytes) + "): not saved"});
+    return;
+  }
+  PointerArg pa;
+  pa.arg = index;
+  pa.memory = memory;
+  pa.ptr = CUdeviceptr(a.dataPtr);
+  pa.bytes = reach;
+  pa.before.resize(reach);
+  if (CUresult s = cuMemcpyDtoH(pa.before.data(), pa.ptr, reach); s != CUDA_SUCCESS) {
+    r.skipped.push_back({a.name, "copying its bytes failed (" + errorName(s) + ")"});
+    return;
+  }
+  try {
+    a.before = a.name + ".before.npy";
+    writeNpy(p.tmp / a.before, dtypeOf(a.dtype), a.shape, pa.before.data(), reach);
+  } catch (const std::exception& e) {
+    a.before.clear();
+    r.skipped.push_back({a.name, e.what()});
+    return;
+  }
+  p.pointers.push_back(std::move(pa));
 }
 
 void Recorder::launchExit(CUresult result) {
@@ -257,7 +333,7 @@ void Recorder::finishLaunch(Pending& p, CUresult launchResult) {
       r.kernelNs = double(ms) * 1e6;
     std::vector<std::uint8_t> after;
     for (PointerArg& pa : p.pointers) {
-      LaunchArg& a = r.args[pa.arg];
+      LaunchArg& a = pa.memory ? r.memory[pa.arg] : r.args[pa.arg];
       after.resize(pa.bytes);
       if (cuMemcpyDtoH(after.data(), pa.ptr, pa.bytes) != CUDA_SUCCESS) continue;
       a.changed = std::memcmp(after.data(), pa.before.data(), pa.bytes) != 0;

@@ -18,11 +18,22 @@ namespace tilescope {
 
 inline constexpr const char* kLaunchSchema = "tilescope.launch/1";
 
+/// A pointer-looking word of a `bytes` parameter (param_pointers.h's rules).
+struct LaunchWord {
+  std::uint32_t offset = 0;  ///< bytes into the parameter
+  std::uint64_t value = 0;   ///< as the program passed it
+  std::string cls;           ///< pointer | unreferenced | ambiguous
+  std::string target;        ///< the argument or memory region it points into ("" when ambiguous)
+  std::int64_t delta = 0;    ///< bytes from the target's first byte
+};
+
 /// One parameter of the launched kernel, in order.
 struct LaunchArg {
   std::string name;  ///< the Python parameter's name; "p<i>" for a CUDA parameter
   /// tensor (a Triton tensor argument), pointer (a CUDA pointer parameter
-  /// resolved to its allocation), scalar, constexpr, none (None), unresolved.
+  /// resolved to its allocation), scalar, constexpr, none (None), unresolved,
+  /// bytes (a CUDA parameter of another size: a struct by value, its content
+  /// in `before`), memory (a region of LaunchRecord::memory).
   std::string kind;
   // Tensors and pointers.
   std::string dtype;                         ///< TileScope's dtype (f32 ...); u8 for untyped bytes
@@ -43,6 +54,11 @@ struct LaunchArg {
   int index = -1;
   std::uint32_t offset = 0, size = 0;  ///< cuFuncGetParamInfo
   std::string reason;                  ///< unresolved: why
+  std::vector<LaunchWord> words;       ///< bytes: its pointer-looking words
+  /// pointer: the memory region (or argument) it points into when a struct's
+  /// pointers reach its allocation below it; "" when it is its own tensor.
+  std::string rebasedOnto;
+  std::int64_t rebaseDelta = 0;
 };
 
 struct LaunchSource {
@@ -84,6 +100,9 @@ struct LaunchRecord {
   std::string cubin;  ///< Triton: the JIT's cubin (launch folder); "" when not saved
   std::string image;  ///< CUDA: the module image holding the kernel (relative to the capture folder)
   std::vector<LaunchArg> args;
+  /// Memory that pointers inside bytes parameters reach (kind memory, m<k>):
+  /// saved before and after like a pointer parameter's reach.
+  std::vector<LaunchArg> memory;
   std::vector<std::vector<std::string>> aliases;  ///< argument names sharing one address
   std::optional<double> kernelNs;                 ///< the program's own kernel time
   std::string fault;                              ///< the launch's CUDA error in the program, if any

@@ -57,12 +57,29 @@ struct TensorSpec {
   std::string expected;  ///< "npy:PATH" on an output, or ""
 };
 
+/// Where a `bytes` argument gets a device pointer: the 8 bytes at `offset`
+/// become the replay's address of `tensor` plus `delta` bytes.
+struct ArgRelocation {
+  std::uint32_t offset = 0;
+  std::string tensor;
+  std::int64_t delta = 0;
+};
+
+/// The most bytes a kernel's parameters can hold (CUDA 12.1+ on Volta and later).
+inline constexpr std::size_t kMaxKernelParamBytes = 32764;
+
 struct ArgSpec {
-  std::string text;  ///< as written in the config
+  std::string text;  ///< as written in the config ("bytes(1048)" for a bytes argument)
   bool isTensor = false;
   std::string tensor;  ///< when isTensor
   std::string expr;    ///< when !isTensor
   ScalarType type = ScalarType::i32;
+  /// `{"kind": "bytes", ...}` (docs/config.md): a parameter passed as its raw
+  /// bytes (a struct by value), with device pointers written in at `relocations`.
+  bool isBytes = false;
+  std::vector<std::uint8_t> bytes;         ///< the parameter's content (from `hex` or `file`)
+  std::vector<ArgRelocation> relocations;  ///< as the config lists them
+  std::vector<std::uint32_t> ambiguous;    ///< offsets a capture could not tell from integers (left as bytes)
 };
 
 struct LaunchSpec {

@@ -13,6 +13,9 @@ namespace tilescope::cuda::detail {
 /// Marshalled kernel parameters: storage stays put, params point into it.
 struct KernelArgs {
   std::vector<std::array<unsigned char, 8>> storage;
+  /// Parameters passed as bytes (structs by value), each padded to the
+  /// largest parameter size: the driver copies the kernel's own size from it.
+  std::vector<std::vector<unsigned char>> blobs;
   std::vector<void*> params;
 };
 
