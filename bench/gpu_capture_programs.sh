@@ -3,6 +3,7 @@
 #   triton    a PyTorch program with the zoo's buggy Triton add (BUG_NO_STORE_MASK)
 #   inductor  a torch.compile'd function (Inductor's Triton kernels)
 #   cuda      a plain CUDA C++ program built with nvcc (two kernels, runtime API)
+#   structs   a CUDA C++ program whose kernels take a Params struct by value
 #   cupy      a CUDA kernel launched from Python (CuPy RawKernel)
 # Each is captured; every config it gives is replayed with `run` (the replay
 # must reproduce the program's output bytes: verdict ok, 0 mismatches under
@@ -24,6 +25,7 @@ mkdir -p "$out" "$final"
 here=$PWD/bench/capture
 py=${PYTHON:-python3}
 nvcc -O2 -lineinfo -o "$out/saxpy_rows" "$here/saxpy_rows.cu" || echo "nvcc failed"
+nvcc -O2 -lineinfo -o "$out/params_struct" "$here/params_struct.cu" || echo "nvcc failed (params_struct)"
 
 now() { date +%s.%N; }
 secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
@@ -32,9 +34,10 @@ declare -A progs=(
   [triton]="$py $here/triton_add_bug.py 1000"
   [inductor]="$py $here/compiled_fn.py 512"
   [cuda]="$out/saxpy_rows 1048576"
+  [structs]="$out/params_struct 65536"
   [cupy]="$py $here/cupy_kernel.py 100000")
 summary=()
-for name in ${CAPTURE_ONLY:-triton inductor cuda cupy}; do
+for name in ${CAPTURE_ONLY:-triton inductor cuda structs cupy}; do
   cmd=${progs[$name]}
   rm -rf "$out/$name"
   t0=$(now)
@@ -94,5 +97,5 @@ done
 # Fixtures for the CPU tests and the evidence: records, capture.json, configs,
 # reports and logs (no .npy, no module images).
 (cd "$out" && tar czf "$final/capture.tgz" --exclude='*.npy' --exclude='*.cubin' --exclude='*-ncu.ncu-rep' \
-   ${CAPTURE_ONLY:-triton inductor cuda cupy} ./*.log 2>/dev/null)
+   ${CAPTURE_ONLY:-triton inductor cuda structs cupy} ./*.log 2>/dev/null)
 printf '%s\n' "${summary[@]}" | tee "$final/capture-summary.txt"
