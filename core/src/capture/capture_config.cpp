@@ -203,33 +203,73 @@ std::string captureConfigName(const LaunchRecord& r) {
   return out + "-" + r.id + ".tscfg.json";
 }
 
-ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::string* whyNot) {
-  *whyNot = "";
-  const bool triton = r.language == "triton" && r.triton && !r.source.copy.empty();
-  if (r.language == "triton" && !triton) {
-    *whyNot = r.source.copy.empty() ? "the kernel's .py file was not copied" : "no Triton metadata recorded";
-    return {};
-  }
-  if (!triton && r.image.empty()) {
-    *whyNot = "the kernel's module image was not recorded";
-    return {};
-  }
-  if (!triton && r.cluster[0] * r.cluster[1] * r.cluster[2] > 1) {
-    *whyNot = "a cluster launch (" + std::to_string(r.cluster[0]) + "x" + std::to_string(r.cluster[1]) + "x" +
-              std::to_string(r.cluster[2]) + "): a CUDA config cannot launch clusters yet";
-    return {};
-  }
-  ojson cfg;
-  cfg["schema"] = "tilescope.config/1";
-  std::string name = captureConfigName(r);
-  cfg["name"] = name.substr(0, name.size() - std::string(".tscfg.json").size());
+namespace {
+
+/// Why a launch as a whole cannot become a config; "" when it can.
+std::string unsupportedLaunch(const LaunchRecord& r, bool triton) {
+  if (r.language == "triton" && !triton)
+    return r.source.copy.empty() ? "the kernel's .py file was not copied" : "no Triton metadata recorded";
+  if (!triton && r.image.empty()) return "the kernel's module image was not recorded";
+  if (!triton && r.cluster[0] * r.cluster[1] * r.cluster[2] > 1)
+    return "a cluster launch (" + std::to_string(r.cluster[0]) + "x" + std::to_string(r.cluster[1]) + "x" +
+           std::to_string(r.cluster[2]) + "): a CUDA config cannot launch clusters yet";
+  return "";
+}
+
+std::string description(const LaunchRecord& r, const CaptureInfo& capture) {
   std::string desc = "Captured from `" + commandLine(capture) + "`: ";
   desc += r.index >= 0 ? "launch " + std::to_string(r.index) : "launch " + r.id;
   desc += " (" + r.recorder + " recorder, pid " + std::to_string(r.pid) + ")";
   if (r.kernelNs) desc += ", " + formatDuration(*r.kernelNs) + " in the program";
-  desc +=
-      ". Inputs are the program's bytes before the launch; each output's expected is the program's result.";
-  cfg["description"] = desc;
+  return desc +
+         ". Inputs are the program's bytes before the launch; each output's expected is the program's "
+         "result.";
+}
+
+/// The memory regions that struct pointers reach, as tensors named as the regions.
+bool addMemoryTensors(const LaunchRecord& r, ojson& tensors, std::map<std::string, std::string>& tensorOf,
+                      bool* anyExpected, std::string* whyNot) {
+  for (const LaunchArg& m : r.memory) {
+    ojson t = tensorEntry(r, m, whyNot);
+    if (!whyNot->empty()) return false;
+    *anyExpected |= t.contains("expected");
+    tensors[m.name] = t;
+    tensorOf[m.name] = m.name;
+  }
+  return true;
+}
+
+/// Fills the placeholders of bytes arguments once every tensor is known; a
+/// warning for the description when words were left as bytes ("" otherwise).
+std::string fillBytesArgs(const LaunchRecord& r,
+                          const std::vector<std::pair<std::size_t, const LaunchArg*>>& bytesArgs,
+                          const std::map<std::string, std::string>& tensorOf, ojson& args,
+                          std::string* whyNot) {
+  std::string ambiguous;
+  for (const auto& [i, a] : bytesArgs) {
+    args[i] = bytesArg(r, *a, tensorOf, whyNot);
+    if (!whyNot->empty()) return "";
+    for (const LaunchWord& w : a->words)
+      if (w.cls == "ambiguous")
+        ambiguous += (ambiguous.empty() ? "" : ", ") + a->name + "+" + std::to_string(w.offset);
+  }
+  if (ambiguous.empty()) return "";
+  return " Warning: the words at " + ambiguous +
+         " look like device pointers but cannot be told apart from integers: they are replayed as the "
+         "program's bytes, not relocated (docs/capture.md).";
+}
+
+}  // namespace
+
+ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::string* whyNot) {
+  const bool triton = r.language == "triton" && r.triton && !r.source.copy.empty();
+  *whyNot = unsupportedLaunch(r, triton);
+  if (!whyNot->empty()) return {};
+  ojson cfg;
+  cfg["schema"] = "tilescope.config/1";
+  std::string name = captureConfigName(r);
+  cfg["name"] = name.substr(0, name.size() - std::string(".tscfg.json").size());
+  cfg["description"] = description(r, capture);
 
   ojson kernel, params = ojson::object(), tensors = ojson::object(), args = ojson::array();
   ojson constexprs = ojson::object();
@@ -242,13 +282,7 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
   // or region became: bytes arguments are filled in once all are known.
   std::map<std::string, std::string> tensorOf;
   std::vector<std::pair<std::size_t, const LaunchArg*>> bytesArgs;
-  for (const LaunchArg& m : r.memory) {
-    ojson t = tensorEntry(r, m, whyNot);
-    if (!whyNot->empty()) return {};
-    anyExpected |= t.contains("expected");
-    tensors[m.name] = t;
-    tensorOf[m.name] = m.name;
-  }
+  if (!addMemoryTensors(r, tensors, tensorOf, &anyExpected, whyNot)) return {};
   for (const LaunchArg& a : r.args) {
     if (a.kind == "bytes" || (a.kind == "pointer" && !a.rebasedOnto.empty())) {
       bytesArgs.emplace_back(args.size(), &a);
@@ -288,19 +322,9 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
       return {};
     }
   }
-  std::string ambiguous;
-  for (const auto& [i, a] : bytesArgs) {
-    args[i] = bytesArg(r, *a, tensorOf, whyNot);
-    if (!whyNot->empty()) return {};
-    for (const LaunchWord& w : a->words)
-      if (w.cls == "ambiguous")
-        ambiguous += (ambiguous.empty() ? "" : ", ") + a->name + "+" + std::to_string(w.offset);
-  }
-  if (!ambiguous.empty())
-    cfg["description"] =
-        desc + " Warning: the words at " + ambiguous +
-        " look like device pointers but cannot be told apart from integers: they are replayed "
-        "as the program's bytes, not relocated (docs/capture.md).";
+  const std::string warning = fillBytesArgs(r, bytesArgs, tensorOf, args, whyNot);
+  if (!whyNot->empty()) return {};
+  if (!warning.empty()) cfg["description"] = cfg["description"].get<std::string>() + warning;
   if (triton) {
     kernel["language"] = "triton";
     kernel["source"] = r.source.copy;
