@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
-all=(config expr npy classify report stream)
+all=(config expr npy classify report stream triage_folder capture_folder)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 work=${FUZZ_DIR:-build/fuzz/work}
@@ -30,15 +30,20 @@ if [ -z "${FUZZ_BIN:-}" ]; then
   cmake --build --preset fuzz -j "$(nproc)" >/dev/null || { echo "fuzz build failed" >&2; exit 2; }
 fi
 
-# The seed folders of each harness, as fuzz/CMakeLists.txt lists them for the regression tests.
+# The seed folders of each harness, as fuzz/CMakeLists.txt lists them for the regression tests
+# (which replay the whole recorded reports and streams as well).
 seeds() {
   case $1 in
     config) echo kernels tests/data/config fuzz/regressions/config ;;
     expr) echo fuzz/seeds/expr fuzz/regressions/expr ;;
     npy) echo tests/data/npy fuzz/regressions/npy ;;
     classify) echo tests/data/classify fuzz/regressions/classify ;;
-    report) echo resources/sample tests/data/reports fuzz/regressions/report fuzz/regressions/report_floats ;;
-    stream) echo tests/data/stream fuzz/regressions/stream ;;
+    # Small seeds cut from the recorded reports and streams (fuzz/seeds/make_small.py): a
+    # 1.8 MB report ran one input a second; ctest --preset fuzz replays the whole ones.
+    report) echo fuzz/seeds/report fuzz/regressions/report ;;
+    stream) echo fuzz/seeds/stream fuzz/regressions/stream ;;
+    triage_folder) echo fuzz/seeds/triage_folder fuzz/regressions/triage_folder ;;
+    capture_folder) echo fuzz/seeds/capture_folder fuzz/regressions/capture_folder ;;
   esac
 }
 
@@ -60,7 +65,7 @@ run_one() {
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$work/$name.log" | grep -o '[0-9]*$')
   corpus=$(find "$work/corpus/$name" -type f | wc -l)
   found=$(find "$work/artifacts/$name" -type f | wc -l)
-  printf '%-9s %10s %8s %7s %6s %4s\n' "$name" "${runs:-?}" "${rate:-?}" "$corpus" "$found" "$rc" > "$work/$name.summary"
+  printf '%-14s %10s %8s %7s %6s %4s\n' "$name" "${runs:-?}" "${rate:-?}" "$corpus" "$found" "$rc" > "$work/$name.summary"
 }
 
 mkdir -p "$work"
@@ -72,7 +77,7 @@ for n in "${names[@]}"; do
   if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
 done
 wait
-printf '%-9s %10s %8s %7s %6s %4s\n' harness inputs exec/s corpus found rc
+printf '%-14s %10s %8s %7s %6s %4s\n' harness inputs exec/s corpus found rc
 status=0
 for n in "${names[@]}"; do
   cat "$work/$n.summary"
