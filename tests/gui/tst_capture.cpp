@@ -149,6 +149,10 @@ class TstCapture : public QObject {
     QVERIFY2(badRegex.startsWith(QStringLiteral("Kernel regex 'gemm_(bf16' is not a regular expression: ")),
              qPrintable(badRegex));
     QCOMPARE(problem([](auto& s) { s.kernelRegex = QStringLiteral("^gemm_(bf16|fp8)"); }), QString());
+    // RE2, as `capture --kernel`: lookaround is refused here too, not only when the capture starts.
+    QVERIFY(problem([](auto& s) {
+              s.kernelRegex = QStringLiteral("gemm(?=_bf16)");
+            }).startsWith(QStringLiteral("Kernel regex 'gemm(?=_bf16)' is not a regular expression: ")));
     QVERIFY(problem([](auto& s) {
               s.maxBytes = QStringLiteral("4X");
             }).startsWith(QStringLiteral("Max bytes '4X'")));

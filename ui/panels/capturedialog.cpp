@@ -26,6 +26,7 @@
 #include "controllers/runstream.h"
 #include "models/qtconv.h"
 #include "tilescope/base/format.h"
+#include "tilescope/base/regex.h"
 #include "tilescope/run/remote.h"
 #include "widgets/banner.h"
 
@@ -128,7 +129,8 @@ QWidget* CaptureDialog::buildForm() {
   m_kernel = new QLineEdit(form);
   m_kernel->setPlaceholderText(tr("every kernel"));
   m_kernel->setToolTip(
-      tr("Only kernels whose name matches (ECMAScript; searched in the Python function, "
+      tr("Only kernels whose name matches (RE2 syntax: no lookaround or backreferences; searched in the "
+         "Python function, "
          "the mangled symbol or the demangled name)"));
   f->addRow(tr("&Kernel regex:"), m_kernel);
 
@@ -244,10 +246,15 @@ QString CaptureDialog::validate(const Settings& s) {
   if (out.isDir() && !QDir(s.outputDir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden))
     return tr("Output folder %1 is not empty: captures never overwrite; choose a new or empty folder.")
         .arg(s.outputDir);
-  if (const QRegularExpression re(s.kernelRegex); !s.kernelRegex.isEmpty() && !re.isValid())
-    return tr("Kernel regex '%1' is not a regular expression: %2 (at offset %3).")
-        .arg(s.kernelRegex, re.errorString())
-        .arg(re.patternErrorOffset());
+  // The command line's own check (RE2, tilescope/base/regex.h), so the dialog refuses what
+  // `capture --kernel` refuses (lookaround, backreferences) and says why in the same words.
+  if (!s.kernelRegex.isEmpty()) {
+    try {
+      (void)Regex(s.kernelRegex.toStdString());
+    } catch (const RegexError& e) {
+      return tr("Kernel regex '%1' is not a regular expression: %2.").arg(s.kernelRegex, qs(e.reason()));
+    }
+  }
   if (!kSize.match(s.maxBytes).hasMatch())
     return tr("Max bytes '%1': expected a size such as 4G, 512M, 64k or 1000.").arg(s.maxBytes);
   if (!s.remoteHost.isEmpty())
