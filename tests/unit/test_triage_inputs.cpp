@@ -210,3 +210,33 @@ TEST(CaptureFolder, ALaunchRecordNamingFilesOutsideIsNotUsed) {
   EXPECT_NE(errors[1].find("source.copy"), std::string::npos);
   EXPECT_NE(errors[2].find("image"), std::string::npos);
 }
+
+// A capture folder whose launches/ (or one launch's folder) links elsewhere: no
+// record outside the folder is read, and none of its .npy names reach out.
+TEST(CaptureFolder, LaunchFoldersLinkedOutsideAreNotRead) {
+  TempDir d;
+  LaunchRecord ok;
+  ok.recorder = ok.language = "cuda";
+  ok.kernel = "k";
+  LaunchArg a;
+  a.name = "x";
+  a.kind = "pointer";
+  a.before = "x.before.npy";
+  ok.args = {a};
+  d.write("elsewhere/launches/0001/launch.json", toJson(ok).dump());
+  d.write("cap2/launches/0002/launch.json", toJson(ok).dump());
+  fs::create_directories(d.path / "cap");
+  fs::create_directory_symlink(d.path / "elsewhere" / "launches", d.path / "cap" / "launches");
+  std::vector<std::string> errors;
+  EXPECT_TRUE(readLaunches(d.path / "cap", &errors).empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("resolves outside the capture folder"), std::string::npos) << errors[0];
+  // One launch's folder linked out, beside one inside.
+  fs::create_directory_symlink(d.path / "elsewhere" / "launches" / "0001",
+                               d.path / "cap2" / "launches" / "0001");
+  errors.clear();
+  const std::vector<LaunchRecord> got = readLaunches(d.path / "cap2", &errors);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].id, "0002");
+  EXPECT_EQ(errors.size(), 1u);
+}

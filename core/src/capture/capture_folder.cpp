@@ -53,8 +53,10 @@ std::string recordNameProblem(const fs::path& dir, const LaunchRecord& r) {
       {"image", captureNameProblem(dir, dir, r.image)},
       {"cubin", captureNameProblem(dir, own, r.cubin)}};
   for (const LaunchArg& a : r.args) {
-    named.emplace_back("args." + a.name + ".before", captureNameProblem(own, own, a.before));
-    named.emplace_back("args." + a.name + ".after", captureNameProblem(own, own, a.after));
+    // Relative to the launch's folder, inside the capture folder (launches/ or
+    // its entry may be a link elsewhere).
+    named.emplace_back("args." + a.name + ".before", captureNameProblem(dir, own, a.before));
+    named.emplace_back("args." + a.name + ".after", captureNameProblem(dir, own, a.after));
   }
   for (const auto& [field, why] : named)
     if (!why.empty()) return field + ": " + why;
@@ -74,9 +76,16 @@ std::vector<LaunchRecord> readLaunches(const fs::path& dir, std::vector<std::str
     // ".tmp-*": a recorder still writing (or killed while writing): not a launch yet.
     if (e.is_directory(ec) && !name.empty() && name[0] != '.') folders.push_back(e.path());
   }
+  const fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
   for (const fs::path& f : folders) {
     const fs::path file = f / "launch.json";
     if (!fs::is_regular_file(file, ec)) continue;
+    // launches/ (or one launch's folder) linked out of the capture folder: not read.
+    if (!insideRoots(fs::absolute(file, ec), {root})) {
+      if (errors)
+        errors->push_back(file.string() + ": resolves outside the capture folder (the launch is not used)");
+      continue;
+    }
     try {
       LaunchRecord r = loadLaunchRecord(file);
       r.id = f.filename().string();  // the folder names the launch, whatever the record says
