@@ -117,4 +117,44 @@ std::string shellQuote(const std::string& s) {
   return out + "'";
 }
 
+namespace {
+
+/// The length of a control character at s[i] (a C0 byte, DEL, or a C1 code
+/// point U+0080..U+009F in UTF-8), 0 for any other character.
+std::size_t controlAt(const std::string& s, std::size_t i) {
+  const auto u = static_cast<unsigned char>(s[i]);
+  if (u < 0x20 || u == 0x7f) return 1;
+  if (u == 0xc2 && i + 1 < s.size()) {
+    const auto v = static_cast<unsigned char>(s[i + 1]);
+    if (v >= 0x80 && v <= 0x9f) return 2;
+  }
+  return 0;
+}
+
+/// "\x1b" for ESC, "\u009b" for a C1 CSI: visible, and inert in every reader.
+void appendVisibleControl(std::string& o, const std::string& s, std::size_t i, std::size_t len) {
+  static const char* hex = "0123456789abcdef";
+  const auto u = static_cast<unsigned char>(s[i + len - 1]);
+  o += len == 1 ? "\\x" : "\\u00";
+  o += hex[u >> 4];
+  o += hex[u & 15];
+}
+
+}  // namespace
+
+std::string visibleControls(const std::string& s, bool keepNewlines) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = controlAt(s, i);
+    if (len == 0 || s[i] == '\t' || (keepNewlines && (s[i] == '\n' || s[i] == '\r'))) {
+      o += s[i++];
+      continue;
+    }
+    appendVisibleControl(o, s, i, len);
+    i += len;
+  }
+  return o;
+}
+
 }  // namespace tilescope

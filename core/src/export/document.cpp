@@ -331,6 +331,8 @@ void clipCode(std::string& s) {
   s = std::move(out);
 }
 
+}  // namespace
+
 void clipDocument(Document& doc) {
   clipText(doc.title, kMaxDocCellBytes);
   clipText(doc.banner.headline, kMaxDocLineBytes);
@@ -349,8 +351,6 @@ void clipDocument(Document& doc) {
       }
     }
 }
-
-}  // namespace
 
 Document buildDocument(const Report& r, const DocumentOptions& o) {
   Document doc;

@@ -4,11 +4,14 @@
 #include <cctype>
 #include <sstream>
 
+#include "tilescope/base/format.h"
 #include "tilescope/export/document.h"
 
 namespace tilescope {
 
-std::string htmlEscape(const std::string& s) {
+std::string htmlEscape(const std::string& text) {
+  // A terminal escape or a NUL in a name: shown as \x1b, not passed on.
+  const std::string s = visibleControls(text, true);
   std::string o;
   o.reserve(s.size());
   for (char c : s) {
@@ -35,7 +38,8 @@ std::string htmlEscape(const std::string& s) {
   return o;
 }
 
-std::string markdownEscape(const std::string& s) {
+std::string markdownEscape(const std::string& text) {
+  const std::string s = visibleControls(text, true);  // "\x1b", its backslash escaped below
   std::string o;
   o.reserve(s.size());
   for (char c : s) {

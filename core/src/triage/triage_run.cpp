@@ -184,15 +184,23 @@ std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,
 namespace {
 
 std::string progressLine(const TriageProgress& p) {
+  // One terminal line: names and notes come from the files judged, so control
+  // characters are shown (an ESC sequence rewrote the terminal) and lengths cut.
+  const auto shown = [](const std::string& t, std::size_t max) {
+    return visibleControls(clipForMessage(t, max));
+  };
   const TriageEntry& e = *p.entry;
-  std::string s = "[" + std::to_string(p.done) + "/" + std::to_string(p.total) + "] " + e.name + ": ";
+  std::string s =
+      "[" + std::to_string(p.done) + "/" + std::to_string(p.total) + "] " + shown(e.name, 200) + ": ";
   if (e.status == EntryStatus::not_run)
-    s += "not run (" + e.note + ")";
+    s += "not run (" + shown(e.note, 1000) + ")";
   else
-    s += std::string(verdictName(e.verdict)) +
-         (e.category.empty() ? "" : " (" + e.category + (e.detail.empty() ? "" : "/" + e.detail) + ")");
-  if (e.line) s += " at " + fs::path(e.file).filename().string() + ":" + std::to_string(*e.line);
-  if (e.speed.speedup) s += ", " + formatRatio(*e.speed.speedup) + " vs " + e.speed.against;
+    s +=
+        std::string(verdictName(e.verdict)) +
+        (e.category.empty() ? ""
+                            : " (" + shown(e.category + (e.detail.empty() ? "" : "/" + e.detail), 200) + ")");
+  if (e.line) s += " at " + shown(fs::path(e.file).filename().string(), 200) + ":" + std::to_string(*e.line);
+  if (e.speed.speedup) s += ", " + formatRatio(*e.speed.speedup) + " vs " + shown(e.speed.against, 100);
   s += ", " + formatDuration(e.seconds * 1e9);
   if (p.etaS && p.done < p.total) s += "; ETA " + formatDuration(*p.etaS * 1e9);
   return s;

@@ -43,6 +43,12 @@ std::string formatCount(double count);
 /// A measured number without a unit: integers exactly, others with 4 significant digits.
 std::string formatNumber(double value);
 
+/// Control characters as visible text: "\x1b" for a C0 byte or DEL, "\u009b"
+/// for a C1 code point (U+0080..U+009F, UTF-8); tabs kept, and newlines and CRs
+/// too when `keepNewlines`. For a terminal line, a log or an export holding a
+/// name from anyone (an ESC sequence rewrote the terminal).
+std::string visibleControls(const std::string& s, bool keepNewlines = false);
+
 /// `s` single-quoted for a POSIX shell ('it'\''s').
 std::string shellQuote(const std::string& s);
 

@@ -29,9 +29,16 @@ using WatchdogFn = std::function<double(const std::string& line, std::string* ph
 
 /// Runs argv[0] (found on PATH if it has no '/') with argv, in its own process
 /// group. Each stdout line goes to onLine as it arrives; stderr is collected and
-/// also passed to onStderr line by line when given. The whole group is killed
-/// (SIGKILL) when `timeoutS` (> 0) passes, when a phase limit set by `watchdog` passes,
-/// or when it has written more than `maxStdoutBytes` (> 0) on stdout (`outputCut`).
+/// also passed to onStderr line by line when given (a line cut at 1 MiB). The
+/// whole tree is killed (SIGKILL) when `timeoutS` (> 0) passes, when a phase
+/// limit set by `watchdog` passes, or when it has written more than
+/// `maxStdoutBytes` (> 0) on stdout or a stdout line over 512 MiB (`outputCut`).
+/// Output is read in time linear in its size. When the child ends, what it
+/// leaves behind goes too: its group, and descendants that left the group
+/// (setsid) — this process becomes a child subreaper (PR_SET_CHILD_SUBREAPER) on
+/// the first child, and each child's environment carries TILESCOPE_CHILD=<token>
+/// by which its adopted orphans are known (one that clears its environment and
+/// whose parent has exited is not found).
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutS,
                      const std::function<void(const std::string&)>& onLine, const WatchdogFn& watchdog = {},
                      const std::function<void(const std::string&)>& onStderr = {},
@@ -74,6 +81,7 @@ class ServedChild {
  private:
   int m_pid = 0, m_in = -1, m_out = -1, m_err = -1;
   std::string m_outBuf, m_errBuf;
+  std::string m_token;  ///< TILESCOPE_CHILD in its environment (process.cpp)
 };
 
 /// "SIGSEGV (segmentation fault)" for a signal number.

@@ -135,9 +135,18 @@ std::string renderMarkdown(const Document& doc, const RenderOptions& options = {
 /// Self-contained HTML in the CSS subset QTextDocument understands; every report string escaped.
 std::string renderHtml(const Document& doc, const RenderOptions& options = {});
 
+/// HTML specials as entities; control characters (C0 but tab, newline and CR;
+/// DEL; C1 U+0080..U+009F) shown as `\x1b` / `\u009b` text.
 std::string htmlEscape(const std::string& s);
 /// Escapes text for a Markdown paragraph or table cell: HTML specials as entities,
-/// Markdown punctuation backslash-escaped, newlines as <br>.
+/// Markdown punctuation backslash-escaped, newlines as <br>, control characters
+/// shown as `\x1b` / `\u009b`.
 std::string markdownEscape(const std::string& s);
+
+/// Cuts every text of `doc` at the sizes above (kMaxDocCellBytes for a cell,
+/// heading or caption, kMaxDocLineBytes for a paragraph, kMaxDocCodeBytes for a
+/// code block), saying how much went; buildDocument and buildTriageDocument
+/// call it, so a renderer never lays out a 1 MB name.
+void clipDocument(Document& doc);
 
 }  // namespace tilescope
