@@ -48,9 +48,13 @@ std::vector<Diagnosed> captureAndDiagnose(const std::string& name, const std::st
   fs::remove_all(*dir);
   const std::string run = shellQuote(TILESCOPE_RUN_EXE);
   const fs::path bench = fs::path(TILESCOPE_SOURCE_DIR) / "bench" / "capture";
+  // "script.py ARGS": the script's path quoted, its arguments apart.
+  const auto space = program.find(' ');
+  const std::string script = program.substr(0, space);
+  const std::string args = space == std::string::npos ? "" : program.substr(space);
   const std::string capture = run + " capture -o " + shellQuote(dir->string()) + " --kernel " +
-                              shellQuote(kernels) + " -- python3 " + shellQuote((bench / program).string()) +
-                              " > " + shellQuote(dir->string() + ".capture.log") + " 2>&1";
+                              shellQuote(kernels) + " -- python3 " + shellQuote((bench / script).string()) +
+                              args + " > " + shellQuote(dir->string() + ".capture.log") + " 2>&1";
   const int rc = exitOf(capture);
   EXPECT_EQ(rc, 0) << capture << "\n" << readFile(dir->string() + ".capture.log");
   std::vector<Diagnosed> out;
