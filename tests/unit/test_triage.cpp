@@ -467,3 +467,30 @@ TEST(TriageDocument, SectionsTablesAndFigures) {
   EXPECT_NE(renderHtml(d).find("use a constexpr"), std::string::npos);
   EXPECT_EQ(triageFigures(r).size(), 2u);
 }
+
+// Issue 38, T8: the runner's numbers are from code anyone wrote: out-of-range
+// counts, lines and repetitions are clamped, never cast past their type.
+TEST(TriageSummary, TheRunnersNumbersAreRangeChecked) {
+  const json runner = {
+      {"schema", kRunnerSchema},
+      {"cases", json::array({{{"label", "base seed 0"},
+                              {"status", "failed"},
+                              {"compare",
+                               {{"elements", 1e300}, {"mismatches", -5.0}, {"nan", 1e30}, {"inf", 2.5}}}}})},
+      {"timing", {{"candidate_ns", 100.0}, {"reps", 1e200}}},
+      {"exception", {{"type", "ValueError"}, {"message", "x"}, {"line", 1e18}}}};
+  TriageEntry e;
+  e.name = "p";
+  e.inputs = {"r.py", "c.py"};
+  e.findings = runnerFindings(runner);
+  ASSERT_FALSE(e.findings.empty());
+  EXPECT_FALSE(e.findings[0].location.line.has_value());  // 1e18 is no line
+  const Report r = problemReport(e, runner, nullptr);
+  ASSERT_EQ(r.points.size(), 1u);
+  const CorrectnessInfo& c = r.points[0].correctness.at(0);
+  EXPECT_EQ(c.mismatches, 0);
+  EXPECT_EQ(c.inf, 2);
+  EXPECT_GT(c.elements, 0);
+  EXPECT_LE(c.elements, std::int64_t{9000000000000000000});
+  EXPECT_LE(r.points[0].timing.kernelNs.n, 1000000000);
+}

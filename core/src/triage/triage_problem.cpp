@@ -25,6 +25,14 @@ double number(const json& j, const char* key, double fallback = 0) {
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
+/// A count the runner (code from anyone) wrote: negative, NaN, fractional or
+/// beyond `hi` reads as the nearest value in [0, hi], never an overflowing cast (T8).
+std::int64_t countOf(const json& j, const char* key, double hi = 9.0e18) {
+  const double v = number(j, key);
+  if (!(v > 0)) return 0;
+  return static_cast<std::int64_t>(std::min(v, hi));
+}
+
 CorrectnessInfo caseCorrectness(const json& c) {
   CorrectnessInfo ci;
   const json cmp = c.value("compare", json::object());
@@ -33,10 +41,10 @@ CorrectnessInfo caseCorrectness(const json& c) {
   ci.tensor = cmp.value("output", "out");
   ci.maxAbsErr = number(cmp, "max_abs_err");
   ci.maxRelErr = number(cmp, "max_rel_err");
-  ci.mismatches = static_cast<std::int64_t>(number(cmp, "mismatches"));
-  ci.elements = static_cast<std::int64_t>(number(cmp, "elements"));
-  ci.nan = static_cast<std::int64_t>(number(cmp, "nan"));
-  ci.inf = static_cast<std::int64_t>(number(cmp, "inf"));
+  ci.mismatches = countOf(cmp, "mismatches");
+  ci.elements = countOf(cmp, "elements");
+  ci.nan = countOf(cmp, "nan");
+  ci.inf = countOf(cmp, "inf");
   ci.rtol = number(cmp, "rtol");
   ci.atol = number(cmp, "atol");
   return ci;
@@ -49,7 +57,7 @@ void caseTiming(Point& p, const json& runner) {
   if (cand <= 0) return;
   p.timing.measured = true;
   p.timing.kernelNs.median = cand;
-  p.timing.kernelNs.n = static_cast<int>(number(t, "reps", 0));
+  p.timing.kernelNs.n = static_cast<int>(countOf(t, "reps", 1e9));
   p.timing.note = "CUDA events around the module's forward (the runner), median";
   if (ref > 0) {
     p.baseline.name = "reference";
@@ -296,7 +304,9 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   }
   if (!runner.contains("stderr")) runner["stderr"] = r.stderrText.substr(0, 8192);
   std::vector<Finding> findings = runnerFindings(runner);
-  e.launches = runner.contains("launches") ? runner["launches"].value("own", -1) : -1;
+  e.launches = -1;
+  if (const auto l = runner.find("launches"); l != runner.end() && l->is_object() && l->contains("own"))
+    e.launches = static_cast<int>(countOf(*l, "own", 1e9));
   e.findings = findings;
   e.level = "runner";
   Report rep = problemReport(e, runner, ctx.tree);

@@ -223,7 +223,11 @@ std::vector<Finding> runnerFindings(const json& runner) {
     }
     f.message = exceptionHeadline(type, message);
     f.location.file = ex->value("file", "");
-    if (ex->contains("line") && (*ex)["line"].is_number_integer()) f.location.line = (*ex)["line"].get<int>();
+    if (ex->contains("line") && (*ex)["line"].is_number_integer()) {
+      // A line the runner wrote: only a plausible one is kept (no overflowing cast).
+      const auto line = (*ex)["line"].get<std::int64_t>();
+      if (line > 0 && line < (1 << 30)) f.location.line = static_cast<int>(line);
+    }
     f.evidence = {{"source", "runner"}, {"phase", runner.value("phase", "")}, {"exception", type}};
     if (ex->contains("source_line")) f.evidence["source_line"] = (*ex)["source_line"];
     if (c.known() || best)
