@@ -16,6 +16,8 @@ listener=""
 trap '[ -n "$listener" ] && kill $listener 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
+# What every reference here ends with: a model that does nothing, no inputs.
+problem_tail() { printf 'class Model(object):\n    pass\ndef get_inputs():\n    return []\ndef get_init_inputs():\n    return []\n'; }
 
 # PyTorch stand-in: the runner needs `import torch` to succeed before it imports
 # the problem's files (the real one on a GPU host: bench/gpu_triage_sandbox.sh).
@@ -69,13 +71,8 @@ if os.fork() == 0:
             time.sleep(0.1)
     os._exit(0)
 import torch  # noqa: E402
-class Model(object):
-    pass
-def get_inputs():
-    return []
-def get_init_inputs():
-    return []
 PY
+problem_tail >>"$tmp/p/17_hostile.py"
 echo 'class ModelNew(object): pass' >"$tmp/p/17_hostile_new.py"
 # 18: rewrites entry 17's files, found from its own --out argument.
 cat >"$tmp/p/18_forger.py" <<'PY'
@@ -89,24 +86,14 @@ for d in glob.glob(os.path.join(entries, "17_*")) + glob.glob(os.path.join(entri
         open(os.path.join(d, "FORGED_BY_18"), "w").write("x")
     except OSError:
         pass
-class Model(object):
-    pass
-def get_inputs():
-    return []
-def get_init_inputs():
-    return []
 PY
+problem_tail >>"$tmp/p/18_forger.py"
 echo 'class ModelNew(object): pass' >"$tmp/p/18_forger_new.py"
 # 19: writes past the file-size limit; 20: spins past the CPU-time limit.
 cat >"$tmp/p/19_bigfile.py" <<'PY'
 open("big.bin", "wb").write(b"\0" * (4 << 20))
-class Model(object):
-    pass
-def get_inputs():
-    return []
-def get_init_inputs():
-    return []
 PY
+problem_tail >>"$tmp/p/19_bigfile.py"
 echo 'class ModelNew(object): pass' >"$tmp/p/19_bigfile_new.py"
 printf 'class Model(object):\n    def to(self, d):\n        return self\n    def eval(self):\n        return self\ndef get_inputs():\n    return []\ndef get_init_inputs():\n    return []\n' \
   >"$tmp/p/20_spin.py"
