@@ -5,10 +5,17 @@
 #   cuda      a plain CUDA C++ program built with nvcc (two kernels, runtime API)
 #   structs   a CUDA C++ program whose kernels take a Params struct by value
 #   cupy      a CUDA kernel launched from Python (CuPy RawKernel)
+#   liger     a training step on Liger-Kernel's Triton ops (PyPI liger-kernel:
+#             pip install it, or put its wheel on PYTHONPATH), PyTorch's own
+#             kernels beside them (structs by value, cuBLAS, SDPA, AdamW)
+#   misaligned a CUDA C++ program whose float4 copy on `src + 1` faults
 # Each is captured; every config it gives is replayed with `run` (the replay
 # must reproduce the program's output bytes: verdict ok, 0 mismatches under
-# tolerance 0), and the buggy one is diagnosed. Then the overhead of capture on
-# the program's run time beside ncu --set basic and compute-sanitizer.
+# tolerance 0; bench/capture_table.py counts them) and the healthy ones are
+# diagnosed (CAPTURE_DIAGNOSE lists the programs; every error finding on a
+# healthy kernel is a false one), the buggy Triton one too. Then the overhead
+# of capture on the program's run time beside ncu --set basic and
+# compute-sanitizer.
 # Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
 # CAPTURE_ONLY="triton cuda" limits the programs; CAPTURE_OVERHEAD="cuda" the
 # overhead runs ("" for none).
@@ -26,6 +33,7 @@ here=$PWD/bench/capture
 py=${PYTHON:-python3}
 nvcc -O2 -lineinfo -o "$out/saxpy_rows" "$here/saxpy_rows.cu" || echo "nvcc failed"
 nvcc -O2 -lineinfo -o "$out/params_struct" "$here/params_struct.cu" || echo "nvcc failed (params_struct)"
+nvcc -O2 -lineinfo -o "$out/misaligned_vec4" "$here/misaligned_vec4.cu" || echo "nvcc failed (misaligned)"
 
 now() { date +%s.%N; }
 secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
@@ -35,37 +43,23 @@ declare -A progs=(
   [inductor]="$py $here/compiled_fn.py 512"
   [cuda]="$out/saxpy_rows 1048576"
   [structs]="$out/params_struct 65536"
-  [cupy]="$py $here/cupy_kernel.py 100000")
+  [cupy]="$py $here/cupy_kernel.py 100000"
+  [liger]="$py $here/liger_step.py 2"
+  [misaligned]="$out/misaligned_vec4 4096")
+all="triton inductor cuda structs cupy liger misaligned"
 summary=()
-for name in ${CAPTURE_ONLY:-triton inductor cuda structs cupy}; do
+for name in ${CAPTURE_ONLY:-$all}; do
   cmd=${progs[$name]}
   rm -rf "$out/$name"
   t0=$(now)
   "$run" capture -o "$out/$name" -- $cmd > "$out/$name.capture.log" 2>&1
   rc=$?
   t1=$(now)
-  n=$(ls "$out/$name"/*.tscfg.json 2>/dev/null | wc -l)
-  line="$name: capture rc=$rc, $n configs, $(secs "$t0" "$t1") s"
-  for cfg in "$out/$name"/*.tscfg.json; do
-    [ -f "$cfg" ] || continue
-    rep=${cfg%.tscfg.json}.run.json
-    # The program's own kernels (its Triton files copied to sources/): consent,
-    # so that a GPU host without bubblewrap compiles them (docs/security.md).
-    "$run" run "$cfg" --allow-commands -o "$rep" > "${rep%.json}.log" 2>&1
-    v=$("$py" - "$rep" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    p = r["points"][0]
-    c = p.get("correctness", {})
-    cats = ",".join(sorted({f["category"] for f in p.get("findings", []) if f.get("severity") == "error"}))
-    print(f'{r["verdict"]} mismatches={c.get("mismatches")} checked={c.get("checked")} {cats}')
-except Exception as e:
-    print(f"no report ({e})")
-PY
-)
-    line+=$'\n'"    replay $(basename "$cfg"): $v"
-  done
+  diag=()
+  [[ " ${CAPTURE_DIAGNOSE-inductor cuda structs cupy liger} " == *" $name "* ]] && diag=(--diagnose)
+  row=$("$py" bench/capture_table.py "$run" "$out/$name" "$name" --jobs "${CAPTURE_JOBS:-4}" "${diag[@]}" \
+        --faulty '^(add_kernel|copy4)$' --diagnose-budget "${DIAGNOSE_BUDGET:-240}" 2>&1)
+  line="$row"$'\n'"    capture rc=$rc, $(secs "$t0" "$t1") s"
   summary+=("$line")
 done
 
@@ -85,7 +79,7 @@ PY
 fi
 
 # Overhead on the program's own run time (wall clock, one run each).
-for name in ${CAPTURE_OVERHEAD-triton cuda}; do
+for name in ${CAPTURE_OVERHEAD-cuda structs liger}; do
   cmd=${progs[$name]}
   t0=$(now); $cmd > /dev/null 2>&1; t1=$(now)
   rm -rf "$out/oh-$name"; "$run" capture -o "$out/oh-$name" -- $cmd > /dev/null 2>&1; t2=$(now)
@@ -97,5 +91,5 @@ done
 # Fixtures for the CPU tests and the evidence: records, capture.json, configs,
 # reports and logs (no .npy, no module images).
 (cd "$out" && tar czf "$final/capture.tgz" --exclude='*.npy' --exclude='*.cubin' --exclude='*-ncu.ncu-rep' \
-   ${CAPTURE_ONLY:-triton inductor cuda structs cupy} ./*.log 2>/dev/null)
+   ${CAPTURE_ONLY:-$all} ./*.log ./*.table.json 2>/dev/null)
 printf '%s\n' "${summary[@]}" | tee "$final/capture-summary.txt"

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -110,6 +111,89 @@ TEST(CaptureStructs, ParamsStructLaunchesReplayBitExact) {
   EXPECT_EQ(relocations["axpby"], 3u);      // x, y, out
   EXPECT_EQ(relocations["row_scale"], 2u);  // m + cols, sums
   EXPECT_EQ(relocations["gather"], 5u);     // src[0..3], dst
+  if (!::testing::Test::HasFailure()) fs::remove_all(work);
+}
+
+/// The 1-based line of `src` that holds `marker` (0 when none).
+int lineOf(const fs::path& src, const std::string& marker) {
+  const std::string text = readFile(src);
+  const auto at = text.find(marker);
+  return at == std::string::npos ? 0 : 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+}
+
+/// A pointer keeps where it lay in its allocation (docs/capture.md, "Where a
+/// pointer points"): bench/capture/misaligned_vec4.cu launches a float4 copy
+/// on `src + 1`, which faults in the program; `run` of its config must fault
+/// the same way, and `run --trace` must name the load's line in the .cu file
+/// (built with -lineinfo). Its stencil on `buf + 64` reads x[-1], legal in the
+/// program: the replay must be bit-exact.
+TEST(CapturePlacement, MisalignedPointerFaultsAtItsLineAndLeadReadsReplay) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const std::string compiler = nvcc();
+  ASSERT_FALSE(compiler.empty()) << "no nvcc (set CUDACXX): the program cannot be built";
+  const fs::path work = fs::temp_directory_path() / ("tilescope_placement_" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const fs::path exe = work / "misaligned_vec4", dir = work / "capture";
+  const fs::path src = fs::path(TILESCOPE_SOURCE_DIR) / "bench" / "capture" / "misaligned_vec4.cu";
+  const std::string build = shellQuote(compiler) + " -O2 -lineinfo -o " + shellQuote(exe.string()) + " " +
+                            shellQuote(src.string()) + " > " + shellQuote((work / "nvcc.log").string()) +
+                            " 2>&1";
+  ASSERT_EQ(exitOf(build), 0) << build << "\n" << readFile(work / "nvcc.log");
+  const std::string run = shellQuote(TILESCOPE_RUN_EXE);
+  const std::string capture = run + " capture -o " + shellQuote(dir.string()) + " -- " +
+                              shellQuote(exe.string()) + " 4096 > " +
+                              shellQuote((work / "capture.log").string()) + " 2>&1";
+  EXPECT_EQ(exitOf(capture), 1) << "the program faults: " << capture << "\n"
+                                << readFile(work / "capture.log");
+  const json info = json::parse(readFile(dir / "capture.json"), nullptr, false);
+  ASSERT_TRUE(info.is_object()) << readFile(work / "capture.log");
+  std::map<std::string, json> launchOf;
+  for (const auto& l : info["launches"]) launchOf[l.value("kernel", "")] = l;
+  ASSERT_TRUE(launchOf.count("stencil") && launchOf.count("copy4")) << info["launches"].dump(1);
+  EXPECT_EQ(launchOf["copy4"].value("fault", ""), "CUDA_ERROR_MISALIGNED_ADDRESS")
+      << launchOf["copy4"].dump();
+  ASSERT_TRUE(launchOf["stencil"].contains("config")) << launchOf["stencil"].dump();
+  ASSERT_TRUE(launchOf["copy4"].contains("config")) << launchOf["copy4"].dump();
+
+  auto replay = [&](const std::string& kernel, const std::string& extra) {
+    const fs::path cfg = dir / launchOf[kernel]["config"].get<std::string>();
+    const fs::path rep = work / (kernel + ".run.json");
+    const std::string cmd = run + " run " + shellQuote(cfg.string()) + extra + " -o " +
+                            shellQuote(rep.string()) + " > " + shellQuote(rep.string() + ".log") + " 2>&1";
+    (void)exitOf(cmd);
+    const json report = json::parse(readFile(rep), nullptr, false);
+    EXPECT_TRUE(report.is_object()) << cmd << "\n" << readFile(rep.string() + ".log");
+    return std::make_pair(json::parse(readFile(cfg)), report);
+  };
+  // The stencil's pointer is 256 bytes into its allocation: a lead of 256, x[-1] inside it.
+  const auto [stencilCfg, stencil] = replay("stencil", "");
+  EXPECT_EQ(stencilCfg["args"][0].value("relocations", json::array()),
+            json::parse(R"([{"offset": 0, "tensor": "p0", "delta": 256}])"))
+      << stencilCfg["args"].dump();
+  ASSERT_TRUE(stencil.is_object());
+  EXPECT_EQ(stencil["verdict"], "ok") << stencil["points"][0].value("findings", json::array()).dump(1);
+  EXPECT_EQ(errorFindings(stencil["points"][0]), "");
+  // copy4's pointer is src + 1: a lead of 4, the address 4 past a 16-byte boundary.
+  const auto [copyCfg, copy] = replay("copy4", " --trace");
+  EXPECT_EQ(copyCfg["args"][0].value("relocations", json::array()),
+            json::parse(R"([{"offset": 0, "tensor": "p0", "delta": 4}])"))
+      << copyCfg["args"].dump();
+  ASSERT_TRUE(copy.is_object());
+  EXPECT_EQ(copy["verdict"], "fault");
+  const int loadLine = lineOf(src, "misaligned when");
+  ASSERT_GT(loadLine, 0);
+  bool misaligned = false, atLine = false;
+  std::string seen;
+  for (const auto& f : copy["points"][0].value("findings", json::array())) {
+    if (f.value("category", "") != "misaligned_access") continue;
+    misaligned = true;
+    const json loc = f.value("location", json::object());
+    seen += loc.value("file", "?") + ":" + std::to_string(loc.value("line", 0)) + " ";
+    atLine |= loc.value("file", "").ends_with("misaligned_vec4.cu") && loc.value("line", 0) == loadLine;
+  }
+  EXPECT_TRUE(misaligned) << copy["points"][0].value("findings", json::array()).dump(1);
+  EXPECT_TRUE(atLine) << "expected misaligned_vec4.cu:" << loadLine << ", saw " << seen;
   if (!::testing::Test::HasFailure()) fs::remove_all(work);
 }
 

@@ -134,4 +134,44 @@ TEST(CaptureStructs, WhyNotAConfig) {
   EXPECT_NE(why.find("m0: 5.0 GiB above --max-bytes"), std::string::npos) << why;
 }
 
+// A pointer that does not start its allocation keeps the bytes before it and
+// its address modulo 256: its tensor is the saved window, and the argument is
+// the window's address plus the lead (docs/capture.md, "Where a pointer points").
+TEST(CaptureStructs, PointerPastItsAllocationStartKeepsTheLead) {
+  json j = structRecord("c7-0000");
+  // p1 is `out + 1` (4 bytes into its allocation): the window holds 1025 floats.
+  j["args"][1]["data_ptr"] = 139637976727556;
+  j["args"][1]["lead_bytes"] = 4;
+  j["args"][1]["shape"] = json::array({1024});
+  // The struct's word at +0 points at p1's address: relocated past the lead too.
+  j["args"][0]["words"][0]["value"] = 139637976727556;
+  std::string why;
+  const auto cfg = configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  const json args = json::parse(cfg["args"].dump());
+  EXPECT_EQ(args[1], json::parse(R"({"kind": "bytes", "size": 8, "hex": "04000000007f0000",
+      "relocations": [{"offset": 0, "tensor": "p1", "delta": 4}]})"))
+      << args[1].dump();
+  EXPECT_EQ(args[0]["relocations"][0], json::parse(R"({"offset": 0, "tensor": "p1", "delta": 4})"));
+  EXPECT_EQ(cfg["tensors"]["p1"]["shape"], json::array({1024}));
+  // A lead on a re-based pointer's target adds to its delta.
+  j["args"][2]["rebased_onto"] = "p1";
+  j["args"][2]["rebase_delta"] = 8;
+  const auto again = configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(again["args"][2]["relocations"][0]["delta"], 12) << again["args"][2].dump();
+  // Passed twice: one tensor, both arguments past its lead.
+  j = structRecord("c7-0000");
+  j["args"][1]["data_ptr"] = 139637976727556;
+  j["args"][1]["lead_bytes"] = 4;
+  j["args"][2] = j["args"][1];
+  j["args"][2]["name"] = "p2";
+  j["args"][2]["index"] = 2;
+  const auto twice = configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_FALSE(twice["tensors"].contains("p2"));
+  EXPECT_EQ(json::parse(twice["args"][2]["relocations"][0].dump()),
+            json::parse(R"({"offset": 0, "tensor": "p1", "delta": 4})"));
+}
+
 }  // namespace

@@ -168,4 +168,24 @@ TEST(ParamPointers, SeveralParametersShareRegions) {
   EXPECT_EQ(wordAt(p, "p2", 8)->delta, 8);
 }
 
+// The bytes saved before a pointer start on the program's 256-byte boundary,
+// so the replay keeps the pointer's address modulo 256 (docs/capture.md,
+// "Where a pointer points").
+TEST(ParamPointers, LeadKeepsTheAddressModulo256) {
+  const std::uint64_t base = 0x7f0000000000;
+  EXPECT_EQ(leadBytesFor(base, base), 0u);            // at the allocation's start: nothing before
+  EXPECT_EQ(leadBytesFor(base + 4, base), 4u);        // `in + 1` of a float buffer
+  EXPECT_EQ(leadBytesFor(base + 4096, base), 4096u);  // a view one row in: all of it
+  // Beyond the cap: the most below it that still starts on a 256-byte boundary.
+  const std::uint64_t far = base + (std::uint64_t(3) << 20) + 20;
+  const std::uint64_t lead = leadBytesFor(far, base);
+  EXPECT_LE(lead, kMaxLeadBytes);
+  EXPECT_GT(lead, kMaxLeadBytes - 256);
+  EXPECT_EQ((far - lead) % 256, 0u);
+  EXPECT_EQ(leadBytesFor(base + 1000, base, 300), 232u);  // 1000 % 256 = 232, the cap 300
+  // An allocation off a 256-byte boundary: whatever lies before the pointer.
+  EXPECT_EQ(leadBytesFor(base + 8 + 4, base + 8), 4u);
+  EXPECT_EQ(leadBytesFor(base - 4, base), 0u);  // below the allocation: nothing
+}
+
 }  // namespace

@@ -95,26 +95,39 @@ std::string hexLittleEndian(std::uint64_t v) {
   return s;
 }
 
+/// Where the replay's tensors are: which tensor each argument or memory
+/// region became, and how many bytes before the program's pointer each
+/// tensor's window starts (LaunchArg::leadBytes).
+struct Placement {
+  std::map<std::string, std::string> tensorOf;
+  std::map<std::string, std::uint64_t> leadOf;
+};
+
 /// A `bytes` argument (docs/config.md): a struct parameter's recorded bytes
-/// with its pointers relocated, or a top-level pointer re-based onto the
-/// tensor of its allocation (8 bytes, one relocation).
-ojson bytesArg(const LaunchRecord& r, const LaunchArg& a, const std::map<std::string, std::string>& tensorOf,
-               std::string* why) {
+/// with its pointers relocated, or a top-level pointer into a tensor rather
+/// than at its first byte (re-based onto the tensor of its allocation, or past
+/// the bytes saved before it): 8 bytes, one relocation.
+ojson bytesArg(const LaunchRecord& r, const LaunchArg& a, const Placement& place, std::string* why) {
   ojson b, relocations = ojson::array(), ambiguous = ojson::array();
   auto relocate = [&](std::uint32_t offset, const std::string& target, std::int64_t delta) {
-    auto it = tensorOf.find(target);
-    if (it == tensorOf.end()) {
+    auto it = place.tensorOf.find(target);
+    if (it == place.tensorOf.end()) {
       *why = "argument " + a.name + ": its pointer at +" + std::to_string(offset) + " points into " + target +
              ", which has no tensor";
       return;
     }
+    auto lead = place.leadOf.find(it->second);
+    if (lead != place.leadOf.end()) delta += std::int64_t(lead->second);
     relocations.push_back({{"offset", offset}, {"tensor", it->second}, {"delta", delta}});
   };
   b["kind"] = "bytes";
   if (a.kind == "pointer") {
     b["size"] = 8;
     b["hex"] = hexLittleEndian(a.dataPtr);
-    relocate(0, a.rebasedOnto, a.rebaseDelta);
+    if (a.rebasedOnto.empty())
+      relocate(0, a.name, 0);
+    else
+      relocate(0, a.rebasedOnto, a.rebaseDelta);
   } else {
     if (a.before.empty()) {
       *why = "argument " + a.name + ": its bytes were not saved";
@@ -227,14 +240,14 @@ std::string description(const LaunchRecord& r, const CaptureInfo& capture) {
 }
 
 /// The memory regions that struct pointers reach, as tensors named as the regions.
-bool addMemoryTensors(const LaunchRecord& r, ojson& tensors, std::map<std::string, std::string>& tensorOf,
-                      bool* anyExpected, std::string* whyNot) {
+bool addMemoryTensors(const LaunchRecord& r, ojson& tensors, Placement& place, bool* anyExpected,
+                      std::string* whyNot) {
   for (const LaunchArg& m : r.memory) {
     ojson t = tensorEntry(r, m, whyNot);
     if (!whyNot->empty()) return false;
     *anyExpected |= t.contains("expected");
     tensors[m.name] = t;
-    tensorOf[m.name] = m.name;
+    place.tensorOf[m.name] = m.name;
   }
   return true;
 }
@@ -243,11 +256,10 @@ bool addMemoryTensors(const LaunchRecord& r, ojson& tensors, std::map<std::strin
 /// warning for the description when words were left as bytes ("" otherwise).
 std::string fillBytesArgs(const LaunchRecord& r,
                           const std::vector<std::pair<std::size_t, const LaunchArg*>>& bytesArgs,
-                          const std::map<std::string, std::string>& tensorOf, ojson& args,
-                          std::string* whyNot) {
+                          const Placement& place, ojson& args, std::string* whyNot) {
   std::string ambiguous;
   for (const auto& [i, a] : bytesArgs) {
-    args[i] = bytesArg(r, *a, tensorOf, whyNot);
+    args[i] = bytesArg(r, *a, place, whyNot);
     if (!whyNot->empty()) return "";
     for (const LaunchWord& w : a->words)
       if (w.cls == "ambiguous")
@@ -280,29 +292,34 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
   bool anyExpected = false;
   // Memory that pointers inside structs reach, and which tensor each argument
   // or region became: bytes arguments are filled in once all are known.
-  std::map<std::string, std::string> tensorOf;
+  Placement place;
   std::vector<std::pair<std::size_t, const LaunchArg*>> bytesArgs;
-  if (!addMemoryTensors(r, tensors, tensorOf, &anyExpected, whyNot)) return {};
+  auto asBytes = [&](const LaunchArg& a) {
+    bytesArgs.emplace_back(args.size(), &a);
+    args.push_back(nullptr);
+  };
+  if (!addMemoryTensors(r, tensors, place, &anyExpected, whyNot)) return {};
   for (const LaunchArg& a : r.args) {
     if (a.kind == "bytes" || (a.kind == "pointer" && !a.rebasedOnto.empty())) {
-      bytesArgs.emplace_back(args.size(), &a);
-      args.push_back(nullptr);
+      asBytes(a);
     } else if (a.kind == "tensor" || a.kind == "pointer") {
-      if (a.dataPtr != 0) {
-        auto it = byPointer.find(a.dataPtr);
-        if (it != byPointer.end() && tensors[it->second]["shape"] == ojson(a.shape)) {
-          args.push_back(it->second);  // the same tensor passed twice (in place)
-          tensorOf[a.name] = it->second;
-          continue;
-        }
+      auto same = a.dataPtr != 0 ? byPointer.find(a.dataPtr) : byPointer.end();
+      if (same != byPointer.end() && tensors[same->second]["shape"] == ojson(a.shape)) {
+        place.tensorOf[a.name] = same->second;  // the same tensor passed twice (in place)
+      } else {
+        ojson t = tensorEntry(r, a, whyNot);
+        if (!whyNot->empty()) return {};
+        anyExpected |= t.contains("expected");
+        tensors[a.name] = t;
+        place.tensorOf[a.name] = a.name;
+        if (a.leadBytes != 0) place.leadOf[a.name] = a.leadBytes;
+        if (a.dataPtr != 0) byPointer.emplace(a.dataPtr, a.name);
       }
-      ojson t = tensorEntry(r, a, whyNot);
-      if (!whyNot->empty()) return {};
-      anyExpected |= t.contains("expected");
-      tensors[a.name] = t;
-      tensorOf[a.name] = a.name;
-      if (a.dataPtr != 0) byPointer.emplace(a.dataPtr, a.name);
-      args.push_back(a.name);
+      // A pointer past the bytes saved before it is passed as the tensor's address plus the lead.
+      if (place.leadOf.count(place.tensorOf[a.name]))
+        asBytes(a);
+      else
+        args.push_back(place.tensorOf[a.name]);
     } else if (a.kind == "constexpr") {
       constexprs[a.name] = constexprValue(a.value);
     } else if (a.kind == "scalar") {
@@ -322,7 +339,7 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
       return {};
     }
   }
-  const std::string warning = fillBytesArgs(r, bytesArgs, tensorOf, args, whyNot);
+  const std::string warning = fillBytesArgs(r, bytesArgs, place, args, whyNot);
   if (!whyNot->empty()) return {};
   if (!warning.empty()) cfg["description"] = cfg["description"].get<std::string>() + warning;
   if (triton) {

@@ -36,6 +36,7 @@ void fields(IO& io, S& a) {
   io("data_ptr", a.dataPtr, skipIf(a.dataPtr == 0));
   io("allocation_base", a.allocationBase, skipIf(a.allocationBase == 0));
   io("allocation_size", a.allocationSize, skipIf(a.allocationSize == 0));
+  io("lead_bytes", a.leadBytes, skipIf(a.leadBytes == 0));
   io("before", a.before, skipIfEmpty(a.before));
   io("after", a.after, skipIfEmpty(a.after));
   io("changed", a.changed, skipIf(!a.changed));

@@ -163,4 +163,12 @@ PointerPlan planParamPointers(const std::vector<ByteParam>& params, const std::v
   return plan;
 }
 
+std::uint64_t leadBytesFor(std::uint64_t ptr, std::uint64_t allocationBase, std::uint64_t cap) {
+  if (ptr <= allocationBase) return 0;
+  const std::uint64_t room = std::min(ptr - allocationBase, cap);
+  const std::uint64_t residue = ptr % 256;
+  if (room < residue) return room;  // the allocation starts off a 256-byte boundary
+  return residue + (room - residue) / 256 * 256;
+}
+
 }  // namespace tilescope

@@ -210,6 +210,26 @@ void recordStructPointers(LaunchRecord& r, const std::vector<ByteParam>& structs
   r.notes.insert(r.notes.end(), plan.notes.begin(), plan.notes.end());
 }
 
+/// Widens each pointer's saved window to the bytes before it (leadBytesFor),
+/// within --max-bytes, so that the replay keeps the pointer's alignment modulo
+/// 256 and the legal bytes before it. Its dtype stays where the lead is whole
+/// elements; else the window is bytes.
+void addLeads(LaunchRecord& r, std::uint64_t maxBytes) {
+  for (LaunchArg& a : r.args) {
+    if (a.kind != "pointer" || !a.rebasedOnto.empty()) continue;
+    const std::uint64_t reach = a.allocationBase + a.allocationSize - a.dataPtr;
+    if (reach >= maxBytes) continue;
+    a.leadBytes = leadBytesFor(a.dataPtr, a.allocationBase, std::min(kMaxLeadBytes, maxBytes - reach));
+    if (a.leadBytes == 0) continue;
+    if (a.leadBytes % dtypeSize(a.dtype) != 0) a.dtype = "u8";
+    a.shape = {std::int64_t((a.leadBytes + reach) / dtypeSize(a.dtype))};
+    if (a.dataPtr % 16 != 0)
+      r.notes.push_back(a.name + " points " + std::to_string(a.dataPtr % 256) +
+                        " bytes past a 256-byte boundary (" + hexAddress(a.dataPtr) +
+                        "): the replay places it the same way");
+  }
+}
+
 }  // namespace
 
 void Recorder::launchEnter(const LaunchCall& c) {
@@ -265,6 +285,7 @@ void Recorder::launchEnter(const LaunchCall& c) {
   std::error_code ec;
   fs::create_directories(p->tmp, ec);
   if (!structs.empty()) recordStructPointers(r, structs, p->tmp);
+  addLeads(r, m_selector->selection().maxBytes);
   // The inputs are what the stream would give the kernel: everything before it.
   if (CUresult s = cuCtxSynchronize(); s != CUDA_SUCCESS) {
     r.notes.push_back("the context was already broken before the launch (" + errorName(s) +
@@ -282,7 +303,8 @@ void Recorder::launchEnter(const LaunchCall& c) {
 void Recorder::saveBefore(Pending& p, bool memory, std::size_t index) {
   LaunchRecord& r = p.record;
   LaunchArg& a = memory ? r.memory[index] : r.args[index];
-  const std::size_t reach = std::size_t(a.allocationBase + a.allocationSize - a.dataPtr);
+  // The window saved: from leadBytes before the pointer to its allocation's end.
+  const std::size_t reach = std::size_t(a.allocationBase + a.allocationSize - a.dataPtr + a.leadBytes);
   if (reach > m_selector->selection().maxBytes) {
     r.skipped.push_back({a.name, std::to_string(reach) + " bytes, above --max-bytes (" +
                                      std::to_string(m_selector->selection().maxBytes) + "): not saved"});
@@ -291,7 +313,7 @@ void Recorder::saveBefore(Pending& p, bool memory, std::size_t index) {
   PointerArg pa;
   pa.arg = index;
   pa.memory = memory;
-  pa.ptr = CUdeviceptr(a.dataPtr);
+  pa.ptr = CUdeviceptr(a.dataPtr - a.leadBytes);
   pa.bytes = reach;
   pa.before.resize(reach);
   if (CUresult s = cuMemcpyDtoH(pa.before.data(), pa.ptr, reach); s != CUDA_SUCCESS) {

@@ -42,6 +42,9 @@ struct LaunchArg {
   std::int64_t storageOffset = 0;
   std::uint64_t dataPtr = 0;
   std::uint64_t allocationBase = 0, allocationSize = 0;  ///< CUDA: the allocation holding dataPtr
+  /// CUDA: the bytes before dataPtr that `before`/`after` also hold (they start
+  /// at dataPtr - leadBytes, on the program's 256-byte boundary; leadBytesFor).
+  std::uint64_t leadBytes = 0;
   std::string before, after;  ///< .npy files in the launch folder ("" when not saved)
   bool changed = false;       ///< the launch changed its bytes: an output
   bool stored = false;        ///< Triton: the kernel stores through it (an output even when unchanged)

@@ -104,6 +104,20 @@ struct PointerPlan {
 PointerPlan planParamPointers(const std::vector<ByteParam>& params, const std::vector<PointerParam>& pointers,
                               const AllocationLookup& lookup);
 
+/// The most bytes before a top-level pointer that a capture saves with it
+/// (docs/capture.md, "Where a pointer points").
+inline constexpr std::uint64_t kMaxLeadBytes = std::uint64_t(1) << 20;
+
+/// How many bytes before `ptr` a capture saves with it: the most, up to
+/// min(ptr - allocation base, cap), that leaves the saved window's start on a
+/// 256-byte boundary of the program's address space, so that a replay placing
+/// the window 256-byte aligned puts the pointer at the program's address
+/// modulo 256 (a `float4` load on `in + 1` stays misaligned). Where no such
+/// start exists in the allocation (a base off 256-byte alignment), all the
+/// bytes before the pointer up to the cap.
+std::uint64_t leadBytesFor(std::uint64_t ptr, std::uint64_t allocationBase,
+                           std::uint64_t cap = kMaxLeadBytes);
+
 /// "0x7f3c5e000000": how notes print addresses.
 std::string hexAddress(std::uint64_t v);
 
