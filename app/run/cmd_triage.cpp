@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 
 struct TriageArgs {
   std::vector<std::string> inputs;
+  std::string pairs;  ///< --pairs FILE: a manifest of reference/candidate pairs
   std::string output, depth = "diagnose", capture = "failed", device, remote;
   int jobs = 1, seeds = 3, maxDiagnosed = 2;
   double timeoutS = 600, timeLimitS = 0, maxCpuS = 0;
@@ -67,9 +68,15 @@ void printTaxonomy(const TriageReport& r, std::ostream& out) {
 std::string plan(const TriageArgs& a, TriageReport& report) {
   std::vector<std::string> problems;
   const fs::path out = fs::absolute(a.output);
-  const std::vector<TriageInput> inputs =
-      discoverTriageInputs(a.inputs, &problems, fs::path(out.string() + ".d"));
+  std::vector<TriageInput> inputs = discoverTriageInputs(a.inputs, &problems, fs::path(out.string() + ".d"));
   for (const std::string& p : problems) std::cerr << "triage: " << p << '\n';
+  if (!a.pairs.empty()) {
+    try {
+      mergeTriageInputs(inputs, readTriagePairs(a.pairs, a.consent.outsidePaths));
+    } catch (const std::exception& e) {
+      return std::string("--pairs: ") + e.what();
+    }
+  }
   if (inputs.empty()) return "nothing to triage in " + std::to_string(a.inputs.size()) + " input(s)";
   std::error_code ec;
   std::optional<TriageReport> previous;
@@ -87,6 +94,7 @@ std::string plan(const TriageArgs& a, TriageReport& report) {
   report.createdAt = previous ? previous->createdAt : nowIso8601();
   report.host = hostName();
   report.inputs = a.inputs;
+  if (!a.pairs.empty()) report.inputs.push_back(a.pairs);  // the manifest: a file of inputs
   report.seconds = previous ? previous->seconds : 0;
   report.options = {{"depth", a.depth}, {"capture", a.capture}, {"jobs", a.jobs}, {"seeds", a.seeds}};
   report.entries = mergeWithPrevious(inputs, previous ? &*previous : nullptr);
@@ -172,7 +180,9 @@ Verb addTriageCommand(CLI::App& app) {
   auto* t = app.add_subcommand(
       "triage",
       "judge many configs, capture folders and reference/candidate problems at once (docs/triage.md)");
-  t->add_option("INPUT", a->inputs, "configs, capture folders, folders, Python problem files")->required();
+  t->add_option("INPUT", a->inputs, "configs, capture folders, folders, Python problem files");
+  t->add_option("--pairs", a->pairs,
+                "a manifest of problems: REFERENCE<TAB>CANDIDATE[<TAB>NAME] a line, paths inside its folder");
   t->add_option("-o,--output", a->output, "the triage file (tilescope.triage/1), rewritten after every entry")
       ->required();
   t->add_option("--jobs", a->jobs, "entries at once, spread over the local GPUs")->check(CLI::PositiveNumber);

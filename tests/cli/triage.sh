@@ -2,10 +2,11 @@
 # `tilescope-run triage` without a GPU (docs/triage.md): configs end at their
 # check-level verdicts (a compile error located at its line, a launch the device
 # refuses, a correct kernel `checked`), problems without PyTorch or a GPU and an
-# unpaired reference are `not_run` with the reason, the output reads back, exports
-# to Markdown and HTML with the same sections, an existing output needs --resume
-# (which runs nothing finished again) or --force, and a folder with nothing to
-# triage is a usage error.
+# unpaired reference are `not_run` with the reason (and no verdict), the output
+# reads back, exports to Markdown and HTML with the same sections, an existing
+# output needs --resume (which runs nothing finished again) or --force, a --pairs
+# manifest pairs files of any name (its malformed lines and paths outside it are
+# usage errors), and a folder with nothing to triage is a usage error.
 set -uo pipefail
 exe=$1; src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -60,6 +61,7 @@ want(hg.get("extra", {}).get("no_gpu") is True, "highway_gate: not marked judged
 want(e["01_relu"]["status"] == "not_run" and ("PyTorch" in e["01_relu"]["note"] or "GPU" in e["01_relu"]["note"]),
      "01_relu: %s" % e["01_relu"])
 want(e["09_lonely"]["status"] == "not_run" and "09_lonely_new.py" in e["09_lonely"]["note"], "09_lonely")
+want(all("verdict" not in x for x in e.values() if x["status"] != "done"), "an entry not judged has a verdict")
 keys = {r["category"]: r["count"] for r in t["taxonomy"] if "detail" not in r}
 want(keys.get("checked") == 1 and keys.get("not_run") == 2 and keys.get("invalid_launch") == 1, "taxonomy %s" % keys)
 want(t["counts"]["entries"] == 5, "counts")
@@ -100,6 +102,31 @@ ok = len(events) == 2 and all(e["schema"] == "tilescope.stream/1" and e["event"]
 print("" if ok else "FAIL stream: %s" % events, end="")
 sys.exit(0 if ok else 1)
 PY
+# A manifest of pairs (--pairs): files of any name, paths from its folder; a line
+# that breaks a rule is a usage error naming the file and the line.
+mkdir -p "$tmp/m/refs" "$tmp/m/try"
+cp "$src/bench/triage/problems/01_relu.py" "$tmp/m/refs/relu.py"
+cp "$src/bench/triage/problems/01_relu_new.py" "$tmp/m/try/attempt.py"
+printf '# tilescope.triage.pairs/1\nrefs/relu.py\ttry/attempt.py\trelu attempt\n' > "$tmp/m/pairs.tsv"
+TILESCOPE_PYTHON=${TILESCOPE_TEST_PYTHON:-python3} "$exe" triage --pairs "$tmp/m/pairs.tsv" -o "$tmp/m.json" \
+  --timeout 300 2> "$tmp/m.err"
+python3 - "$tmp/m.json" "$tmp/m" <<'PY' || { cat "$tmp/m.err"; fail=1; }
+import json, sys
+t = json.load(open(sys.argv[1]))
+want = [sys.argv[2] + "/refs/relu.py", sys.argv[2] + "/try/attempt.py"]
+ok = [(e["name"], e["kind"], e["inputs"]) for e in t["entries"]] == [("relu attempt", "problem", want)]
+ok = ok and sys.argv[1].replace("m.json", "m/pairs.tsv") in t["inputs"]
+print("" if ok else "FAIL --pairs: %s" % t["entries"], end="")
+sys.exit(0 if ok else 1)
+PY
+printf 'refs/relu.py\ttry/attempt.py\nrefs/relu.py try/attempt.py\n' > "$tmp/m/bad.tsv"
+"$exe" triage --pairs "$tmp/m/bad.tsv" -o "$tmp/bad.json" 2> "$tmp/bad.err"
+[ $? -eq 2 ] && grep -q "bad.tsv:2: expected REFERENCE<TAB>CANDIDATE" "$tmp/bad.err" ||
+  { echo "FAIL: a malformed manifest line:"; cat "$tmp/bad.err"; fail=1; }
+printf '../in/problems/01_relu.py\ttry/attempt.py\n' > "$tmp/m/out.tsv"
+"$exe" triage --pairs "$tmp/m/out.tsv" -o "$tmp/out.json" 2> "$tmp/out.err"
+[ $? -eq 2 ] && grep -q "out.tsv:1: the reference '../in/problems/01_relu.py' resolves outside" "$tmp/out.err" ||
+  { echo "FAIL: a manifest path outside its folder:"; cat "$tmp/out.err"; fail=1; }
 # Nothing to triage.
 mkdir -p "$tmp/empty"
 "$exe" triage "$tmp/empty" -o "$tmp/e.json" 2>/dev/null

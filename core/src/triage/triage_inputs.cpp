@@ -11,6 +11,7 @@
 
 #include "tilescope/capture/capture.h"
 #include "tilescope/config/trust.h"
+#include "triage_pairing.h"
 
 namespace tilescope {
 
@@ -18,60 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Larger Python files are not problems (KernelBench's are a few KiB); a config
-/// given by hand is read whole only up to this size.
-constexpr std::uintmax_t kMaxSourceBytes = 4u << 20;
 constexpr int kMaxDepth = 8;
-
-std::string readSmallFile(const fs::path& p) {
-  std::error_code ec;
-  const auto size = fs::file_size(p, ec);
-  if (ec || size > kMaxSourceBytes) return "";
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool endsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-std::string key(const fs::path& p) { return p.lexically_normal().generic_string(); }
-
-/// "17_relu" for 17_relu.py, 17_relu_new.py and candidate/17_relu.py.
-std::string problemStem(const fs::path& p) {
-  std::string s = p.stem().string();
-  if (endsWith(s, "_new")) s.resize(s.size() - 4);
-  return s;
-}
-
-bool isCandidateDir(const std::string& d) { return d == "candidate" || d == "candidates"; }
-
-TriageInput problemInput(const fs::path& ref, const fs::path& cand) {
-  TriageInput in;
-  in.kind = EntryKind::problem;
-  in.id = key(cand);
-  in.name = problemStem(ref.empty() ? cand : ref);
-  in.inputs = {key(ref), key(cand)};
-  return in;
-}
-
-TriageInput unpaired(const fs::path& p, PyRole role) {
-  TriageInput in;
-  in.kind = EntryKind::problem;
-  in.id = key(p);
-  in.name = problemStem(p);
-  in.inputs = {key(p)};
-  const std::string stem = problemStem(p);
-  if (role == PyRole::reference)
-    in.skipReason = "no candidate found for this reference (looked for " + stem + "_new.py beside it and " +
-                    "candidate/" + stem + ".py beside its folder)";
-  else
-    in.skipReason = "no reference found for this candidate (looked for " + stem + ".py beside it and " +
-                    "reference/" + stem + ".py beside its folder)";
-  return in;
-}
+std::string key(const fs::path& p) { return triageKey(p); }
 
 bool isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -94,7 +48,7 @@ bool isConfigFile(const fs::path& p) {
   const std::string name = p.filename().string();
   if (endsWith(name, ".tscfg.json")) return true;
   if (p.extension() != ".json" || name == "capture.json") return false;
-  return declaresConfigSchema(readSmallFile(p));
+  return declaresConfigSchema(readSmallTriageFile(p));
 }
 
 /// One search: everything one command-line input expands to. Nothing outside
@@ -188,8 +142,9 @@ void searchChild(const fs::path& c, const fs::file_status& st, int depth, Search
     s.out->push_back({EntryKind::config, key(c), name.substr(0, name.size() - 11), {key(c)}, ""});
   } else if (c.extension() == ".py") {
     if (takeOnce(c, s).empty() || !room(s, c)) return;
-    const PyRole role = pyRole(readSmallFile(c));
-    if (role != PyRole::none) s.python.emplace_back(c, role);
+    const PyRole role = pyRole(readSmallTriageFile(c));
+    // A KernelBench sample without ModelNew is kept: its entry says so (a failed generation).
+    if (role != PyRole::none || kernelBenchSample(c)) s.python.emplace_back(c, role);
   }
 }
 
@@ -241,27 +196,21 @@ void followLinks(Search& s) {
                  " symbolic link(s) lead out of the folder and were not followed (" + names + ")");
 }
 
-/// A Python file named alone, and its partner where the rule looks for one.
+/// A Python file named alone, and its partners where the rule looks for them.
 void addPython(const fs::path& p, Search& s) {
-  const PyRole role = pyRole(readSmallFile(p));
+  const PyRole role = pyRole(readSmallTriageFile(p));
   if (role == PyRole::none) {
     problem(s, p.string() + ": a Python file without class Model or ModelNew");
     return;
   }
   s.python.emplace_back(p, role);
-  // Its partner, by the same rule as in a folder search; only a file that lies
-  // where the rule looks (a link to elsewhere is no partner).
-  const std::string stem = problemStem(p);
-  const fs::path dir = p.parent_path();
-  std::vector<fs::path> partners = {dir / (stem + ".py"), dir / (stem + "_new.py")};
-  for (const char* d : {"reference", "references", "candidate", "candidates"})
-    for (const std::string& f : {stem + ".py", stem + "_new.py"})
-      partners.push_back(dir.parent_path() / d / f);
+  // Only a file that lies where the rule looks (a link to elsewhere is no partner).
   std::error_code ec;
-  const fs::path around = fs::weakly_canonical(fs::absolute(dir, ec).parent_path(), ec);
-  for (const fs::path& q : partners)
-    if (q != p && fs::is_regular_file(q, ec) && insideRoots(q, {around}))
-      s.python.emplace_back(q, pyRole(readSmallFile(q)));
+  for (const auto& [q, around] : partnerPaths(p)) {
+    if (q == p || !fs::is_regular_file(q, ec) || !insideRoots(q, {fs::weakly_canonical(around, ec)}))
+      continue;
+    if (const PyRole r = pyRole(readSmallTriageFile(q)); r != PyRole::none) s.python.emplace_back(q, r);
+  }
 }
 
 void addFile(const fs::path& p, Search& s) {
@@ -317,57 +266,34 @@ PyRole pyRole(const std::string& text) {
   return PyRole::none;
 }
 
-std::vector<TriageInput> pairProblems(const std::vector<std::pair<fs::path, PyRole>>& files) {
-  std::map<std::string, fs::path> refs;  // key(path) -> path
-  std::vector<std::pair<fs::path, PyRole>> sorted(files);
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  for (const auto& [p, role] : sorted)
-    if (role == PyRole::reference) refs[key(p)] = p;
-  std::vector<TriageInput> out;
-  std::set<std::string> used;
-  for (const auto& [p, role] : sorted) {
-    if (role == PyRole::both) out.push_back(problemInput(p, p));
-    if (role != PyRole::candidate) continue;
-    const std::string stem = problemStem(p);
-    std::vector<fs::path> wanted;
-    if (endsWith(p.stem().string(), "_new")) wanted.push_back(p.parent_path() / (stem + ".py"));
-    if (isCandidateDir(p.parent_path().filename().string()))
-      for (const char* d : {"reference", "references"})
-        wanted.push_back(p.parent_path().parent_path() / d / (stem + ".py"));
-    const fs::path* ref = nullptr;
-    for (const fs::path& w : wanted)
-      if (auto it = refs.find(key(w)); it != refs.end() && !used.count(it->first)) {
-        ref = &it->second;
-        break;
-      }
-    if (!ref) {
-      out.push_back(unpaired(p, role));
-      continue;
-    }
-    used.insert(key(*ref));
-    out.push_back(problemInput(*ref, p));
+void mergeTriageInputs(std::vector<TriageInput>& into, std::vector<TriageInput> more) {
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < into.size(); ++i) at.emplace(into[i].id, i);
+  for (TriageInput& in : more) {
+    const auto [it, added] = at.emplace(in.id, into.size());
+    if (added)
+      into.push_back(std::move(in));
+    else if (!into[it->second].skipReason.empty() && in.skipReason.empty())
+      into[it->second] = std::move(in);  // a pair found for what was left alone takes its place
   }
-  for (const auto& [k, p] : refs)
-    if (!used.count(k)) out.push_back(unpaired(p, PyRole::reference));
-  // Problems in the order of their names, so a folder's plan reads like its listing.
-  std::stable_sort(out.begin(), out.end(), [](const TriageInput& a, const TriageInput& b) {
-    return a.inputs.front() < b.inputs.front();
-  });
-  return out;
 }
 
 std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& args,
                                               std::vector<std::string>* problems, const fs::path& skipDir) {
-  std::vector<TriageInput> all;
-  for (const std::string& a : args) {
-    std::vector<TriageInput> found;
+  // Each input is searched on its own (its root, its caps); the Python files of
+  // all of them are paired together, so KernelBench's level folders pair with a
+  // runs folder named beside them. A problem is listed with the input that
+  // found its candidate (or its lone file).
+  std::vector<std::vector<TriageInput>> found(args.size());
+  std::vector<std::pair<fs::path, PyRole>> python;
+  std::map<std::string, std::size_t> foundBy;  // key(python file) -> the first input that found it
+  for (std::size_t i = 0; i < args.size(); ++i) {
     Search s;
-    s.out = &found;
+    s.out = &found[i];
     s.problems = problems;
     s.skipDir = skipDir;
     std::error_code ec;
-    const fs::path p(a);
+    const fs::path p(args[i]);
     if (fs::is_directory(p, ec)) {
       s.root = fs::weakly_canonical(fs::absolute(p, ec), ec);  // a link named on the command line is followed
       searchFolder(p, 0, s);
@@ -375,16 +301,20 @@ std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& ar
     } else if (fs::is_regular_file(p, ec)) {
       addFile(p, s);
     } else if (problems) {
-      problems->push_back(a + ": no such file or folder");
+      problems->push_back(args[i] + ": no such file or folder");
     }
-    for (TriageInput& in : pairProblems(s.python)) found.push_back(std::move(in));
-    for (TriageInput& in : found) all.push_back(std::move(in));
+    for (auto& f : s.python) {
+      foundBy.emplace(key(f.first), i);
+      python.push_back(std::move(f));
+    }
+  }
+  for (TriageInput& in : pairProblems(python)) {
+    const auto by = foundBy.find(in.id);
+    found[by == foundBy.end() ? 0 : by->second].push_back(std::move(in));
   }
   // The same entry named twice (a file and its folder) runs once, where first named.
-  std::set<std::string> seen;
   std::vector<TriageInput> out;
-  for (TriageInput& in : all)
-    if (seen.insert(in.id).second) out.push_back(std::move(in));
+  for (std::vector<TriageInput>& f : found) mergeTriageInputs(out, std::move(f));
   return out;
 }
 

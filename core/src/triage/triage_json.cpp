@@ -79,7 +79,7 @@ void fields(IO& io, S& e) {
   io("name", e.name);
   io("inputs", e.inputs);
   enumField(io, "status", e.status, entryStatusName, parseEntryStatus);
-  io("verdict", e.verdict);
+  io("verdict", e.verdict, skipIf(e.status != EntryStatus::done));  // only what was judged has one
   io("level", e.level, skipIfEmpty(e.level));
   io("category", e.category, skipIfEmpty(e.category));
   io("detail", e.detail, skipIfEmpty(e.detail));

@@ -46,15 +46,24 @@ struct TriageInput {
   std::string skipReason;  ///< not "" : the entry cannot run (an unpaired file, a launch without config)
 };
 
-/// The pairing rule for the Python files of one search (absolute or relative
+/// The pairing rule for the Python files of a triage (absolute or relative
 /// paths, each with its role), in this order:
-///  1. a file that holds both Model and ModelNew is a problem alone;
-///  2. `DIR/NAME_new.py` (candidate) pairs with `DIR/NAME.py` (reference);
-///  3. `.../candidate[s]/NAME[_new].py` pairs with `.../reference[s]/NAME.py`,
-///     the two folders side by side.
-/// A reference or candidate left without a partner becomes an entry with a
-/// skipReason that says what was looked for.
+///  1. a file that holds both Model and ModelNew is a problem alone (unless it
+///     is a KernelBench sample, rule 5, whose problem is among the files);
+///  2. `DIR/NAME_new.py` (candidate) pairs with `DIR/NAME.py`, else `DIR/NAME_ref.py`;
+///  3. `DIR/NAME.py` (candidate) pairs with `DIR/NAME_ref.py`;
+///  4. `.../candidate[s]/SUB/NAME[_new].py` pairs with `.../reference[s]/SUB/NAME.py`
+///     (SUB: any folders, the nearest candidate[s]/ above the file counts);
+///  5. KernelBench: `level_L_problem_P_sample_S_kernel.py` (anywhere) pairs with
+///     `levelL/P_Name.py` (the first by path when two are found).
+/// A reference may serve several candidates. A reference or candidate left
+/// without a partner becomes an entry with a skipReason that names the files
+/// looked for; so does a KernelBench sample without class ModelNew (role none).
 std::vector<TriageInput> pairProblems(const std::vector<std::pair<std::filesystem::path, PyRole>>& files);
+
+/// Appends `more` to `into`, the same id once: the first kept, unless it cannot
+/// run (a skipReason) and the later one can (a pair found for a file left alone).
+void mergeTriageInputs(std::vector<TriageInput>& into, std::vector<TriageInput> more);
 
 /// Expands the command line's inputs, in order, without duplicates (the same id
 /// twice is one entry): a `.tscfg.json` (or a `.json` whose schema is
@@ -63,7 +72,9 @@ std::vector<TriageInput> pairProblems(const std::vector<std::pair<std::filesyste
 /// why); another folder is searched (8 levels at most, hidden folders and
 /// `__pycache__` skipped, `skipDir` too: the triage's own output folder) for
 /// configs, capture folders and Python problems; a `.py` file is paired as above
-/// (its partner found beside it). Anything else is named in *problems
+/// (its partners looked for beside it and in the mirrored folder). The Python
+/// files of all inputs are paired together (KernelBench's level folders and a
+/// runs folder are two inputs). Anything else is named in *problems
 /// ("x.txt: not a config, capture folder or Python problem").
 ///
 /// A folder search reads nothing outside the folder: the tree without links
@@ -75,6 +86,19 @@ std::vector<TriageInput> pairProblems(const std::vector<std::pair<std::filesyste
 std::vector<TriageInput> discoverTriageInputs(const std::vector<std::string>& args,
                                               std::vector<std::string>* problems,
                                               const std::filesystem::path& skipDir = {});
+
+inline constexpr const char* kTriagePairsSchema = "tilescope.triage.pairs/1";
+
+/// The problems a `--pairs` manifest lists (docs/triage.md, "A manifest of
+/// pairs"): one pair a line, `REFERENCE<TAB>CANDIDATE[<TAB>NAME]`; blank lines
+/// and lines starting with `#` skipped (`# tilescope.triage.pairs/1` may say the
+/// format; another version is refused). A relative path resolves against the
+/// manifest's folder; every path, resolved through its links, must lie inside
+/// that folder unless `allowOutside` (--allow-outside-paths). Each file must
+/// exist and hold its role (class Model + get_inputs; class ModelNew). At most
+/// kMaxTriageSearchEntries pairs. Throws std::runtime_error "FILE:LINE: why" for
+/// the first line that breaks a rule, "FILE: why" for the file itself.
+std::vector<TriageInput> readTriagePairs(const std::filesystem::path& manifest, bool allowOutside = false);
 
 /// The entry a planned input starts as (status pending, or not_run with the skip reason).
 TriageEntry plannedEntry(const TriageInput& in);
