@@ -75,5 +75,50 @@ class Search(unittest.TestCase):
         self.assertEqual([p[0] for p in pairs], [r])
 
 
+class Layouts(unittest.TestCase):
+    """The layouts of issue 40 (tests/unit/test_triage_layouts.cpp on the C++ side)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_ref_and_new_suffixes(self):
+        r = write(self.root, "p/3_op_ref.py", REFERENCE)
+        c = write(self.root, "p/3_op_new.py", CANDIDATE)
+        r2 = write(self.root, "p/gelu_ref.py", REFERENCE)
+        c2 = write(self.root, "p/gelu.py", CANDIDATE)
+        lonely = write(self.root, "p/tanh_ref.py", REFERENCE)
+        pairs, unpaired = pairing.scan(os.path.join(self.root, "p"))
+        self.assertEqual(pairs, [(r, c), (r2, c2)])
+        self.assertEqual(unpaired, [(lonely, "reference")])
+        self.assertEqual(pairing.stem(lonely), "tanh")
+
+    def test_nested_reference_and_candidate_folders(self):
+        r = write(self.root, "kb/references/level1/19_relu.py", REFERENCE)
+        c = write(self.root, "kb/candidates/level1/19_relu.py", CANDIDATE)
+        c2 = write(self.root, "kb/candidates/level1/19_relu_new.py", CANDIDATE)  # the same reference again
+        pairs, unpaired = pairing.scan(self.root)
+        self.assertEqual(pairs, [(r, c), (r, c2)])
+        self.assertEqual(unpaired, [])
+
+    def test_kernelbench_samples(self):
+        relu = write(self.root, "KernelBench/level1/19_ReLU.py", REFERENCE)
+        other = write(self.root, "KernelBench/level2/19_Conv2d_ReLU.py", REFERENCE)
+        s0 = write(self.root, "runs/r/level_1_problem_19_sample_0_kernel.py", CANDIDATE)
+        s1 = write(self.root, "runs/r/level_1_problem_19_sample_1_kernel.py", CANDIDATE)
+        s2 = write(self.root, "runs/r/level_2_problem_19_sample_0_kernel.py", REFERENCE + CANDIDATE)
+        orphan = write(self.root, "runs/r/level_3_problem_5_sample_0_kernel.py", CANDIDATE)
+        empty = write(self.root, "runs/r/level_1_problem_1_sample_0_kernel.py", "# nothing\n")
+        self.assertEqual(pairing.kernelbench_sample(s1), (1, 19, 1))
+        self.assertEqual(pairing.kernelbench_problem(other), (2, 19))
+        self.assertIsNone(pairing.kernelbench_sample("level_1_problem_1234567_sample_0_kernel.py"))
+        pairs, unpaired = pairing.scan(self.root)
+        self.assertEqual(pairs, [(relu, s0), (relu, s1), (other, s2)])
+        self.assertEqual(unpaired, [(empty, "none"), (orphan, "candidate")])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,24 +1,33 @@
 """Which Python files are problems, and which reference goes with which
 candidate (docs/triage.md, "Inputs").  The C++ side (core/src/triage/
-triage_inputs.cpp) applies the same rule when it plans a triage; the runner
+triage_pairing.cpp) applies the same rule when it plans a triage; the runner
 uses this one for a folder given to it directly and for the bench's manifest.
 
 The rule, in order:
-  1. a file that holds both `class Model` and `class ModelNew` is a problem alone;
-  2. DIR/NAME_new.py (candidate) pairs with DIR/NAME.py (reference);
-  3. .../candidate[s]/NAME[_new].py pairs with .../reference[s]/NAME.py.
+  1. a file that holds both `class Model` and `class ModelNew` is a problem alone
+     (unless it is a KernelBench sample, rule 5, whose problem is found);
+  2. DIR/NAME_new.py (candidate) pairs with DIR/NAME.py, else DIR/NAME_ref.py;
+  3. DIR/NAME.py (candidate) pairs with DIR/NAME_ref.py;
+  4. .../candidate[s]/SUB/NAME[_new].py pairs with .../reference[s]/SUB/NAME.py
+     (the nearest candidate[s]/ above the file, SUB any folders);
+  5. KernelBench: level_L_problem_P_sample_S_kernel.py pairs with levelL/P_*.py.
+A reference may serve several candidates; a KernelBench sample without class
+ModelNew is left unpaired (role "none").
 
 A file's role is read line by line, each line up to MAX_ROLE_LINE characters
-(no regular expression: linear in the text, as the C++ side).  A folder search
+(no regular expression over a file's text: linear in the text, as the C++ side;
+the KernelBench names are matched on file names, bounded).  A folder search
 reads nothing outside the folder (see scan).
 """
 import os
+import re
 
 # The same numbers as core/include/tilescope/triage/triage_inputs.h.
 MAX_SEARCH_ENTRIES = 10000  # kMaxTriageSearchEntries
 MAX_SEARCH_FOLDERS = 10000  # kMaxTriageSearchFolders
 MAX_ROLE_LINE = 256  # kMaxRoleLineChars
 MAX_DEPTH = 8
+MAX_MIRROR_DEPTH = 8  # kMaxMirrorDepth
 MAX_SOURCE_BYTES = 4 << 20
 _BLANKS = " \t\f\v\r"
 
@@ -53,33 +62,90 @@ def role(text):
     return None
 
 
+_SAMPLE = re.compile(r"level_([0-9]{1,6})_problem_([0-9]{1,6})_sample_([0-9]{1,6})(?:_kernel)?\.py")
+_LEVEL = re.compile(r"level_?([0-9]{1,6})")
+_PROBLEM = re.compile(r"([0-9]{1,6})(?:_.*)?\.py", re.S)
+_CANDIDATE_DIRS = ("candidate", "candidates")
+_REFERENCE_DIRS = ("reference", "references")
+
+
+def kernelbench_sample(path):
+    """(level, problem, sample) of KernelBench's level_L_problem_P_sample_S_kernel.py, else None."""
+    m = _SAMPLE.fullmatch(os.path.basename(path))
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+def kernelbench_problem(path):
+    """(level, problem) of KernelBench's levelL/P_Name.py (also level_L/), else None."""
+    d = _LEVEL.fullmatch(os.path.basename(os.path.dirname(path)))
+    f = _PROBLEM.fullmatch(os.path.basename(path))
+    return (int(d.group(1)), int(f.group(1))) if d and f else None
+
+
 def stem(path):
     s = os.path.splitext(os.path.basename(path))[0]
-    return s[:-4] if s.endswith("_new") else s
+    if kernelbench_sample(path):
+        return s[:-len("_kernel")] if s.endswith("_kernel") else s
+    return s[:-4] if s.endswith(("_new", "_ref")) else s
+
+
+def _mirror(path):
+    """(base, sub, candidate_side) for the nearest reference[s]/ or candidate[s]/ above path."""
+    d, sub = os.path.dirname(path), ""
+    for _ in range(MAX_MIRROR_DEPTH):
+        name = os.path.basename(d)
+        if name in _CANDIDATE_DIRS or name in _REFERENCE_DIRS:
+            return os.path.dirname(d), sub, name in _CANDIDATE_DIRS
+        if name in ("", ".", ".."):
+            return None
+        sub = os.path.join(name, sub) if sub else name
+        d = os.path.dirname(d)
+    return None
+
+
+def _wanted(path, sample):
+    s, d = stem(path), os.path.dirname(path)
+    base = os.path.splitext(os.path.basename(path))[0]
+    wanted = []
+    if not sample and base.endswith("_new"):
+        wanted.append(os.path.join(d, s + ".py"))
+    if not sample and not base.endswith("_ref"):
+        wanted.append(os.path.join(d, s + "_ref.py"))
+    m = _mirror(path)
+    if m and m[2]:
+        wanted += [os.path.join(m[0], rd, m[1], s + ".py") for rd in _REFERENCE_DIRS]
+    return wanted
 
 
 def pair(files):
     """files: [(path, role)].  Returns (pairs, unpaired): pairs as
     (reference, candidate) sorted by reference; unpaired as (path, role)."""
-    refs = {os.path.normpath(p): p for p, r in files if r == "reference"}
+    files = sorted(set(files), key=lambda f: (f[0], f[1] or ""))
+    refs = {os.path.normpath(p): p for p, r in files if r == "reference" and not kernelbench_sample(p)}
+    by_problem = {}
+    for p in refs.values():
+        k = kernelbench_problem(p)
+        if k and k not in by_problem:
+            by_problem[k] = p
     used, pairs, unpaired = set(), [], []
-    for p, r in sorted(set(files)):
-        if r == "both":
-            pairs.append((p, p))
-        if r != "candidate":
+    for p, r in files:
+        sample = kernelbench_sample(p)
+        if sample and r in (None, "reference"):
+            unpaired.append((p, r or "none"))  # named as a sample, no ModelNew in it
             continue
-        s, d = stem(p), os.path.dirname(p)
-        wanted = []
-        if os.path.splitext(os.path.basename(p))[0].endswith("_new"):
-            wanted.append(os.path.join(d, s + ".py"))
-        if os.path.basename(d) in ("candidate", "candidates"):
-            wanted += [os.path.join(os.path.dirname(d), rd, s + ".py") for rd in ("reference", "references")]
-        found = next((refs[os.path.normpath(w)] for w in wanted
-                      if os.path.normpath(w) in refs and os.path.normpath(w) not in used), None)
+        if r not in ("candidate", "both"):
+            continue
+        wanted = [os.path.normpath(w) for w in _wanted(p, sample)]
+        found = next((refs[w] for w in wanted if w in refs), None)
+        if found is None and sample:
+            found = by_problem.get(sample[:2])
+        if r == "both" and (not sample or found is None):
+            pairs.append((p, p))
+            continue
         if found is None:
             unpaired.append((p, r))
             continue
-        used.add(os.path.normpath(found))
+        used.add(os.path.normpath(found))  # a reference may serve several candidates
         pairs.append((found, p))
     unpaired += [(p, "reference") for k, p in refs.items() if k not in used]
     return sorted(pairs), sorted(unpaired)
@@ -144,8 +210,8 @@ def _child(path, depth, s):
             return
         s.taken += 1
         r = _read_role(path) if name.endswith(".py") else None
-        if r:
-            s.files.append((path, r))
+        if r or (name.endswith(".py") and kernelbench_sample(path)):
+            s.files.append((path, r))  # a sample without ModelNew is kept: it is reported
 
 
 def _folder(folder, depth, s):
