@@ -24,7 +24,8 @@ pkgs=(cmake ninja-build g++ pkg-config python3 python3-pip python3-venv ccache
       slurm-wlm munge)                # sweep --slurm, tested against a local slurmctld/slurmd
 if [ "$gui" = 1 ]; then
   pkgs+=(qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev
-         xvfb xauth fonts-dejavu-core)
+         xvfb xauth fonts-dejavu-core
+         poppler-utils)             # pdftoppm/pdfimages: gui.tst_pdfexport reads the PDF export
 fi
 
 sudo=""

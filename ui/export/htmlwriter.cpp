@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QTextBlock>
 #include <QTextCursor>
+#include <QTextLayout>
 #include <QTextTable>
 #include <QUrl>
 
@@ -113,6 +114,45 @@ void fitTableColumns(QTextTable* table, double pageWidth, QPaintDevice* device) 
   table->setFormat(format);
 }
 
+/// Whether `block` holds one of the figures (an image named "figure:<id>").
+bool isFigureBlock(const QTextBlock& block) {
+  for (auto it = block.begin(); !it.atEnd(); ++it) {
+    const QTextCharFormat format = it.fragment().charFormat();
+    if (format.isImageFormat() && format.toImageFormat().name().startsWith(QLatin1String("figure:")))
+      return true;
+  }
+  return false;
+}
+
+/// The page a laid-out line of `block` lies on (its first or last line).
+int pageOf(const QTextBlock& block, bool last, double pageHeight) {
+  const QTextLayout* layout = block.layout();
+  if (!layout || layout->lineCount() == 0) return -1;
+  const QTextLine line = layout->lineAt(last ? layout->lineCount() - 1 : 0);
+  return int((layout->position().y() + line.y()) / pageHeight);
+}
+
+/// A figure whose caption (the block after it) fell onto the next page alone
+/// starts that page itself (QTextDocument has no keep-with-next). Whether one
+/// moved: the first only, as it shifts those after it.
+bool keepCaptionsWithFigures(QTextDocument* text) {
+  (void)text->documentLayout()->documentSize();  // finishes the lazy layout
+  const double height = text->pageSize().height();
+  for (QTextBlock b = text->begin(); b.isValid(); b = b.next()) {
+    const QTextBlock caption = b.next();
+    if (!caption.isValid() || !isFigureBlock(b) ||
+        b.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)
+      continue;
+    const int figurePage = pageOf(b, true, height), captionPage = pageOf(caption, false, height);
+    if (figurePage < 0 || captionPage <= figurePage) continue;
+    QTextBlockFormat breakBefore;
+    breakBefore.setPageBreakPolicy(QTextFormat::PageBreak_AlwaysBefore);
+    QTextCursor(b).mergeBlockFormat(breakBefore);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 QString pngDataUri(const QImage& image) {
@@ -142,21 +182,27 @@ std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<
                       QVariant(f.image));
   // Lay out on the printable area of the page: without a page size QTextDocument
   // lays out for an unbounded width and print() then scales the result down.
-  const QPageLayout layout = device->pageLayout();
-  text->setPageSize(layout.paintRectPixels(device->logicalDpiX()).size());
+  const QSizeF page = device->pageLayout().paintRectPixels(device->logicalDpiX()).size();
   text->setDocumentMargin(0);
   text->setHtml(QString::fromStdString(renderHtml(doc, RenderOptions{figureSource(figures, true), true})));
-  // Laid out with the device's font metrics, those fitTableColumns measures with
-  // (print() would otherwise lay a copy out again at another scale).
-  text->documentLayout()->setPaintDevice(device);
-  // Every table, also those inside another frame (a section that starts a page).
+  // Every table, also those inside another frame (a section that starts a page),
+  // fitted before the document has a layout: changed under a layout, each table
+  // was laid out again on its own and QTextDocumentLayout's lazy layout lost the
+  // blocks after it (no lines: every figure, some headings and the coverage
+  // section's page never reached the PDF; issue 41).
   QList<QTextFrame*> frames = text->rootFrame()->childFrames();
   while (!frames.isEmpty()) {
     QTextFrame* frame = frames.takeFirst();
     frames << frame->childFrames();
-    if (auto* table = qobject_cast<QTextTable*>(frame))
-      fitTableColumns(table, text->pageSize().width(), device);
+    if (auto* table = qobject_cast<QTextTable*>(frame)) fitTableColumns(table, page.width(), device);
   }
+  // Then laid out once, whole, with the device's font metrics (those fitTableColumns
+  // measured with; print() would otherwise lay a copy out again at another scale):
+  // setPageSize lays every block out afresh.
+  text->documentLayout()->setPaintDevice(device);
+  text->setPageSize(page);
+  // After each figure moved to keep its caption, laid out again, whole.
+  for (int moved = 0; moved < 32 && keepCaptionsWithFigures(text.get()); ++moved) text->setPageSize(page);
   return text;
 }
 
