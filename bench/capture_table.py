@@ -37,9 +37,11 @@ def replay(run_exe, cfg):
     except (OSError, ValueError) as e:
         return {"config": cfg.name, "verdict": "no report", "why": str(e), "seconds": time.time() - t0}
     p = r["points"][0]
-    checks = p.get("correctness_all") or [p.get("correctness", {})]
-    exact = r.get("verdict") == "ok" and all(c.get("checked") and c.get("mismatches") == 0 for c in checks)
-    return {"config": cfg.name, "verdict": r.get("verdict"), "exact": exact,
+    checks = [c for c in (p.get("correctness_all") or [p.get("correctness") or {}]) if c]
+    ok = r.get("verdict") == "ok"
+    exact = ok and bool(checks) and all(c.get("checked") and c.get("mismatches") == 0 for c in checks)
+    # A launch that changed no byte has no output to compare: replayed, not proven.
+    return {"config": cfg.name, "verdict": r.get("verdict"), "exact": exact, "unchanged": ok and not checks,
             "errors": [f"{f.get('category')}: {f.get('message', '')[:200]}" for f in errors(p)],
             "seconds": round(time.time() - t0, 2)}
 
@@ -78,8 +80,11 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         replays = list(pool.map(lambda c: replay(a.run_exe, c), configs))
     exact = sum(1 for r in replays if r.get("exact"))
+    unchanged = sum(1 for r in replays if r.get("unchanged"))
     row = {"program": a.name, "launches": len(launches), "configs": len(configs), "bit_exact": exact,
-           "not_exact": [r for r in replays if not r.get("exact")], "no_config": dict(reasons),
+           "unchanged": unchanged,
+           "not_exact": [r for r in replays if not r.get("exact") and not r.get("unchanged")],
+           "no_config": dict(reasons),
            "exit": info.get("exit", {})}
     if a.diagnose:
         healthy = [c for c, l in zip(configs, [l for l in launches if "config" in l])
@@ -98,7 +103,8 @@ def main():
         row["diagnose_errors"] = [d for d in diags if d["errors"]]
         row["diagnose_seconds"] = [d["seconds"] for d in diags]
     (a.capture_dir.parent / f"{a.name}.table.json").write_text(json.dumps(row, indent=1))
-    line = f"{a.name}: {len(launches)} launches, {len(configs)} configs, {exact} bit-exact replays"
+    line = (f"{a.name}: {len(launches)} launches, {len(configs)} configs, {exact} bit-exact replays, "
+            f"{unchanged} ok with no output changed (nothing to compare)")
     if a.diagnose:
         bad = sum(1 for d in row["diagnose_errors"])
         line += f"; diagnose: {row['diagnosed']} of {row['healthy']} healthy configs, {bad} with error findings"

@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   cudaMemcpy(src, host.data(), (n + 4) * sizeof(float), cudaMemcpyHostToDevice);
   stencil<<<(n + 255) / 256, 256>>>(buf + 64, y, n);
   if (check(cudaDeviceSynchronize(), "stencil")) return 1;
-  copy4<<<(n / 4 + 255) / 256, 256>>>(reinterpret_cast<const float4*>(src + 1), reinterpret_cast<float4*>(dst),
-                                       n / 4);
+  copy4<<<(n / 4 + 255) / 256, 256>>>(reinterpret_cast<const float4*>(src + 1),
+                                      reinterpret_cast<float4*>(dst), n / 4);
   const int failed = check(cudaDeviceSynchronize(), "copy4");
   std::printf("stencil ok; copy4 %s\n", failed ? "faulted" : "ok");
   return failed;

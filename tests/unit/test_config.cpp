@@ -157,6 +157,51 @@ TEST(Config, ScalarArgs) {
   EXPECT_EQ(c.args[3].expr, "N / 4");
 }
 
+// A captured 64-bit integer is often above 2^53 (a hash, a packed pair of
+// 32-bit fields): a plain literal of a :u64 or :i64 argument is exact over the
+// whole range; an expression still refuses what it cannot represent.
+TEST(Config, SixtyFourBitLiteralsAreExact) {
+  const std::map<std::string, std::int64_t> none;
+  ArgSpec a;
+  a.type = ScalarType::u64;
+  a.expr = "4359484439294640128";
+  EXPECT_EQ(resolveScalarArg(a, none, "args[1]").i, std::int64_t(4359484439294640128));
+  a.expr = "18446744073709551615";
+  EXPECT_EQ(std::uint64_t(resolveScalarArg(a, none, "args[1]").i), 18446744073709551615ull);
+  a.type = ScalarType::i64;
+  a.expr = "-9223372036854775807";
+  EXPECT_EQ(resolveScalarArg(a, none, "args[1]").i, -9223372036854775807);
+  a.expr = "4359484439294640128 + 1";  // an expression: exact below 2^53 only
+  EXPECT_THROW(resolveScalarArg(a, none, "args[1]"), ConfigError);
+  a.expr = "18446744073709551615";  // past i64
+  EXPECT_THROW(resolveScalarArg(a, none, "args[1]"), ConfigError);
+  a.type = ScalarType::u32;
+  a.expr = "4359484439294640128";
+  EXPECT_THROW(resolveScalarArg(a, none, "args[1]"), ConfigError);
+}
+
+// `launch.cluster` (docs/config.md): resolved per point, each dimension
+// dividing the grid's, named in its error.
+TEST(Config, ClusterLaunch) {
+  Config c = parseConfigText(minimal(R"j(, "tensors": {"x": {"dtype": "f32", "shape": [1]}}, "args": ["x"],
+     "launch": {"grid": [12, 2], "block": [128], "cluster": [4, 2]})j"),
+                             kDir);
+  const ResolvedPoint p = resolvePoint(c);
+  EXPECT_EQ(p.launch.cluster[0], 4);
+  EXPECT_EQ(p.launch.cluster[1], 2);
+  EXPECT_EQ(p.launch.cluster[2], 1);
+  c.launch.cluster = {"8", "1", "1"};
+  try {
+    (void)resolvePoint(c);
+    FAIL() << "a cluster of 8 on a grid of 12 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("launch.cluster[0]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not divide grid 12"), std::string::npos) << e.what();
+  }
+  c.launch.cluster = {"4", "2", "4"};  // 32 CTAs
+  EXPECT_THROW((void)resolvePoint(c), ConfigError);
+}
+
 TEST(Config, StridedTensorSpan) {
   Config c = parseConfigText(
       minimal(R"j(, "tensors": {"x": {"dtype": "f64", "shape": ["N", 4], "strides": ["N * 2", 1]}})j"), kDir);

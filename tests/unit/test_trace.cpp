@@ -306,6 +306,24 @@ TEST(TraceAnalysis, HazardsBecomeOneRaceWithBothLines) {
   EXPECT_NE(f.message.find("RAW"), std::string::npos);
 }
 
+// A kernel that orders shared memory with mbarriers (cuDNN's and CUTLASS's
+// Hopper kernels) gets its hazards as an unproven warning, never an error:
+// the tracker does not follow that ordering.
+TEST(TraceAnalysis, HazardsInAnMbarrierKernelAreUnproven) {
+  Fixture fx;
+  fx.c.hazards = {{HazardKind::raw, 0x10040, 0x10080, 7, 128, 17, 2, {1, 1, 0}}};
+  fx.c.mbarrierOps = 96;
+  TraceAnalysis a = analyzeTrace(fx.c, fx.lines, {}, {});
+  ASSERT_EQ(a.findings.size(), 1u);
+  const Finding& f = a.findings[0];
+  EXPECT_EQ(f.category, "race");
+  EXPECT_EQ(f.severity, Severity::warning);
+  EXPECT_EQ(f.detail, "shared_hazard_unproven");
+  EXPECT_EQ(f.evidence["mbarrier_ops"], 96);
+  EXPECT_NE(f.message.find("racecheck"), std::string::npos) << f.message;
+  EXPECT_EQ(a.info.counts.mbarrierOps, 96u);
+}
+
 TEST(TraceAnalysis, BankConflictsNameTheWorstLine) {
   Fixture fx;
   TracePc a0, a1;

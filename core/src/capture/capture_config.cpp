@@ -223,9 +223,6 @@ std::string unsupportedLaunch(const LaunchRecord& r, bool triton) {
   if (r.language == "triton" && !triton)
     return r.source.copy.empty() ? "the kernel's .py file was not copied" : "no Triton metadata recorded";
   if (!triton && r.image.empty()) return "the kernel's module image was not recorded";
-  if (!triton && r.cluster[0] * r.cluster[1] * r.cluster[2] > 1)
-    return "a cluster launch (" + std::to_string(r.cluster[0]) + "x" + std::to_string(r.cluster[1]) + "x" +
-           std::to_string(r.cluster[2]) + "): a CUDA config cannot launch clusters yet";
   return "";
 }
 
@@ -365,6 +362,7 @@ ojson configFromLaunch(const LaunchRecord& r, const CaptureInfo& capture, std::s
   if (!triton) {
     launch["block"] = r.block;
     if (r.sharedBytes) launch["shared_bytes"] = r.sharedBytes;
+    if (r.cluster[0] * r.cluster[1] * r.cluster[2] > 1) launch["cluster"] = r.cluster;
   }
   cfg["launch"] = launch;
   cfg["reference"] = anyExpected ? ojson{{"op", "npy"}} : ojson{{"op", "none"}};

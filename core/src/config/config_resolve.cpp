@@ -1,5 +1,8 @@
 // Evaluating a config point: symbols, tensor shapes and strides, launch geometry.
+#include <bit>
+#include <charconv>
 #include <limits>
+#include <optional>
 
 #include "tilescope/base/expr.h"
 #include "tilescope/config/config.h"
@@ -115,6 +118,26 @@ std::map<std::string, std::int64_t> tileSymbols(const std::map<std::string, std:
   return s;
 }
 
+/// `launch.cluster`: each dimension >= 1 and dividing the grid's, at most 16
+/// CTAs in all (the most a Hopper cluster holds, non-portable above 8).
+void resolveCluster(const LaunchSpec& launch, const std::string& jsonPath,
+                    const std::map<std::string, std::int64_t>& symbols, ResolvedLaunch& r) {
+  std::int64_t ctas = 1;
+  for (int i = 0; i < 3; ++i) {
+    const std::string cp = indexed(jsonPath + ".cluster", i);
+    const std::string text = i < int(launch.cluster.size()) ? launch.cluster[i] : "1";
+    r.cluster[i] = eval(text, symbols, cp);
+    if (r.cluster[i] < 1 || r.cluster[i] > 16)
+      throw ConfigError(cp, "cluster dimension must be 1..16, '" + text + "' is " + std::to_string(r.cluster[i]));
+    if (r.grid[i] % r.cluster[i] != 0)
+      throw ConfigError(cp, "cluster dimension " + std::to_string(r.cluster[i]) + " does not divide grid " +
+                                std::to_string(r.grid[i]));
+    ctas *= r.cluster[i];
+  }
+  if (ctas > 16)
+    throw ConfigError(jsonPath + ".cluster", "a cluster of " + std::to_string(ctas) + " CTAs: at most 16");
+}
+
 ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::string, std::int64_t>& symbols,
                              const std::string& jsonPath) {
   ResolvedLaunch r;
@@ -133,8 +156,38 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::strin
   if (r.sharedBytes < 0)
     throw ConfigError(jsonPath + ".shared_bytes",
                       "must be >= 0, '" + launch.sharedBytes + "' is " + std::to_string(r.sharedBytes));
+  resolveCluster(launch, jsonPath, symbols, r);
   return r;
 }
+
+namespace {
+
+/// A plain decimal literal ("4359484439294640128", "-3") of a 64-bit argument:
+/// exact over the type's whole range, where an expression is exact below 2^53
+/// only (a captured pointer-sized integer is often above it). The value's bits
+/// as an int64 (a u64 above 2^63 wraps, as its 8 bytes do).
+std::optional<std::int64_t> exactLiteral(const std::string& text, ScalarType type) {
+  if (type != ScalarType::u64 && type != ScalarType::i64) return std::nullopt;
+  std::string s = text;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  std::size_t b = 0;
+  while (b < s.size() && s[b] == ' ') ++b;
+  s = s.substr(b);
+  if (s.empty()) return std::nullopt;
+  const char* end = s.data() + s.size();
+  if (type == ScalarType::u64) {
+    std::uint64_t u = 0;
+    auto [p, ec] = std::from_chars(s.data(), end, u);
+    if (ec != std::errc() || p != end) return std::nullopt;
+    return std::bit_cast<std::int64_t>(u);
+  }
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return v;
+}
+
+}  // namespace
 
 ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::string, std::int64_t>& symbols,
                                    const std::string& jsonPath) {
@@ -146,6 +199,11 @@ ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::strin
     } catch (const ExprError& e) {
       throw ConfigError(jsonPath, e.what());
     }
+    return r;
+  }
+  if (auto exact = exactLiteral(arg.expr, arg.type)) {
+    r.i = *exact;
+    r.f = arg.type == ScalarType::u64 ? double(std::bit_cast<std::uint64_t>(r.i)) : double(r.i);
     return r;
   }
   r.i = eval(arg.expr, symbols, jsonPath);

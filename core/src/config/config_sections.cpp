@@ -153,7 +153,7 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
 
 LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel) {
   if (kernel.isPython()) return parsePythonLaunch(n, symbols, kernel);
-  n.onlyKeys({"grid", "block", "shared_bytes"});
+  n.onlyKeys({"grid", "block", "shared_bytes", "cluster"});
   LaunchSpec l;
   auto dims = [&](const char* key) {
     Node d = n.at(key);
@@ -165,6 +165,7 @@ LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSp
   };
   l.grid = dims("grid");
   l.block = dims("block");
+  if (n.has("cluster")) l.cluster = dims("cluster");
   if (n.has("shared_bytes")) {
     l.sharedBytes = n.at("shared_bytes").expr();
     symbols.check(n.at("shared_bytes"), l.sharedBytes);

@@ -145,6 +145,7 @@ void fields(IO& io, S& x) {
   io("stopped_warps", x.stoppedWarps);
   io("shared_wavefronts", x.sharedWavefronts);
   io("shared_ideal_wavefronts", x.sharedIdeal);
+  io("mbarrier_ops", x.mbarrierOps, skipIf(x.mbarrierOps == 0));
 }
 
 template <class IO, Is<TraceLimits> S>

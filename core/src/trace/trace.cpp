@@ -394,6 +394,7 @@ TraceAnalysis analyzeTrace(const TraceCapture& c, const LineTable& lines, const 
   n.localAccesses = c.localAccesses;
   n.barriers = c.barriers;
   n.stoppedWarps = c.stoppedWarps;
+  n.mbarrierOps = c.mbarrierOps;
   for (const TracePc& p : c.pcs) {
     n.badAccesses += p.faults;
     n.uninitReads += p.uninit;

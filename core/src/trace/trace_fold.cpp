@@ -246,6 +246,18 @@ std::optional<Finding> raceFinding(const TraceInfo& info) {
   f.location.extra["second"] = toJson(second);
   f.location.extra["shared_offset"] = h.sharedOffset;
   f.evidence = {{"source", "trace"}, {"hazards", total}, {"pairs", pairs}};
+  if (info.counts.mbarrierOps > 0) {
+    // The kernel orders shared memory with mbarriers (cuda::barrier, TMA and
+    // wgmma pipelines: cuDNN's and CUTLASS's Hopper kernels), which the
+    // tracker does not follow: an unordered pair is a lead, not proof.
+    f.severity = Severity::warning;
+    f.detail = "shared_hazard_unproven";
+    f.message = "unproven " + f.message + ": the kernel also synchronises through mbarriers (" +
+                std::to_string(info.counts.mbarrierOps) +
+                " warp-wide operations), which the hazard tracker does not follow; run compute-sanitizer "
+                "--tool racecheck to decide";
+    f.evidence["mbarrier_ops"] = info.counts.mbarrierOps;
+  }
   return f;
 }
 

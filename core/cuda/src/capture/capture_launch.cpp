@@ -97,6 +97,7 @@ LaunchGeometry toGeometry(const ResolvedLaunch& l) {
     g.block[d] = unsigned(l.block[d]);
   }
   g.sharedBytes = unsigned(l.sharedBytes);
+  for (int d = 0; d < 3; ++d) g.cluster[d] = unsigned(l.cluster[d]);
   return g;
 }
 

@@ -12,6 +12,9 @@ CUresult launch(CUfunction f, const LaunchGeometry& g, KernelArgs& args, CUstrea
   CUlaunchAttribute attrs[2] = {};
   unsigned n = 0;
   if (cluster) {
+    // Above 8 CTAs a cluster is non-portable: the function must allow it.
+    if (g.cluster[0] * g.cluster[1] * g.cluster[2] > 8)
+      cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrs[n].value.clusterDim.x = g.cluster[0];
     attrs[n].value.clusterDim.y = g.cluster[1];

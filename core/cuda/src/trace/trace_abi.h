@@ -133,4 +133,5 @@ struct TsHeader {
   alignas(128) uint32_t recordCount, hazardOverflow, untrackedCtas, untrackedSlots;
   uint64_t outsideGlobal, outsideShared, outsideLocal, outsideBarriers;  // thread accesses / warp barriers
   uint64_t outsidePcs, stoppedWarps;
+  uint64_t mbarrierOps;  // cuda::barrier (mbarrier) operations, warp-wide; saturates at 2^32 warps' worth
 };

@@ -215,6 +215,10 @@ std::string patchCopy(const TraceInputs& s, const CompiledKernel& ck, const Trac
   for (PatchPoint p : {PatchPoint::bulkCopyGlobalToShared, PatchPoint::bulkCopySharedToGlobal})
     if (auto e = api.patch(tk->module, p); !e.empty())
       run.note += (run.note.empty() ? "" : "; ") + e + ": bulk copies not traced";
+  // mbarrier operations: counted, so that hazards in a kernel ordered by them are not called proof.
+  for (PatchPoint p : {PatchPoint::cudaBarrier, PatchPoint::cudaBarrierAttempt})
+    if (auto e = api.patch(tk->module, p); !e.empty())
+      run.note += (run.note.empty() ? "" : "; ") + e + ": mbarrier operations not counted";
   return api.patchModule(tk->module);
 }
 
@@ -530,6 +534,7 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
   decodeMaps(h, raw, c);
   c.hazardOverflow = back.hazardOverflow;
   c.outsidePcs = back.outsidePcs, c.stoppedWarps = back.stoppedWarps;
+  c.mbarrierOps = back.mbarrierOps;
   c.maxCtas = h.maxCtas, c.untrackedCtas = back.untrackedCtas, c.untrackedSlots = back.untrackedSlots;
   mark("decode");
 

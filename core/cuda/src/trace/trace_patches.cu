@@ -612,6 +612,29 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* user
   return SANITIZER_PATCH_SUCCESS;
 }
 
+// mbarrier operations (SanitizerCallbackCudaBarrier / ...Attempt): counted once
+// per warp, so that the hazards of a kernel ordered by them are reported as
+// unproven (trace_fold.cpp, raceFinding).
+__device__ void countMbarrier(void* userdata) {
+  TsHeader* h = static_cast<TsHeader*>(userdata);
+  if (isLeader(__activemask()) && h->mbarrierOps < (uint64_t(1) << 32)) add64(&h->mbarrierOps, 1);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult TsCudaBarrier(void* userdata, uint64_t pc, void* barrier,
+                                                                      uint32_t kind, uint32_t data) {
+  (void)pc, (void)barrier, (void)kind, (void)data;
+  countMbarrier(userdata);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult TsCudaBarrierAttempt(void* userdata, uint64_t pc,
+                                                                             void* barrier, uint32_t kind,
+                                                                             uint32_t data, uint32_t result) {
+  (void)pc, (void)barrier, (void)kind, (void)data, (void)result;
+  countMbarrier(userdata);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
 extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata, uint64_t pc,
                                                                   uint32_t barIndex, uint32_t threadCount,
                                                                   uint32_t flags) {

@@ -170,6 +170,12 @@ std::string SanitizerApi::patch(CUmodule module, PatchPoint point) {
     case PatchPoint::bulkCopySharedToGlobal:
       id = SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, fn = "TsBulkCopySharedToGlobal";
       break;
+    case PatchPoint::cudaBarrier:
+      id = SANITIZER_INSTRUCTION_CUDA_BARRIER, fn = "TsCudaBarrier";
+      break;
+    case PatchPoint::cudaBarrierAttempt:
+      id = SANITIZER_INSTRUCTION_CUDA_BARRIER_ATTEMPT, fn = "TsCudaBarrierAttempt";
+      break;
   }
   return describe(m_fns, m_fns->patchInstructions(id, module, fn),
                   std::string("sanitizerPatchInstructions(") + fn + ")");

@@ -21,7 +21,9 @@ enum class PatchPoint {
   memcpyAsync,
   matrixAccess,
   bulkCopyGlobalToShared,
-  bulkCopySharedToGlobal
+  bulkCopySharedToGlobal,
+  cudaBarrier,        ///< mbarrier init/arrive/wait (cuda::barrier)
+  cudaBarrierAttempt  ///< mbarrier try_wait
 };
 
 class SanitizerApi {

@@ -86,6 +86,9 @@ struct LaunchSpec {
   std::vector<std::string> grid{"1", "1", "1"};
   std::vector<std::string> block{"1", "1", "1"};
   std::string sharedBytes = "0";
+  /// CUDA: a thread-block cluster per launch (`launch.cluster`, extension);
+  /// each dimension divides the grid's.
+  std::vector<std::string> cluster{"1", "1", "1"};
 };
 
 struct TileSpec {
@@ -272,6 +275,7 @@ struct ResolvedLaunch {
   std::int64_t grid[3] = {1, 1, 1};
   std::int64_t block[3] = {1, 1, 1};
   std::int64_t sharedBytes = 0;
+  std::int64_t cluster[3] = {1, 1, 1};
   std::int64_t threadsPerBlock() const;  ///< saturates at INT64_MAX
   std::int64_t blocks() const;           ///< saturates at INT64_MAX
 };

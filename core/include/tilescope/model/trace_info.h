@@ -105,6 +105,9 @@ struct TraceCounts {
   std::uint64_t globalAccesses = 0, sharedAccesses = 0, localAccesses = 0, barriers = 0;
   std::uint64_t badAccesses = 0, uninitReads = 0, hazards = 0, stoppedWarps = 0;
   std::uint64_t sharedWavefronts = 0, sharedIdeal = 0;
+  /// mbarrier operations (cuda::barrier, TMA and wgmma pipelines): an ordering
+  /// the hazard tracker does not follow, so its hazards are not proof.
+  std::uint64_t mbarrierOps = 0;
   bool operator==(const TraceCounts&) const = default;
 };
 

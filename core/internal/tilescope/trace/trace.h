@@ -110,6 +110,7 @@ struct TraceCapture {
   std::uint32_t hazardOverflow = 0;
   std::uint64_t globalAccesses = 0, sharedAccesses = 0, localAccesses = 0, barriers = 0;
   std::uint64_t outsidePcs = 0, stoppedWarps = 0;
+  std::uint64_t mbarrierOps = 0;  ///< mbarrier operations seen (trace_abi.h)
   std::uint32_t maxCtas = 0, untrackedCtas = 0, untrackedSlots = 0;
   std::string launchError;  ///< the traced launch's CUDA error, "" on success
 };
