@@ -178,6 +178,14 @@ TEST(Config, SixtyFourBitLiteralsAreExact) {
   a.type = ScalarType::u32;
   a.expr = "4359484439294640128";
   EXPECT_THROW(resolveScalarArg(a, none, "args[1]"), ConfigError);
+  // And through the loader, as capture writes it.
+  Config c = parseConfigText(
+      minimal(R"j(, "args": ["x", "4359484439294640128:u64", "18446744073709551615:u64", "-5:i64"])j"), kDir);
+  const ResolvedPoint p = resolvePoint(c);
+  EXPECT_EQ(resolveScalarArg(c.args[1], p.symbols, "args[1]").i, std::int64_t(4359484439294640128));
+  EXPECT_EQ(std::uint64_t(resolveScalarArg(c.args[2], p.symbols, "args[2]").i), 18446744073709551615ull);
+  EXPECT_THROW(parseConfigText(minimal(R"j(, "args": ["x", "4359484439294640128:u32"])j"), kDir),
+               ConfigError);
 }
 
 // `launch.cluster` (docs/config.md): resolved per point, each dimension

@@ -188,4 +188,18 @@ TEST(ParamPointers, LeadKeepsTheAddressModulo256) {
   EXPECT_EQ(leadBytesFor(base - 4, base), 0u);  // below the allocation: nothing
 }
 
+// Two top-level pointers into one allocation and no struct (cuDNN's
+// compute_dot_do_o gets `buf` and `buf + 520192`): one tensor from the lower
+// one, the other re-based onto it, so writes through one reach the other.
+TEST(ParamPointers, TopLevelPointersSharingAnAllocationAreOneTensor) {
+  const DeviceAllocation a{0x7f0000000000, 528576}, b{0x7f0000100000, 4096};
+  const std::vector<PointerParam> top = {{"p2", a.base + 520192, a}, {"p3", a.base, a}, {"p4", b.base, b}};
+  const PointerPlan p = planParamPointers({}, top, [](std::uint64_t) { return std::nullopt; });
+  ASSERT_EQ(p.rebased.size(), 1u);
+  EXPECT_EQ(p.rebased[0].param, "p2");
+  EXPECT_EQ(p.rebased[0].target, "p3");
+  EXPECT_EQ(p.rebased[0].delta, 520192);
+  EXPECT_TRUE(p.regions.empty());
+}
+
 }  // namespace

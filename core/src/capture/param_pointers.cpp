@@ -82,9 +82,18 @@ void assignTargets(PointerPlan& plan, const std::vector<PointerParam>& pointers)
     if (!fresh) it->second = std::min(it->second, w.value);
     allocations[w.allocation.base] = w.allocation;
   }
-  for (const PointerParam& p : pointers)
+  // Top-level pointers into one allocation (`out` and `out + k`): one tensor,
+  // so that what the kernel writes through one the other sees.
+  std::map<std::uint64_t, int> tops;
+  for (const PointerParam& p : pointers) ++tops[p.allocation.base];
+  for (const PointerParam& p : pointers) {
+    if (tops[p.allocation.base] > 1) {
+      lowest.emplace(p.allocation.base, p.ptr);
+      allocations.emplace(p.allocation.base, p.allocation);
+    }
     if (auto it = lowest.find(p.allocation.base); it != lowest.end())
       it->second = std::min(it->second, p.ptr);
+  }
   std::map<std::uint64_t, std::pair<std::string, std::uint64_t>> target;  // base -> (name, start)
   for (const auto& [base, start] : lowest) {
     std::string name;

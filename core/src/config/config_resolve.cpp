@@ -128,7 +128,8 @@ void resolveCluster(const LaunchSpec& launch, const std::string& jsonPath,
     const std::string text = i < int(launch.cluster.size()) ? launch.cluster[i] : "1";
     r.cluster[i] = eval(text, symbols, cp);
     if (r.cluster[i] < 1 || r.cluster[i] > 16)
-      throw ConfigError(cp, "cluster dimension must be 1..16, '" + text + "' is " + std::to_string(r.cluster[i]));
+      throw ConfigError(cp,
+                        "cluster dimension must be 1..16, '" + text + "' is " + std::to_string(r.cluster[i]));
     if (r.grid[i] % r.cluster[i] != 0)
       throw ConfigError(cp, "cluster dimension " + std::to_string(r.cluster[i]) + " does not divide grid " +
                                 std::to_string(r.grid[i]));
@@ -160,13 +161,7 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::strin
   return r;
 }
 
-namespace {
-
-/// A plain decimal literal ("4359484439294640128", "-3") of a 64-bit argument:
-/// exact over the type's whole range, where an expression is exact below 2^53
-/// only (a captured pointer-sized integer is often above it). The value's bits
-/// as an int64 (a u64 above 2^63 wraps, as its 8 bytes do).
-std::optional<std::int64_t> exactLiteral(const std::string& text, ScalarType type) {
+std::optional<std::int64_t> exactIntegerLiteral(const std::string& text, ScalarType type) {
   if (type != ScalarType::u64 && type != ScalarType::i64) return std::nullopt;
   std::string s = text;
   while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -187,8 +182,6 @@ std::optional<std::int64_t> exactLiteral(const std::string& text, ScalarType typ
   return v;
 }
 
-}  // namespace
-
 ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::string, std::int64_t>& symbols,
                                    const std::string& jsonPath) {
   ResolvedScalarArg r;
@@ -201,7 +194,7 @@ ResolvedScalarArg resolveScalarArg(const ArgSpec& arg, const std::map<std::strin
     }
     return r;
   }
-  if (auto exact = exactLiteral(arg.expr, arg.type)) {
+  if (auto exact = exactIntegerLiteral(arg.expr, arg.type)) {
     r.i = *exact;
     r.f = arg.type == ScalarType::u64 ? double(std::bit_cast<std::uint64_t>(r.i)) : double(r.i);
     return r;

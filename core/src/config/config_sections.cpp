@@ -146,7 +146,7 @@ ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
     if (bareName && !symbols.names.count(a.expr) && !symbols.stringDefines.count(a.expr))
       n.fail("'" + clipForMessage(a.expr) + "' is neither a tensor nor a known symbol (unknown symbol '" +
              clipForMessage(a.expr) + "')");
-    symbols.check(n, a.expr);
+    if (!exactIntegerLiteral(a.expr, a.type)) symbols.check(n, a.expr);
   }
   return a;
 }

@@ -284,7 +284,8 @@ void Recorder::launchEnter(const LaunchCall& c) {
   p->tmp = m_dir / "launches" / (".tmp-" + r.id);
   std::error_code ec;
   fs::create_directories(p->tmp, ec);
-  if (!structs.empty()) recordStructPointers(r, structs, p->tmp);
+  // Struct pointers, and top-level pointers sharing an allocation (re-based onto one tensor).
+  recordStructPointers(r, structs, p->tmp);
   addLeads(r, m_selector->selection().maxBytes);
   // The inputs are what the stream would give the kernel: everything before it.
   if (CUresult s = cuCtxSynchronize(); s != CUDA_SUCCESS) {

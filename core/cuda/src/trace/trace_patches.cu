@@ -620,8 +620,9 @@ __device__ void countMbarrier(void* userdata) {
   if (isLeader(__activemask()) && h->mbarrierOps < (uint64_t(1) << 32)) add64(&h->mbarrierOps, 1);
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult TsCudaBarrier(void* userdata, uint64_t pc, void* barrier,
-                                                                      uint32_t kind, uint32_t data) {
+extern "C" __device__ __noinline__ SanitizerPatchResult TsCudaBarrier(void* userdata, uint64_t pc,
+                                                                      void* barrier, uint32_t kind,
+                                                                      uint32_t data) {
   (void)pc, (void)barrier, (void)kind, (void)data;
   countMbarrier(userdata);
   return SANITIZER_PATCH_SUCCESS;

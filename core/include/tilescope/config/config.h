@@ -280,6 +280,13 @@ struct ResolvedLaunch {
   std::int64_t blocks() const;           ///< saturates at INT64_MAX
 };
 
+/// A plain decimal literal ("4359484439294640128", "-3") of a :u64 or :i64
+/// argument: exact over the type's whole range, where an expression is exact
+/// below 2^53 only (a captured 64-bit integer is often above it). The value's
+/// bits as an int64 (a u64 above 2^63 wraps, as its 8 bytes do); nullopt for
+/// another type or anything but a literal.
+std::optional<std::int64_t> exactIntegerLiteral(const std::string& text, ScalarType type);
+
 struct ResolvedScalarArg {
   ScalarType type = ScalarType::i32;
   std::int64_t i = 0;
