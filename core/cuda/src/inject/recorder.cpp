@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tilescope/base/hash.h"
@@ -66,7 +67,7 @@ void Recorder::note(const std::string& message) {
   event(dumpJson(j));
 }
 
-void Recorder::moduleLoaded(const char* image, std::size_t size) {
+void Recorder::moduleLoaded(const char* image, std::size_t size, CUmodule module) {
   if (!image || size == 0) return;
   // The kernels of the image (an ELF cubin, or a fatbin holding one).
   const cuda::CubinInfo info = cuda::inspectCubin(std::vector<char>(image, image + size));
@@ -74,31 +75,53 @@ void Recorder::moduleLoaded(const char* image, std::size_t size) {
   std::lock_guard<std::mutex> lock(m_mutex);
   Image im;
   im.hash = hex(fnv1aBytes(image, size));  // names the image's file; a collision only shares a name
-  for (const Image& o : m_images)
-    if (o.hash == im.hash) return;  // loaded again (another context)
+  for (Image& o : m_images)
+    if (o.hash == im.hash) {  // loaded again (another context)
+      if (module) o.modules.push_back(module);
+      return;
+    }
   im.bytes.assign(image, size);
   for (const cuda::CubinKernelInfo& k : info.kernels) im.symbols.insert(k.name);
+  if (module) im.modules.push_back(module);
   m_images.push_back(std::move(im));
 }
 
-std::string Recorder::imageFor(const std::string& symbol) {
-  // The most recently loaded image with the symbol: a program that reloads a
-  // module (a JIT) launches from the newest.
+std::string Recorder::imageFor(const std::string& symbol, CUfunction fn, std::vector<std::string>* notes) {
+  // The image of the function's own module: a JIT (Triton's autotuner, Inductor)
+  // loads several modules with one kernel name, one per configuration, and only
+  // the launch's own runs with its block size.
+  CUmodule mod = nullptr;
+  if (fn && cuFuncGetModule(&mod, fn) != CUDA_SUCCESS) mod = nullptr;
+  Image* found = nullptr;
+  int holders = 0;
   for (auto it = m_images.rbegin(); it != m_images.rend(); ++it) {
     if (!it->symbols.count(symbol)) continue;
-    if (it->saved.empty()) {
-      const std::string rel = "modules/" + it->hash + ".cubin";
-      try {
-        writeFileAtomically(m_dir / rel, it->bytes);
-        it->saved = rel;
-      } catch (const std::exception& e) {
-        note(std::string("the module image of ") + symbol + " was not saved: " + e.what());
-        return "";
-      }
+    ++holders;
+    if (mod && std::find(it->modules.begin(), it->modules.end(), mod) != it->modules.end()) {
+      found = &*it;
+      break;
     }
-    return it->saved;
   }
-  return "";
+  if (!found) {
+    // Not seen loading (a library's module): the most recently loaded image with the symbol.
+    for (auto it = m_images.rbegin(); it != m_images.rend() && !found; ++it)
+      if (it->symbols.count(symbol)) found = &*it;
+    if (found && holders > 1)
+      notes->push_back(std::to_string(holders) + " loaded images define " + symbol +
+                       " and the launch's module was not seen loading: the newest was taken");
+  }
+  if (!found) return "";
+  if (found->saved.empty()) {
+    const std::string rel = "modules/" + found->hash + ".cubin";
+    try {
+      writeFileAtomically(m_dir / rel, found->bytes);
+      found->saved = rel;
+    } catch (const std::exception& e) {
+      note(std::string("the module image of ") + symbol + " was not saved: " + e.what());
+      return "";
+    }
+  }
+  return found->saved;
 }
 
 void Recorder::writeEnvironment() {

@@ -44,7 +44,9 @@ class Recorder {
   bool configure();
   bool enabled() const { return m_enabled; }
 
-  void moduleLoaded(const char* image, std::size_t size);
+  /// `module`: the loaded module (CUPTI's resource handle), so that a launch's
+  /// image is the one its function came from; null when unknown.
+  void moduleLoaded(const char* image, std::size_t size, CUmodule module);
   void launchEnter(const LaunchCall& c);
   void launchExit(CUresult result);
   void runtimeEnter();
@@ -68,7 +70,8 @@ class Recorder {
     std::string hash;  ///< of the bytes; the file name under modules/
     std::string bytes;
     std::set<std::string> symbols;
-    std::string saved;  ///< "modules/<hash>.cubin" once written
+    std::vector<CUmodule> modules;  ///< every load of these bytes (one per context or reload)
+    std::string saved;              ///< "modules/<hash>.cubin" once written
   };
   struct PointerArg {
     std::size_t arg = 0;  ///< index into the record's args (memory: into its memory regions)
@@ -87,7 +90,9 @@ class Recorder {
 
   static thread_local std::unique_ptr<Pending> s_pending;  ///< between a launch's enter and exit
 
-  std::string imageFor(const std::string& symbol);
+  /// The saved image of `fn`'s module, else the newest image with the symbol
+  /// (with a note when several hold it); "" when none.
+  std::string imageFor(const std::string& symbol, CUfunction fn, std::vector<std::string>* notes);
   void writeEnvironment();
   void finishLaunch(Pending& p, CUresult launchResult);
   /// Saves the bytes a pointer argument (or a memory region) reaches before the launch.
