@@ -43,6 +43,7 @@ int cmdDiagnose(const DiagnoseArgs& a) {
       return usageError(why);
   opts.session.timeoutS = a.timeoutS;
   opts.trace = !a.noTrace;
+  opts.budgetS = a.maxSeconds;
   opts.session.allowCommands = a.consent.commands;
   opts.session.extraWorkerArgs = consentArgs(a.consent);
   for (const std::string& c : counterArgs(a.counters)) opts.session.extraWorkerArgs.push_back(c);
@@ -84,6 +85,11 @@ Verb addDiagnoseCommand(CLI::App& app) {
   dg->add_flag("--no-trace", a->noTrace,
                "no traced run (by default every diagnose traces the kernel once: a right output can still "
                "read past a tensor, leave elements unwritten or conflict on shared-memory banks)");
+  dg->add_option("--max-seconds", a->maxSeconds,
+                 "start no experiment that would end past S seconds (the report lists what was not run); "
+                 "default: no budget, but 30 s after a baseline that hung, whose follow-ups get a 5 s "
+                 "launch watchdog")
+      ->check(CLI::Range(0.0, 86400.0));
   addConsentOptions(dg, a->consent);
   return {dg, [a] { return cmdDiagnose(*a); }};
 }

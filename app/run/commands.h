@@ -111,9 +111,10 @@ struct DiagnoseArgs {
   std::string config, output;
   double timeoutS = 0;
   bool stream = false;
-  bool noTrace = false;  ///< no traced run, even where the evidence calls for one
-  std::string counters;  ///< --counters for the baseline capture (basic|full|none)
-  std::string remote;    ///< ssh host: the workers run there
+  bool noTrace = false;   ///< no traced run, even where the evidence calls for one
+  double maxSeconds = 0;  ///< the experiments' time budget (0: none but after a hang)
+  std::string counters;   ///< --counters for the baseline capture (basic|full|none)
+  std::string remote;     ///< ssh host: the workers run there
   bool remoteShared = false;
   Consent consent;
 };

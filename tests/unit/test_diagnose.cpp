@@ -3,7 +3,9 @@
 // `tilescope-run worker` and behaves like the zoo's planted bugs do on a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 
 #include "tilescope/diagnose/diagnose.h"
@@ -415,7 +417,7 @@ struct DiagRun {
 };
 
 DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int maxCaptures = 16,
-                     bool useTree = false) {
+                     bool useTree = false, const std::function<void(DiagnoseOptions&)>& tweak = {}) {
   DiagRun r;
   DiagnoseOptions opts;
   opts.useTree = useTree;  // the tree may ask for more; tested below on its own
@@ -429,6 +431,7 @@ DiagRun diagnoseWith(const std::string& scenario, const std::string& config, int
     std::lock_guard<std::mutex> lock(mu);
     r.events.push_back(e);
   };
+  if (tweak) tweak(opts);
   r.report = diagnose(loadConfig(opts.session.configPath), opts);
   return r;
 }
@@ -462,6 +465,46 @@ TEST(DiagnoseRun, MisalignedVectorLoadFoundByShiftingPointers) {
   EXPECT_EQ(r.report.verdict, Verdict::fault);
   EXPECT_EQ(r.report.verb, "diagnose");
   EXPECT_EQ(r.report.device.name, "Fake GPU");
+}
+
+// A kernel that hangs hangs in every experiment: after the baseline's full
+// watchdog each follow-up gets the short one (docs/diagnose.md, "Time"), and
+// the trace, which the watchdog would kill before it is read back, is skipped
+// with the reason.
+TEST(DiagnoseRun, AfterAHangFollowUpsGetTheShortWatchdog) {
+  DiagRun r = diagnoseWith("hang", "gemm_whole_tiles", 16, false, [](DiagnoseOptions& o) {
+    o.trace = true;
+    o.hangFollowupS = 0.3;
+    o.hangBudgetS = 120;  // not cut here: the budget is tested below
+  });
+  ASSERT_GE(r.report.points.size(), 2u) << "no follow-up ran";
+  ASSERT_TRUE(r.report.diagnose);
+  EXPECT_EQ(r.report.diagnose->budgetS, 120);
+  for (const Point& p : r.report.points) {
+    EXPECT_EQ(p.verdict, Verdict::hang) << p.experiment;
+    const Finding* hang = nullptr;
+    for (const Finding& f : p.findings)
+      if (f.category == "hang") hang = &f;
+    ASSERT_NE(hang, nullptr) << p.experiment;
+    EXPECT_DOUBLE_EQ(hang->evidence.value("limit_s", 0.0), p.experiment == "baseline" ? 1.0 : 0.3)
+        << p.experiment;
+  }
+  bool traceSkipped = false;
+  for (const auto& s : r.report.diagnose->skipped) traceSkipped |= s.group == "trace";
+  EXPECT_TRUE(traceSkipped);
+  for (const auto& e : experiments(r.report)) EXPECT_NE(e, "trace");
+}
+
+// No experiment starts past the budget, and the report lists what it cut.
+TEST(DiagnoseRun, ABudgetListsWhatItDidNotRun) {
+  DiagRun r =
+      diagnoseWith("clean", "gemm_whole_tiles", 16, false, [](DiagnoseOptions& o) { o.budgetS = 0.001; });
+  ASSERT_TRUE(r.report.diagnose);
+  EXPECT_EQ(experiments(r.report), std::vector<std::string>{"baseline"});
+  EXPECT_NE(r.report.diagnose->stopped.find("time budget"), std::string::npos) << r.report.diagnose->stopped;
+  const auto& notRun = r.report.diagnose->notRun;
+  EXPECT_NE(std::find(notRun.begin(), notRun.end(), "trial 2/5"), notRun.end());
+  EXPECT_EQ(toJson(r.report)["extra"]["diagnose"]["not_run"].size(), notRun.size());
 }
 
 TEST(DiagnoseRun, MisalignedAtARaggedSizeFoundByRoundingTheShape) {

@@ -197,7 +197,9 @@ Report fullReport() {
                             16,
                             "conclusive: race",
                             "tree.json: no such file",
-                            {{"align_shift", "shifted bases?", "a binary: no source to recompile"}}};
+                            {{"align_shift", "shifted bases?", "a binary: no source to recompile"}},
+                            45,
+                            {"trial 5/5", "poison variant 1"}};
   r.run.shard = ShardInfo{1, 4, {4, 5, 6, 7}};
   r.run.workers = WorkersInfo{true, 3};
   r.run.slurm =

@@ -5,6 +5,8 @@
 // walked over the evidence after the baseline and after every group: the groups
 // it asks for join the plan, and the final walk becomes report.tree_path.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "tilescope/diagnose/diagnose.h"
@@ -24,6 +26,28 @@ struct Diagnosis {
   int captures = 0;
   bool haveTree = false;
   Tree tree;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double budget = 0;    ///< seconds; 0: none (setBudget)
+  double estimate = 0;  ///< what one more experiment is expected to take
+  bool hung = false;    ///< the baseline hung
+  bool timeCut = false;
+
+  /// The budget and the follow-up watchdog once the baseline is known.
+  void setBudget(const Point& base) {
+    hung = base.verdict == Verdict::hang;
+    budget = opts.budgetS > 0 ? opts.budgetS : hung ? opts.hangBudgetS : 0;
+    estimate = hung ? std::min(opts.hangFollowupS, opts.session.launchTimeoutS) : base.wallSeconds;
+    report.diagnose->budgetS = budget;
+  }
+  /// Whether `e` would end past the budget: then it and `rest` are listed as not run.
+  bool outOfTime(const std::vector<std::string>& names) {
+    if (budget <= 0) return false;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed + estimate <= budget) return false;
+    timeCut = true;
+    for (const auto& n : names) report.diagnose->notRun.push_back(n);
+    return true;
+  }
 
   /// diagnose's own progress; `experiment`: the one about to run.
   void emit(ProgressEvent p, const std::string& experiment = "") const {
@@ -50,6 +74,8 @@ struct Diagnosis {
 
   Point run(const Experiment& e) {
     SessionOptions so = opts.session;
+    if (hung && e.kind != ExperimentKind::baseline)
+      so.launchTimeoutS = std::min(so.launchTimeoutS, opts.hangFollowupS);
     auto args = e.workerArgs();
     so.extraWorkerArgs.insert(so.extraWorkerArgs.end(), args.begin(), args.end());
     so.onEvent = [&](const StreamEvent& ev) {
@@ -110,6 +136,55 @@ struct Diagnosis {
                        [](const Finding& f) { return f.severity == Severity::error; });
   }
 
+  // The trace locates what the baseline shows; its findings join the
+  // conclusions only at the end, so they neither stop the experiments nor take
+  // the first place from the experiment that proves the bug.
+  std::vector<Finding> traced{};
+  bool traceRan = false;
+  void runTrace() {
+    if (!opts.trace || traceRan || captures >= opts.maxCaptures) return;
+    const auto why = traceCalledFor(report.points.front(), conclusions);
+    if (!why) return;
+    if (hung) {  // the watchdog kills a hung traced launch before anything is read back
+      noteSkipped({{"trace", "trace: " + *why,
+                    "the baseline hung: a traced launch would hang too, and the watchdog kills it before "
+                    "its trace can be read back"}});
+      return;
+    }
+    if (outOfTime({"trace"})) return;
+    traceRan = true;
+    Experiment e;
+    e.kind = ExperimentKind::trace;
+    e.name = "trace";
+    e.why = *why;
+    e.trace = true;
+    emitCapture(e, "trace");
+    Point p = run(e);
+    traced = traceConclusions(p);
+    DiagnoseConclusion entry{"trace",
+                             1,
+                             true,
+                             p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
+                                              : "trace " + p.trace.status + ": " + p.trace.reason,
+                             {}};
+    for (const auto& f : traced) entry.findings.push_back(f.category);
+    report.diagnose->conclusions.push_back(entry);
+    report.points.push_back(std::move(p));
+  }
+
+  /// Why the experiments stopped at the budget; the groups not yet started join the list.
+  std::string budgetStop(const std::vector<std::vector<Experiment>>& groups,
+                         const std::set<ExperimentKind>& done) {
+    for (const auto& g : groups)
+      if (!done.count(g.front().kind))
+        for (const auto& e : g) report.diagnose->notRun.push_back(e.name);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "time budget (%.0f s%s) reached", budget,
+                  hung ? ", the baseline hung" : "");
+    return std::string(buf) + ": " + std::to_string(report.diagnose->notRun.size()) +
+           " experiment(s) not run";
+  }
+
   /// Runs one group until its conclusion is settled; returns false when the
   /// capture limit cut it short.
   bool runGroup(const std::vector<Experiment>& group) {
@@ -118,8 +193,15 @@ struct Diagnosis {
     std::vector<ExperimentRun> runs;
     Conclusion c;
     bool cut = false;
-    for (const auto& e : group) {
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const Experiment& e = group[i];
       if (captures >= opts.maxCaptures) {
+        cut = true;
+        break;
+      }
+      std::vector<std::string> rest;
+      for (std::size_t j = i; j < group.size(); ++j) rest.push_back(group[j].name);
+      if (outOfTime(rest)) {
         cut = true;
         break;
       }
@@ -181,6 +263,7 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
   d.emit("baseline capture of " + (d.point.label().empty() ? config.name : d.point.label()));
   report.points.push_back(d.run(baselineExperiment()));
   const Point& base = report.points.front();
+  d.setBudget(base);
   if (base.status.noGpu) {
     report.verdict = base.verdict;
     report.noGpu = true;
@@ -188,35 +271,7 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     return report;
   }
 
-  // The trace locates what the baseline shows; its findings join the
-  // conclusions only at the end, so they neither stop the experiments nor take
-  // the first place from the experiment that proves the bug.
-  std::vector<Finding> traced;
-  bool traceRan = false;
-  auto runTrace = [&] {
-    if (!opts.trace || traceRan || d.captures >= opts.maxCaptures) return;
-    const auto why = traceCalledFor(report.points.front(), d.conclusions);
-    if (!why) return;
-    traceRan = true;
-    Experiment e;
-    e.kind = ExperimentKind::trace;
-    e.name = "trace";
-    e.why = *why;
-    e.trace = true;
-    d.emitCapture(e, "trace");
-    Point p = d.run(e);
-    traced = traceConclusions(p);
-    DiagnoseConclusion entry{"trace",
-                             1,
-                             true,
-                             p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
-                                              : "trace " + p.trace.status + ": " + p.trace.reason,
-                             {}};
-    for (const auto& f : traced) entry.findings.push_back(f.category);
-    report.diagnose->conclusions.push_back(entry);
-    report.points.push_back(std::move(p));
-  };
-  runTrace();
+  d.runTrace();
 
   std::set<ExperimentKind> done;
   std::string stopped = "every planned experiment ran";
@@ -233,13 +288,14 @@ Report diagnose(const Config& config, const DiagnoseOptions& opts) {
     if (next == groups.end()) break;
     done.insert(next->front().kind);
     if (!d.runGroup(*next)) {
-      stopped = "capture limit (" + std::to_string(opts.maxCaptures) + ") reached";
+      stopped = d.timeCut ? d.budgetStop(groups, done)
+                          : "capture limit (" + std::to_string(opts.maxCaptures) + ") reached";
       break;
     }
   }
 
-  runTrace();  // a race the trials proved
-  d.conclusions.insert(d.conclusions.end(), traced.begin(), traced.end());
+  d.runTrace();  // a race the trials proved
+  d.conclusions.insert(d.conclusions.end(), d.traced.begin(), d.traced.end());
   d.refreshFindings();
   report.diagnose->experiments = d.log;
   report.diagnose->captures = d.captures;

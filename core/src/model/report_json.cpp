@@ -404,6 +404,8 @@ void fields(IO& io, S& d) {
   io("stopped", d.stopped, skipIfEmpty(d.stopped));
   io("tree_error", d.treeError, skipIfEmpty(d.treeError));
   io("skipped", d.skipped, skipIf(d.skipped.empty()));
+  io("budget_s", d.budgetS, skipIf(d.budgetS == 0));
+  io("not_run", d.notRun, skipIfEmpty(d.notRun));
 }
 
 template <class IO, Is<ShardInfo> S>

@@ -4,6 +4,7 @@
 // its limits is described from the outside: `fault` with the signal, or `hang`
 // with the phase that did not finish.
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "tilescope/base/json_input.h"
@@ -32,9 +33,11 @@ Finding hangFinding(const ChildResult& r, double limit, const std::string& phase
   f.category = "hang";
   f.severity = Severity::error;
   bool inLaunch = phase == "launch";
-  f.message = inLaunch ? "the kernel did not finish within " + std::to_string(static_cast<int>(limit)) +
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", limit);  // 20, or 0.5 for a short follow-up watchdog
+  f.message = inLaunch ? std::string("the kernel did not finish within ") + seconds +
                              " s of its launch; the watchdog killed the worker"
-                       : "the worker did not finish within " + std::to_string(static_cast<int>(limit)) +
+                       : std::string("the worker did not finish within ") + seconds +
                              " s (phase: " + (phase.empty() ? "total" : phase) + "); the watchdog killed it";
   f.evidence = {{"limit_s", limit}, {"phase", phase.empty() ? "total" : phase}, {"elapsed_s", r.seconds}};
   f.location.phase = phase.empty() ? "total" : phase;

@@ -96,7 +96,7 @@ void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
       const auto* r = static_cast<const CUpti_ResourceData*>(data);
       const auto* m = static_cast<const CUpti_ModuleResourceData*>(r->resourceDescriptor);
-      if (m) rec.moduleLoaded(m->pCubin, m->cubinSize, r->resourceHandle.module);
+      if (m) rec.moduleLoaded(m->pCubin, m->cubinSize);
     }
   } catch (const std::exception& e) {
     rec.note(std::string("the CUDA recorder failed on a callback: ") + e.what());

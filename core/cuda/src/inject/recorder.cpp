@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "tilescope/base/hash.h"
@@ -67,7 +66,7 @@ void Recorder::note(const std::string& message) {
   event(dumpJson(j));
 }
 
-void Recorder::moduleLoaded(const char* image, std::size_t size, CUmodule module) {
+void Recorder::moduleLoaded(const char* image, std::size_t size) {
   if (!image || size == 0) return;
   // The kernels of the image (an ELF cubin, or a fatbin holding one).
   const cuda::CubinInfo info = cuda::inspectCubin(std::vector<char>(image, image + size));
@@ -75,40 +74,45 @@ void Recorder::moduleLoaded(const char* image, std::size_t size, CUmodule module
   std::lock_guard<std::mutex> lock(m_mutex);
   Image im;
   im.hash = hex(fnv1aBytes(image, size));  // names the image's file; a collision only shares a name
-  for (Image& o : m_images)
-    if (o.hash == im.hash) {  // loaded again (another context)
-      if (module) o.modules.push_back(module);
-      return;
-    }
+  for (const Image& o : m_images)
+    if (o.hash == im.hash) return;  // loaded again (another context)
   im.bytes.assign(image, size);
-  for (const cuda::CubinKernelInfo& k : info.kernels) im.symbols.insert(k.name);
-  if (module) im.modules.push_back(module);
+  for (const cuda::CubinKernelInfo& k : info.kernels) im.kernels[k.name] = k;
   m_images.push_back(std::move(im));
 }
 
-std::string Recorder::imageFor(const std::string& symbol, CUfunction fn, std::vector<std::string>* notes) {
-  // The image of the function's own module: a JIT (Triton's autotuner, Inductor)
-  // loads several modules with one kernel name, one per configuration, and only
-  // the launch's own runs with its block size.
-  CUmodule mod = nullptr;
-  if (fn && cuFuncGetModule(&mod, fn) != CUDA_SUCCESS) mod = nullptr;
+namespace {
+
+/// Whether the loaded function `fn` can be `k` of an image: the same registers
+/// and static shared memory, and a block size its launch bounds admit.
+bool sameKernel(CUfunction fn, const cuda::CubinKernelInfo& k, unsigned threads) {
+  int regs = -1, smem = -1;
+  if (k.maxThreads > 0 && int(threads) > k.maxThreads) return false;
+  if (!fn || cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) != CUDA_SUCCESS ||
+      cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) != CUDA_SUCCESS)
+    return true;  // nothing to tell them apart by
+  return (k.regs < 0 || k.regs == regs) && (k.smemStatic < 0 || k.smemStatic == smem);
+}
+
+}  // namespace
+
+std::string Recorder::imageFor(const std::string& symbol, CUfunction fn, unsigned threads,
+                               std::vector<std::string>* notes) {
+  // The newest first: a program that reloads a module (a JIT) launches from the newest.
   Image* found = nullptr;
   int holders = 0;
   for (auto it = m_images.rbegin(); it != m_images.rend(); ++it) {
-    if (!it->symbols.count(symbol)) continue;
+    auto k = it->kernels.find(symbol);
+    if (k == it->kernels.end()) continue;
     ++holders;
-    if (mod && std::find(it->modules.begin(), it->modules.end(), mod) != it->modules.end()) {
-      found = &*it;
-      break;
-    }
+    if (!found && sameKernel(fn, k->second, threads)) found = &*it;
   }
-  if (!found) {
-    // Not seen loading (a library's module): the most recently loaded image with the symbol.
+  if (!found && holders > 0) {
     for (auto it = m_images.rbegin(); it != m_images.rend() && !found; ++it)
-      if (it->symbols.count(symbol)) found = &*it;
-    if (found && holders > 1)
-      notes->push_back(std::to_string(holders) + " loaded images define " + symbol +
-                       " and the launch's module was not seen loading: the newest was taken");
+      if (it->kernels.count(symbol)) found = &*it;
+    notes->push_back(std::to_string(holders) + " loaded image(s) define " + symbol +
+                     " and none matches the launched function's registers, shared memory and block size: "
+                     "the newest was taken");
   }
   if (!found) return "";
   if (found->saved.empty()) {

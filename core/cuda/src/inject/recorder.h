@@ -22,6 +22,7 @@
 
 #include "tilescope/capture/launch_record.h"
 #include "tilescope/capture/selection.h"
+#include "tilescope/cuda/compile.h"
 
 namespace tilescope::inject {
 
@@ -44,9 +45,7 @@ class Recorder {
   bool configure();
   bool enabled() const { return m_enabled; }
 
-  /// `module`: the loaded module (CUPTI's resource handle), so that a launch's
-  /// image is the one its function came from; null when unknown.
-  void moduleLoaded(const char* image, std::size_t size, CUmodule module);
+  void moduleLoaded(const char* image, std::size_t size);
   void launchEnter(const LaunchCall& c);
   void launchExit(CUresult result);
   void runtimeEnter();
@@ -69,9 +68,8 @@ class Recorder {
   struct Image {
     std::string hash;  ///< of the bytes; the file name under modules/
     std::string bytes;
-    std::set<std::string> symbols;
-    std::vector<CUmodule> modules;  ///< every load of these bytes (one per context or reload)
-    std::string saved;              ///< "modules/<hash>.cubin" once written
+    std::map<std::string, cuda::CubinKernelInfo> kernels;  ///< by symbol: registers, shared memory, threads
+    std::string saved;                                     ///< "modules/<hash>.cubin" once written
   };
   struct PointerArg {
     std::size_t arg = 0;  ///< index into the record's args (memory: into its memory regions)
@@ -90,9 +88,13 @@ class Recorder {
 
   static thread_local std::unique_ptr<Pending> s_pending;  ///< between a launch's enter and exit
 
-  /// The saved image of `fn`'s module, else the newest image with the symbol
-  /// (with a note when several hold it); "" when none.
-  std::string imageFor(const std::string& symbol, CUfunction fn, std::vector<std::string>* notes);
+  /// The saved image the launched `fn` came from: of the loaded images that
+  /// define the symbol, the newest whose kernel matches fn's registers and
+  /// static shared memory and admits `threads` per block (a JIT loads one
+  /// module per configuration under one name: Inductor's autotuner), else the
+  /// newest with a note; "" when none.
+  std::string imageFor(const std::string& symbol, CUfunction fn, unsigned threads,
+                       std::vector<std::string>* notes);
   void writeEnvironment();
   void finishLaunch(Pending& p, CUresult launchResult);
   /// Saves the bytes a pointer argument (or a memory region) reaches before the launch.

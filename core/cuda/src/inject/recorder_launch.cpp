@@ -277,7 +277,7 @@ void Recorder::launchEnter(const LaunchCall& c) {
   r.timeUnixNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
-  r.image = imageFor(symbol, fn, &r.notes);
+  r.image = imageFor(symbol, fn, c.block[0] * c.block[1] * c.block[2], &r.notes);
   if (r.image.empty()) r.notes.push_back("no loaded module image holds " + symbol);
   lock.unlock();
 

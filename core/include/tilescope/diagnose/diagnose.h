@@ -135,7 +135,17 @@ struct DiagnoseOptions {
   /// trials - 1: each trial costs as much as the baseline did.
   double expensiveCaptureS = 30;
   int maxCaptures = 16;  ///< worker runs in all, the baseline included
-  bool useTree = true;   ///< consult resources/tree.json when it loads
+  /// No experiment starts when the time since the baseline started, plus what
+  /// the next one is expected to take (the baseline's wall time), would pass
+  /// this (seconds); the report lists what was not run. 0: no budget, except
+  /// after a baseline that hung (hangBudgetS).
+  double budgetS = 0;
+  /// After a baseline that hung: every later run's launch watchdog (a hang
+  /// repeats in each experiment, and each would cost the full limit), and the
+  /// budget unless budgetS is set.
+  double hangFollowupS = 5;
+  double hangBudgetS = 30;
+  bool useTree = true;  ///< consult resources/tree.json when it loads
   /// Add a traced run when the evidence calls for it (traceCalledFor); the
   /// command line turns it on.
   bool trace = false;

@@ -377,6 +377,8 @@ struct DiagnoseInfo {
   std::string stopped;    ///< why the experiments ended ("conclusive: race", "capture limit (8) reached")
   std::string treeError;  ///< the troubleshooting tree could not load or walk
   std::vector<DiagnoseSkipped> skipped;  ///< called-for experiments that could not run
+  double budgetS = 0;                    ///< the time budget in force (0: none)
+  std::vector<std::string> notRun;       ///< planned experiments the budget cut
   bool operator==(const DiagnoseInfo&) const = default;
 };
 
