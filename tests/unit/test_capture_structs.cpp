@@ -137,6 +137,24 @@ TEST(CaptureStructs, WhyNotAConfig) {
 // A pointer that does not start its allocation keeps the bytes before it and
 // its address modulo 256: its tensor is the saved window, and the argument is
 // the window's address plus the lead (docs/capture.md, "Where a pointer points").
+// A CUDA kernel given one buffer twice (in place): the second pointer is
+// re-based onto the first with delta 0, and the config names the tensor twice.
+TEST(CaptureStructs, SameBufferTwiceIsOneTensorNamedTwice) {
+  json j = structRecord("c7-0000");
+  j["args"][2] = j["args"][1];
+  j["args"][2]["name"] = "p2";
+  j["args"][2]["index"] = 2;
+  j["args"][2]["rebased_onto"] = "p1";
+  j["args"][2].erase("before");
+  j["args"][2].erase("after");
+  std::string why;
+  const auto cfg = configFromLaunch(launchRecordFromJson(j), CaptureInfo{}, &why);
+  ASSERT_TRUE(why.empty()) << why;
+  EXPECT_EQ(cfg["args"][1], "p1");
+  EXPECT_EQ(cfg["args"][2], "p1") << cfg["args"].dump();
+  EXPECT_FALSE(cfg["tensors"].contains("p2"));
+}
+
 TEST(CaptureStructs, PointerPastItsAllocationStartKeepsTheLead) {
   json j = structRecord("c7-0000");
   // p1 is `out + 1` (4 bytes into its allocation): the window holds 1025 floats.

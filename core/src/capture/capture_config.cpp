@@ -258,6 +258,9 @@ std::string fillBytesArgs(const LaunchRecord& r,
   for (const auto& [i, a] : bytesArgs) {
     args[i] = bytesArg(r, *a, place, whyNot);
     if (!whyNot->empty()) return "";
+    // A pointer at its tensor's first byte (the same buffer passed twice): the tensor's name.
+    if (a->kind == "pointer" && args[i]["relocations"].size() == 1 && args[i]["relocations"][0]["delta"] == 0)
+      args[i] = args[i]["relocations"][0]["tensor"];
     for (const LaunchWord& w : a->words)
       if (w.cls == "ambiguous")
         ambiguous += (ambiguous.empty() ? "" : ", ") + a->name + "+" + std::to_string(w.offset);
