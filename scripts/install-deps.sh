@@ -108,6 +108,13 @@ if ! "$venv/bin/python3" -c "import importlib.metadata as m, sys; sys.exit(m.ver
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check "triton==$triton_version" \
     || echo "note: could not install Triton $triton_version; Triton kernels will not compile" >&2
 fi
+# nvdisasm (the SASS of `check --stages`, docs/report.md "Compiler stages") from the
+# nvidia-cuda-nvdisasm wheel, for toolkits without it (a pip-assembled one); any
+# CUDA 13 nvdisasm reads the cubins of this toolkit and of Triton.
+"$venv/bin/python3" -c "import glob, nvidia, sys; sys.exit(not glob.glob(nvidia.__path__[0] + '/*/bin/nvdisasm'))" \
+    2>/dev/null \
+  || "$venv/bin/python3" -m pip install -q --disable-pip-version-check "nvidia-cuda-nvdisasm>=13,<14" \
+  || echo "note: could not install nvidia-cuda-nvdisasm into $venv; check --stages uses the toolkit's nvdisasm" >&2
 # NumPy for the capture recorder's tests (.npy files; resources/python/capture).
 "$venv/bin/python3" -c "import numpy" 2>/dev/null \
   || "$venv/bin/python3" -m pip install -q --disable-pip-version-check numpy \

@@ -162,6 +162,20 @@ Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, doub
   return p;
 }
 
+void attachStages(Point& p, const Config& point, const std::string& arch) {
+#ifdef TILESCOPE_HAVE_CUDA
+  if (p.compile.attempted && p.compile.ok) {
+    p.stages = cuda::collectStages(point, arch);
+    return;
+  }
+#endif
+  p.stages.collected = true;
+  p.stages.arch = arch;
+  p.stages.note = p.compile.attempted ? "the kernel did not compile: no compiler stages"
+                                      : "not compiled: no compiler stages (" + p.compile.log + ")";
+  (void)point;
+}
+
 int cmdCheck(const CheckArgs& a) {
   Config cfg;
   try {
@@ -211,6 +225,8 @@ int cmdCheck(const CheckArgs& a) {
       const bool compile = !a.noCompile && left > 0;
       report.points.push_back(
           checkPoint(sp, *dev, compile, std::min(a.compileTimeoutS, left), a.allowCommands));
+      if (a.stages && report.points.size() <= std::size_t(kMaxStagePoints))
+        attachStages(report.points.back(), sp.config, dev->arch);
       if (!a.noCompile && !compile) {
         ++skipped;
         report.points.back().compile.log = "not compiled: check's total time limit of " +
@@ -256,6 +272,8 @@ Verb addCheckCommand(CLI::App& app) {
               "read sources, includes and .npy files outside the config's folder");
   c->add_flag("--allow-commands", a->allowCommands,
               "compile with options that run programs (-ccbin ...) and import a Python kernel unconfined");
+  c->add_flag("--stages", a->stages,
+              "add the compiler stages (PTX, SASS, Triton's IR) with source lines to the report");
   return {c, [a] { return cmdCheck(*a); }};
 }
 

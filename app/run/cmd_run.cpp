@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -193,6 +194,26 @@ class RunProgress {
 
 }  // namespace
 
+namespace {
+
+/// run --stages: the stages of the captured points, compiled here for the
+/// architecture the worker compiled for (the first kMaxStagePoints points).
+void addStages(Report& report, const Config& cfg) {
+  const std::vector<SweepPoint> sweep = expandSweep(cfg);
+  int done = 0;
+  for (auto& p : report.points) {
+    if (done >= kMaxStagePoints || p.status.noGpu) continue;
+    const auto sp =
+        std::find_if(sweep.begin(), sweep.end(), [&](const auto& s) { return s.index == p.index; });
+    if (sp == sweep.end()) continue;
+    std::cerr << "stages of " << cfg.name << (sweep.size() > 1 ? " [" + sp->label() + "]" : "") << "\n";
+    attachStages(p, sp->config, p.compile.arch);
+    ++done;
+  }
+}
+
+}  // namespace
+
 int cmdRun(const RunArgs& a) {
   Config cfg;
   if (auto failed = checkConfig(a, cfg)) return *failed;
@@ -222,6 +243,7 @@ int cmdRun(const RunArgs& a) {
   opts.onEvent = [&progress](const StreamEvent& e) { progress(e); };
   std::cerr << a.verb << " " << cfg.name << ": " << total << " capture(s)\n";
   Report report = runSession(cfg, a.verb, opts);
+  if (a.stages) addStages(report, sessionConfig(cfg, a.verb));
 
   bool noGpu = !report.points.empty();
   for (const auto& p : report.points) noGpu = noGpu && p.status.noGpu;
@@ -256,6 +278,9 @@ Verb addRunCommand(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
   addRunOptions(r, *a);
+  r->add_flag(
+      "--stages", a->stages,
+      "add the compiler stages (PTX, SASS, Triton's IR) with source lines, compiled here without a GPU");
   return {r, [a] {
             a->verb = "run";
             return cmdRun(*a);

@@ -27,6 +27,7 @@ struct CheckArgs {
   bool allowCommands = false;    ///< compile what runs programs: risky options, a Python kernel unconfined
   double compileTimeoutS = 120;  ///< per compile
   double checkTimeoutS = 600;    ///< all compiles of a check together: no point starts one past it
+  bool stages = false;           ///< --stages: the compiler stages of each point (docs/report.md)
 };
 int cmdCheck(const CheckArgs& a);
 
@@ -47,9 +48,17 @@ struct RunArgs {
   std::string shard;               ///< sweep --shard K/N: only that shard's points (shard.h)
   bool freshWorkers = false;       ///< a fresh worker process per capture (no warm workers)
   std::string counters;            ///< --counters basic|full|none ("": the config's, else basic)
+  bool stages = false;             ///< run --stages: the compiler stages, compiled here (no GPU)
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
+
+/// The most points of one report that get compiler stages (each up to 5 stages
+/// of kMaxStageBytes): a sweep's first ones.
+inline constexpr int kMaxStagePoints = 4;
+/// `--stages`: the compiler stages of point `p` (of config `point`), compiled
+/// again for `arch` without a GPU; a note when the point was not compiled.
+void attachStages(Point& p, const Config& point, const std::string& arch);
 
 /// `sweep --slurm`: the sweep as a Slurm job array (cmd_slurm.cpp, README "On a cluster").
 struct SlurmArgs {

@@ -257,6 +257,13 @@ def compile_kernel(request, outdir):
     total = len(ptx_params) if ptx_params is not None else -1
     with open(os.path.join(outdir, "kernel.cubin"), "wb") as f:
         f.write(kernel.asm["cubin"])
+    if request.get("stages"):
+        # The compiler stages (check --stages): each IR as Triton printed it, #loc lines included.
+        for key in ("ttir", "ttgir", "llir", "ptx"):
+            text = kernel.asm.get(key)
+            if isinstance(text, str):
+                with open(os.path.join(outdir, "kernel." + key), "w") as f:
+                    f.write(text)
     cluster = md.get("cluster_dims") or [md.get("num_ctas", 1), 1, 1]
     return {
         "ok": True,

@@ -318,6 +318,7 @@ void fields(IO& io, S& p) {
   io("device_output", p.deviceOutput, skipIfEmpty(p.deviceOutput));
   io("experiment", p.experiment, skipIfEmpty(p.experiment));
   io("trace", p.trace, skipIf(p.trace.status.empty()));
+  io("stages", p.stages, skipIf(!p.stages.collected));
   io("gpu", p.gpu, skipIf(p.gpu.empty()));
   io("wall_s", p.wallSeconds);
   io.object(

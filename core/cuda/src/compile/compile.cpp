@@ -1,6 +1,7 @@
 // compileKernel: NVRTC / nvcc / ptxas / prebuilt images, cached, with resource usage.
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -89,7 +90,9 @@ std::string shortenSourcePath(std::string log, const std::string& full, const st
   return log;
 }
 
-Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, const std::string& source) {
+/// NVRTC's cubin, or with `ptx` its PTX (the flags then name a compute_XX architecture).
+Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, const std::string& source,
+                 bool ptx = false) {
   Build b;
   nvrtcProgram prog = nullptr;
   // The program is named by its absolute path: NVRTC then looks for "quoted"
@@ -113,9 +116,9 @@ Build buildNvrtc(const KernelSpec& k, const std::vector<std::string>& flags, con
   b.log = shortenSourcePath(detail::capCompileLog(std::move(b.log)), full, k.sourcePath.filename().string());
   if (rc == NVRTC_SUCCESS) {
     std::size_t size = 0;
-    nvrtcGetCUBINSize(prog, &size);
+    (ptx ? nvrtcGetPTXSize : nvrtcGetCUBINSize)(prog, &size);
     b.image.resize(size);
-    if (size) nvrtcGetCUBIN(prog, b.image.data());
+    if (size) (ptx ? nvrtcGetPTX : nvrtcGetCUBIN)(prog, b.image.data());
     if (size == 0) b.log += "\nerror: NVRTC produced no cubin (is -arch a real sm_XX architecture?)";
     const char* lowered = nullptr;
     if (nameExpr && nvrtcGetLoweredName(prog, k.entry.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
@@ -155,7 +158,8 @@ Build buildTool(const std::vector<std::string>& argvHead, const std::string& inp
 /// real files again.
 Build buildNvcc(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
                 const std::string& arch, const std::vector<std::string>& options,
-                const std::vector<std::string>& includeDirs, std::vector<std::string>* deps) {
+                const std::vector<std::string>& includeDirs, std::vector<std::string>* deps,
+                bool ptx = false) {
   Build b;
   detail::TempDir tmp;
   if (tmp.path.empty()) {
@@ -172,6 +176,7 @@ Build buildNvcc(const KernelSpec& k, const std::vector<std::pair<std::string, De
   }
   const auto outPath = (tmp.path / "kernel.cubin").string(), depPath = (tmp.path / "kernel.d").string();
   std::vector<std::string> argv = plan.argv;
+  if (ptx) std::replace(argv.begin(), argv.end(), std::string("-cubin"), std::string("-ptx"));
   argv.insert(argv.end(), {"-MD", "-MF", depPath, "-o", outPath, (tmp.path / "kernel.cu").string()});
   const int rc = detail::runProcess(argv, &b.log);
   b.ok = rc == 0 && detail::readFile(outPath, &b.image) && !b.image.empty();
@@ -257,6 +262,18 @@ void loadPrebuilt(const KernelSpec& k, const std::string& ext, const std::string
   }
 }
 
+std::vector<std::string> nvrtcFlags(const std::string& arch, const SourceContext& s,
+                                    const std::vector<std::pair<std::string, DefineValue>>& defines,
+                                    const std::vector<std::string>& options) {
+  std::vector<std::string> flags{"-arch=" + arch, "-I" + s.srcDir, "-I" + s.root + "/include"};
+  if (arch.rfind("sm_", 0) == 0) flags.insert(flags.begin() + 1, "-Xptxas=-v");  // not for PTX
+  flags.insert(flags.end(), s.extraIncludes.begin(), s.extraIncludes.end());
+  const auto dflags = defineFlags(defines);
+  flags.insert(flags.end(), dflags.begin(), dflags.end());
+  flags.insert(flags.end(), options.begin(), options.end());
+  return flags;
+}
+
 /// Runs the compiler `info->compiler` names over the source, recording what it
 /// read in `deps`; `cacheable` turns false when that cannot be known (an
 /// #include through a macro, a scan cut short).
@@ -285,13 +302,7 @@ Build runCompiler(const KernelSpec& k, const std::vector<std::pair<std::string, 
     b = buildNvcc(k, defines, arch, options, dirs, deps);               // nvcc names every header it read
     *cacheable = !deps->empty();
   } else {
-    std::vector<std::string> flags{"-arch=" + arch, "-Xptxas=-v", "-I" + s.srcDir,
-                                   "-I" + s.root + "/include"};
-    flags.insert(flags.end(), s.extraIncludes.begin(), s.extraIncludes.end());
-    const auto dflags = defineFlags(defines);
-    flags.insert(flags.end(), dflags.begin(), dflags.end());
-    flags.insert(flags.end(), options.begin(), options.end());
-    b = buildNvrtc(k, flags, detail::readText(k.sourcePath));
+    b = buildNvrtc(k, nvrtcFlags(arch, s, defines, options), detail::readText(k.sourcePath));
     ck->loweredName = b.lowered;
     // NVRTC reports no dependencies: the include scan finds every header it can read.
     const IncludeScan scan = scanIncludes(k.sourcePath, includeSearchFor(k, s.root));
@@ -342,7 +353,49 @@ void compileSource(const KernelSpec& k, const std::vector<std::pair<std::string,
                  pythonInterpreter() + " and build-deps/tilelang (scripts/install-deps.sh unpacks them)";
 }
 
+SourceContext sourceContext(const KernelSpec& k, const std::string& ext) {
+  SourceContext s;
+  s.root = cudaToolkitRoot();
+  s.srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
+  s.tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
+  if (s.tilelang)
+    for (const auto& d : tilelangIncludeDirs()) s.extraIncludes.push_back("-I" + d);
+  return s;
+}
+
 }  // namespace
+
+CompileInfo compilePtx(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                       const std::string& arch, std::string* ptx) {
+  CompileInfo info;
+  info.attempted = true;
+  info.arch = arch;
+  info.compiler = k.compiler == "nvcc" ? "nvcc" : "nvrtc";
+  const std::string ext = lowerExt(k.sourcePath);
+  if (ext != ".cu" || !fs::is_regular_file(k.sourcePath)) {
+    info.log = "error: PTX is compiled from a .cu source only";
+    return info;
+  }
+  const SourceContext s = sourceContext(k, ext);
+  const std::vector<std::string> options = absoluteIncludeOptions(k);
+  Build b;
+  if (info.compiler == "nvcc") {
+    std::vector<std::string> dirs{s.srcDir}, deps;
+    for (const auto& d : s.extraIncludes) dirs.push_back(d.substr(2));
+    b = buildNvcc(k, defines, arch, options, dirs, &deps, true);
+  } else {
+    // compute_90a for sm_90a: the PTX of the architecture the cubin is for.
+    const std::string virt = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+    b = buildNvrtc(k, nvrtcFlags(virt, s, defines, options), detail::readText(k.sourcePath), true);
+  }
+  info.ok = b.ok;
+  info.log = b.log;
+  if (ptx && b.ok) {
+    ptx->assign(b.image.begin(), b.image.end());
+    while (!ptx->empty() && ptx->back() == '\0') ptx->pop_back();
+  }
+  return info;
+}
 
 CompileInfo compileKernel(const KernelSpec& k,
                           const std::vector<std::pair<std::string, DefineValue>>& defines,
@@ -355,12 +408,7 @@ CompileInfo compileKernel(const KernelSpec& k,
   ck.entry = k.entry;
   const int sm = smNumber(arch);
   const std::string ext = lowerExt(k.sourcePath);
-  SourceContext s;
-  s.root = cudaToolkitRoot();
-  s.srcDir = fs::absolute(k.sourcePath).lexically_normal().parent_path().string();
-  s.tilelang = ext == ".cu" && usesTileLangHeaders(k.sourcePath);
-  if (s.tilelang)
-    for (const auto& d : tilelangIncludeDirs()) s.extraIncludes.push_back("-I" + d);
+  const SourceContext s = sourceContext(k, ext);
 
   if (!fs::is_regular_file(k.sourcePath)) {
     info.compiler = k.compiler;

@@ -20,6 +20,7 @@
 #include "tilescope/base/json_input.h"
 #include "tilescope/model/counters_model.h"
 #include "tilescope/model/location.h"
+#include "tilescope/model/stages_info.h"
 #include "tilescope/model/trace_info.h"
 #include "tilescope/model/vocabulary.h"
 
@@ -295,6 +296,7 @@ struct Point {
   std::string deviceOutput;  ///< what the kernel printed (printf, failed asserts): the tail (device_output.h)
   std::string experiment;    ///< diagnose: which experiment this point is
   TraceInfo trace;           ///< `run --trace`: what the traced launch measured (status "" when not traced)
+  StagesInfo stages;         ///< `--stages`: the compiler stages (collected false when not asked for)
   GpuRecord gpu;             ///< where it ran
   double wallSeconds = 0;
   PointStatus status;

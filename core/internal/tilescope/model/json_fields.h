@@ -175,6 +175,9 @@ void fromValue(const V& j, TraceInfo& out, const JsonPath& path);
 json toValue(const CountersInfo& v);
 template <Value V>
 void fromValue(const V& j, CountersInfo& out, const JsonPath& path);
+json toValue(const StagesInfo& v);  ///< the compiler stages (stages_json.cpp)
+template <Value V>
+void fromValue(const V& j, StagesInfo& out, const JsonPath& path);
 template <Value V>
 void fromValue(const V& j, Report& out, const JsonPath& path);
 template <Value V>

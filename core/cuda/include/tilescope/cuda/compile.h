@@ -113,6 +113,26 @@ CompileInfo compileTileLang(const Config& point, const std::string& arch, Compil
 CompileInfo compilePoint(const Config& point, const std::string& arch, bool alignedPointers,
                          CompiledKernel* out);
 
+/// The PTX of a .cu source (`-lineinfo` in k.options gives its `.loc` lines):
+/// NVRTC for the architecture's compute_XX, or nvcc -ptx, with the same defines,
+/// options and include folders as compileKernel. Not cached. ok=false with the log.
+CompileInfo compilePtx(const KernelSpec& k, const std::vector<std::pair<std::string, DefineValue>>& defines,
+                       const std::string& arch, std::string* ptx);
+
+/// The compiler stages of a point (`check --stages`, `run --stages`;
+/// docs/report.md, "Compiler stages"), without a GPU: CUDA C++ (and TileLang's
+/// generated .cu) compiled again with -lineinfo, to PTX and a cubin whose SASS
+/// nvdisasm lists (nvdisasmPath()); Triton's TTIR, TTGIR, LLIR, PTX and SASS from
+/// its own compile. Stages that cannot be had are listed absent, with why. Each
+/// stage is clipped to kMaxStageBytes. Never throws for compiler errors.
+StagesInfo collectStages(const Config& point, const std::string& arch);
+
+/// nvdisasm: $TILESCOPE_NVDISASM, the nvidia-cuda-nvdisasm package of the Python
+/// interpreter TileScope uses (scripts/install-deps.sh installs it), the CUDA
+/// toolkit's, PATH's, then the one bundled with Triton; "" when none (*why says
+/// where it looked).
+std::string nvdisasmPath(std::string* why = nullptr);
+
 /// The first error of a compiler log (NVRTC, nvcc, ptxas): its line number in the
 /// source (0 when the log names none) and the message without the file prefix.
 std::optional<std::pair<int, std::string>> firstCompileError(const std::string& log);
