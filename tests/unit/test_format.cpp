@@ -76,3 +76,17 @@ TEST(Format, SummaryReadsLikeTheExports) {
   EXPECT_EQ(out.str().find("2000.000 ms"), std::string::npos);
   EXPECT_NE(out.str().find("speedup 0.0208×"), std::string::npos) << out.str();
 }
+
+namespace {
+
+// The one trim and last-line helper the readers share (base/format.h).
+TEST(Format, TrimmedAndLastLine) {
+  EXPECT_EQ(tilescope::trimmed(" \t kernel(int) \r\n"), "kernel(int)");
+  EXPECT_EQ(tilescope::trimmed(" \t\r\n"), "");
+  EXPECT_EQ(tilescope::trimmed(""), "");
+  EXPECT_EQ(tilescope::lastLine("Traceback\n  File x\nValueError: bad shape\n\n  "), "ValueError: bad shape");
+  EXPECT_EQ(tilescope::lastLine("one line"), "one line");
+  EXPECT_EQ(tilescope::lastLine(""), "");
+}
+
+}  // namespace

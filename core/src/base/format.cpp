@@ -157,4 +157,19 @@ std::string visibleControls(const std::string& s, bool keepNewlines) {
   return o;
 }
 
+std::string_view trimmed(std::string_view s) {
+  auto blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+  };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string lastLine(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const auto nl = text.rfind('\n');
+  return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
+}
+
 }  // namespace tilescope

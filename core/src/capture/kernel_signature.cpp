@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 
+#include "tilescope/base/format.h"
+
 namespace tilescope {
 
 std::string demangleSymbol(const std::string& mangled) {
@@ -18,12 +20,6 @@ std::string demangleSymbol(const std::string& mangled) {
 }
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(' ');
-  const auto e = s.find_last_not_of(' ');
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 /// The index of the '(' that opens the parameter list: the last top-level
 /// one, so that "(anonymous namespace)::f(int)" and templates parse.
@@ -54,7 +50,7 @@ std::string dtypeOf(const std::string& t) {
 
 KernelParamType parseParam(std::string p) {
   KernelParamType k;
-  p = trim(p);
+  p = std::string(trimmed(p));
   int stars = 0;
   while (!p.empty() && (p.back() == '*' || p.back() == ' ' || p.back() == '&')) {
     if (p.back() == '*') ++stars;
@@ -73,7 +69,7 @@ KernelParamType parseParam(std::string p) {
     k.isConst = true;
     p = p.substr(6);
   }
-  k.type = trim(p);
+  k.type = std::string(trimmed(p));
   k.pointer = stars > 0;
   k.dtype = stars <= 1 ? dtypeOf(k.type) : "";
   if (!k.pointer) k.isConst = false;  // a const scalar is just a scalar
@@ -87,7 +83,7 @@ std::optional<std::vector<KernelParamType>> kernelParamTypes(const std::string& 
   if (open == std::string::npos) return std::nullopt;
   const std::string list = demangled.substr(open + 1, demangled.size() - open - 2);
   std::vector<KernelParamType> out;
-  if (trim(list).empty() || trim(list) == "void") return out;
+  if (trimmed(list).empty() || trimmed(list) == "void") return out;
   int depth = 0;
   std::string cur;
   for (char c : list) {

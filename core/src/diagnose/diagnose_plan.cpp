@@ -7,6 +7,7 @@
 
 #include "diagnose_detail.h"
 #include "tilescope/base/expr.h"
+#include "tilescope/base/format.h"
 #include "tilescope/diagnose/diagnose.h"
 
 namespace tilescope {
@@ -56,12 +57,6 @@ std::vector<std::string> Experiment::workerArgs() const {
 }
 
 namespace {
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
 
 bool usesSymbol(const std::string& expr, const std::string& name) {
   try {
@@ -255,7 +250,7 @@ std::vector<SizeParam> sizeParams(const Config& cfg) {
       const TensorSpec* t = cfg.tensor(ts.tensor);
       if (!t) continue;
       for (std::size_t d = 0; d < t->shape.size() && d < ts.tile.size(); ++d) {
-        if (trim(t->shape[d]) != name || usesSymbol(ts.tile[d], name)) continue;
+        if (trimmed(t->shape[d]) != name || usesSymbol(ts.tile[d], name)) continue;
         try {
           std::int64_t extent = evalInt(ts.tile[d], symbols);
           if (extent > 0) s.tile = s.tile > 0 ? std::min(s.tile, extent) : extent;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sanitizer_detail.h"
+#include "tilescope/base/format.h"
 
 namespace tilescope {
 
@@ -17,12 +18,6 @@ namespace detail {
 namespace {
 
 bool isHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // "file.cu:120" → true with file and line; no spaces in the file name.
 bool fileLine(std::string_view s, std::string* file, int* line) {
@@ -38,7 +33,7 @@ bool fileLine(std::string_view s, std::string* file, int* line) {
 
 // "kernel(int *)+0x8b0" → kernel, pc.
 void kernelAndPc(std::string_view s, std::string* kernel, std::optional<std::uint64_t>* pc) {
-  s = trim(s);
+  s = trimmed(s);
   const auto plus = s.rfind("+0x");
   if (plus != std::string_view::npos && plus + 3 < s.size()) {
     bool hex = true;
@@ -48,7 +43,7 @@ void kernelAndPc(std::string_view s, std::string* kernel, std::optional<std::uin
       s = s.substr(0, plus);
     }
   }
-  *kernel = std::string(trim(s));
+  *kernel = std::string(trimmed(s));
 }
 
 }  // namespace
@@ -77,13 +72,13 @@ std::optional<std::uint64_t> parseHex(std::string_view s) {
 
 void parseLocation(std::string_view loc, std::string* kernel, std::optional<std::uint64_t>* pc,
                    std::string* file, int* line) {
-  loc = trim(loc);
+  loc = trimmed(loc);
   if (loc.size() > 2 && loc[0] == '0' && (loc[1] == 'x' || loc[1] == 'X')) {
     // Legacy: "0x3b0 in kernel(...)" or "0x578 in /path/file.cu:120:Kernel(args)"
     const auto in = loc.find(" in ");
     *pc = parseHex(loc.substr(0, in));
     if (in == std::string_view::npos) return;
-    std::string_view rest = trim(loc.substr(in + 4));
+    std::string_view rest = trimmed(loc.substr(in + 4));
     // file:line:kernel, the file without spaces, the line all digits
     const auto c1 = rest.find(':');
     if (c1 != std::string_view::npos && rest.substr(0, c1).find(' ') == std::string_view::npos) {
@@ -92,7 +87,7 @@ void parseLocation(std::string_view loc, std::string* kernel, std::optional<std:
           rest.substr(c1 + 1, c2 - c1 - 1).find_first_not_of("0123456789") == std::string_view::npos) {
         *file = std::string(rest.substr(0, c1));
         *line = int(parseCount(rest.substr(c1 + 1)));
-        *kernel = std::string(trim(rest.substr(c2 + 1)));
+        *kernel = std::string(trimmed(rest.substr(c2 + 1)));
         return;
       }
     }
@@ -103,7 +98,7 @@ void parseLocation(std::string_view loc, std::string* kernel, std::optional<std:
   for (auto in = loc.rfind(" in "); in != std::string_view::npos && in > 0; in = loc.rfind(" in ", in - 1)) {
     std::string f;
     int l = 0;
-    if (fileLine(trim(loc.substr(in + 4)), &f, &l)) {
+    if (fileLine(trimmed(loc.substr(in + 4)), &f, &l)) {
       *file = f;
       *line = l;
       loc = loc.substr(0, in);

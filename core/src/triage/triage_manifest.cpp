@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/config/trust.h"
 #include "triage_pairing.h"
@@ -19,12 +20,6 @@ namespace {
 constexpr std::size_t kMaxPairNameChars = 200;
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 struct Manifest {
   fs::path file;  ///< as given
@@ -41,7 +36,7 @@ struct Manifest {
 /// `# tilescope.triage.pairs/N`: any N but 1 is a format this reader does not know.
 void checkSchemaComment(const Manifest& m, std::string_view comment) {
   constexpr std::string_view family = "tilescope.triage.pairs/";
-  const std::string_view c = trim(comment);
+  const std::string_view c = trimmed(comment);
   if (c.substr(0, family.size()) != family) return;
   std::size_t end = 0;
   while (end < c.size() && !isBlank(c[end])) ++end;
@@ -55,7 +50,7 @@ std::vector<std::string_view> fieldsOf(const Manifest& m, std::string_view line)
   std::vector<std::string_view> f;
   for (std::size_t start = 0;;) {
     const std::size_t tab = line.find('\t', start);
-    f.push_back(trim(line.substr(start, tab == std::string_view::npos ? tab : tab - start)));
+    f.push_back(trimmed(line.substr(start, tab == std::string_view::npos ? tab : tab - start)));
     if (tab == std::string_view::npos || f.size() > 3) break;
     start = tab + 1;
   }
@@ -119,7 +114,7 @@ std::vector<TriageInput> readTriagePairs(const fs::path& manifest, bool allowOut
   for (std::size_t start = 0; start < t.size();) {
     std::size_t end = t.find('\n', start);
     if (end == std::string_view::npos) end = t.size();
-    const std::string_view raw = t.substr(start, end - start), line = trim(raw);
+    const std::string_view raw = t.substr(start, end - start), line = trimmed(raw);
     start = end + 1;
     ++m.line;
     if (line.empty()) continue;

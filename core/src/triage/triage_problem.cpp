@@ -138,12 +138,6 @@ std::optional<json> readRunner(const fs::path& file) {
   return std::nullopt;
 }
 
-std::string lastLine(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  const auto nl = text.rfind('\n');
-  return nl == std::string::npos ? text : text.substr(nl + 1);
-}
-
 /// A runner that ended without an answer: the watchdog, a signal, the candidate's
 /// exception it could not write, or the runner's own failure (a traceback that
 /// never names the candidate: not the candidate's fault, the entry is not run).

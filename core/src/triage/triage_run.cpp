@@ -26,13 +26,6 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
-std::string lastLine(const std::string& text) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  const auto nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
-}
-
 std::optional<Report> tryLoadReport(const fs::path& p) {
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return std::nullopt;

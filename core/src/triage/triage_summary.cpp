@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "tilescope/base/format.h"
 #include "tilescope/base/regex.h"
 #include "tilescope/diagnose/diagnose.h"
 #include "tilescope/diagnose/tree.h"
@@ -154,12 +155,6 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
 
 namespace {
 
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 /// "at 11:15:" (Triton's CompilationError counts from the kernel's def line).
 bool isTritonAt(const std::string& line) {
   if (line.rfind("at ", 0) != 0 || line.size() < 7 || line.back() != ':') return false;
@@ -181,7 +176,7 @@ std::string exceptionHeadline(const std::string& type, const std::string& messag
   for (std::size_t i = 0; i < message.size() && lines.size() < kMaxLines;) {
     const auto nl = message.find('\n', i);
     const std::size_t end = nl == std::string::npos ? message.size() : nl;
-    lines.push_back(trimmed(std::string_view(message).substr(i, std::min<std::size_t>(end - i, 2048))));
+    lines.emplace_back(trimmed(std::string_view(message).substr(i, std::min<std::size_t>(end - i, 2048))));
     i = end + 1;
   }
   const std::string first = lines.empty() ? "" : lines.front();

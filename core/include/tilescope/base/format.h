@@ -52,4 +52,10 @@ std::string visibleControls(const std::string& s, bool keepNewlines = false);
 /// `s` single-quoted for a POSIX shell ('it'\''s').
 std::string shellQuote(const std::string& s);
 
+/// `s` without leading and trailing whitespace (space, tab, CR, LF, FF, VT).
+std::string_view trimmed(std::string_view s);
+
+/// The last non-blank line of `text` (trailing newlines and spaces dropped).
+std::string lastLine(std::string_view text);
+
 }  // namespace tilescope
