@@ -8,7 +8,11 @@ Usage: bench/diagnose_zoo.py TILESCOPE_RUN OUT_DIR [--hidden] [CONFIG_SUBSTRING.
 (their baseline passes): how many of them diagnose's experiments uncover.
 --clean runs the correct kernels: how many come out without an error finding
 (anything else is a false alarm)."""
-import json, os, subprocess, sys, time
+import json
+import os
+import subprocess
+import sys
+import time
 
 # config -> (planted finding categories accepted first, tree leaves that are the right fix)
 PLANTED = {

@@ -115,6 +115,10 @@ fi
     2>/dev/null \
   || "$venv/bin/python3" -m pip install -q --disable-pip-version-check "nvidia-cuda-nvdisasm>=13,<14" \
   || echo "note: could not install nvidia-cuda-nvdisasm into $venv; check --stages uses the toolkit's nvdisasm" >&2
+# ruff (PyPI), the Python linter the test python.ruff runs (ruff.toml).
+"$venv/bin/ruff" --version >/dev/null 2>&1 \
+  || "$venv/bin/python3" -m pip install -q --disable-pip-version-check "ruff>=0.15,<0.18" \
+  || echo "note: could not install ruff into $venv; the test python.ruff skips" >&2
 # NumPy for the capture recorder's tests (.npy files; resources/python/capture).
 "$venv/bin/python3" -c "import numpy" 2>/dev/null \
   || "$venv/bin/python3" -m pip install -q --disable-pip-version-check numpy \

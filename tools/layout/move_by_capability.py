@@ -2,7 +2,9 @@
 """One-off: moves core/, core/cuda/ and ui/ into capability folders and rewrites
 every #include and path mention that names a moved file (docs/architecture.md). Kept in the
 tree as the record of the move; running it again is a no-op."""
-import os, re, subprocess, sys
+import os
+import re
+import subprocess
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 os.chdir(ROOT)

@@ -5,7 +5,9 @@ Occupancy numbers follow NVIDIA's rules for an H100 (64 warps, 32 blocks, 64 Ki 
 allocated per warp in units of 256, 228 KiB shared memory per SM, 1 KiB reserved per block),
 so the curves are the ones the occupancy calculator draws. Run: python3 make_fixtures.py
 """
-import json, math, os
+import json
+import math
+import os
 
 H100 = dict(warps=64, blocks=32, regs=65536, smem=233472, reserved=1024, optin=232448)
 
