@@ -231,14 +231,16 @@ DocSection findings(const Report& r, const DocumentOptions& o) {
   for (std::size_t i = 0; i < shown; ++i) {
     const Finding& f = r.findings[i];
     const auto rows = evidenceRows(f.evidence, o.maxEvidenceRows);
-    if (rows.empty() && f.treeNode.empty() && f.experiment.empty()) continue;
+    auto sass = doc_detail::findingSass(r, f);
+    if (rows.empty() && f.treeNode.empty() && f.experiment.empty() && sass.empty()) continue;
     s.blocks.push_back(
         DocSubheading{std::to_string(i + 1) + ". " + severityName(f.severity) + " " + findingName(f)});
     std::vector<std::pair<std::string, std::string>> facts;
     if (!f.experiment.empty()) facts.emplace_back("experiment", f.experiment);
     if (!f.treeNode.empty()) facts.emplace_back("troubleshooting node", f.treeNode);
     facts.insert(facts.end(), rows.begin(), rows.end());
-    s.blocks.push_back(keyValueTable(facts, "Evidence"));
+    if (!facts.empty()) s.blocks.push_back(keyValueTable(facts, "Evidence"));
+    for (auto& b : sass) s.blocks.push_back(std::move(b));
   }
   return s;
 }
