@@ -246,6 +246,17 @@ TEST(Counters, LowAchievedOccupancyAgainstTheoretical) {
   Point q = pointWith(k);
   q.occupancy = p.occupancy;
   EXPECT_FALSE(findingOf(concludeCounters(q), "low_occupancy"));
+  // A report edited or written elsewhere: an sm_count that is not an integer is unknown, not a throw.
+  Point r = pointWith(k);
+  k.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] = 10;
+  r = pointWith(k);
+  r.occupancy = p.occupancy;
+  r.launch.grid[0] = 16;
+  r.extra["device"] = {{"sm_count", "132"}};
+  std::optional<Finding> g;
+  ASSERT_NO_THROW(g = findingOf(concludeCounters(r), "low_occupancy"));
+  ASSERT_TRUE(g);
+  EXPECT_NE(g->detail, "grid");  // the SM count is unknown: not called too few CTAs
 }
 
 TEST(Counters, NoTensorCoresNeedsABaselineThatUsesThem) {

@@ -445,6 +445,9 @@ TEST(TriageSummary, SlugsAndEta) {
   EXPECT_FALSE(triageEta(10, 0, 5, 1).has_value());
   EXPECT_DOUBLE_EQ(*triageEta(10, 2, 6, 2), 20.0);
   EXPECT_DOUBLE_EQ(*triageEta(10, 6, 6, 2), 0.0);
+  // The last entry with 4 jobs: a whole entry's time (40 s x 4 / 16), not a quarter of it.
+  EXPECT_DOUBLE_EQ(*triageEta(40, 16, 17, 4), 10.0);
+  EXPECT_DOUBLE_EQ(*triageEta(40, 16, 32, 4), 40.0);
 }
 
 TEST(TriageDocument, SectionsTablesAndFigures) {

@@ -105,6 +105,15 @@ void uncoalesced(const CountersInfo& c, const CounterFigures& f, const CounterTh
   out.push_back(std::move(g));
 }
 
+/// The SM count the worker recorded (extra.device.sm_count); 0 when absent or
+/// not an integer (a report written elsewhere, or edited).
+int recordedSmCount(const Point& p) {
+  const auto d = p.extra.find("device");
+  if (d == p.extra.end() || !d->is_object()) return 0;
+  const auto n = d->find("sm_count");
+  return n != d->end() && n->is_number_integer() ? n->get<int>() : 0;
+}
+
 void lowOccupancy(const Point& p, const CounterFigures& f, const CounterThresholds& t,
                   std::vector<Finding>& out) {
   const OccupancyInfo& o = p.occupancy;
@@ -112,9 +121,7 @@ void lowOccupancy(const Point& p, const CounterFigures& f, const CounterThreshol
   const bool achievedLow = f.achievedOccupancy < t.achievedShare * o.theoretical;
   if (!achievedLow && o.theoretical >= t.lowTheoretical) return;
   const std::int64_t ctas = p.launch.grid[0] * p.launch.grid[1] * p.launch.grid[2];
-  int sms = 0;
-  if (p.extra.contains("device") && p.extra["device"].contains("sm_count"))
-    sms = p.extra["device"]["sm_count"].get<int>();
+  const int sms = recordedSmCount(p);
   const bool fewCtas = sms > 0 && o.blocksPerSm > 0 && ctas < std::int64_t(sms) * o.blocksPerSm;
   std::string msg = "achieved occupancy " + pct(100 * f.achievedOccupancy) +
                     " of the SM's warp slots against a theoretical " + pct(100 * o.theoretical) +

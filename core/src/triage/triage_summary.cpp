@@ -259,9 +259,13 @@ bool isLibraryKernel(const std::string& name) {
 
 std::optional<double> triageEta(double elapsedS, int done, int total, int jobs) {
   if (done <= 0 || total <= done) return done > 0 ? std::optional<double>(0.0) : std::nullopt;
-  // Elapsed time already runs the jobs side by side: the finished entries' rate holds.
-  (void)jobs;
-  return elapsedS / done * (total - done);
+  // The entries run `jobs` at a time, each taking about elapsed * jobs / done:
+  // what is left takes ceil(left / jobs) such rounds. The last few entries take
+  // a whole entry's time, not a share of the rate.
+  const int slots = std::max(1, std::min(jobs, total));
+  const int left = total - done;
+  const int rounds = (left + slots - 1) / slots;
+  return elapsedS * slots / done * rounds;
 }
 
 std::string entrySlug(const std::string& id) {

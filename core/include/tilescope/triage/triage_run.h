@@ -135,8 +135,9 @@ Report problemReport(const TriageEntry& e, const nlohmann::json& runner, const T
 /// (ATen, cuBLAS, cuDNN, CUTLASS, ... by its mangled or demangled name).
 bool isLibraryKernel(const std::string& name);
 
-/// Seconds left, from the finished entries' mean wall time in this run and the
-/// job slots; nullopt before the first finishes.
+/// Seconds left: the entries left, `jobs` at a time, each as long as the
+/// finished ones took on average (elapsed x jobs / done); nullopt before the
+/// first finishes.
 std::optional<double> triageEta(double elapsedS, int done, int total, int jobs);
 
 /// "17_relu_new.py" → "17_relu_new-1a2b3c4d": a folder name for an entry.
