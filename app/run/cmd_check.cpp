@@ -55,6 +55,25 @@ std::string consentProblem(const Config& cfg, const Consent& consent) {
   return msg;
 }
 
+std::optional<int> admitConfig(const std::string& path, const Consent& consent, bool allPoints, Config* cfg) {
+  try {
+    *cfg = loadConfig(path);
+  } catch (const ConfigError& e) {
+    return usageError(configMessage(path, e));
+  }
+  if (std::string why = consentProblem(*cfg, consent); !why.empty()) return usageError(path + ": " + why);
+  try {
+    const std::vector<SweepPoint> points = expandSweep(*cfg);
+    for (const auto& sp : points) {
+      (void)resolvePoint(sp.config);
+      if (!allPoints) break;
+    }
+  } catch (const ConfigError& e) {
+    return usageError(configMessage(path, e));
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> consentArgs(const Consent& consent) {
   std::vector<std::string> args;
   if (consent.commands) args.push_back("--allow-commands");

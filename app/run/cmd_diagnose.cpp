@@ -18,19 +18,7 @@ namespace tilescope::cli {
 
 int cmdDiagnose(const DiagnoseArgs& a) {
   Config cfg;
-  try {
-    cfg = loadConfig(a.config);
-  } catch (const ConfigError& e) {
-    return usageError(configMessage(a.config, e));
-  }
-  // Consent before a point is resolved: resolving reads .npy headers (issue 31, N17).
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
-    return usageError(a.config + ": " + why);
-  try {
-    (void)resolvePoint(expandSweep(cfg).front().config);
-  } catch (const ConfigError& e) {
-    return usageError(configMessage(a.config, e));
-  }
+  if (auto status = admitConfig(a.config, a.consent, false, &cfg)) return *status;
   if (!cfg.sweep.empty())
     std::cerr << "note: " << cfg.name << " has a sweep; `diagnose` works on its first point\n";
 

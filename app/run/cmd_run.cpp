@@ -76,21 +76,8 @@ namespace {
 /// loads, every point resolves, and nothing it names is run or read without the
 /// user's consent. An exit status when it cannot run.
 std::optional<int> checkConfig(const RunArgs& a, Config& cfg) {
-  try {
-    cfg = loadConfig(a.config);
-  } catch (const ConfigError& e) {
-    return usageError(configMessage(a.config, e));
-  }
-  // Before anything runs (the no-GPU exit included) and before a point is
-  // resolved (that reads .npy headers, issue 31 N17): nothing the config names
-  // is run or read without the user's consent.
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
-    return usageError(a.config + ": " + why);
-  try {
-    for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
-  } catch (const ConfigError& e) {
-    return usageError(configMessage(a.config, e));
-  }
+  // Before anything runs (the no-GPU exit included).
+  if (auto status = admitConfig(a.config, a.consent, true, &cfg)) return status;
   if (a.trials > 0 && a.verb == "sweep") {
     try {
       checkCaptureCount(cfg, a.trials, "--trials");

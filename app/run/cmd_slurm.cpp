@@ -402,15 +402,13 @@ int cmdSlurm(const RunArgs& a, const SlurmArgs& s) {
   if (!a.remote.empty())
     return usageError("--remote and --slurm: the Slurm nodes run the workers; use one or the other");
   Config cfg;
+  // Consent before the points are resolved: resolving reads .npy headers.
+  if (auto status = admitConfig(a.config, a.consent, true, &cfg)) return *status;
   try {
-    cfg = loadConfig(a.config);
-    for (const auto& sp : expandSweep(cfg)) (void)resolvePoint(sp.config);
     if (a.trials > 0) checkCaptureCount(cfg, a.trials, "--trials");
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
   }
-  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
-    return usageError(a.config + ": " + why);
   std::vector<std::string> options;
   try {
     options = splitShellWords(s.sbatchOptions);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,13 @@ std::string runMetricsError(const Config& cfg, const std::string& arch);
 /// outside its folder), as one message naming each JSON path and the option that
 /// allows it; "" when nothing.
 std::string consentProblem(const Config& cfg, const Consent& consent);
+
+/// The one gate a config passes before anything runs (run, sweep, diagnose,
+/// Slurm): it loads, nothing it names is run or read without `consent`, and
+/// only then are its points resolved (resolving reads .npy headers), every
+/// point or the first (`allPoints`). The exit status of the usage error that
+/// stopped it, or nullopt with *cfg loaded.
+std::optional<int> admitConfig(const std::string& path, const Consent& consent, bool allPoints, Config* cfg);
 
 /// `--remote HOST`: copies the config's files to HOST (unless `shared`) and
 /// points `opts` at ssh and the copy; `copy` removes it when destroyed. Returns

@@ -109,6 +109,17 @@ ln -s "$tmp/outside/passwd" "$tmp/cfg3/gemm_tiled.cu"
 [ "$rc" = 2 ] || say "a symlinked source outside: exit $rc, want 2"
 grep -q "SECRET-FIRST-LINE" "$tmp/err10" && say "a symlinked source's content reached the output"
 
+# An .npy outside the folder: every verb that runs a config refuses it before a
+# point is resolved (resolving reads the file's header), the Slurm path too.
+printf 'NOT-AN-NPY-SECRET' > "$tmp/outside/a.npy"
+variant "$tmp/cfg/npy.tscfg.json" "t = next(iter(d['tensors'])); d['tensors'][t]['init'] = 'npy:$tmp/outside/a.npy'"
+for verb in "run" "diagnose" "sweep --slurm"; do
+  "$exe" $verb "$tmp/cfg/npy.tscfg.json" 2>"$tmp/err-npy"; rc=$?
+  [ "$rc" = 2 ] || say "$verb with an .npy outside the folder: exit $rc, want 2"
+  grep -q -- "--allow-outside-paths" "$tmp/err-npy" || { say "$verb: the .npy outside is not refused by consent"; cat "$tmp/err-npy"; }
+  grep -q "NOT-AN-NPY-SECRET\|magic" "$tmp/err-npy" && say "$verb read the outside .npy before consent"
+done
+
 # --- 4. no predictable temporary names ----------------------------------------
 # The old folder names were $TMPDIR/tilescope-<pid>-<n>: plant symlinks to a
 # victim file at exactly those names for the check process (exec keeps the pid
