@@ -34,7 +34,9 @@
 
 #include "controllers/checkcontroller.h"
 #include "export/reportexporter.h"
+#include "models/findingsmodel.h"
 #include "models/qtconv.h"
+#include "models/verdicttext.h"
 #include "panels/capturedialog.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
@@ -324,7 +326,7 @@ void MainWindow::setupConnections() {
       m_verdictBanner->showMessage(
           m_verdictBanner->kind(),
           tr("<i>Still showing %1, not the run that failed:</i><br>").arg(shown.toHtmlEscaped()) +
-              verdictText(*m_report));
+              verdictText(*m_report, reportDir()));
     }
   });
   connect(m_runPanel, &RunPanel::runStarted, this, [this] {
@@ -365,6 +367,11 @@ void MainWindow::setupConnections() {
     showError(tr("Check: %1").arg(message));
     if (auto* d = findChild<QDockWidget*>(QStringLiteral("configDock"))) d->raise();
   });
+  connect(m_configPanel, &ConfigPanel::edited, this, [this] {
+    if (!m_report || m_stale) return;
+    m_stale = true;
+    updateVerdictBanner();
+  });
   connect(m_configPanel->checker(), &CheckController::runningChanged, this, [this] {
     if (m_report && m_report->verb == "check") updateVerdictBanner();
   });
@@ -377,6 +384,7 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   if (!path.isEmpty()) dirs << QFileInfo(path).absolutePath();
   if (!m_runPanel->configPath().isEmpty()) dirs << QFileInfo(m_runPanel->configPath()).absolutePath();
   m_findingsPanel->logPanel()->setSourceDirs(dirs);
+  m_findingsPanel->model()->setReportDir(path.isEmpty() ? QString() : QFileInfo(path).absolutePath());
   m_sourcePanel->setSourceDirs(dirs);
   // A report's config finds its kernel where the Source view does (Ctrl+K on a bundled sample).
   m_configPanel->setSourceDirs(dirs + SourcePanel::zooDirs());
@@ -384,6 +392,7 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   const int first = m_report ? firstErrorPoint(*m_report) : 0;
   m_messageBanner->clearMessage();
   statusBar()->clearMessage();
+  m_stale = false;
   {
     const QSignalBlocker block(m_selection);
     SelectionState s;
@@ -400,7 +409,18 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
   updateStatus();
 }
 
-QString MainWindow::verdictText(const Report& r) {
+QString MainWindow::okText(const Report& r, const QString& reportDir) {
+  // An "ok" claims no error, not no problem: its warnings are named with it (issue 41).
+  const int n = warningCount(r);
+  if (n == 0) return tr(" — no error findings");
+  const QStringList lines = warningLines(r, reportDir);
+  QString text = (n == 1 ? tr(" — 1 warning: %1") : tr(" — %1 warnings: %2").arg(n))
+                     .arg(lines.join(QStringLiteral("; ")).toHtmlEscaped());
+  if (n > lines.size()) text += tr("; %1 more in Findings").arg(n - lines.size());
+  return text;
+}
+
+QString MainWindow::verdictText(const Report& r, const QString& reportDir) {
   // The cause before its symptoms and the walk's fix in the kernel's language: core's
   // headline, which the exports print too.
   static const std::shared_ptr<const Tree> tree = [] {
@@ -411,7 +431,7 @@ QString MainWindow::verdictText(const Report& r) {
     }
   }();
   const Headline h = reportHeadline(r, tree.get());
-  QString text = tr("<b>Verdict: %1</b>").arg(QString::fromLatin1(verdictName(r.verdict)));
+  QString text = tr("<b>Verdict: %1</b>").arg(verdictLabel(r));
   if (r.verb == "check")
     text = tr("<b>Checked without a GPU</b> on %1 (%2 point(s): declared tiles, masks, shared memory, "
               "occupancy) · ")
@@ -426,7 +446,7 @@ QString MainWindow::verdictText(const Report& r) {
     text = tr("<b>Nothing was run</b>: the report holds no points (verb %1), so it proves nothing")
                .arg(r.verb.empty() ? tr("unknown") : qs(r.verb).toHtmlEscaped());
   } else if (r.verdict == Verdict::ok) {
-    text += tr(" — no error findings");
+    text += okText(r, reportDir);
   }
   if (h.leaf)
     text +=
@@ -476,13 +496,22 @@ void MainWindow::updateVerdictBanner() {
                       : v == Verdict::ok       ? Banner::Kind::ok
                       : v == Verdict::slow     ? Banner::Kind::warning
                                                : Banner::Kind::error;
-  QString text = verdictText(*m_report);
+  QString text = verdictText(*m_report, reportDir());
   if (m_report->verb == "check") {
     text += checkNote(*m_report, m_configPanel->isChecking());
-    // A check proves no mask: an "ok" over tiles that cross the edge is only the declaration's.
-    if (kind == Banner::Kind::ok && crossingTiles(*m_report) > 0) kind = Banner::Kind::info;
+    // A check measures nothing: its "ok" is the declaration's, never the green of a run.
+    if (kind == Banner::Kind::ok) kind = Banner::Kind::info;
+  }
+  if (m_stale) {
+    // The config changed under the result: it describes the config as it was.
+    text = tr("<b>Stale</b>: the config was edited since this result; Run or Check again.<br>") + text;
+    if (kind == Banner::Kind::ok) kind = Banner::Kind::info;
   }
   m_verdictBanner->showMessage(kind, text);
+}
+
+QString MainWindow::reportDir() const {
+  return m_reportPath.isEmpty() ? QString() : QFileInfo(m_reportPath).absolutePath();
 }
 
 void MainWindow::closeReport() {
@@ -527,7 +556,7 @@ QString MainWindow::statusDeviceText() const {
                      .arg(d.name.empty() ? tr("no device") : qs(d.name), qs(d.cc))
                      .arg(d.smCount)
                      .arg(d.live ? QString() : tr(" [database]"))
-                     .arg(QString::fromLatin1(verdictName(m_report->verdict)));
+                     .arg(verdictLabel(*m_report));
   if (!m_report->host.empty()) text += tr(" · host %1").arg(qs(m_report->host));
   return text;
 }
@@ -553,6 +582,7 @@ void MainWindow::stepPoint(int delta) {
 void MainWindow::setTheme(Theme theme) {
   m_theme = theme;
   applyTheme(theme);
+  for (Banner* b : findChildren<Banner*>()) b->refreshColors();
   (theme == Theme::dark ? m_darkAction : m_lightAction)->setChecked(true);
 }
 

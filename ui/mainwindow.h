@@ -77,8 +77,10 @@ class MainWindow : public QMainWindow {
   bool checkConfig();
   /// Shows an error in the message banner and the status bar.
   void showError(const QString& message);
-  /// The verdict banner's text for a report ("" for none).
-  static QString verdictText(const Report& report);
+  /// The verdict banner's text for a report ("" for none); files relative to `reportDir`.
+  static QString verdictText(const Report& report, const QString& reportDir = {});
+  /// After an "ok": " — no error findings", or its warnings ("1 warning: … at t.cu:24").
+  static QString okText(const Report& report, const QString& reportDir);
   /// A check's postscript: compiled or not (yet), and the tiles whose masks only a run can prove.
   static QString checkNote(const Report& report, bool checking);
   /// The most declared tiles crossing an output's edge at any point.
@@ -136,6 +138,7 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void stepPoint(int delta);
   void updateVerdictBanner();
+  QString reportDir() const;  ///< the open report's folder, "" for a check or none
   QDockWidget* addPanelDock(QWidget* panel, const QString& title, const QString& objectName,
                             Qt::DockWidgetArea area);
 
@@ -170,6 +173,7 @@ class MainWindow : public QMainWindow {
   QAction* m_diagnoseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QAction* m_checkAction = nullptr;
+  bool m_stale = false;          ///< the config was edited since the shown report arrived
   bool m_showNextCheck = false;  ///< the next check replaces the shown report (after Open or Check)
   /// What asked for the check in flight: its failure is said in that action's words.
   enum class CheckOrigin { none, open, check };

@@ -34,6 +34,11 @@ QSharedPointer<QCPAxisTicker> countTicker() {
 
 }  // namespace
 
+QString taxonomyLabel(const QString& category) {
+  // The key stays "checked" (filters, JSON); a person reads what it did and did not do.
+  return category == QLatin1String("checked") ? QStringLiteral("checked, not run") : category;
+}
+
 QVector<TaxonomyBar> taxonomyBars(const TriageReport& r) {
   QVector<TaxonomyBar> bars;
   for (const TaxonomyRow& row : taxonomy(r.entries))
@@ -60,7 +65,7 @@ QVector<TaxonomyBar> plotTaxonomy(QCustomPlot* plot, const TriageReport& r) {
     bar->setPen(QPen(col));
     bar->setBrush(fillOf(col, 170));
     bar->addData(key, b.count);
-    labels->addTick(key, b.category);
+    labels->addTick(key, taxonomyLabel(b.category));
     auto* text = new QCPItemText(plot);
     text->position->setCoords(b.count, key);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);

@@ -20,6 +20,9 @@ struct TaxonomyBar {
   double percent = 0;
 };
 
+/// A taxonomy key as the charts and the category filter print it: "checked" reads
+/// "checked, not run" (a check measured nothing); the others as they are.
+QString taxonomyLabel(const QString& category);
 /// The category rows of the taxonomy (taxonomy(): the same counts as the table
 /// and the exports), largest first.
 QVector<TaxonomyBar> taxonomyBars(const TriageReport& r);

@@ -3,11 +3,13 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
 
 #include "controllers/runstream.h"
 #include "models/qtconv.h"
+#include "tilescope/base/format.h"
 #include "tilescope/run/remote.h"
 
 namespace tilescope::ui {
@@ -108,6 +110,14 @@ void RunController::startCapture(const QStringList& arguments) {
          QStringList{m_exe.isEmpty() ? runExecutable() : m_exe, QStringLiteral("capture")} + arguments);
 }
 
+QString RunController::shellCommandLine(const QStringList& cmd) {
+  // The echoed line is copied into a terminal: "python3 -c 'print(1)'" must stay one argument.
+  static const QRegularExpression bare(QStringLiteral("^[A-Za-z0-9_./=:,@%+^-]+$"));
+  QStringList words;
+  for (const QString& w : cmd) words << (bare.match(w).hasMatch() ? w : qs(shellQuote(w.toStdString())));
+  return words.join(QLatin1Char(' '));
+}
+
 void RunController::launch(const QString& verb, const QStringList& cmd) {
   m_stream->reset();
   delete m_process;
@@ -127,7 +137,7 @@ void RunController::launch(const QString& verb, const QStringList& cmd) {
   m_stderrPending.clear();
   m_gotReport = m_cancelled = false;
   emit runStarted(verb);
-  emit logAvailable(QStringLiteral("$ ") + cmd.join(QLatin1Char(' ')));
+  emit logAvailable(QStringLiteral("$ ") + shellCommandLine(cmd));
   setRunning(true);
   m_process->start(cmd.front(), cmd.mid(1));
 }

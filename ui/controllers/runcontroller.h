@@ -34,6 +34,10 @@ class RunController : public QObject {
   QString sbatchOptions() const { return m_sbatchOptions; }
   /// The tilescope-run to start: next to this executable, else on PATH.
   static QString runExecutable();
+  /// `cmd` as one line that pastes into a POSIX shell and runs the same program with
+  /// the same arguments: a word with a space, a quote or a shell character is
+  /// single-quoted (shellQuote), the others stay bare.
+  static QString shellCommandLine(const QStringList& cmd);
   /// For tests: another tilescope-run ("" = runExecutable()).
   void setRunExecutable(const QString& path) { m_exe = path; }
   /// Program and arguments of a run of `verb` ("run", "sweep" or "diagnose"). Over

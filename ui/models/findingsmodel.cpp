@@ -4,9 +4,10 @@
 #include <QStringList>
 #include <iterator>
 
+#include "models/evidencetext.h"
 #include "models/qtconv.h"
+#include "models/verdicttext.h"
 #include "style/colors.h"
-#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 
@@ -32,6 +33,12 @@ std::vector<Finding> FindingsModel::reportLevelFindings(const Report& r) {
     if (!onPoint) out.push_back(f);
   }
   return out;
+}
+
+void FindingsModel::setReportDir(const QString& dir) {
+  if (dir == m_reportDir) return;
+  m_reportDir = dir;
+  if (!m_findings.empty()) emit dataChanged(index(0, LocationColumn), index(rowCount() - 1, LocationColumn));
 }
 
 const Finding* FindingsModel::finding(int row) const {
@@ -74,16 +81,19 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       case MessageColumn:
         return qs(f->message);
       case LocationColumn: {
-        QString loc = qs(locationText(f->location));
+        // The file where the reader has it, not where the report was recorded (issue 41).
+        QString loc = shownLocationText(f->location, m_reportDir);
         if (!f->tensor.empty())
           loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;
+        if (role == Qt::ToolTipRole && !f->location.file.empty() &&
+            shownPath(qs(f->location.file), m_reportDir) != qs(f->location.file))
+          loc += tr("\nrecorded as %1").arg(qs(f->location.file));
         return loc;
       }
       case EvidenceColumn: {
-        // The export's key/value reading of the evidence (durations and bytes with units), not JSON.
+        // Key/value rows with units and grouped digits, thresholds left out (evidencetext.h).
         QStringList facts;
-        for (const auto& [k, v] : evidenceRows(f->evidence))
-          facts << QStringLiteral("%1: %2").arg(qs(k), qs(v));
+        for (const auto& [k, v] : evidenceTextRows(f->evidence)) facts << QStringLiteral("%1: %2").arg(k, v);
         return facts.join(role == Qt::ToolTipRole ? QStringLiteral("\n") : QStringLiteral("; "));
       }
       default:

@@ -35,6 +35,9 @@ class FindingsModel : public QAbstractTableModel {
   bool isReportLevel(int row) const { return row >= 0 && row < m_reportLevel; }
   /// The report's findings that no point carries (a run's merged point findings are not repeated).
   static std::vector<Finding> reportLevelFindings(const Report& r);
+  /// The open report's folder: a location's file is shown relative to it (shownPath).
+  void setReportDir(const QString& dir);
+  QString reportDir() const { return m_reportDir; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -44,6 +47,7 @@ class FindingsModel : public QAbstractTableModel {
  private:
   std::vector<Finding> m_findings;
   int m_reportLevel = 0;
+  QString m_reportDir;
 };
 
 }  // namespace tilescope::ui

@@ -35,10 +35,11 @@ QVariant TriageModel::display(const TriageEntry& e, int column) const {
     case KindColumn:
       return QString::fromLatin1(entryKindName(e.kind));
     case VerdictColumn:
-      return QString::fromLatin1(e.status == EntryStatus::done ? verdictName(e.verdict)
-                                                               : entryStatusName(e.status));
-    case CategoryColumn:
-      return qs(taxonomyKey(e));
+      return qs(entryVerdictLabel(e));
+    case CategoryColumn: {
+      const std::string key = taxonomyKey(e);
+      return key == "checked" ? QStringLiteral("checked, not run") : qs(key);
+    }
     case DetailColumn:
       return qs(e.detail);
     case LineColumn:
@@ -94,8 +95,11 @@ QVariant TriageModel::data(const QModelIndex& index, int role) const {
       return tip;
     }
     case Qt::DecorationRole:
+      // Checked without running proves nothing: no "good" mark (warning), as the taxonomy's neutral bar.
       if (index.column() == VerdictColumn && e->status == EntryStatus::done)
-        return severityIcon(e->verdict == Verdict::ok ? Severity::info : Severity::error);
+        return severityIcon(e->verdict != Verdict::ok      ? Severity::error
+                            : taxonomyKey(*e) == "checked" ? Severity::warning
+                                                           : Severity::info);
       return {};
     case Qt::TextAlignmentRole:
       if (index.column() == SpeedupColumn || index.column() == TimeColumn)

@@ -1,5 +1,7 @@
 #include "panels/configpanel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -18,6 +20,7 @@
 #include "controllers/checkcontroller.h"
 #include "controllers/configcheck.h"
 #include "models/qtconv.h"
+#include "panels/configfault.h"
 #include "panels/configform.h"
 #include "tilescope/config/config.h"
 #include "tilescope/model/report.h"
@@ -65,6 +68,7 @@ ConfigPanel::ConfigPanel(Selection* selection, QWidget* parent)
 void ConfigPanel::setupConnections() {
   connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
     if (m_updating) return;
+    emit edited();
     m_debounce->start();
     setModified(m_text->toPlainText() != m_savedText);
   });
@@ -81,6 +85,7 @@ void ConfigPanel::setupConnections() {
             m_check = r;
             m_error = error;
             m_errorPath = path;
+            if (m_error.isEmpty()) m_lastGood = m_doc;
             markError();
             emit validationFinished(m_error.isEmpty(), m_error);
             emit checkAvailable(r);
@@ -132,6 +137,7 @@ bool ConfigPanel::openConfig(const QString& path) {
   m_path = path;
   m_fromReport = false;
   m_dir = QFileInfo(path).absolutePath();
+  m_lastGood = ordered_json();
   m_savedText = QString::fromUtf8(f.readAll());
   setJsonText(m_savedText);
   setModified(false);
@@ -212,6 +218,7 @@ QString ConfigPanel::resolveDir(const ordered_json& doc, const QString& fallback
 
 void ConfigPanel::setDocument(const ordered_json& doc, const QString& dir) {
   m_dir = resolveDir(doc, dir);
+  m_lastGood = ordered_json();  // another config: its edits are measured from its own first good check
   m_savedText = qs(doc.dump(2));
   setJsonText(m_savedText);
 }
@@ -228,6 +235,7 @@ bool ConfigPanel::setFormValue(const QString& jsonPath, const QString& text) {
   if (QTreeWidgetItem* item = formItem(jsonPath)) item->setText(1, text);
   m_updating = false;
   setModified(!m_path.isEmpty() && m_text->toPlainText() != m_savedText);
+  emit edited();
   validate();
   return true;
 }
@@ -288,14 +296,22 @@ void ConfigPanel::markError() {
   m_updating = true;
   {
     const QSignalBlocker block(m_form);
+    // Red: the field to change, which is not always the key that failed (configfault.h).
+    m_faultPaths = configFaultPaths(m_errorPath, m_doc, m_lastGood);
+    const QString key = configKeyOf(m_errorPath);
+    const QString why = key.isEmpty() || m_faultPaths == QStringList{key}
+                            ? m_error
+                            : tr("%1\n(%2 = %3)").arg(m_error, key, configExpressionAt(m_errorPath, m_doc));
     for (QTreeWidgetItemIterator it(m_form); *it; ++it) {
       const QString path = (*it)->data(0, kConfigPathRole).toString();
       // An error at tensors.C.shape[1] belongs to the item tensors.C.shape.
-      const bool bad = !m_errorPath.isEmpty() && !path.isEmpty() &&
-                       (m_errorPath == path || m_errorPath.startsWith(path + QLatin1Char('[')) ||
-                        m_errorPath.startsWith(path + QLatin1Char('.')));
+      const bool bad =
+          !path.isEmpty() && std::any_of(m_faultPaths.begin(), m_faultPaths.end(), [&](const QString& f) {
+            return f == path || f.startsWith(path + QLatin1Char('[')) ||
+                   f.startsWith(path + QLatin1Char('.'));
+          });
       (*it)->setBackground(1, bad ? QBrush(QColor(0xff, 0x52, 0x52, 80)) : QBrush());
-      (*it)->setToolTip(1, bad ? m_error : QString());
+      (*it)->setToolTip(1, bad ? why : path == key ? m_error : QString());
     }
   }
   m_form->viewport()->update();

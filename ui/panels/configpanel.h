@@ -47,6 +47,9 @@ class ConfigPanel : public QWidget, public ReportView {
   /// The line under the editor (valid, checking, compiled, the error, or a note).
   QString statusText() const;
   QString errorPath() const { return m_errorPath; }
+  /// The form rows marked red for the error: the fields to change (configFaultPaths),
+  /// "kernel.defines.BLOCK_M" for an error that surfaced at "launch.grid[1]".
+  QStringList faultPaths() const { return m_faultPaths; }
   QTreeWidget* form() const { return m_form; }
   /// The form item showing jsonPath, or nullptr.
   QTreeWidgetItem* formItem(const QString& jsonPath) const;
@@ -79,6 +82,8 @@ class ConfigPanel : public QWidget, public ReportView {
   /// arrives): the views can show its tiles, masks, occupancy and resources.
   void checkAvailable(const tilescope::ui::ReportPtr& report);
   void modifiedChanged(bool modified);
+  /// The user changed the config (text or form): a result shown for it is stale.
+  void edited();
 
  private:
   void setDocument(const nlohmann::ordered_json& doc, const QString& dir);
@@ -105,6 +110,8 @@ class ConfigPanel : public QWidget, public ReportView {
   bool m_updating = false;
   bool m_fromReport = false;  ///< the text is a loaded report's config, not an opened file
   bool m_compiled = false;
+  nlohmann::ordered_json m_lastGood;  ///< the document of the last check without an error
+  QStringList m_faultPaths;           ///< markError()'s red rows
   bool m_modified = false;
   QTabWidget* m_tabs;
   QTreeWidget* m_form;

@@ -98,7 +98,7 @@ void TriagePanel::setTriage(TriagePtr triage, const QString& path) {
   m_category->addItem(tr("All categories"), QString());
   if (triage)
     for (const TaxonomyBar& b : taxonomyBars(*triage))
-      m_category->addItem(QStringLiteral("%1 (%2)").arg(b.category).arg(b.count), b.category);
+      m_category->addItem(QStringLiteral("%1 (%2)").arg(taxonomyLabel(b.category)).arg(b.count), b.category);
   m_filter->setCategory({});
   m_filterEdit->clear();
   m_summary->setText(summaryText());

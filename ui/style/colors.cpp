@@ -129,11 +129,16 @@ int stateSeverity(int state) {
   }
 }
 
-BannerColors bannerColors(int kind) {
-  // Tints of bluish green, sky blue, yellow and vermillion.
+BannerColors bannerColors(int kind, bool dark) {
+  // Tints of bluish green, sky blue, yellow and vermillion; on a dark window the same
+  // hues deep, under light text, so a banner is not the brightest thing on the screen.
   static const QColor bg[] = {QColor(0xd4, 0xef, 0xe6), QColor(0xdd, 0xef, 0xfa), QColor(0xfc, 0xf7, 0xc8),
                               QColor(0xf7, 0xdd, 0xcc)};
-  return {bg[std::clamp(kind, 0, 3)], QColor(0x1a, 0x1a, 0x1a)};
+  static const QColor deep[] = {QColor(0x12, 0x3d, 0x31), QColor(0x15, 0x35, 0x4d), QColor(0x45, 0x3e, 0x0c),
+                                QColor(0x52, 0x22, 0x0e)};
+  const int k = std::clamp(kind, 0, 3);
+  return dark ? BannerColors{deep[k], QColor(0xf0, 0xf0, 0xf0)}
+              : BannerColors{bg[k], QColor(0x1a, 0x1a, 0x1a)};
 }
 
 QColor gpuTint(int i) {

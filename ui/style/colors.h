@@ -41,11 +41,12 @@ int stateSeverity(int state);
 QIcon severityIcon(Severity s);
 
 /// A banner's tint and text colour by kind (0 ok, 1 info, 2 warning, 3 error):
-/// light Okabe–Ito tints under near-black text (contrast >= 4.5:1, WCAG AA).
+/// light Okabe–Ito tints under near-black text, or with `dark` (the Dark palette)
+/// deep shades of the same hues under near-white text (contrast >= 4.5:1, WCAG AA).
 struct BannerColors {
   QColor background, text;
 };
-BannerColors bannerColors(int kind);
+BannerColors bannerColors(int kind, bool dark = false);
 /// The tint that marks the i-th GPU of a sweep (light Okabe–Ito tints, cycling;
 /// near-black text stays readable on each).
 QColor gpuTint(int i);

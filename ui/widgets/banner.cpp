@@ -1,5 +1,7 @@
 #include "widgets/banner.h"
 
+#include <QEvent>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTextDocument>
@@ -37,16 +39,36 @@ Banner::Banner(QWidget* parent) : QFrame(parent) {
 
 void Banner::showMessage(Kind kind, const QString& text) {
   m_kind = kind;
-  const BannerColors c = bannerColors(static_cast<int>(kind));
-  QPalette pal = palette();
-  pal.setColor(QPalette::Window, c.background);
-  pal.setColor(QPalette::WindowText, c.text);
-  pal.setColor(QPalette::Link, c.text);
-  setPalette(pal);
+  applyColors();
   static const char* glyphs[] = {"\u2714", "\u2139", "\u26a0", "\u2716"};
   m_glyph->setText(QString::fromUtf8(glyphs[static_cast<int>(kind)]));
   m_text->setText(text);
   show();
+}
+
+bool Banner::isDark() {
+  // The application's palette, not the banner's own (which applyColors() sets).
+  return QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
+}
+
+void Banner::applyColors() {
+  const BannerColors c = bannerColors(static_cast<int>(m_kind), isDark());
+  QPalette pal = palette();
+  for (QPalette::ColorRole role : {QPalette::Window, QPalette::Base, QPalette::Button})
+    pal.setColor(role, c.background);
+  for (QPalette::ColorRole role :
+       {QPalette::WindowText, QPalette::Text, QPalette::ButtonText, QPalette::Link})
+    pal.setColor(role, c.text);
+  setPalette(pal);
+}
+
+bool Banner::event(QEvent* event) {
+  // View ▸ Dark / Light while a banner is shown: its tint follows the theme. (The
+  // application's palette change reaches event(), not changeEvent(), for a widget
+  // whose own palette is set.)
+  const bool handled = QFrame::event(event);
+  if (event->type() == QEvent::ApplicationPaletteChange) applyColors();
+  return handled;
 }
 
 void Banner::clearMessage() {

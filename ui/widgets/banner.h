@@ -24,11 +24,21 @@ class Banner : public QFrame {
   Kind kind() const { return m_kind; }
   /// The shown text as plain text ("" when hidden).
   QString text() const;
+  /// True when the application's palette is dark (View ▸ Dark): the banners are deep tints then.
+  static bool isDark();
+  /// Re-tints the banner for the application's palette (MainWindow::setTheme calls it:
+  /// the palette change event reaches widgets only once the event loop runs).
+  void refreshColors() { applyColors(); }
 
  signals:
   void linkActivated(const QString& link);
 
+ protected:
+  bool event(QEvent* event) override;
+
  private:
+  void applyColors();
+
   Kind m_kind = Kind::info;
   QLabel* m_glyph;
   QLabel* m_text;

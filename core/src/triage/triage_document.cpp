@@ -59,8 +59,10 @@ DocSection taxonomySection(const TriageReport& r) {
                    false});
   DocTable t{"", {"category", "sub-category", "entries", "% of entries", "% of category"}, {}};
   for (const TaxonomyRow& row : taxonomy(r.entries))
-    t.rows.push_back({row.detail.empty() ? row.category : "", row.detail, std::to_string(row.count),
-                      percent(row.percent), row.detail.empty() ? "" : percent(row.share)});
+    t.rows.push_back(
+        {row.detail.empty() ? (row.category == "checked" ? "checked, not run" : row.category) : "",
+         row.detail, std::to_string(row.count), percent(row.percent),
+         row.detail.empty() ? "" : percent(row.share)});
   s.blocks.push_back(std::move(t));
   s.blocks.push_back(DocFigure{"triage_taxonomy", "Entries per category"});
   return s;
@@ -95,9 +97,7 @@ DocSection entriesSection(const TriageReport& r, const TriageDocumentOptions& o)
   DocTable t{"", {"entry", "kind", "verdict", "category", "line", "speedup", "judged by", "time"}, {}};
   for (const TriageEntry& e : r.entries) {
     if (t.rows.size() >= o.maxRows) break;
-    const std::string verdict =
-        e.status == EntryStatus::done ? verdictName(e.verdict) : entryStatusName(e.status);
-    t.rows.push_back({e.name, entryKindName(e.kind), verdict, entryCategoryLabel(e), where(e),
+    t.rows.push_back({e.name, entryKindName(e.kind), entryVerdictLabel(e), entryCategoryLabel(e), where(e),
                       e.speed.speedup ? formatRatio(*e.speed.speedup) + " vs " + e.speed.against : "",
                       e.level, formatDuration(e.seconds * 1e9)});
   }
@@ -135,6 +135,13 @@ DocSection notRunSection(const TriageReport& r) {
 }
 
 }  // namespace
+
+std::string entryVerdictLabel(const TriageEntry& e) {
+  if (e.status != EntryStatus::done) return entryStatusName(e.status);
+  // A check compiles and reasons about the declaration; it measured nothing (issue 41).
+  return e.verdict == Verdict::ok && taxonomyKey(e) == "checked" ? "checked, not run"
+                                                                 : verdictName(e.verdict);
+}
 
 std::string entryCategoryLabel(const TriageEntry& e) {
   const std::string key = taxonomyKey(e);

@@ -25,6 +25,10 @@ Document buildTriageDocument(const TriageReport& r, const TriageDocumentOptions&
 /// The figures buildTriageDocument refers to (the GUI draws exactly these).
 std::vector<DocFigure> triageFigures(const TriageReport& r);
 
+/// The verdict of an entry as a person reads it: its status until judged ("not_run",
+/// "pending"), "checked, not run" for a check without a GPU, else the verdict's name.
+std::string entryVerdictLabel(const TriageEntry& e);
+
 /// "ok", "mismatch/tail_tiles": the taxonomy label of an entry.
 std::string entryCategoryLabel(const TriageEntry& e);
 
