@@ -16,16 +16,21 @@
 #include "mainwindow.h"
 #include "models/evidencetext.h"
 #include "models/findingsmodel.h"
+#include "models/pointsmodel.h"
+#include "models/resultmatrixmodel.h"
 #include "models/triagemodel.h"
 #include "models/verdicttext.h"
 #include "panels/configfault.h"
 #include "panels/configpanel.h"
 #include "panels/findingspanel.h"
+#include "panels/runpanel.h"
 #include "style/colors.h"
 #include "style/palettes.h"
+#include "tilescope/export/document.h"
 #include "tilescope/triage/triage.h"
 #include "tilescope/triage/triage_document.h"
 #include "widgets/banner.h"
+#include "widgets/pointstable.h"
 
 using namespace tilescope;
 using namespace tilescope::ui;
@@ -67,6 +72,24 @@ class TstMeasured : public QObject {
     QVERIFY(w.verdictBanner()->kind() != Banner::Kind::ok);  // never the green of a run
     QVERIFY2(w.statusDeviceText().contains(QStringLiteral("verdict checked, not run")),
              qPrintable(w.statusDeviceText()));
+    // The run matrix and the Points table: the same words, and not the green of a correct run.
+    ResultMatrixModel* matrix = w.runPanel()->matrixModel();
+    QVERIFY(matrix->rowCount() > 0);
+    const QModelIndex cell = matrix->index(0, 0);
+    QVERIFY2(cell.data().toString().startsWith(QStringLiteral("checked, not run")),
+             qPrintable(cell.data().toString()));
+    QVERIFY(qvariant_cast<QColor>(cell.data(Qt::BackgroundRole)) != verdictColor(Verdict::ok));
+    // The exports: the banner's words, and the neutral tint instead of the ok green.
+    const Document doc = buildDocument(*w.report());
+    const std::string html = renderHtml(doc), md = renderMarkdown(doc);
+    QVERIFY(html.find("Verdict: checked, not run") != std::string::npos);
+    QVERIFY(html.find("#d4eee6") == std::string::npos);
+    QVERIFY(md.find("**Verdict: checked, not run**") != std::string::npos);
+    PointsModel* points = w.pointsTable()->pointsModel();
+    QCOMPARE(points->index(0, PointsModel::VerdictColumn).data().toString(),
+             QStringLiteral("checked, not run"));
+    QVERIFY(qvariant_cast<QColor>(points->index(0, PointsModel::VerdictColumn).data(Qt::BackgroundRole)) !=
+            verdictColor(Verdict::ok));
   }
 
   void aTriageCheckReadsCheckedNotRun() {
@@ -99,6 +122,11 @@ class TstMeasured : public QObject {
           }
     QVERIFY(entry);
     QVERIFY(taxonomyRow);
+    // A triage of checks only says so in its banner.
+    TriageReport onlyChecks = *t;
+    std::erase_if(onlyChecks.entries, [](const TriageEntry& e) { return taxonomyKey(e) != "checked"; });
+    QCOMPARE(buildTriageDocument(onlyChecks).banner.label, std::string("checked, not run"));
+    QVERIFY(buildTriageDocument(*t).banner.label.empty());
   }
 
   void anOkBannerListsItsWarnings() {

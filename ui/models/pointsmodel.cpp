@@ -59,8 +59,10 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
   const Point& p = m_report->points[static_cast<size_t>(index.row())];
   const int col = index.column();
   if (role == PointIndexRole) return index.row();
-  if (role == Qt::BackgroundRole && col == VerdictColumn) return verdictColor(p.verdict);
-  if (role == Qt::ForegroundRole && col == VerdictColumn) return textColorOn(verdictColor(p.verdict));
+  const bool checked = m_report->verb == "check" && p.verdict == Verdict::ok;
+  const QColor verdict = checked ? checkedColor() : verdictColor(p.verdict);
+  if (role == Qt::BackgroundRole && col == VerdictColumn) return verdict;
+  if (role == Qt::ForegroundRole && col == VerdictColumn) return textColorOn(verdict);
   if (role == Qt::ToolTipRole && col == LabelColumn) return PointLabels::fullLabel(p);
   const int gpu = m_gpu.at(static_cast<size_t>(index.row()));
   if (col == GpuColumn && gpu >= 0) {
@@ -105,8 +107,8 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
       return p.trial > 0 ? QStringLiteral("%1.%2").arg(p.index).arg(p.trial) : QString::number(p.index);
     case LabelColumn:
       return m_names.shortLabel(p);
-    case VerdictColumn:
-      return QString::fromLatin1(verdictName(p.verdict));
+    case VerdictColumn:  // a check's point ran nothing (issue 41)
+      return checked ? QStringLiteral("checked, not run") : QString::fromLatin1(verdictName(p.verdict));
     case TimeColumn:
       return p.timing.measured ? formatNs(p.timing.kernelNs.median) : QStringLiteral("-");
     case SpeedupColumn:

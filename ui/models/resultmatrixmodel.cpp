@@ -50,6 +50,7 @@ void ResultMatrixModel::setReport(const Report& report) {
   m_where.assign(report.points.size(), {-1, -1});
   m_names.clear();
   m_best = {};
+  m_checked = report.verb == "check";
   // A diagnose report holds one capture per experiment, all of sweep point 0: one
   // row per experiment, named after it, so no capture hides another.
   const bool experiments = std::any_of(report.points.begin(), report.points.end(),
@@ -85,6 +86,7 @@ void ResultMatrixModel::reset(int points, int trials) {
   m_cells.clear();
   m_rows.clear();
   m_where.clear();
+  m_checked = false;
   m_names.clear();
   m_best = {};
   // An announced size is a run's own count; bounded all the same.
@@ -224,6 +226,16 @@ int ResultMatrixModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() || m_rowKeys.empty() ? 0 : static_cast<int>(m_colKeys.size());
 }
 
+QString ResultMatrixModel::cellVerdict(const Cell& c) const {
+  // A check's point ran nothing: its "ok" is the declaration's (issue 41).
+  return m_checked && c.verdict == Verdict::ok ? QStringLiteral("checked, not run")
+                                               : QString::fromLatin1(verdictName(c.verdict));
+}
+
+QColor ResultMatrixModel::cellColor(const Cell& c) const {
+  return m_checked && c.verdict == Verdict::ok ? checkedColor() : verdictColor(c.verdict);
+}
+
 QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
   static const Cell kPending;
@@ -237,24 +249,19 @@ QVariant ResultMatrixModel::data(const QModelIndex& index, int role) const {
       return done ? QVariant(static_cast<int>(c.verdict)) : QVariant();
     case Qt::DisplayRole:
       if (!done) return QStringLiteral("\u2026");
-      return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(QString::fromLatin1(verdictName(c.verdict)),
-                                                           formatNs(c.medianNs))
-                            : QString::fromLatin1(verdictName(c.verdict));
+      return c.medianNs > 0 ? QStringLiteral("%1\n%2").arg(cellVerdict(c), formatNs(c.medianNs))
+                            : cellVerdict(c);
     case Qt::BackgroundRole:
-      return done ? QVariant(verdictColor(c.verdict)) : QVariant();
+      return done ? QVariant(cellColor(c)) : QVariant();
     case Qt::ForegroundRole:
-      return done ? QVariant(textColorOn(verdictColor(c.verdict))) : QVariant();
+      return done ? QVariant(textColorOn(cellColor(c))) : QVariant();
     case Qt::TextAlignmentRole:
       return static_cast<int>(Qt::AlignCenter);
     case Qt::ToolTipRole: {
       const QString name = PointLabels::fullLabel(rowName(index.row()));
       const int trial = m_colKeys[static_cast<size_t>(index.column())];
       if (!done) return tr("%1, trial %2: pending").arg(name).arg(trial);
-      return tr("%1, trial %2: %3, %4 finding(s)")
-          .arg(name)
-          .arg(trial)
-          .arg(QString::fromLatin1(verdictName(c.verdict)))
-          .arg(c.findings);
+      return tr("%1, trial %2: %3, %4 finding(s)").arg(name).arg(trial).arg(cellVerdict(c)).arg(c.findings);
     }
     default:
       return {};

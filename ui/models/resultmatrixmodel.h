@@ -68,6 +68,8 @@ class ResultMatrixModel : public QAbstractTableModel {
            static_cast<std::uint32_t>(trial);
   }
   const Cell* cellAt(int row, int column) const;
+  QString cellVerdict(const Cell& c) const;  ///< "checked, not run" for a check's ok
+  QColor cellColor(const Cell& c) const;     ///< neutral grey for a check's ok, never the green of a run
   /// Row (column) of a point index (trial), or -1.
   int rowOf(int pointIndex) const;
   int columnOf(int trial) const;
@@ -87,6 +89,7 @@ class ResultMatrixModel : public QAbstractTableModel {
   mutable std::unordered_map<int, Point> m_rows;
   std::vector<std::pair<int, int>> m_where;  ///< report index → (point index, trial)
   PointLabels m_names;
+  bool m_checked = false;  ///< the report is a check (verb "check"): nothing ran
   struct Best {
     int pointIndex = -1, trial = -1;
     double medianNs = 0;

@@ -129,6 +129,8 @@ int stateSeverity(int state) {
   }
 }
 
+QColor checkedColor() { return QColor(0xdd, 0xdd, 0xdd); }
+
 BannerColors bannerColors(int kind, bool dark) {
   // Tints of bluish green, sky blue, yellow and vermillion; on a dark window the same
   // hues deep, under light text, so a banner is not the brightest thing on the screen.

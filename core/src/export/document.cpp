@@ -130,6 +130,7 @@ DocBanner banner(const Report& r, const Tree* tree) {
   const Headline h = reportHeadline(r, tree);
   DocBanner b;
   b.verdict = r.verdict;
+  if (r.verb == "check" && r.verdict == Verdict::ok) b.label = "checked, not run";  // nothing ran
   if (h.cause) b.headline = h.cause->message;
   if (b.headline.empty() && !r.findings.empty()) b.headline = r.findings.front().message;
   if (b.headline.empty())

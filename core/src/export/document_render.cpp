@@ -130,13 +130,15 @@ std::string safeLanguage(const std::string& l) {
   return o;
 }
 
+/// The banner's verdict words: its label ("checked, not run") or the verdict's name.
+std::string bannerLabel(const DocBanner& b) { return b.label.empty() ? verdictName(b.verdict) : b.label; }
+
 }  // namespace
 
 std::string renderMarkdown(const Document& doc, const RenderOptions& opt) {
   std::ostringstream o;
   o << "# " << markdownEscape(doc.title) << "\n\n";
-  o << "> **Verdict: " << verdictName(doc.banner.verdict) << "** — " << markdownEscape(doc.banner.headline)
-    << "\n";
+  o << "> **Verdict: " << bannerLabel(doc.banner) << "** — " << markdownEscape(doc.banner.headline) << "\n";
   if (!doc.banner.fix.empty()) o << ">\n> **Fix:** " << markdownEscape(doc.banner.fix) << "\n";
   if (!doc.banner.example.empty()) {
     o << ">\n> ```" << safeLanguage(doc.banner.exampleLanguage) << "\n";
@@ -223,7 +225,8 @@ std::string renderHtml(const Document& doc, const RenderOptions& opt) {
   o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>" << htmlEscape(doc.title)
     << "</title>\n<style>" << kCss << "</style>\n</head><body>\n<h1>" << htmlEscape(doc.title) << "</h1>\n";
   o << "<table class=\"banner\" width=\"100%\" cellpadding=\"8\" cellspacing=\"0\"><tr><td bgcolor=\""
-    << bannerColour(doc.banner.verdict) << "\"><b>Verdict: " << verdictName(doc.banner.verdict) << "</b> — "
+    << (doc.banner.label.empty() ? bannerColour(doc.banner.verdict) : "#e4e4e4")
+    << "\"><b>Verdict: " << htmlEscape(bannerLabel(doc.banner)) << "</b> — "
     << htmlEscape(doc.banner.headline);
   if (!doc.banner.fix.empty()) o << "<br><b>Fix:</b> " << htmlEscape(doc.banner.fix);
   if (!doc.banner.example.empty()) o << "<pre>" << htmlEscape(doc.banner.example) << "</pre>";

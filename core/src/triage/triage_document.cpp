@@ -163,6 +163,8 @@ Document buildTriageDocument(const TriageReport& r, const TriageDocumentOptions&
       checked += key == "checked";
     }
   d.banner.headline = std::to_string(ok) + " of " + std::to_string(judged) + " judged entries are correct";
+  // Nothing judged but checks: the triage measured nothing, its banner is not green (issue 41).
+  if (ok == 0 && checked > 0 && d.banner.verdict == Verdict::ok) d.banner.label = "checked, not run";
   if (checked > 0)
     d.banner.headline +=
         " (" + std::to_string(checked) + " more checked without running: not proof of correctness)";

@@ -63,6 +63,9 @@ struct DocSection {
 /// The verdict and the one thing to do about it, shown above everything else.
 struct DocBanner {
   Verdict verdict = Verdict::ok;
+  /// The verdict as printed when it is not the verdict's name: "checked, not run" for
+  /// a check that found no error (it measured nothing; drawn neutral, not green). "" = the name.
+  std::string label;
   std::string headline;  ///< the cause's message (headline.h: before its symptoms), or what was checked
   std::string fix;       ///< the troubleshooting walk's fix (its leaf), or ""
   std::string example;   ///< the fix as code in the kernel's language (the leaf's example), or ""
