@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "tilescope/base/expr.h"
+#include "tilescope/base/format.h"
 #include "tilescope/config/config.h"
 
 namespace tilescope {
@@ -163,11 +164,7 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::strin
 
 std::optional<std::int64_t> exactIntegerLiteral(const std::string& text, ScalarType type) {
   if (type != ScalarType::u64 && type != ScalarType::i64) return std::nullopt;
-  std::string s = text;
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  std::size_t b = 0;
-  while (b < s.size() && s[b] == ' ') ++b;
-  s = s.substr(b);
+  const std::string_view s = trimmed(text);
   if (s.empty()) return std::nullopt;
   const char* end = s.data() + s.size();
   if (type == ScalarType::u64) {
