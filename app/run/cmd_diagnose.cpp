@@ -76,7 +76,7 @@ Verb addDiagnoseCommand(CLI::App& app) {
   dg->add_option("--max-seconds", a->maxSeconds,
                  "start no experiment that would end past S seconds (the report lists what was not run); "
                  "default: no budget, but 30 s after a baseline that hung, whose follow-ups get a 5 s "
-                 "launch watchdog")
+                 "launch watchdog, and 45 s after a baseline slower than 10 s")
       ->check(CLI::Range(0.0, 86400.0));
   addConsentOptions(dg, a->consent);
   return {dg, [a] { return cmdDiagnose(*a); }};

@@ -183,6 +183,21 @@ TEST(DiagnosePlan, AnExpensiveBaselineIsRepeatedOnce) {
   EXPECT_EQ(planExperiments(slow, pointConfig("gemm_whole_tiles"), opts)[0].size(), 4u);
 }
 
+// Trials repeat the baseline's timing (the device memory around the tensors
+// stays the same) but not its profiling pass, which comes after the output is
+// judged and queues on the device's profiler lock.
+TEST(DiagnosePlan, TrialsTimeButReadNoCounters) {
+  Point base = badPoint(Verdict::incorrect, "mismatch");
+  base.timing.measured = true;
+  auto groups = planExperiments(base, pointConfig("gemm_whole_tiles"), DiagnoseOptions{});
+  ASSERT_FALSE(groups.empty());
+  ASSERT_EQ(experimentKindName(groups[0].front().kind), std::string("trials"));
+  EXPECT_EQ(groups[0].front().workerArgs(), std::vector<std::string>{"--no-counters"});
+  base.timing.measured = false;
+  groups = planExperiments(base, pointConfig("gemm_whole_tiles"), DiagnoseOptions{});
+  EXPECT_EQ(groups[0].front().workerArgs(), (std::vector<std::string>{"--no-timing", "--no-counters"}));
+}
+
 TEST(DiagnosePlan, NothingRunsAfterACompileError) {
   DiagnoseOptions opts;
   EXPECT_TRUE(planExperiments(badPoint(Verdict::compile_error, "compile_error"),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -111,6 +112,53 @@ TEST(DiagnoseRun, ABudgetListsWhatItDidNotRun) {
   const auto& notRun = r.report.diagnose->notRun;
   EXPECT_NE(std::find(notRun.begin(), notRun.end(), "trial 2/5"), notRun.end());
   EXPECT_EQ(toJson(r.report)["extra"]["diagnose"]["not_run"].size(), notRun.size());
+}
+
+// A baseline slower than expensiveCaptureS (a 2^31-element problem) gets the
+// expensive budget without --max-seconds: one repeated trial, what does not fit
+// listed as not run.
+TEST(DiagnoseRun, AnExpensiveBaselineGetsABudget) {
+  DiagRun r = diagnoseWith("slow", "gemm_whole_tiles", 16, false, [](DiagnoseOptions& o) {
+    o.expensiveCaptureS = 0.3;  // each run takes 0.5 s and more
+    o.expensiveBudgetS = 2.5;
+  });
+  ASSERT_TRUE(r.report.diagnose);
+  EXPECT_EQ(r.report.diagnose->budgetS, 2.5);
+  EXPECT_NE(r.report.diagnose->stopped.find("time budget"), std::string::npos) << r.report.diagnose->stopped;
+  EXPECT_NE(r.report.diagnose->stopped.find("expensive"), std::string::npos) << r.report.diagnose->stopped;
+  EXPECT_FALSE(r.report.diagnose->notRun.empty());
+  int trials = 0;
+  for (const auto& e : experiments(r.report)) trials += e.rfind("trial", 0) == 0;
+  EXPECT_LE(trials, 1);
+  // Without the expensive limit the same kernel gets no budget.
+  DiagRun free = diagnoseWith("slow", "gemm_whole_tiles", 3, false,
+                              [](DiagnoseOptions& o) { o.expensiveCaptureS = 100; });
+  ASSERT_TRUE(free.report.diagnose);
+  EXPECT_EQ(free.report.diagnose->budgetS, 0);
+}
+
+// Under a budget the trace's launch gets what the budget leaves: a traced launch
+// that would take 30 s is cut, and its conclusion says so.
+TEST(DiagnoseRun, UnderABudgetTheTraceGetsWhatIsLeft) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DiagRun r = diagnoseWith("slow_trace", "gemm_whole_tiles", 16, false, [](DiagnoseOptions& o) {
+    o.trace = true;
+    o.budgetS = 3;
+    o.hangFollowupS = 0.5;
+    o.session.launchTimeoutS = 20;
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.report.diagnose);
+  const Point* trace = nullptr;
+  for (const Point& p : r.report.points)
+    if (p.experiment == "trace") trace = &p;
+  ASSERT_NE(trace, nullptr) << "the trace did not run";
+  EXPECT_EQ(trace->verdict, Verdict::hang);
+  std::string summary;
+  for (const auto& c : r.report.diagnose->conclusions)
+    if (c.group == "trace") summary = c.summary;
+  EXPECT_NE(summary.find("trace cut"), std::string::npos) << summary;
+  EXPECT_LT(seconds, 15) << "the traced launch kept the session's 20 s watchdog";
 }
 
 TEST(DiagnoseRun, MisalignedAtARaggedSizeFoundByRoundingTheShape) {

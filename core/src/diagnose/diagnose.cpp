@@ -27,23 +27,30 @@ struct Diagnosis {
   bool haveTree = false;
   Tree tree;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double budget = 0;    ///< seconds; 0: none (setBudget)
-  double estimate = 0;  ///< what one more experiment is expected to take
-  bool hung = false;    ///< the baseline hung
+  double budget = 0;       ///< seconds; 0: none (setBudget)
+  double estimate = 0;     ///< what one more experiment is expected to take
+  bool hung = false;       ///< the baseline hung
+  bool expensive = false;  ///< the baseline took longer than opts.expensiveCaptureS
   bool timeCut = false;
 
   /// The budget and the follow-up watchdog once the baseline is known.
   void setBudget(const Point& base) {
     hung = base.verdict == Verdict::hang;
-    budget = opts.budgetS > 0 ? opts.budgetS : hung ? opts.hangBudgetS : 0;
+    expensive = !hung && base.wallSeconds > opts.expensiveCaptureS;
+    budget = opts.budgetS > 0 ? opts.budgetS
+             : hung           ? opts.hangBudgetS
+             : expensive      ? opts.expensiveBudgetS
+                              : 0;
     estimate = hung ? std::min(opts.hangFollowupS, opts.session.launchTimeoutS) : base.wallSeconds;
     report.diagnose->budgetS = budget;
+  }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   /// Whether `e` would end past the budget: then it and `rest` are listed as not run.
   bool outOfTime(const std::vector<std::string>& names) {
     if (budget <= 0) return false;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed + estimate <= budget) return false;
+    if (elapsed() + estimate <= budget) return false;
     timeCut = true;
     for (const auto& n : names) report.diagnose->notRun.push_back(n);
     return true;
@@ -72,10 +79,12 @@ struct Diagnosis {
     emit(std::move(p), e.name);
   }
 
-  Point run(const Experiment& e) {
+  /// `watchdog`: a launch limit below the session's (0: none).
+  Point run(const Experiment& e, double watchdog = 0) {
     SessionOptions so = opts.session;
     if (hung && e.kind != ExperimentKind::baseline)
       so.launchTimeoutS = std::min(so.launchTimeoutS, opts.hangFollowupS);
+    if (watchdog > 0) so.launchTimeoutS = std::min(so.launchTimeoutS, watchdog);
     auto args = e.workerArgs();
     so.extraWorkerArgs.insert(so.extraWorkerArgs.end(), args.begin(), args.end());
     so.onEvent = [&](const StreamEvent& ev) {
@@ -159,14 +168,21 @@ struct Diagnosis {
     e.why = *why;
     e.trace = true;
     emitCapture(e, "trace");
-    Point p = run(e);
+    // A traced launch runs many times slower than the kernel: under a budget it
+    // gets what the budget leaves once its own setup (one baseline) is paid.
+    const double watchdog = budget > 0 ? std::max(opts.hangFollowupS, budget - elapsed() - estimate) : 0;
+    Point p = run(e, watchdog);
     traced = traceConclusions(p);
-    DiagnoseConclusion entry{"trace",
-                             1,
-                             true,
-                             p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
-                                              : "trace " + p.trace.status + ": " + p.trace.reason,
-                             {}};
+    std::string summary = p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
+                                           : "trace " + p.trace.status + ": " + p.trace.reason;
+    if (p.verdict == Verdict::hang && watchdog > 0 && watchdog < opts.session.launchTimeoutS) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "trace cut: the traced launch ran past the %.0f s the time budget (%.0f s) left it",
+                    watchdog, budget);
+      summary = buf;
+    }
+    DiagnoseConclusion entry{"trace", 1, true, summary, {}};
     for (const auto& f : traced) entry.findings.push_back(f.category);
     report.diagnose->conclusions.push_back(entry);
     report.points.push_back(std::move(p));
@@ -180,7 +196,9 @@ struct Diagnosis {
         for (const auto& e : g) report.diagnose->notRun.push_back(e.name);
     char buf[96];
     std::snprintf(buf, sizeof buf, "time budget (%.0f s%s) reached", budget,
-                  hung ? ", the baseline hung" : "");
+                  opts.budgetS > 0 ? ""
+                  : hung           ? ", the baseline hung"
+                                   : ", the baseline took longer than the expensive limit");
     return std::string(buf) + ": " + std::to_string(report.diagnose->notRun.size()) +
            " experiment(s) not run";
   }

@@ -45,6 +45,8 @@ std::vector<std::string> Experiment::workerArgs() const {
   }
   if (!timing)
     a.insert(a.end(), {"--no-timing", "--no-counters"});  // follow-ups prove correctness, not speed
+  else if (!counters)
+    a.push_back("--no-counters");
   if (trace) a.push_back("--trace");
   if (tolerance) {
     char r[32], t[32];
@@ -174,10 +176,12 @@ std::vector<Experiment> planTrials(const Point& base, int trials, double expensi
     e.trial = t;
     e.name = "trial " + std::to_string(t + 1) + "/" + std::to_string(extra + 1);
     e.why = "identical inputs must give identical results";
-    // Repeat the baseline exactly, timing included: with CUPTI and the timing
-    // buffers the device memory around the tensors differs, and a kernel that
-    // reads past its guard zones would otherwise look nondeterministic.
+    // Repeat the baseline's launch, timing included: with the timing buffers the
+    // device memory around the tensors differs, and a kernel that reads past its
+    // guard zones would otherwise look nondeterministic. The counters are read
+    // after the output is judged (capture.cpp, measure), so they are left out.
     e.timing = base.timing.measured;
+    e.counters = false;
     out.push_back(e);
   }
   return out;

@@ -41,6 +41,8 @@ the zoo's planted bugs behave on a GPU:
              counters before the baseline is profiled
   assert     a device_assert fault, with CUDA's assert lines on stderr
   hang       announces the launch and never finishes
+  slow       ok, every launch takes 0.5 s (a large problem: diagnose's budget)
+  slow_trace ok, every launch takes 0.5 s and a traced one 30 s
   fault_at_1, crash_at_1, hang_at_1
              point 1 faults with a sticky illegal address, dies of SIGSEGV or
              hangs in its launch; every other point is ok
@@ -75,7 +77,7 @@ def emit(event, **body):
 
 def parse(argv):
     a = {"scenario": "clean", "shift": 0, "variant": 0, "scale": 1.0, "sets": {}, "trial": 0, "point": 0,
-         "serve": False}
+         "serve": False, "trace": False}
     i = 0
     while i < len(argv):
         t = argv[i]
@@ -102,6 +104,8 @@ def parse(argv):
             a["sets"][k] = int(v); i += 1
         elif t in ("--no-timing", "--no-counters"):
             pass
+        elif t == "--trace":
+            a["trace"] = True
         else:
             sys.exit("fake_worker: unknown argument " + t)
         i += 1
@@ -205,6 +209,7 @@ def main():
 def capture(a):
     """Streams one capture's events; returns its verdict."""
     s = a["scenario"]
+    t0 = time.time()
     cfg = json.load(open(a["config"]))
     defines = dict(cfg["kernel"].get("defines", {}))
     params = dict(cfg.get("params", {}))
@@ -224,6 +229,8 @@ def capture(a):
     emit("phase", phase="launch")
     if s == "hang" or (s == "hang_at_1" and a["point"] == 1):
         time.sleep(60)
+    if s in ("slow", "slow_trace"):
+        time.sleep(30 if s == "slow_trace" and a["trace"] else 0.5)
     if s == "crash_at_1" and a["point"] == 1:
         os.kill(os.getpid(), signal.SIGSEGV)
     if s == "exit_no_point":  # a worker that fails on its own side: no point, exit 1
@@ -234,6 +241,8 @@ def capture(a):
              "verdict": verdict, "findings": findings}
     if verdict == "fault":
         point["extra"] = {"sticky_error": True}
+    if s in ("slow", "slow_trace"):
+        point["wall_s"] = time.time() - t0
     if corr is not None:
         point["correctness"] = corr
         point["coverage"] = {"C": {"tensor": "C", "shape": [params["M"], params["N"]],

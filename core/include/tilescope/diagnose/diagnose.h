@@ -39,6 +39,11 @@ struct Experiment {
   int sentinelVariant = 0;  ///< --sentinel-variant
   double inputScale = 1.0;  ///< --input-scale: generated float inputs multiplied by this
   bool timing = false;      ///< experiments skip timing (--no-timing); the baseline times
+  /// With timing: whether the profiling pass runs too (--no-counters when not).
+  /// Repeated trials time but read no counters: the counters come after the
+  /// output is judged, and the profiler is one lock per device that parallel
+  /// diagnoses would queue on.
+  bool counters = true;
   std::vector<std::pair<std::string, std::int64_t>> overrides;  ///< --set NAME=VALUE
   std::string role;    ///< shapes: rounded | small | reduction | odd | under
   bool trace = false;  ///< --trace: the Compute Sanitizer API trace (docs/report.md, "trace")
@@ -132,13 +137,16 @@ struct DiagnoseOptions {
   /// in most rows of a softmax, and f16 values stay far below 65504.
   double inputScaleUp = 32;
   /// A baseline capture slower than this (seconds) gets one repeated trial, not
-  /// trials - 1: each trial costs as much as the baseline did.
-  double expensiveCaptureS = 30;
+  /// trials - 1: each trial costs as much as the baseline did; and, without
+  /// budgetS, the budget expensiveBudgetS (docs/diagnose.md, "Time").
+  double expensiveCaptureS = 10;
+  double expensiveBudgetS = 45;
   int maxCaptures = 16;  ///< worker runs in all, the baseline included
   /// No experiment starts when the time since the baseline started, plus what
   /// the next one is expected to take (the baseline's wall time), would pass
   /// this (seconds); the report lists what was not run. 0: no budget, except
-  /// after a baseline that hung (hangBudgetS).
+  /// after a baseline that hung (hangBudgetS) or was expensive (expensiveBudgetS).
+  /// Under a budget the trace's launch watchdog is what the budget leaves it.
   double budgetS = 0;
   /// After a baseline that hung: every later run's launch watchdog (a hang
   /// repeats in each experiment, and each would cost the full limit), and the
