@@ -52,32 +52,33 @@ struct SymbolCheck {
 };
 
 // config_sections.cpp
-void parseKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k, bool isReference);
+/// kernel.source of a CUDA kernel: its type and that it exists; sets k.sourcePath.
+void parseSource(const Node& n, const std::filesystem::path& dir, KernelSpec& k);
 /// kernel.defines (CUDA) or kernel.constexprs (Triton, `allowBool`): integers, strings, numbers.
 void parseDefines(const Node& n, KernelSpec& k, bool allowBool);
+/// An argument given as a string or an integer: a tensor's name or a typed expression.
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols);
-// config_bytes.cpp
-/// An argument object `{"kind": "bytes", ...}`: its content and relocations.
-ArgSpec parseBytesArg(const Node& n, const Config& c);
-LaunchSpec parseLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel);
-void parseReference(const Node& n, Config& c, const SymbolCheck& symbols);
-void parseBaseline(const Node& n, Config& c);
-void parseRun(const Node& n, Config& c);
-void parseSweep(const Node& n, Config& c);
+/// A tensor's name (reference.a, ...): it must exist, and be an output when `mustBeOutput`.
+std::string tensorRef(const Node& n, const Config& c, bool mustBeOutput = false);
+// config_bytes.cpp (a `bytes` argument's content)
+std::vector<std::uint8_t> parseHex(const Node& n);
+std::vector<std::uint8_t> readBytesFile(const Node& n, const std::filesystem::path& dir);
+std::string sizeLimitText();
 // config_python.cpp (Triton and TileLang kernels)
-/// kernel of language triton/tilelang: source .py, entry, constexprs, num_warps, num_stages, num_ctas.
-void parsePythonKernel(const Node& n, const std::filesystem::path& dir, KernelSpec& k);
-/// launch of a Triton/TileLang kernel: grid only; the block is 32·num_warps and the
-/// shared memory comes from the compiled kernel.
-LaunchSpec parsePythonLaunch(const Node& n, const SymbolCheck& symbols, const KernelSpec& kernel);
+/// kernel.source of a Python kernel: a .py file that exists; sets k.sourcePath.
+void parsePySource(const Node& n, const std::filesystem::path& dir, KernelSpec& k);
 /// num_warps, num_stages or num_ctas of a Triton config.
 bool isTritonOption(const KernelSpec& k, const std::string& name);
 /// Fails at `where` when `value` is not valid for option `name` (num_warps a power of two, ...).
 void checkTritonOption(const Node& where, const std::string& name, std::int64_t value);
 
 // config_tensors.cpp
-void parseTensors(const Node& n, Config& c, const SymbolCheck& symbols);
-void parseTiles(const Node& n, Config& c, const SymbolCheck& symbols);
+/// "npy:PATH": the file must exist (relative to the config's folder).
+void checkNpyRef(const Node& n, const std::string& value, const std::filesystem::path& dir);
 std::uint64_t stableNameHash(const std::string& name);
+
+// config_fields.cpp: the field lists (config_codec.h)
+/// A parsed document as a Config: every section read and validated through its field list.
+Config readConfigDocument(const Json& doc, const std::filesystem::path& dir);
 
 }  // namespace tilescope::detail

@@ -80,6 +80,8 @@ struct ArgSpec {
   std::vector<std::uint8_t> bytes;         ///< the parameter's content (from `hex` or `file`)
   std::vector<ArgRelocation> relocations;  ///< as the config lists them
   std::vector<std::uint32_t> ambiguous;    ///< offsets a capture could not tell from integers (left as bytes)
+  std::string file{};                      ///< a bytes argument's `file` as written ("": given as `hex`)
+  std::uint32_t size{0};                   ///< a bytes argument's `size` as written (0: not given)
 };
 
 struct LaunchSpec {
@@ -109,8 +111,13 @@ struct DefineValue {
   nlohmann::json toJson() const;  ///< the value as the config wrote it
 };
 
+/// A Triton kernel's launch options (kernel.num_warps, ...): config keys, symbols of
+/// its expressions, sweep keys, and the names the Triton helper and reports use.
+inline constexpr const char* kNumWarps = "num_warps";
+inline constexpr const char* kNumStages = "num_stages";
+inline constexpr const char* kNumCtas = "num_ctas";
 /// The names a Triton config adds to the symbols (docs/config.md): its launch options.
-inline constexpr const char* kTritonOptionNames[] = {"num_warps", "num_stages", "num_ctas"};
+inline constexpr const char* kTritonOptionNames[] = {kNumWarps, kNumStages, kNumCtas};
 
 struct KernelSpec {
   std::string language = "cuda";     ///< cuda (CUDA C++, PTX, cubin) | triton | tilelang
