@@ -16,10 +16,10 @@ int main(int argc, char** argv) {
   CLI::App app{"TileScope: run GPU kernels under control and see where they go wrong", "tilescope-run"};
   app.set_version_flag("--version", tilescope::toolVersion());
   app.require_subcommand(1);
-  const std::vector<Verb> verbs = {addCheckCommand(app),      addRunCommand(app),     addSweepCommand(app),
-                                   addDiagnoseCommand(app),   addCaptureCommand(app), addTriageCommand(app),
-                                   addClassifyCommand(app),   addExportCommand(app),  addDevicesCommand(app),
-                                   addInitTritonCommand(app), addWorkerCommand(app)};
+  const std::vector<Verb> verbs = {addCheckCommand(app),    addRunCommand(app),        addSweepCommand(app),
+                                   addDiagnoseCommand(app), addCaptureCommand(app),    addTriageCommand(app),
+                                   addClassifyCommand(app), addExportCommand(app),     addCompareCommand(app),
+                                   addDevicesCommand(app),  addInitTritonCommand(app), addWorkerCommand(app)};
 
   // An unknown verb is named, with the verbs there are (CLI11 would only say
   // that a subcommand is required).

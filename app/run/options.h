@@ -26,6 +26,7 @@ Verb addClassifyCommand(CLI::App& app);
 Verb addDiagnoseCommand(CLI::App& app);
 Verb addInitTritonCommand(CLI::App& app);
 Verb addExportCommand(CLI::App& app);
+Verb addCompareCommand(CLI::App& app);  ///< compare two reports, or two points of one (cmd_compare.cpp)
 Verb addCaptureCommand(CLI::App& app);
 Verb addTriageCommand(CLI::App& app);
 
