@@ -6,6 +6,7 @@
 
 #include "tilescope/base/json_input.h"
 #include "tilescope/capture/capture.h"
+#include "tilescope/config/config.h"
 #include "tilescope/model/json_fields.h"
 
 namespace tilescope {
@@ -65,9 +66,9 @@ void fields(IO& io, S& s) {
 template <class IO, Is<TritonLaunch> S>
 void fields(IO& io, S& t) {
   io("version", t.version, skipIfEmpty(t.version));
-  io("num_warps", t.numWarps);
-  io("num_stages", t.numStages);
-  io("num_ctas", t.numCtas);
+  io(kNumWarps, t.numWarps);
+  io(kNumStages, t.numStages);
+  io(kNumCtas, t.numCtas);
   io("constexprs", t.constexprs);
   io("signature", t.signature);
   io("specialized", t.specialized, skipIf(t.specialized.empty()));

@@ -99,9 +99,9 @@ std::map<std::string, std::int64_t> pointSymbols(const Config& config) {
     if (v.isInt) s[name] = v.i;
   for (const auto& [name, v] : config.params) s[name] = v;
   if (config.kernel.isTriton()) {
-    s["num_warps"] = config.kernel.numWarps;
-    s["num_stages"] = config.kernel.numStages;
-    s["num_ctas"] = config.kernel.numCtas;
+    s[kNumWarps] = config.kernel.numWarps;
+    s[kNumStages] = config.kernel.numStages;
+    s[kNumCtas] = config.kernel.numCtas;
   }
   return s;
 }

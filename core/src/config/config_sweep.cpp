@@ -57,9 +57,9 @@ nlohmann::json pointDefines(const Config& config) {
   nlohmann::json d = nlohmann::json::object();
   for (const auto& [name, v] : config.kernel.defines) d[name] = v.toJson();
   if (config.kernel.isTriton()) {
-    d["num_warps"] = config.kernel.numWarps;
-    d["num_stages"] = config.kernel.numStages;
-    d["num_ctas"] = config.kernel.numCtas;
+    d[kNumWarps] = config.kernel.numWarps;
+    d[kNumStages] = config.kernel.numStages;
+    d[kNumCtas] = config.kernel.numCtas;
   }
   return d;
 }
@@ -135,10 +135,10 @@ nlohmann::json configToJson(const Config& config) {
     }
   }
   if (config.kernel.isTriton()) {
-    j["kernel"]["num_warps"] = config.kernel.numWarps;
-    j["kernel"]["num_stages"] = config.kernel.numStages;
-    if (config.kernel.numCtas != 1 || j["kernel"].contains("num_ctas"))
-      j["kernel"]["num_ctas"] = config.kernel.numCtas;
+    j["kernel"][kNumWarps] = config.kernel.numWarps;
+    j["kernel"][kNumStages] = config.kernel.numStages;
+    if (config.kernel.numCtas != 1 || j["kernel"].contains(kNumCtas))
+      j["kernel"][kNumCtas] = config.kernel.numCtas;
   }
   for (const auto& [name, v] : config.params) j["params"][name] = v;
   if (config.sweep.empty() && j.contains("sweep")) {

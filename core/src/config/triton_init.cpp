@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tilescope/base/regex.h"
+#include "tilescope/config/config.h"
 
 namespace tilescope {
 
@@ -285,8 +286,8 @@ ojson initTritonConfig(const TritonSignatureInfo& sig, const std::string& source
 
   ojson kernel{{"language", "triton"}, {"source", source}, {"entry", sig.name}};
   if (!constexprValues.empty()) kernel["constexprs"] = constexprValues;
-  kernel["num_warps"] = tuned.value("num_warps", 4);
-  kernel["num_stages"] = tuned.value("num_stages", 3);
+  kernel[kNumWarps] = tuned.value(kNumWarps, 4);
+  kernel[kNumStages] = tuned.value(kNumStages, 3);
   ojson doc{{"schema", "tilescope.config/1"},
             {"name", sig.name},
             {"description", "Started by tilescope-run init-triton from " + source + "::" + sig.name +

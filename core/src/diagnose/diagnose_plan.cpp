@@ -274,7 +274,7 @@ std::vector<std::pair<std::string, std::int64_t>> warpDefines(const Config& cfg)
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (const auto& [k, v] : cfg.kernel.defines)
     if (v.isInt && v.i > 0 && k.find("WARPS") != std::string::npos) out.emplace_back(k, v.i);
-  if (cfg.kernel.isTriton()) out.emplace_back("num_warps", cfg.kernel.numWarps);  // Triton's own warp count
+  if (cfg.kernel.isTriton()) out.emplace_back(kNumWarps, cfg.kernel.numWarps);  // Triton's own warp count
   return out;
 }
 

@@ -108,9 +108,9 @@ json TritonKernelMeta::toJson() const {
   }
   return {{"name", name},
           {"triton_version", tritonVersion},
-          {"num_warps", numWarps},
-          {"num_stages", numStages},
-          {"num_ctas", numCtas},
+          {kNumWarps, numWarps},
+          {kNumStages, numStages},
+          {kNumCtas, numCtas},
           {"cluster_dims", {clusterDims[0], clusterDims[1], clusterDims[2]}},
           {"shared", sharedBytes},
           {"global_scratch_size", globalScratchSize},
@@ -129,9 +129,9 @@ TritonKernelMeta TritonKernelMeta::fromJson(const json& j) {
   TritonKernelMeta m;
   m.name = j.value("name", std::string());
   m.tritonVersion = j.value("triton_version", std::string());
-  m.numWarps = j.value("num_warps", 4);
-  m.numStages = j.value("num_stages", 3);
-  m.numCtas = j.value("num_ctas", 1);
+  m.numWarps = j.value(kNumWarps, 4);
+  m.numStages = j.value(kNumStages, 3);
+  m.numCtas = j.value(kNumCtas, 1);
   if (j.contains("cluster_dims") && j["cluster_dims"].is_array())
     for (std::size_t i = 0; i < 3 && i < j["cluster_dims"].size(); ++i)
       m.clusterDims[i] = j["cluster_dims"][i].get<int>();
@@ -179,9 +179,9 @@ json tritonRequest(const Config& point, int sm, bool alignedPointers) {
           {"args", args},
           {"constexprs", constexprs},
           {"options",
-           {{"num_warps", point.kernel.numWarps},
-            {"num_stages", point.kernel.numStages},
-            {"num_ctas", point.kernel.numCtas}}}};
+           {{kNumWarps, point.kernel.numWarps},
+            {kNumStages, point.kernel.numStages},
+            {kNumCtas, point.kernel.numCtas}}}};
 }
 
 CompileInfo compileTriton(const Config& point, const std::string& arch, bool alignedPointers,
