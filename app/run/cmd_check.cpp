@@ -131,6 +131,16 @@ Finding compileErrorFinding(const Config& cfg, const CompileInfo& ci) {
 
 }  // namespace
 
+std::string applyCompileOverrides(Config& cfg, const CompileOverrides& o) {
+  if (o.compiler.empty() && o.options.empty()) return {};
+  if (cfg.kernel.isPython())
+    return "--compiler and --compile-option apply to CUDA C++ kernels; this one is " + cfg.kernel.language +
+           " (compare it under another interpreter: docs/toolchains.md)";
+  if (!o.compiler.empty()) cfg.kernel.compiler = o.compiler;
+  cfg.kernel.options.insert(cfg.kernel.options.end(), o.options.begin(), o.options.end());
+  return {};
+}
+
 Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS,
                  bool allowCommands = false) {
   Config cfg = sp.config;
@@ -208,6 +218,8 @@ int cmdCheck(const CheckArgs& a) {
   } catch (const std::exception& e) {  // a report that does not read
     return usageError(e.what());
   }
+  if (std::string why = applyCompileOverrides(cfg, a.compile); !why.empty())
+    return usageError(a.config + ": " + why);
   // Commands are never run by check (checkPoint skips them); paths outside the
   // config's folder would be read, so they need consent here too.
   const std::string paths = consentProblem(cfg, Consent{true, a.allowOutsidePaths});
@@ -293,6 +305,12 @@ Verb addCheckCommand(CLI::App& app) {
               "compile with options that run programs (-ccbin ...) and import a Python kernel unconfined");
   c->add_flag("--stages", a->stages,
               "add the compiler stages (PTX, SASS, Triton's IR) with source lines to the report");
+  c->add_option("--compiler", a->compile.compiler, "compile a CUDA C++ kernel with this compiler instead")
+      ->check(CLI::IsMember({"nvrtc", "nvcc"}));
+  c->add_option("--compile-option", a->compile.options,
+                "add a compile option after the config's (repeatable; options that run programs need "
+                "--allow-commands)")
+      ->allow_extra_args(false);
   return {c, [a] { return cmdCheck(*a); }};
 }
 

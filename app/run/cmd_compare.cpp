@@ -126,18 +126,29 @@ Verb addCompareCommand(CLI::App& app) {
   c->add_option("--point-a", a->pointA, "A's point: its position in A's points (default: the worst)")
       ->check(CLI::NonNegativeNumber);
   c->add_option("--point-b", a->pointB, "B's point (default: the worst)")->check(CLI::NonNegativeNumber);
-  return {c, [a] {
-            switch (modeOf(*a)) {
-              case CompareMode::toolchains:
-                return usageError(a->files[0] +
-                                  ": a config, not a report: compare reads two reports (tilescope.report/1); "
-                                  "comparing one config built by two toolchains needs --toolchain X "
-                                  "--toolchain Y, which this build does not have");
-              case CompareMode::reports:
-                break;
-            }
-            return compareReports(*a);
-          }};
+  auto tc = std::make_shared<ToolchainCompareArgs>();
+  addToolchainCompareOptions(c, *tc);
+  return {
+      c, [a, tc] {
+        const bool toolchains = !tc->toolchains.empty() || !tc->bisect.empty();
+        switch (modeOf(*a)) {
+          case CompareMode::toolchains:
+            if (!toolchains)
+              return usageError(a->files[0] +
+                                ": a config, not a report: compare reads two reports (tilescope.report/1), "
+                                "or one config with --toolchain X --toolchain Y (docs/toolchains.md)");
+            if (a->files.size() != 1) return usageError("compare CONFIG --toolchain ...: one config");
+            tc->config = a->files[0];
+            tc->output = a->output;
+            tc->format = a->format;
+            return compareToolchains(*tc);
+          case CompareMode::reports:
+            if (toolchains)
+              return usageError("--toolchain and --bisect compare one config (.tscfg.json), not reports");
+            break;
+        }
+        return compareReports(*a);
+      }};
 }
 
 }  // namespace tilescope::cli

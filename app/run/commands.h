@@ -12,6 +12,10 @@
 #include "tilescope/run/remote.h"
 #include "tilescope/run/session.h"
 
+namespace CLI {
+class App;
+}
+
 namespace tilescope::cli {
 
 /// The user's consent to what a config may ask for (docs/security.md).
@@ -21,8 +25,33 @@ struct Consent {
       false;  ///< --allow-outside-paths: sources, includes, .npy files outside the config's folder
 };
 
+/// --compiler and --compile-option: the config's compiler replaced and options
+/// added, as a toolchain comparison asks (docs/toolchains.md). They pass the
+/// same consent check as the config's own options.
+struct CompileOverrides {
+  std::string compiler;              ///< nvrtc | nvcc ("": the config's)
+  std::vector<std::string> options;  ///< added after the config's kernel.options
+};
+/// "" or why the overrides do not apply (a Python kernel has no such compiler).
+std::string applyCompileOverrides(Config& cfg, const CompileOverrides& o);
+
+/// `compare CONFIG --toolchain A --toolchain B` (or --bisect V1,V2,...): one
+/// config compiled under each toolchain (cmd_compare_toolchains.cpp, docs/toolchains.md).
+struct ToolchainCompareArgs {
+  std::string config, output, format = "text", device, bisect, wheelhouse;
+  std::vector<std::string> toolchains;
+  bool offline = false;    ///< pip --no-index
+  bool noInstall = false;  ///< only environments already made
+  double timeoutS = 1800;  ///< one side's check
+  Consent consent;
+};
+int compareToolchains(const ToolchainCompareArgs& a);
+/// --toolchain, --bisect and their options, on the compare verb.
+void addToolchainCompareOptions(CLI::App* compare, ToolchainCompareArgs& a);
+
 struct CheckArgs {
   std::string config, device, output;
+  CompileOverrides compile;
   bool noCompile = false;
   bool allowOutsidePaths = false;
   bool allowCommands = false;    ///< compile what runs programs: risky options, a Python kernel unconfined

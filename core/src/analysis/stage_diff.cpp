@@ -161,7 +161,7 @@ StagesDiff diffStages(const StagesInfo& a, const StagesInfo& b, std::size_t maxO
   return out;
 }
 
-// The JSON, on core's field-list codec (docs/compare.md, "Toolchains").
+// The JSON, on core's field-list codec (docs/toolchains.md).
 template <class IO, json_io::Is<OpDelta> S>
 void fields(IO& io, S& c) {
   io("op", c.op);

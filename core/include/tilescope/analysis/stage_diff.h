@@ -1,5 +1,5 @@
-// The same kernel's compiler stages under two toolchains (docs/compare.md,
-// "Toolchains"): each stage's operations counted by name, and the first stage of
+// The same kernel's compiler stages under two toolchains (docs/toolchains.md):
+// each stage's operations counted by name, and the first stage of
 // the pipeline (ttir, ttgir, llir, ptx, sass) whose counts differ. Counting ops
 // rather than diffing text keeps value names, register numbers and addresses,
 // which change with any edit, out of the answer.
