@@ -138,6 +138,8 @@ QAction* MainWindow::setupFileMenu() {
   saveCfg->setShortcut(QKeySequence::Save);
   m_exportAction = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addAction(tr("Compare &with…"), this, &MainWindow::compareDialogAsked)
+      ->setToolTip(tr("The open report's point beside a point of another report"));
   QAction* close = file->addAction(tr("&Close Report"), this, &MainWindow::closeReport);
   close->setShortcut(QKeySequence::Close);
   file->addSeparator();

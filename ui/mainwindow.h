@@ -30,6 +30,7 @@ class TimingPanel;
 class TroubleshootPanel;
 class TriagePanel;
 class CaptureDialog;
+class CompareDialog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -67,6 +68,11 @@ class MainWindow : public QMainWindow {
   /// it keeps its form and its capture while hidden). Its configs open as File ▸ Open's.
   void captureFromProgram();
   CaptureDialog* captureDialog() const { return m_captureDialog; }
+  /// File ▸ Compare with…: the open report's selected point (A) against point `pointB`
+  /// of the report at `path` (-1: its worst) in the comparison view (mainwindow_compare.cpp).
+  /// False with lastError() when there is no report open or `path` is not a report.
+  bool compareWith(const QString& path, int pointB = -1);
+  CompareDialog* compareDialog() const { return m_compareDialog; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -136,6 +142,7 @@ class MainWindow : public QMainWindow {
   void updateStatus();
   void exportReport();
   void openDialog();
+  void compareDialogAsked();
   void stepPoint(int delta);
   void updateVerdictBanner();
   QString reportDir() const;  ///< the open report's folder, "" for a check or none
@@ -149,6 +156,7 @@ class MainWindow : public QMainWindow {
   Theme m_theme = Theme::light;
   QList<ReportView*> m_views;
   CaptureDialog* m_captureDialog = nullptr;
+  CompareDialog* m_compareDialog = nullptr;
   ConfigPanel* m_configPanel = nullptr;
   RunPanel* m_runPanel = nullptr;
   CoveragePanel* m_coveragePanel = nullptr;

@@ -14,6 +14,7 @@
 #include <QFileInfo>
 #include <QListWidget>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTextStream>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "export/triageexporter.h"
 #include "mainwindow.h"
 #include "panels/capturedialog.h"
+#include "panels/comparedialog.h"
 #include "panels/configpanel.h"
 #include "panels/coveragepanel.h"
 #include "panels/maskpanel.h"
@@ -163,6 +165,26 @@ bool shootCaptureDialog(tilescope::ui::MainWindow& window, const QString& path) 
   return saved;
 }
 
+// File ▸ Compare with…: the unmasked GEMM's run beside its traced run, a tab per
+// section ("compare-<section>.png").
+int shootCompareDialog(tilescope::ui::MainWindow& window, const QString& dir) {
+  const QString samples = QString::fromStdString((tilescope::resourceDir() / "sample").string());
+  if (!window.openFile(QDir(samples).filePath(QStringLiteral("gemm_bug_no_mask.json"))) ||
+      !window.compareWith(QDir(samples).filePath(QStringLiteral("traced.json"))))
+    return 0;
+  tilescope::ui::CompareDialog* dialog = window.compareDialog();
+  int saved = 0;
+  for (int i = 0; i < dialog->tabs()->count(); ++i) {
+    dialog->tabs()->setCurrentIndex(i);
+    settle();
+    const QString name = dialog->tabs()->widget(i)->objectName();
+    saved += dialog->grab().save(
+        QDir(dir).filePath(QStringLiteral("compare-") + name + QStringLiteral(".png")), "PNG");
+  }
+  dialog->hide();
+  return saved;
+}
+
 // One PNG per panel and report: the central coverage view as laid out, each dock
 // floated at a size that shows its content, grabbed with QWidget::grab().
 int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStringList reports) {
@@ -249,6 +271,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
   // The capture dialog with the default set (a named report is shot alone).
   if (defaultSet && shootCaptureDialog(window, QDir(dir).filePath(QStringLiteral("capture-dialog.png"))))
     ++saved;
+  if (defaultSet) saved += shootCompareDialog(window, dir);
   QTextStream(stdout) << "tilescope: wrote " << saved << " screenshots to " << dir << "\n";
   return saved > 0 ? 0 : 1;
 }
