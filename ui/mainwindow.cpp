@@ -54,6 +54,7 @@
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/export/open_document.h"
 #include "widgets/banner.h"
+#include "widgets/fitcolumn.h"
 #include "widgets/pointstable.h"
 
 namespace tilescope::ui {
@@ -88,12 +89,12 @@ void MainWindow::setupPanels() {
   m_pointsView = new PointsTable(m_selection, this);
   m_views << m_pointsView;
   // The central area: failures, then the verdict, then the coverage view.
-  auto* central = new QWidget(this);
+  auto* central = new FitColumn(this);  // its minimum counts the banners' wrapped lines
   m_messageBanner = new Banner(central);
   m_messageBanner->setObjectName(QStringLiteral("messageBanner"));
   m_verdictBanner = new Banner(central);
   m_verdictBanner->setObjectName(QStringLiteral("verdictBanner"));
-  auto* layout = new QVBoxLayout(central);
+  QVBoxLayout* layout = central->column();
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   layout->addWidget(m_messageBanner);
@@ -272,12 +273,17 @@ QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, cons
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(objectName);  // saveState() keys the layout by object name
   dock->setWidget(panel);
+  // Moved by its title bar, closed from it, never torn off into a window of its own:
+  // a drag that meant the edge beside the title resized nothing and floated the dock.
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable);
   addDockWidget(area, dock);
   m_viewMenu->addAction(dock->toggleViewAction());
   return dock;
 }
 
 void MainWindow::setupDocks() {
+  // No grouped dragging: a tab bar never drags its docks out; a dock moves by its title.
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
   QDockWidget* run = addPanelDock(m_runPanel, tr("Run"), QStringLiteral("runDock"), Qt::LeftDockWidgetArea);
   QDockWidget* cfg =
       addPanelDock(m_configPanel, tr("Config"), QStringLiteral("configDock"), Qt::LeftDockWidgetArea);
@@ -290,9 +296,9 @@ void MainWindow::setupDocks() {
       addPanelDock(m_findingsPanel, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
   QDockWidget* mask =
       addPanelDock(m_maskPanel, tr("Mask"), QStringLiteral("maskDock"), Qt::RightDockWidgetArea);
-  tabifyDockWidget(
-      mask, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea));
-  mask->raise();
+  // The source beside the findings, the window's width: a kernel's lines whole.
+  tabifyDockWidget(findings, addPanelDock(m_sourcePanel, tr("Source"), QStringLiteral("sourceDock"),
+                                          Qt::BottomDockWidgetArea));
   tabifyDockWidget(findings, addPanelDock(m_occupancyPanel, tr("Occupancy"), QStringLiteral("occupancyDock"),
                                           Qt::BottomDockWidgetArea));
   tabifyDockWidget(findings, addPanelDock(m_timingPanel, tr("Timing"), QStringLiteral("timingDock"),
@@ -443,6 +449,7 @@ QString MainWindow::verdictText(const Report& r, const QString& reportDir) {
   if (h.cause) {
     QString msg = qs(h.cause->message);
     if (msg.size() > 300) msg = msg.left(300) + QStringLiteral("…");
+    if (h.gain > 0) msg = qs(gainText(h.gain)) + QStringLiteral(": ") + msg;  // a performance cause
     text += tr(" — <b>%1</b>: %2").arg(qs(h.cause->category).toHtmlEscaped(), msg.toHtmlEscaped());
   } else if (r.points.empty()) {
     text = tr("<b>Nothing was run</b>: the report holds no points (verb %1), so it proves nothing")
@@ -452,10 +459,10 @@ QString MainWindow::verdictText(const Report& r, const QString& reportDir) {
   }
   if (h.leaf)
     text +=
-        tr("<br><b>Fix</b> (%1): %2").arg(qs(h.leaf->title).toHtmlEscaped(), qs(h.leaf->fix).toHtmlEscaped());
+        tr("<br><b>Fix</b> (%1): %2").arg(qs(h.leaf->title).toHtmlEscaped(), qs(h.fixText).toHtmlEscaped());
   if (h.example)
     text += QStringLiteral("<br><code>%1</code>")
-                .arg(qs(h.example->after).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+                .arg(qs(h.exampleAfter).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
   return text;
 }
 

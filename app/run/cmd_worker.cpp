@@ -142,7 +142,8 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   deviceOutput.mark();
   GpuRecord gpu = cuda::describeGpu(a.gpu);
   gpu.host = hostName();
-  emit(DeviceEvent{toDeviceInfo(dev), gpu});
+  const DeviceInfo deviceInfo = toDeviceInfo(dev);
+  emit(DeviceEvent{deviceInfo, gpu});
   cuda::CaptureOptions opts;
   opts.device = a.gpu;
   opts.alignShiftBytes = a.alignShift;
@@ -177,7 +178,9 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
       pointCfg.launch.sharedBytes = std::to_string(p.launch.sharedBytes);
     }
     if (p.compile.ok || !p.compile.attempted) mergeStatic(p, analyzeStatic(pointCfg, dev, p.compile));
-    applyCounterFindings(p);  // after the merge: measured occupancy is judged against the theoretical
+    // After the merge: measured occupancy is judged against the theoretical; the
+    // device's peaks bound the tensor cores' estimated gain.
+    applyCounterFindings(p, {}, &deviceInfo);
     fillDefaultLocations(p, pointCfg);
     applyDeviceOutput(p, deviceOutput.read());  // after the defaults: a failed assert names its own line
     p.index = sp.index;

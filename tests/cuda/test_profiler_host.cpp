@@ -20,12 +20,13 @@ TEST(ProfilerHost, EveryStandardMetricExistsOnHopper) {
   EXPECT_TRUE(missing.empty());
 }
 
-// The basic set's promise (counters.h): what the findings need in at most two
-// kernel-replay passes on Hopper, where the full list needs many more.
-TEST(ProfilerHost, BasicSetFitsInTwoPassesOnHopper) {
+// The basic set's promise (counters.h): what the findings need in at most three
+// kernel-replay passes on Hopper, where the full list needs many more. The third is
+// the shared-memory wavefronts bank_conflicts needs (without them: two).
+TEST(ProfilerHost, BasicSetFitsInThreePassesOnHopper) {
   const int basic = cuda::replayPasses("GH100", profileMetricList({}, CounterSet::basic));
   const int full = cuda::replayPasses("GH100", profileMetricList({}, CounterSet::full));
-  EXPECT_LE(basic, 2);
+  EXPECT_LE(basic, 3);
   EXPECT_GT(full, basic);
   std::printf("GH100 replay passes: basic %d, full %d\n", basic, full);
 }

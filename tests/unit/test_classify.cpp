@@ -176,6 +176,39 @@ TEST(Classify, SpecificRuleWinsOverTheGenericCompileError) {
   EXPECT_EQ(c.treeNode, "compile.cuda");
 }
 
+// An NVRTC log as nvrtcGetProgramLog writes it: the missing ';' comes first, and the
+// undefined identifier two lines on is its consequence (the declaration never parsed).
+// The fix answers the first error, not the more specific rule's later line.
+TEST(Classify, TheFirstCompileErrorDecidesNotAConsequentOne) {
+  const std::string log =
+      "gemm_tiled.cu(23): error: expected a \";\"\n"
+      "    float acc = 0.0f\n"
+      "                    ^\n"
+      "\n"
+      "gemm_tiled.cu(31): error: identifier \"acc\" is undefined\n"
+      "      acc += As[ty][k] * Bs[k][tx];\n"
+      "      ^\n"
+      "\n"
+      "2 errors detected in the compilation of \"gemm_tiled.cu\".\n";
+  Classification c = classifier().classify(log);
+  EXPECT_EQ(c.category, "compile_error");
+  EXPECT_EQ(c.detail, "cuda_compile") << c.rule;
+  EXPECT_NE(c.matched.find("expected a"), std::string::npos) << c.matched;
+  // The tree walks the point's compile log to the syntax fix, not the #include/define one.
+  json point = {
+      {"verdict", "compile_error"},
+      {"findings", json::array({{{"category", "compile_error"}, {"severity", "error"}, {"detail", "cuda"}}})},
+      {"compile", {{"ok", false}, {"log", log}}}};
+  const Tree tree = loadTree(kResources / "tree.json");
+  const TreeWalk w = walkTree(tree, point);
+  EXPECT_EQ(w.stoppedAt, "compile.cuda.other");
+  // The same errors the other way round: the undefined identifier is first and decides.
+  c = classifier().classify(
+      "gemm_tiled.cu(31): error: identifier \"acc\" is undefined\n"
+      "gemm_tiled.cu(40): error: expected a \";\"\n");
+  EXPECT_EQ(c.detail, "cuda_undefined_identifier");
+}
+
 TEST(Classify, TheErrorAtTheEndOfALongLogDecides) {
   std::string log;
   for (int i = 0; i < 5000; ++i)

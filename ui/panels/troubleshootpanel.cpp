@@ -19,6 +19,7 @@
 
 #include "models/qtconv.h"
 #include "style/colors.h"
+#include "tilescope/diagnose/headline.h"
 #include "widgets/treeoutline.h"
 
 namespace tilescope::ui {
@@ -324,7 +325,7 @@ nlohmann::json TroubleshootPanel::subjectJson(std::string* start) const {
       return toJson(*m_report);
     case Subject::point:
       if (m_report && m_point >= 0 && m_point < static_cast<int>(m_report->points.size()))
-        return toJson(m_report->points[m_point]);
+        return walkSubject(*m_report, m_point);  // with the findings' estimated gains, as the banner walks
       return nullptr;
     case Subject::log:
       if (m_classification && m_tree) {
@@ -365,7 +366,13 @@ void TroubleshootPanel::showWalk() {
   const QColor endColor =
       withAlpha(m_walk.complete ? verdictColor(Verdict::ok) : verdictColor(Verdict::slow), 130);
   m_highlighted = m_tree ? highlightWalk(m_treeView, *m_tree, m_walk, pathColor, endColor) : QStringList();
-  m_fixView->setHtml(m_walk.complete && m_walk.leaf ? leafHtml(*m_walk.leaf) : QString());
+  // The report's device and kernel language; a pasted log has neither: every example.
+  TreeTextContext text;
+  if (m_report && m_subject != Subject::log)
+    text = treeTextContext(*m_report);
+  else
+    text.language.clear();
+  m_fixView->setHtml(m_walk.complete && m_walk.leaf ? leafHtml(renderLeaf(*m_walk.leaf, text)) : QString());
   if (!m_walk.complete && !m_walk.stoppedAt.empty())
     m_fixView->setHtml(
         tr("<p><i>No fix yet: the walk stopped at an open question. Answer it above.</i></p>"));

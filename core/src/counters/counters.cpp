@@ -82,10 +82,12 @@ const std::vector<MetricDef>& standardMetrics() {
 }
 
 const std::vector<std::string>& basicMetricNames() {
-  // Chosen with cuda::replayPasses on GH100: these 15 need 2 passes (the full
-  // list needs 14). Sectors per request (the requests counters), the shared-
-  // memory bank-conflict counters and the throughput breakdowns each add passes;
-  // diagnose's trace measures bank conflicts per line instead.
+  // Chosen with cuda::replayPasses on GH100: these 21 need 3 passes (the full
+  // list needs 14). Sectors per request (the requests counters) and the
+  // throughput breakdowns each add passes. The shared-memory wavefronts (the
+  // third pass: the first 15 need 2), instructions and bytes (no extra pass) are
+  // what counterFigures' ways need: with them the default set finds a
+  // bank-conflicted kernel (bank_conflicts), as `full` does.
   static const std::vector<std::string> names = {
       "gpu__time_duration.sum",
       "dram__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -102,6 +104,12 @@ const std::vector<std::string>& basicMetricNames() {
       "dram__bytes_write.sum",
       "smsp__inst_executed.sum",
       "sm__cycles_elapsed.avg.per_second",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+      "smsp__sass_inst_executed_op_shared_ld.sum",
+      "smsp__sass_inst_executed_op_shared_st.sum",
+      "sm__sass_data_bytes_mem_shared_op_ld.sum",
+      "sm__sass_data_bytes_mem_shared_op_st.sum",
   };
   return names;
 }

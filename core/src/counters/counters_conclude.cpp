@@ -224,7 +224,7 @@ std::vector<Finding> concludeCounters(const Point& p, const CounterThresholds& t
   return out;
 }
 
-void applyCounterFindings(Point& p, const CounterThresholds& t) {
+void applyCounterFindings(Point& p, const CounterThresholds& t, const DeviceInfo* device) {
   for (Finding& f : concludeCounters(p, t)) {
     if (f.category == "low_occupancy")
       p.findings.erase(std::remove_if(p.findings.begin(), p.findings.end(),
@@ -232,6 +232,9 @@ void applyCounterFindings(Point& p, const CounterThresholds& t) {
                        p.findings.end());
     p.findings.push_back(std::move(f));
   }
+  // The cause a kernel developer would fix first leads: the largest estimated gain.
+  addEstimatedGains(p.findings, p, device);
+  rankByGain(p.findings);
   p.verdict = worse(p.verdict, verdictForFindings(p.findings));
 }
 

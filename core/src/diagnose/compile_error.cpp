@@ -79,9 +79,10 @@ Finding pythonCompileErrorFinding(const Config& cfg, const CompileInfo& ci, int 
       f.treeNode = node->id;
       ev["tree_title"] = node->title;
       if (!node->fix.empty()) ev["fix"] = node->fix;
+      // The kernel's language first, else host code or a shell line; never another kernel language's.
       const TreeExample* example = nullptr;
-      for (const auto& e : node->examples)
-        if (!example || (e.language == lang && example->language != lang)) example = &e;
+      for (const TreeExample* e : examplesFor(*node, lang))
+        if (!example || (e->language == lang && example->language != lang)) example = e;
       if (example)
         ev["example"] = {
             {"language", example->language}, {"before", example->before}, {"after", example->after}};

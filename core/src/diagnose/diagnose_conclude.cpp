@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "diagnose_detail.h"
+#include "tilescope/counters/counters.h"
 #include "tilescope/diagnose/diagnose.h"
 
 namespace tilescope {
@@ -410,6 +411,10 @@ Conclusion conclude(ExperimentKind kind, const Point& base, const Config& cfg,
 std::vector<Finding> orderFindings(std::vector<Finding> conclusions, const std::vector<Finding>& baseline) {
   auto less = [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    // Performance findings by their estimated gain (counters.h rankByGain), as ncu's
+    // guided analysis ranks its rules; the vocabulary's rank among the rest.
+    const double ga = recordedGain(a), gb = recordedGain(b);
+    if (known(ga) || known(gb)) return known(ga) != known(gb) ? known(ga) : ga > gb;
     return categoryRank(a.category) < categoryRank(b.category);
   };
   std::stable_sort(conclusions.begin(), conclusions.end(), less);

@@ -1,7 +1,11 @@
 #include "tilescope/diagnose/headline.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
+
+#include "tilescope/counters/counters.h"
 
 namespace tilescope {
 
@@ -65,7 +69,47 @@ const TreeExample* exampleFor(const TreeNode& leaf, const std::string& language,
   return pick;
 }
 
+/// A finding's estimated gain: recorded in its evidence, else estimated from it and
+/// the point that shows it (a report recorded before the estimate); 0 when none.
+double gainOf(const Report& r, const Finding& f) {
+  if (const double g = recordedGain(f); known(g)) return g;
+  if (r.points.empty()) return 0;
+  const int i = pointWith(r, f);
+  const double g = estimatedGain(f, r.points[static_cast<std::size_t>(std::max(i, 0))], &r.device);
+  return known(g) ? g : 0;
+}
+
+/// The performance finding with the largest estimated gain (first of equals), or nullptr.
+const Finding* largestGain(const Report& r, double* gain) {
+  const Finding* best = nullptr;
+  for (const Finding& f : r.findings)
+    if (const double g = gainOf(r, f); g > *gain) {
+      best = &f;
+      *gain = g;
+    }
+  return best;
+}
+
 }  // namespace
+
+nlohmann::json walkSubject(const Report& r, int point) {
+  Point p = r.points[static_cast<std::size_t>(point)];
+  addEstimatedGains(p.findings, p, &r.device);
+  return toJson(p);
+}
+
+std::string gainText(double gain) {
+  if (!(gain > 0)) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "up to ~%.*f× faster", gain < 10 ? 1 : 0, gain);
+  return buf;
+}
+
+std::string headlineText(const Headline& h) {
+  if (!h.cause) return "";
+  if (h.gain <= 0) return h.cause->message;
+  return h.cause->category + ": " + gainText(h.gain) + ": " + h.cause->message;
+}
 
 std::string kernelLanguage(const Report& r) {
   if (r.config.is_object() && r.config.contains("kernel") && r.config["kernel"].is_object()) {
@@ -99,7 +143,7 @@ Headline reportHeadline(const Report& r, const Tree* tree) {
     // the Troubleshooting panel does.
     h.point = headlinePoint(r);
     if (h.point >= 0) try {
-        const TreeWalk w = walkTree(*tree, toJson(r.points[static_cast<std::size_t>(h.point)]));
+        const TreeWalk w = walkTree(*tree, walkSubject(r, h.point));
         h.path = w.path;
         if (w.complete) h.leaf = w.leaf;
       } catch (const std::exception&) {
@@ -108,9 +152,13 @@ Headline reportHeadline(const Report& r, const Tree* tree) {
   }
   h.cause = findingOnPath(r.findings, h.path);
   if (!h.cause) h.cause = rootCause(r.findings);
+  if (!h.cause) h.cause = largestGain(r, &h.gain);  // nothing failed: the largest gain leads
   if (h.leaf) {
-    h.fix = h.leaf->title + ": " + h.leaf->fix;
+    const TreeTextContext text = treeTextContext(r);  // the report's device, not the tree's example GPU
+    h.fixText = renderTreeText(h.leaf->fix, text);
+    h.fix = h.leaf->title + ": " + h.fixText;
     h.example = exampleFor(*h.leaf, h.language, outputRank(r, h.cause));
+    if (h.example) h.exampleAfter = renderTreeText(h.example->after, text);
   }
   return h;
 }

@@ -34,13 +34,17 @@ std::string getString(const json& j, const char* key, const std::string& node, b
 
 TreeNode nodeFromJson(const std::string& id, const json& j) {
   if (!j.is_object()) throw TreeError(id, "a node must be an object");
-  checkKeys(j, {"title", "question", "answers", "experiment", "explanation", "fix", "examples", "sources"},
-            id, "node");
+  checkKeys(
+      j, {"title", "question", "answers", "experiment", "rank", "explanation", "fix", "examples", "sources"},
+      id, "node");
   TreeNode n;
   n.id = id;
   n.title = getString(j, "title", id, true);
   n.question = getString(j, "question", id, false);
   n.experiment = getString(j, "experiment", id, false);
+  n.rank = getString(j, "rank", id, false);
+  if (!n.rank.empty() && n.rank != "estimated_gain")
+    throw TreeError(id, "'rank' must be \"estimated_gain\", not '" + n.rank + "'");
   n.explanation = getString(j, "explanation", id, false);
   n.fix = getString(j, "fix", id, false);
   if (j.contains("answers")) {

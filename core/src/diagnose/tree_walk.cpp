@@ -15,6 +15,37 @@ void addExperiment(TreeWalk& w, const TreeNode& n) {
     w.experiments.push_back(n.experiment);
 }
 
+/// The largest evidence.estimated_gain among a holding answer's facts; 0 when none.
+double gainOf(const json& facts) {
+  double best = 0;
+  for (const json& f : facts) {
+    if (!f.is_object() || !f.contains("evidence") || !f["evidence"].is_object()) continue;
+    const auto g = f["evidence"].find("estimated_gain");
+    if (g != f["evidence"].end() && g->is_number()) best = std::max(best, g->get<double>());
+  }
+  return best;
+}
+
+/// The first answer whose predicate holds; at a node ranked by estimated_gain, the
+/// holding answer with the largest gain (the first of equals; none with a gain: the first).
+const TreeAnswer* answerFromEvidence(const TreeNode& node, const json& subject, json& evidence) {
+  const TreeAnswer* chosen = nullptr;
+  double chosenGain = 0;
+  for (const auto& a : node.answers) {
+    if (a.when.is_null()) continue;
+    json ev = json::array();
+    if (!evalPredicate(a.when, subject, &ev)) continue;
+    const double g = node.rank.empty() ? 0 : gainOf(ev);
+    if (!chosen || g > chosenGain) {
+      chosen = &a;
+      chosenGain = g;
+      evidence = std::move(ev);
+    }
+    if (node.rank.empty()) break;
+  }
+  return chosen;
+}
+
 }  // namespace
 
 TreeWalk walkTree(const Tree& tree, const json& subject,
@@ -35,17 +66,8 @@ TreeWalk walkTree(const Tree& tree, const json& subject,
       w.leaf = node;
       return w;
     }
-    const TreeAnswer* chosen = nullptr;
     json evidence = json::array();
-    for (const auto& a : node->answers) {
-      if (a.when.is_null()) continue;
-      json ev = json::array();
-      if (evalPredicate(a.when, subject, &ev)) {
-        chosen = &a;
-        evidence = std::move(ev);
-        break;
-      }
-    }
+    const TreeAnswer* chosen = answerFromEvidence(*node, subject, evidence);
     bool automatic = chosen != nullptr;
     if (!chosen) {
       auto it = userAnswers.find(node->id);

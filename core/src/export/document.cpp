@@ -131,7 +131,7 @@ DocBanner banner(const Report& r, const Tree* tree) {
   DocBanner b;
   b.verdict = r.verdict;
   if (r.verb == "check" && r.verdict == Verdict::ok) b.label = "checked, not run";  // nothing ran
-  if (h.cause) b.headline = h.cause->message;
+  if (h.cause) b.headline = headlineText(h);  // a performance cause with its estimated gain
   if (b.headline.empty() && !r.findings.empty()) b.headline = r.findings.front().message;
   if (b.headline.empty())
     b.headline = r.points.empty() ? "nothing was run: the report holds no points"
@@ -140,7 +140,7 @@ DocBanner banner(const Report& r, const Tree* tree) {
   b.fix = h.fix;
   if (b.fix.empty() && !r.treePath.empty()) b.fix = "see the troubleshooting node " + r.treePath.back();
   if (h.example) {
-    b.example = h.example->after;
+    b.example = h.exampleAfter;
     b.exampleLanguage = h.example->language;
   }
   return b;
@@ -267,7 +267,10 @@ DocSection troubleshooting(const Report& r, const Tree* tree, const DocumentOpti
       if (!rows.empty()) s.blocks.push_back(keyValueTable(rows, "Evidence of step " + std::to_string(i + 1)));
     }
   }
-  if (const TreeNode* leaf = leafOf(r, tree)) {
+  if (const TreeNode* walked = leafOf(r, tree)) {
+    // The report's device and the kernel's language, not the tree's example GPU and code.
+    const TreeNode rendered = renderLeaf(*walked, treeTextContext(r));
+    const TreeNode* leaf = &rendered;
     s.blocks.push_back(DocSubheading{"Fix: " + leaf->title});
     if (!leaf->explanation.empty()) s.blocks.push_back(DocParagraph{leaf->explanation});
     s.blocks.push_back(DocParagraph{leaf->fix});

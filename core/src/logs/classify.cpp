@@ -87,6 +87,13 @@ std::string refineSource(const std::string& source, sv text) {
   return source;
 }
 
+// A compiler's error line: nvcc/NVRTC's `file(LINE): error: ...` (`catastrophic error`,
+// `error #20-D`) or a GCC/Clang-style `file:LINE[:COL]: [fatal ]error: ...`.
+bool isCompilerError(sv s) {
+  static const Regex re(R"(\(\d+\): (catastrophic )?error( #\d+(-D)?)?: |:\d+(:\d+)?: (fatal )?error: )");
+  return s.find("error") != sv::npos && re.search(s);
+}
+
 struct Unique {
   std::size_t line;   // index into LogLines::lines of the first occurrence
   std::size_t count;  // occurrences
@@ -115,6 +122,7 @@ struct DistinctLines {
   std::vector<Unique> uniques;
   std::vector<std::string> keys;  ///< lineKey of each
   std::size_t lastException = 0;  ///< index into uniques; uniques.size() when none
+  std::size_t firstError = 0;  ///< the first compiler error line (isCompilerError); uniques.size() when none
 };
 
 DistinctLines distinctLines(const LogLines& ll) {
@@ -132,6 +140,12 @@ DistinctLines distinctLines(const LogLines& ll) {
       ++d.uniques[it->second].count;
     }
   }
+  d.firstError = d.uniques.size();
+  for (std::size_t u = 0; u < d.uniques.size(); ++u)
+    if (isCompilerError(ll.lines[d.uniques[u].line].text)) {
+      d.firstError = u;
+      break;
+    }
   d.lastException = d.uniques.size();
   for (std::size_t i = ll.lines.size(); i-- > 0;)
     if (isExceptionLine(ll.lines[i].text)) {
@@ -167,6 +181,8 @@ void ruleCandidates(const std::vector<ClassifierRule>& rules, const LogLines& ll
     };
     if (r.scope == "last_exception") {
       if (d.lastException < d.uniques.size()) test(d.lastException);
+    } else if (r.scope == "first_error") {
+      if (d.firstError < d.uniques.size()) test(d.firstError);
     } else {
       for (std::size_t u = 0; u < d.uniques.size(); ++u) test(u);
     }

@@ -152,8 +152,9 @@ ClassifierRule ruleFromJson(const json& r, std::size_t index) {
   if (!isKnownCategory(rule.category))
     throw std::runtime_error(where + ": unknown finding category '" + rule.category +
                              "' (the registry is in core/src/model/vocabulary.cpp)");
-  if (rule.scope != "any" && rule.scope != "last_exception")
-    throw std::runtime_error(where + ": scope must be 'any' or 'last_exception', not '" + rule.scope + "'");
+  if (rule.scope != "any" && rule.scope != "last_exception" && rule.scope != "first_error")
+    throw std::runtime_error(where + ": scope must be 'any', 'last_exception' or 'first_error', not '" +
+                             rule.scope + "'");
   if (r.contains("icase")) {
     if (!r["icase"].is_boolean()) throw std::runtime_error(where + ": 'icase' must be true or false");
     rule.icase = r["icase"].get<bool>();

@@ -56,8 +56,15 @@ void Report::finalize() {
       }
     }
   }
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+  // Severity first; among equals the performance findings with the largest estimated
+  // gain (evidence.estimated_gain, counters.h rankByGain) lead, as in the points.
+  auto gain = [](const Finding& f) {
+    const auto g = f.evidence.is_object() ? f.evidence.find("estimated_gain") : f.evidence.end();
+    return g != f.evidence.end() && g->is_number() && g->get<double>() > 0 ? g->get<double>() : 0.0;
+  };
+  std::stable_sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+    return gain(a) > gain(b);
   });
 }
 

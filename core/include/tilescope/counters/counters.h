@@ -30,9 +30,10 @@ struct MetricDef {
 };
 
 /// Which counters the profiling pass reads (`--counters`, config `run.counters`):
-///   basic (the default): what the findings need, in 2 replay passes on GH100
+///   basic (the default): what the findings need, in 3 replay passes on GH100
 ///     (speed-of-light proxies, global sectors and bytes, occupancy, tensor pipe,
-///     DRAM bytes); PC sampling only for a point slower than its baseline;
+///     DRAM bytes, the shared-memory wavefronts, instructions and bytes that
+///     bank_conflicts needs); PC sampling only for a point slower than its baseline;
 ///   full: every standard metric (14 passes on GH100: ncu's SOL breakdown,
 ///     shared-memory bank conflicts, sectors per request, FLOP counts) and PC sampling;
 ///   none: no profiling pass.
@@ -116,8 +117,32 @@ struct CounterThresholds {
 std::vector<Finding> concludeCounters(const Point& p, const CounterThresholds& t = {});
 
 /// Adds concludeCounters' findings to `p`; a measured low_occupancy replaces the
-/// static one (the measurement wins, as in the worker's merge).
-void applyCounterFindings(Point& p, const CounterThresholds& t = {});
+/// static one (the measurement wins, as in the worker's merge). Then gives each
+/// performance finding its estimated gain (addEstimatedGains, with `device`'s peaks
+/// where given) and orders p.findings by rankByGain.
+void applyCounterFindings(Point& p, const CounterThresholds& t = {}, const DeviceInfo* device = nullptr);
+
+// ---------------------------------------------------------------- ranking
+
+/// The speedup a performance finding's fix could bring at most, as a factor > 1
+/// (ncu's guided analysis ranks its rules by such an estimate; docs/report.md,
+/// "estimated_gain"): no_tensor_cores: the kernel's time over the baseline's, capped
+/// by the device's tensor-over-FP32 peak ratio; low_occupancy: SMs / CTAs when SMs
+/// idle, else theoretical / achieved occupancy capped by the busier unit's headroom;
+/// bank_conflicts and uncoalesced_access: the excess wavefronts or wasted sectors
+/// over the unit's busy share; memory_bound / compute_bound: 100 / the bounding
+/// unit's % of peak; latency_bound: 100 / the busier unit's. NaN for any other
+/// finding, or evidence without the figures. Reads the finding's evidence and p's
+/// timing, baseline and counters, so an older report's findings get it too.
+double estimatedGain(const Finding& f, const Point& p, const DeviceInfo* device = nullptr);
+/// evidence.estimated_gain of `f` when recorded (> 0), else NaN.
+double recordedGain(const Finding& f);
+/// Records evidence.estimated_gain (two decimals) on each finding with an estimate
+/// that has none yet.
+void addEstimatedGains(std::vector<Finding>& findings, const Point& p, const DeviceInfo* device = nullptr);
+/// Orders by severity (error first), then by recorded gain, largest first, the
+/// findings with a gain before those without; stable otherwise.
+void rankByGain(std::vector<Finding>& findings);
 
 // ---------------------------------------------------------------- PC sampling
 

@@ -16,15 +16,21 @@ struct Headline {
   Verdict verdict = Verdict::ok;
   /// The finding to lead with (into Report::findings), or nullptr: the one the
   /// walk's fix answers, else the root cause by the vocabulary's rank (an
-  /// out-of-bounds write before the NaN it leaves behind).
+  /// out-of-bounds write before the NaN it leaves behind); a report without an
+  /// error finding leads with the performance finding of the largest estimated gain.
   const Finding* cause = nullptr;
+  /// The cause's estimated gain (counters.h estimatedGain: recorded, or estimated from
+  /// its evidence for an older report), a factor > 1; 0 when it has none.
+  double gain = 0;
   /// The point the walk ran over (headlinePoint), or -1 when the report's own
   /// recorded path (diagnose) was taken.
   int point = -1;
   std::vector<std::string> path;         ///< node ids, start first
   const TreeNode* leaf = nullptr;        ///< the fix's node; nullptr when the walk stopped before one
-  std::string fix;                       ///< "Title: the fix", or ""
+  std::string fix;                       ///< "Title: the fix", or "" (renderTreeText: the report's device)
+  std::string fixText;                   ///< the fix alone, rendered
   const TreeExample* example = nullptr;  ///< the fix in the kernel's language (and the output's rank)
+  std::string exampleAfter;              ///< example->after, rendered for the report
   std::string language;                  ///< cuda | triton | tilelang: the kernel's
 };
 
@@ -40,5 +46,18 @@ Headline reportHeadline(const Report& r, const Tree* tree);
 
 /// The kernel's language as the config names it: "triton", "tilelang", else "cuda".
 std::string kernelLanguage(const Report& r);
+
+/// Point `point` of `r` (an index into r.points) as the tree walks it: its findings
+/// with their estimated gains (an older report has none recorded), so nodes ranked by
+/// estimated_gain rank them as a new capture's would.
+nlohmann::json walkSubject(const Report& r, int point);
+
+/// "up to ~14.8× faster" for a gain of 14.8 (one decimal below 10, none above); "" for 0.
+std::string gainText(double gain);
+
+/// The headline's first line: the cause's message, led for a performance cause by its
+/// category and gain ("no_tensor_cores: up to ~14.8× faster: the kernel leaves …");
+/// "" without a cause.
+std::string headlineText(const Headline& h);
 
 }  // namespace tilescope

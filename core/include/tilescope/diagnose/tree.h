@@ -51,6 +51,9 @@ struct TreeNode {
   std::string question;             ///< inner nodes
   std::vector<TreeAnswer> answers;  ///< inner nodes
   std::string experiment;  ///< trials | align_shift | small_shapes | poison | input_scale | warps, or ""
+  /// "estimated_gain": of the answers whose predicates hold, the walk takes the one whose
+  /// finding carries the largest evidence.estimated_gain (docs/tree.md); "": the first.
+  std::string rank{};
   std::string explanation, fix;  ///< leaves
   std::vector<TreeExample> examples;
   std::vector<std::string> sources;  ///< where the remedy comes from (seed write-ups, docs)
@@ -122,5 +125,33 @@ std::vector<std::string> experimentsRequested(const TreeWalk& walk);
 
 /// The experiment names a node may request.
 const std::vector<std::string>& knownExperiments();
+
+// ---------------------------------------------------------------- texts for a report
+
+/// What a leaf's texts say of the report they are shown for (docs/tree.md, "Texts that
+/// name the device"): its device and its kernel's language.
+struct TreeTextContext {
+  std::string device{};           ///< the device's name ("NVIDIA H100 80GB HBM3"); "" unknown
+  int smCount = 0;                ///< 0: unknown
+  double tensorOverFp32 = 0;      ///< dense FP16 tensor-core peak over the FP32 pipe's; 0: unknown
+  std::string language = "cuda";  ///< cuda | triton | tilelang; "": no report (every example)
+};
+/// The context of `r`: its device section and config's kernel language.
+TreeTextContext treeTextContext(const Report& r);
+
+/// `text` with its placeholders {device|DEFAULT}, {sm_count|DEFAULT} and
+/// {tensor_ratio|DEFAULT} filled: every one from `c` where `c` knows every key the
+/// text names, else every one with its default (so a text never mixes two devices).
+std::string renderTreeText(const std::string& text, const TreeTextContext& c);
+
+/// The examples of `leaf` a reader of a `language` kernel needs: those written in
+/// it; `python` ones (host code of a Python kernel) for triton and tilelang; `shell`
+/// and `json` for every language; every example for "" (no report). A CUDA C++ report
+/// shows no Triton code.
+std::vector<const TreeExample*> examplesFor(const TreeNode& leaf, const std::string& language);
+
+/// A copy of `leaf` with its explanation, fix and examples rendered for `c` and only
+/// the examples examplesFor picks.
+TreeNode renderLeaf(const TreeNode& leaf, const TreeTextContext& c);
 
 }  // namespace tilescope

@@ -60,7 +60,9 @@ struct ClassifierRule {
   std::string pattern;  ///< regex (RE2 syntax, tilescope/base/regex.h), searched in each line
   bool icase = false;
   /// "any": any line of the log; "last_exception": only the last Python exception line
-  /// (`Name: message` at the start of a line) — where a traceback's real error is.
+  /// (`Name: message` at the start of a line) — where a traceback's real error is;
+  /// "first_error": only the log's first compiler error line (`file(LINE): error: ...`,
+  /// `file:LINE:COL: error: ...`) — later errors usually follow from the first.
   std::string scope = "any";
   std::string category, detail, node, source;
   double confidence = 0.9;
