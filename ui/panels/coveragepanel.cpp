@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSpinBox>
 #include <QStringList>
 #include <QVBoxLayout>
@@ -97,6 +98,22 @@ CoveragePanel::CoveragePanel(Selection* selection, QWidget* parent) : PointPanel
 }
 
 const CoverageGrid* CoveragePanel::grid() const { return m_widget->grid(); }
+
+QSize CoveragePanel::minimumSizeHint() const {
+  QSize s = PointPanel::minimumSizeHint();
+  if (!m_summary->isHidden() && layout()) {
+    const QMargins m = layout()->contentsMargins();
+    const int w = std::max(width(), s.width()) - m.left() - m.right();
+    s.rheight() += std::max(0, m_summary->heightForWidth(w) - m_summary->minimumSizeHint().height());
+  }
+  return s;
+}
+
+void CoveragePanel::resizeEvent(QResizeEvent* event) {
+  PointPanel::resizeEvent(event);
+  // The summary's line count follows the width, and with it the minimum height.
+  if (event->oldSize().width() != event->size().width()) updateGeometry();
+}
 
 QString CoveragePanel::summaryText() const { return m_summary->text(); }
 

@@ -40,6 +40,13 @@ class CoveragePanel : public PointPanel {
   static QStringList footprintTensors(const Point& p);
 
   void onReportLoaded(const ReportPtr& report) override;
+  /// With the summary's wrapped lines at the panel's width: a panel squeezed below it
+  /// would have its layout stack the legend over the map's bottom edge (its
+  /// out-of-bounds band), so the main window gives the docks less instead.
+  QSize minimumSizeHint() const override;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void rebuild() override;
