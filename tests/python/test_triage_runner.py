@@ -238,5 +238,33 @@ class Shapes(unittest.TestCase):
         self.assertEqual(problem.tolerances(ref, 1e-2, 1e-2), (1e-3, 1e-4))
 
 
+class Progress(unittest.TestCase):
+    """Each phase leaves the runner's progress (status "running") where its answer
+    goes: what a limit that kills it before the answer leaves the C++ side to report."""
+
+    def test_each_phase_is_written_and_the_answer_replaces_it(self):
+        import json
+
+        from tilescope_triage import run
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "runner.json")
+            args = types.SimpleNamespace(reference="r.py", candidate="c.py", out=out)
+            a = run.Answer(args)
+            a.phase("import_candidate")
+            with open(out) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["status"], "running")
+            self.assertEqual(doc["phase"], "import_candidate")
+            a.doc["cases"].append({"label": "base seed 0", "status": "ok"})
+            a.phase("forward")
+            with open(out) as f:
+                doc = json.load(f)
+            self.assertEqual((doc["phase"], len(doc["cases"])), ("forward", 1))
+            self.assertEqual(a.doc["status"], "ok")  # the answer itself is not changed
+            self.assertEqual(a.write(), 0)
+            with open(out) as f:
+                self.assertEqual(json.load(f)["status"], "ok")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -51,20 +51,32 @@ DocSection summarySection(const TriageReport& r, const TriageDocumentOptions& o)
   return s;
 }
 
+DocTable taxonomyTable(const std::vector<TaxonomyRow>& rows, const char* first, const char* second) {
+  DocTable t{"", {first, second, "entries", "% of entries", "% of category"}, {}};
+  for (const TaxonomyRow& row : rows)
+    t.rows.push_back(
+        {row.detail.empty() ? (row.category == "checked" ? "checked, not run" : row.category) : "",
+         row.detail, std::to_string(row.count), percent(row.percent),
+         row.detail.empty() ? "" : percent(row.share)});
+  return t;
+}
+
 DocSection taxonomySection(const TriageReport& r) {
   DocSection s{"taxonomy", "Taxonomy", {}, false};
   s.blocks.push_back(
       DocParagraph{"What each judged entry first went wrong with: the lead finding's category "
                    "(and its sub-category), counted over the finished entries.",
                    false});
-  DocTable t{"", {"category", "sub-category", "entries", "% of entries", "% of category"}, {}};
-  for (const TaxonomyRow& row : taxonomy(r.entries))
-    t.rows.push_back(
-        {row.detail.empty() ? (row.category == "checked" ? "checked, not run" : row.category) : "",
-         row.detail, std::to_string(row.count), percent(row.percent),
-         row.detail.empty() ? "" : percent(row.share)});
-  s.blocks.push_back(std::move(t));
+  s.blocks.push_back(taxonomyTable(taxonomy(r.entries), "category", "sub-category"));
   s.blocks.push_back(DocFigure{"triage_taxonomy", "Entries per category"});
+  s.blocks.push_back(
+      DocParagraph{"The same failures in the classes of the seed's error analysis: compile error, CUDA "
+                   "memory error, runtime error, type error, value error, missing dependency, assertion, "
+                   "a resource limit, other errors, wrong results (docs/triage.md).",
+                   false});
+  DocTable classes = taxonomyTable(failureTaxonomy(r.entries), "class", "sub-class");
+  classes.caption = "Failure classes";
+  s.blocks.push_back(std::move(classes));
   return s;
 }
 

@@ -84,6 +84,8 @@ void fields(IO& io, S& e) {
   io("category", e.category, skipIfEmpty(e.category));
   io("detail", e.detail, skipIfEmpty(e.detail));
   io("message", e.message, skipIfEmpty(e.message));
+  io("error_class", e.errorClass, skipIfEmpty(e.errorClass));
+  io("error_subclass", e.errorSubclass, skipIfEmpty(e.errorSubclass));
   io("tree_node", e.treeNode, skipIfEmpty(e.treeNode));
   io("fix", e.fix, skipIfEmpty(e.fix));
   io("file", e.file, skipIfEmpty(e.file));
@@ -156,9 +158,9 @@ EntryStatus parseEntryStatus(const std::string& s) {
 
 namespace {
 
-json taxonomyJson(const std::vector<TriageEntry>& entries) {
+json taxonomyJson(const std::vector<TaxonomyRow>& taxonomyRows) {
   json rows = json::array();
-  for (const TaxonomyRow& t : taxonomy(entries)) {
+  for (const TaxonomyRow& t : taxonomyRows) {
     json row = {{"category", t.category}, {"count", t.count}, {"percent", t.percent}};
     if (!t.detail.empty()) row["detail"] = t.detail, row["share"] = t.share;
     rows.push_back(std::move(row));
@@ -195,7 +197,8 @@ TriageEntry triageEntryFromJson(const json& j, const std::string& path) {
 
 json toJson(const TriageReport& r) {
   json j = json_io::toValue(r);
-  j["taxonomy"] = taxonomyJson(r.entries);
+  j["taxonomy"] = taxonomyJson(taxonomy(r.entries));
+  j["error_taxonomy"] = taxonomyJson(failureTaxonomy(r.entries));
   j["speedups"] = speedupsJson(r.entries);
   j["counts"] = triageCounts(r.entries);
   return j;

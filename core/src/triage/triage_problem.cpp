@@ -138,34 +138,76 @@ std::optional<json> readRunner(const fs::path& file) {
   return std::nullopt;
 }
 
-/// A runner that ended without an answer: the watchdog, a signal, the candidate's
-/// exception it could not write, or the runner's own failure (a traceback that
-/// never names the candidate: not the candidate's fault, the entry is not run).
-json deadRunner(const ChildResult& r, const TriageOptions& opts, const std::string& candidate) {
-  const double timeoutS = opts.entryTimeoutS;
+/// "last progress: phase forward, 2 cases judged" from the runner's partial answer.
+std::string progressOf(const json& partial) {
+  if (!partial.is_object() || !partial.contains("phase")) return "";
+  const std::size_t n = partial.value("cases", json::array()).size();
+  return "last progress: phase " + partial.value("phase", std::string("?")) + ", " + std::to_string(n) +
+         (n == 1 ? " case" : " cases") + " judged";
+}
+
+/// The last line the runner wrote on stderr that is not blank.
+std::string lastOutput(const std::string& tail) {
+  std::string last;
+  for (std::size_t i = 0; i < tail.size();) {
+    const auto nl = tail.find('\n', i);
+    const std::size_t end = nl == std::string::npos ? tail.size() : nl;
+    const std::string line(trimmed(std::string_view(tail).substr(i, std::min<std::size_t>(end - i, 400))));
+    if (!line.empty()) last = line;
+    i = end + 1;
+  }
+  return last;
+}
+
+/// A finding for a runner a limit stopped: which limit, its value, and what it saw.
+json limitFinding(const char* category, const std::string& message, const char* limit, json evidence,
+                  const json& partial, const std::string& tail) {
+  std::string m = message;
+  if (const std::string p = progressOf(partial); !p.empty()) m += "; " + p, evidence["progress"] = p;
+  if (const std::string out = lastOutput(tail); !out.empty()) evidence["last_output"] = out;
+  evidence["limit"] = limit;
+  return {{"category", category}, {"severity", "error"}, {"message", m}, {"evidence", std::move(evidence)}};
+}
+
+}  // namespace
+
+json runnerWithoutAnswer(const ChildResult& r, const json& limits, double timeoutS,
+                         const std::string& candidate, const json& partial) {
   json j = {{"schema", kRunnerSchema}, {"status", "failed"}, {"phase", "run"}};
+  if (partial.is_object())  // what the runner had seen when it stopped: its phase and cases
+    for (const char* k : {"phase", "cases", "launches", "environment", "limits"})
+      if (partial.contains(k)) j[k] = partial[k];
+  if (partial.is_object()) j["partial"] = true;
   std::string tail =
       r.stderrText.size() > 8192 ? r.stderrText.substr(r.stderrText.size() - 8192) : r.stderrText;
   j["stderr"] = tail;
+  const double memory = limits.value("max_memory_bytes", 0.0), cpu = limits.value("max_cpu_s", 0.0);
   if (r.timedOut) {
-    j["findings"] =
-        json::array({{{"category", "hang"},
-                      {"severity", "error"},
-                      {"message", "the runner did not finish within " + std::to_string(int(timeoutS)) +
-                                      " s: the watchdog stopped it"},
-                      {"evidence", {{"timeout_s", timeoutS}}}}});
+    j["findings"] = json::array({limitFinding(
+        "hang",
+        "the runner did not finish within " + std::to_string(int(timeoutS)) + " s: the watchdog stopped it",
+        "wall_clock", {{"timeout_s", timeoutS}}, partial, tail)});
   } else if (r.signal == SIGXCPU || r.signal == SIGXFSZ) {
     // A limit of the sandbox fired (runnerLimitArgs): name it and its value.
-    const json sb = sandboxDescription(opts);
-    const bool cpu = r.signal == SIGXCPU;
-    const std::string what =
-        cpu ? "its CPU-time limit (RLIMIT_CPU, " + formatDuration(sb.value("max_cpu_s", 0.0) * 1e9) + ")"
-            : "its file-size limit (RLIMIT_FSIZE, " + formatBytes(sb.value("max_file_bytes", 0.0)) + ")";
-    j["findings"] =
-        json::array({{{"category", "crash"},
-                      {"severity", "error"},
-                      {"message", "the runner was stopped by " + what + ": " + signalDescription(r.signal)},
-                      {"evidence", {{"signal", r.signal}, {"limit", cpu ? "RLIMIT_CPU" : "RLIMIT_FSIZE"}}}}});
+    const bool isCpu = r.signal == SIGXCPU;
+    const std::string what = isCpu ? "its CPU-time limit (RLIMIT_CPU, " + formatDuration(cpu * 1e9) + ")"
+                                   : "its file-size limit (RLIMIT_FSIZE, " +
+                                         formatBytes(limits.value("max_file_bytes", 0.0)) + ")";
+    j["findings"] = json::array(
+        {limitFinding("crash", "the runner was stopped by " + what + ": " + signalDescription(r.signal),
+                      isCpu ? "RLIMIT_CPU" : "RLIMIT_FSIZE", {{"signal", r.signal}}, partial, tail)});
+  } else if (r.signal == SIGKILL) {
+    // Not the watchdog (timedOut): the kernel's OOM killer, at the host's memory or a
+    // cgroup's; the runner's RLIMIT_DATA fails allocations (MemoryError) instead.
+    std::string why =
+        "the runner was killed by SIGKILL, not by the watchdog: the kernel's OOM killer (the "
+        "problem needs more than the host's memory";
+    if (memory > 0) why += "; the runner's memory limit was RLIMIT_DATA, " + formatBytes(memory);
+    why += ")";
+    if (cpu > 0)
+      why += ", or the CPU-time limit's hard value (RLIMIT_CPU, " + formatDuration((cpu + 5) * 1e9) + ")";
+    j["findings"] = json::array({limitFinding(
+        "crash", why, "oom_killer", {{"signal", r.signal}, {"max_memory_bytes", memory}}, partial, tail)});
   } else if (!r.started || (r.signal == 0 && tail.find("CUDA error") == std::string::npos &&
                             tail.find(fs::path(candidate).filename().string()) == std::string::npos)) {
     j["status"] = "error";
@@ -183,6 +225,8 @@ json deadRunner(const ChildResult& r, const TriageOptions& opts, const std::stri
   }
   return j;
 }
+
+namespace {
 
 /// The case the capture replays: the first that failed, else the first.
 std::string replayCase(const json& runner) {
@@ -289,7 +333,9 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   if (opts.depth == TriageDepth::check) argv.push_back("--no-timing");
   const ChildResult r = ctx.runUntrusted(argv, files, opts.entryTimeoutS);
   json runner = readRunner(runnerOut).value_or(json());
-  if (runner.is_null()) runner = deadRunner(r, opts, e.inputs.at(1));
+  // "running": the runner's progress, written at each phase; it stopped before its answer.
+  if (runner.is_null() || runner.value("status", "") == "running")
+    runner = runnerWithoutAnswer(r, sandboxDescription(opts), opts.entryTimeoutS, e.inputs.at(1), runner);
   if (runner.value("status", "") == "error") {
     e.status = EntryStatus::not_run;
     e.note = runner.value("error", "the runner could not run");

@@ -128,6 +128,8 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
   e.category.clear();
   e.detail.clear();
   e.message.clear();
+  e.errorClass.clear();
+  e.errorSubclass.clear();
   e.treeNode.clear();
   e.fix.clear();
   e.file.clear();
@@ -137,6 +139,9 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
     e.category = lead->category;
     e.detail = lead->detail;
     e.message = lead->message;
+    const FailureClass fc = failureClass(*lead);
+    e.errorClass = fc.errorClass;
+    e.errorSubclass = fc.subclass;
     // The lead's own location, else the first finding of the same category that has one.
     const Finding* located = lead;
     if (!lead->location.line)
@@ -155,42 +160,112 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
 
 namespace {
 
-/// "at 11:15:" (Triton's CompilationError counts from the kernel's def line).
-bool isTritonAt(const std::string& line) {
-  if (line.rfind("at ", 0) != 0 || line.size() < 7 || line.back() != ':') return false;
-  const std::string lc = line.substr(3, line.size() - 4);
+bool allDigits(std::string_view d) {
+  return !d.empty() && d.size() < 10 &&
+         std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// "at 11:15:" (Triton's CompilationError counts from the kernel's def line), also
+/// after a "triton.compiler.errors.CompilationError: " prefix: the "11:15", else "".
+std::string tritonAt(std::string_view line) {
+  if (const auto p = line.find("Error: at "); p != std::string_view::npos) line.remove_prefix(p + 7);
+  if (line.rfind("at ", 0) != 0 || line.size() < 7 || line.back() != ':') return "";
+  const std::string_view lc = line.substr(3, line.size() - 4);
   const auto colon = lc.find(':');
-  const auto digits = [](std::string_view d) {
-    return !d.empty() && d.size() < 10 &&
-           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  return colon != std::string::npos && digits(std::string_view(lc).substr(0, colon)) &&
-         digits(std::string_view(lc).substr(colon + 1));
+  if (colon == std::string_view::npos || !allDigits(lc.substr(0, colon)) || !allDigits(lc.substr(colon + 1)))
+    return "";
+  return std::string(lc);
+}
+
+std::vector<std::string> linesOf(const std::string& text, std::size_t maxLines) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < text.size() && lines.size() < maxLines;) {
+    const auto nl = text.find('\n', i);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    lines.emplace_back(trimmed(std::string_view(text).substr(i, std::min<std::size_t>(end - i, 2048))));
+    i = end + 1;
+  }
+  return lines;
+}
+
+bool endsBlock(const std::string& line) {
+  return line.rfind("Traceback (most recent call last)", 0) == 0 ||
+         line.rfind("The above exception", 0) == 0 ||
+         line.rfind("During handling of the above exception", 0) == 0;
+}
+
+/// `ValueError("x")` (Triton's repr of the error it wraps) → "ValueError: x".
+std::string unRepr(const std::string& reason) {
+  static const Regex dq(R"re(([A-Za-z_][\w.]*)\("(.*)"\))re"), sq(R"re(([A-Za-z_][\w.]*)\('(.*)'\))re");
+  RegexMatch m;
+  if (!dq.fullMatch(reason, m) && !sq.fullMatch(reason, m)) return reason;
+  const std::string inner = m.str(2);
+  std::string out;
+  for (std::size_t i = 0; i < inner.size(); ++i) {
+    if (inner[i] == '\\' && i + 1 < inner.size() && (inner[i + 1] == '\'' || inner[i + 1] == '"')) ++i;
+    out += inner[i];
+  }
+  return m.str(1) + ": " + out;
+}
+
+/// The cause Triton gave below the header at lines[at]: the lines after the
+/// caret under the quoted source (the block's last line when there is no caret).
+std::string tritonReason(const std::vector<std::string>& lines, std::size_t at) {
+  constexpr std::size_t kMaxReason = 400;
+  std::size_t end = at + 1;
+  while (end < lines.size() && !endsBlock(lines[end])) ++end;
+  std::size_t from = end;
+  for (std::size_t i = at + 1; i < end; ++i)
+    if (lines[i] == "^") from = i + 1;
+  if (from >= end && end > at + 1 && lines[end - 1] != "^") from = end - 1;
+  std::string reason;
+  for (std::size_t i = from; i < end && reason.size() < kMaxReason; ++i)
+    if (!lines[i].empty()) reason += (reason.empty() ? "" : " ") + lines[i];
+  if (reason.size() > kMaxReason) reason = reason.substr(0, kMaxReason) + "...";
+  return unRepr(reason);
+}
+
+/// The cause in a whole traceback: the first (innermost) Triton block that
+/// gives one, else the last exception line before the chain's wrapper.
+std::string tracebackCause(const std::string& text) {
+  const std::vector<std::string> lines = linesOf(text, 2000);
+  std::size_t chain = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (chain == lines.size() && lines[i].rfind("The above exception", 0) == 0) chain = i;
+    if (tritonAt(lines[i]).empty()) continue;
+    if (std::string r = tritonReason(lines, i); !r.empty()) return r;
+  }
+  std::string inner;
+  for (std::size_t i = 0; i < chain; ++i) inner += lines[i] + "\n";
+  return chain < lines.size() ? lastExceptionLine(inner) : "";
+}
+
+/// "torch.OutOfMemoryError: CUDA out of memory" names its own type.
+bool namesItsType(std::string_view line) {
+  static const Regex typed(R"(^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failure|Warning): )");
+  return typed.search(std::string(line.substr(0, 200)));
 }
 
 }  // namespace
 
-std::string exceptionHeadline(const std::string& type, const std::string& message) {
-  constexpr std::size_t kMaxLines = 400, kMaxReason = 400;
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < message.size() && lines.size() < kMaxLines;) {
-    const auto nl = message.find('\n', i);
-    const std::size_t end = nl == std::string::npos ? message.size() : nl;
-    lines.emplace_back(trimmed(std::string_view(message).substr(i, std::min<std::size_t>(end - i, 2048))));
-    i = end + 1;
-  }
+std::string exceptionHeadline(const std::string& type, const std::string& message, const std::string& text) {
+  const std::vector<std::string> lines = linesOf(message, 400);
   const std::string first = lines.empty() ? "" : lines.front();
-  if (!isTritonAt(first)) return type + (first.empty() ? "" : ": " + first);
-  // The reason follows the caret under the quoted source; the last lines without one.
-  std::size_t from = lines.size();
-  for (std::size_t i = 1; i < lines.size(); ++i)
-    if (lines[i] == "^") from = i + 1;
-  if (from >= lines.size()) from = lines.size() > 1 ? lines.size() - 1 : lines.size();
-  std::string reason;
-  for (std::size_t i = from; i < lines.size() && reason.size() < kMaxReason; ++i)
-    if (!lines[i].empty()) reason += (reason.empty() ? "" : " ") + lines[i];
-  if (reason.size() > kMaxReason) reason = reason.substr(0, kMaxReason) + "...";
-  return type + " " + first.substr(0, first.size() - 1) + (reason.empty() ? "" : ": " + reason);
+  const std::string at = tritonAt(first);
+  const bool generic = type.empty() || type == "Error" || type == "Exception";
+  if (at.empty()) {
+    if (generic && namesItsType(first)) return first;
+    return type + (first.empty() ? "" : ": " + first);
+  }
+  std::string kind = type;
+  if (const auto p = first.find(": at "); p != std::string::npos && generic) {
+    kind = first.substr(0, p);
+    if (const auto dot = kind.rfind('.'); dot != std::string::npos) kind = kind.substr(dot + 1);
+  }
+  std::string reason = tritonReason(lines, 0);
+  if (reason.empty() && !text.empty()) reason = tracebackCause(text);
+  const std::string where = kind + " at " + at;
+  return reason.empty() ? where : reason + " (" + where + ")";
 }
 
 std::vector<Finding> runnerFindings(const json& runner) {
@@ -216,7 +291,7 @@ std::vector<Finding> runnerFindings(const json& runner) {
       f.detail = best->detail;
       f.treeNode = best->treeNode;
     }
-    f.message = exceptionHeadline(type, message);
+    f.message = exceptionHeadline(type, message, text);
     f.location.file = ex->value("file", "");
     if (ex->contains("line") && (*ex)["line"].is_number_integer()) {
       // A line the runner wrote: only a plausible one is kept (no overflowing cast).
@@ -225,6 +300,8 @@ std::vector<Finding> runnerFindings(const json& runner) {
     }
     f.evidence = {{"source", "runner"}, {"phase", runner.value("phase", "")}, {"exception", type}};
     if (ex->contains("source_line")) f.evidence["source_line"] = (*ex)["source_line"];
+    // A limit of the sandbox that fired (limits.py: RLIMIT_DATA as MemoryError, RLIMIT_FSIZE).
+    if (const auto l = ex->find("limit"); l != ex->end() && l->is_string()) f.evidence["limit"] = *l;
     if (c.known() || best)
       f.evidence["classifier"] = {{"rule", c.known() ? c.rule : best->rule},
                                   {"confidence", c.known() ? c.confidence : best->confidence},

@@ -54,8 +54,10 @@ struct TriageEntry {
   Verdict verdict = Verdict::ok;
   std::string level;  ///< what judged it: check | run | diagnose | runner (+capture)
   // The first finding (the report's lead error, else its lead warning).
-  std::string category;  ///< a registry category; "" when there is none
-  std::string detail, message;
+  std::string category;         ///< a registry category; "" when there is none
+  std::string detail, message;  ///< message: the cause line ("ValueError: ..."), not a header
+  /// The lead failure in the seed's top-level taxonomy (failureClass): "" when none.
+  std::string errorClass{}, errorSubclass{};
   std::string treeNode;  ///< where the troubleshooting walk ended (a leaf when it could)
   std::string fix;       ///< that leaf's fix, or ""
   std::string file;      ///< the located source file ("" when not located)
@@ -91,6 +93,23 @@ struct TriageReport {
 /// further (no GPU); `not_run`; `pending`.
 std::string taxonomyKey(const TriageEntry& e);
 
+/// A failure in the top-level taxonomy of seed 000 (479 generated Triton
+/// kernels): the class (compile_error, cuda_memory_error, runtime_error,
+/// type_error, value_error, missing_dependency, assertion, resource_limit,
+/// other_error, wrong_result, slow) and its sub-class ("arange_constexpr",
+/// "shape_mismatch", "illegal_address", "oom_killer", ...). docs/triage.md lists them.
+struct FailureClass {
+  std::string errorClass, subclass;
+  bool operator==(const FailureClass&) const = default;
+};
+/// The class of a finding: from its category and detail, the exception's type
+/// (evidence "exception"; else the message's "Type:" prefix), the limit that
+/// fired (evidence "limit") and the cause line in its message. Pure.
+FailureClass failureClass(const Finding& f);
+/// The entry's class: the stored one, else derived from its category, detail
+/// and message (an older triage file); {} for an entry without a failure.
+FailureClass entryFailureClass(const TriageEntry& e);
+
 /// One row: a category (`detail` "") or one of its details.
 struct TaxonomyRow {
   std::string category, detail;
@@ -103,6 +122,10 @@ struct TaxonomyRow {
 /// Category rows by count (ties by name), each followed by its detail rows by
 /// count; `ok` and `not_run` are rows like the others. Pending entries are left out.
 std::vector<TaxonomyRow> taxonomy(const std::vector<TriageEntry>& entries);
+/// The seed's taxonomy over the entries: rows keyed by class (`category`) and
+/// sub-class (`detail`), ordered as taxonomy(); entries without a failure under
+/// their taxonomyKey (ok, checked, not_run).
+std::vector<TaxonomyRow> failureTaxonomy(const std::vector<TriageEntry>& entries);
 
 /// The speedups of the correct entries (verdict ok, a speedup measured).
 struct SpeedupBin {

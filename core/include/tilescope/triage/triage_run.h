@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/base/process.h"
+
 #include "tilescope/model/report.h"
 #include "tilescope/triage/triage.h"
 #include "tilescope/triage/triage_inputs.h"
@@ -121,9 +123,25 @@ std::vector<Finding> runnerFindings(const nlohmann::json& runner);
 
 /// The line a person reads first of an exception: "TYPE: first line", and for
 /// Triton's CompilationError, whose message starts "at L:C:" and quotes the
-/// source down to a caret, "CompilationError at L:C: <the reason after the caret>"
-/// (issue 40: "CompilationError: at 11:15:" said nothing). Bounded in time and length.
-std::string exceptionHeadline(const std::string& type, const std::string& message);
+/// source down to a caret, the cause line after the caret, its repr form
+/// `ValueError("x")` read as "ValueError: x", then where:
+/// "ValueError: x (CompilationError at L:C)" (issue 40: "CompilationError: at
+/// 11:15:" said nothing). `text`, the whole traceback, supplies the cause when
+/// the message has none (a CompilationError raised `from` the callee's error, or
+/// a message that is only the header line). Bounded in time and length.
+std::string exceptionHeadline(const std::string& type, const std::string& message,
+                              const std::string& text = "");
+
+/// The runner's answer for a runner that ended without one: stopped by a limit
+/// (the watchdog's wall clock: `hang`; RLIMIT_CPU, RLIMIT_FSIZE; SIGKILL that is
+/// not the watchdog's: the OOM killer), each finding naming the limit (evidence
+/// "limit") and its value, with what the runner saw ("last progress: phase P,
+/// N cases judged" from `partial`, its progress file, and the last line of its
+/// stderr); an exception read off its stderr; or the runner's own failure
+/// (status "error"). `limits`: the sandbox's description (max_cpu_s,
+/// max_file_bytes, max_memory_bytes).
+nlohmann::json runnerWithoutAnswer(const ChildResult& r, const nlohmann::json& limits, double timeoutS,
+                                   const std::string& candidate, const nlohmann::json& partial);
 
 /// A tilescope.report/1 for a problem (verb "triage"): one point per case the
 /// runner checked, the exception's text as the compile log (so the tree's log

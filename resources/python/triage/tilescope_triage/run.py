@@ -33,6 +33,21 @@ class Answer:
 
     def phase(self, p):
         self.doc["phase"] = p
+        self.progress()
+
+    def progress(self):
+        """What the runner has seen so far, as its answer with status "running":
+        the C++ side reads it when a limit (the watchdog, SIGKILL of the OOM
+        killer) stops the runner before its answer, and reports the last phase
+        and the cases judged."""
+        d = dict(self.doc, status="running", seconds=round(time.time() - self.t0, 3))
+        tmp = self.out + ".tmp"
+        try:
+            with open(tmp, "w") as f:
+                json.dump(d, f, default=str)
+            os.replace(tmp, self.out)
+        except OSError:  # a full disk or the file-size limit: the answer decides
+            pass
 
     def add(self, f):
         if f:
