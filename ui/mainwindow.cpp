@@ -141,6 +141,9 @@ QAction* MainWindow::setupFileMenu() {
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addAction(tr("Compare &with…"), this, &MainWindow::compareDialogAsked)
       ->setToolTip(tr("The open report's point beside a point of another report"));
+  file->addAction(tr("Compare &toolchains…"), this, &MainWindow::compareToolchains)
+      ->setToolTip(tr(
+          "The open config compiled under two toolchains: Triton versions, nvrtc or nvcc and their flags"));
   QAction* close = file->addAction(tr("&Close Report"), this, &MainWindow::closeReport);
   close->setShortcut(QKeySequence::Close);
   file->addSeparator();

@@ -31,6 +31,7 @@ class TroubleshootPanel;
 class TriagePanel;
 class CaptureDialog;
 class CompareDialog;
+class ToolchainDialog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -73,6 +74,10 @@ class MainWindow : public QMainWindow {
   /// False with lastError() when there is no report open or `path` is not a report.
   bool compareWith(const QString& path, int pointB = -1);
   CompareDialog* compareDialog() const { return m_compareDialog; }
+  /// File ▸ Compare toolchains…: the open config under two toolchains (docs/toolchains.md,
+  /// mainwindow_toolchains.cpp); the dialog is made on first use and keeps its form.
+  void compareToolchains();
+  ToolchainDialog* toolchainDialog() const { return m_toolchainDialog; }
   /// The verdict of the open report, its first error finding and the walk's fix.
   Banner* verdictBanner() const { return m_verdictBanner; }
   /// Failures (a file that does not open, a run that failed), non-modal.
@@ -157,6 +162,7 @@ class MainWindow : public QMainWindow {
   QList<ReportView*> m_views;
   CaptureDialog* m_captureDialog = nullptr;
   CompareDialog* m_compareDialog = nullptr;
+  ToolchainDialog* m_toolchainDialog = nullptr;
   ConfigPanel* m_configPanel = nullptr;
   RunPanel* m_runPanel = nullptr;
   CoveragePanel* m_coveragePanel = nullptr;
