@@ -31,9 +31,11 @@ double headroom(const Point& p) {
   return busiest > 0 ? 100 / busiest : NAN;
 }
 
+/// The kernel's time over the baseline's: the medians, else the recorded speedup.
 double kernelOverBaseline(const Point& p) {
   const double k = p.timing.kernelNs.median, b = p.baseline.kernelNs.median;
-  return p.timing.measured && p.baseline.measured && k > 0 && b > 0 ? k / b : NAN;
+  if (p.timing.measured && p.baseline.measured && k > 0 && b > 0) return k / b;
+  return p.speedup && *p.speedup > 0 ? 1 / *p.speedup : NAN;
 }
 
 /// Dense tensor-core peak over the FP32 pipe's (the device database's peaks).

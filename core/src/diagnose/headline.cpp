@@ -152,7 +152,8 @@ Headline reportHeadline(const Report& r, const Tree* tree) {
   }
   h.cause = findingOnPath(r.findings, h.path);
   if (!h.cause) h.cause = rootCause(r.findings);
-  if (!h.cause) h.cause = largestGain(r, &h.gain);  // nothing failed: the largest gain leads
+  // Slow, nothing failed: the largest gain leads (an ok report lists its warnings instead).
+  if (!h.cause && r.verdict != Verdict::ok) h.cause = largestGain(r, &h.gain);
   if (h.leaf) {
     const TreeTextContext text = treeTextContext(r);  // the report's device, not the tree's example GPU
     h.fixText = renderTreeText(h.leaf->fix, text);

@@ -126,7 +126,7 @@ void applyCounterFindings(Point& p, const CounterThresholds& t = {}, const Devic
 
 /// The speedup a performance finding's fix could bring at most, as a factor > 1
 /// (ncu's guided analysis ranks its rules by such an estimate; docs/report.md,
-/// "estimated_gain"): no_tensor_cores: the kernel's time over the baseline's, capped
+/// "estimated_gain"): no_tensor_cores: the kernel's time over the baseline's (or 1 / speedup), capped
 /// by the device's tensor-over-FP32 peak ratio; low_occupancy: SMs / CTAs when SMs
 /// idle, else theoretical / achieved occupancy capped by the busier unit's headroom;
 /// bank_conflicts and uncoalesced_access: the excess wavefronts or wasted sectors

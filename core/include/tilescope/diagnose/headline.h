@@ -16,8 +16,9 @@ struct Headline {
   Verdict verdict = Verdict::ok;
   /// The finding to lead with (into Report::findings), or nullptr: the one the
   /// walk's fix answers, else the root cause by the vocabulary's rank (an
-  /// out-of-bounds write before the NaN it leaves behind); a report without an
-  /// error finding leads with the performance finding of the largest estimated gain.
+  /// out-of-bounds write before the NaN it leaves behind); a report that is not ok
+  /// without an error finding (slow) leads with the performance finding of the
+  /// largest estimated gain.
   const Finding* cause = nullptr;
   /// The cause's estimated gain (counters.h estimatedGain: recorded, or estimated from
   /// its evidence for an older report), a factor > 1; 0 when it has none.
