@@ -56,6 +56,7 @@ struct Opt {
   bool omitEmpty = false;  ///< the writer leaves out an object or array that came out empty
   std::size_t maxBytes = ConfigLimits::kMaxStringBytes;
   bool anyLength = false;  ///< a list without ConfigLimits::kMaxListLength (run.metrics)
+  bool point = false;      ///< a sweep point or --set sets it: PointWriter writes it over the document
 };
 
 struct NoCheck {
@@ -221,6 +222,45 @@ class Writer {
     Json j = toValue(v);
     if (o.omitEmpty && (j.is_object() || j.is_array()) && j.empty()) return;
     m_out[key] = std::move(j);
+  }
+  template <class T, class C = NoCheck>
+  void first(const char* key, const T& v, Opt o = {}, C c = {}) {
+    (*this)(key, v, o, c);
+  }
+  template <class F>
+  void check(F&&) {}
+  void checkKeys() {}
+
+ private:
+  Json& m_out;
+};
+
+/// Writes the fields a sweep point or --set sets (Opt::point) over a loaded document
+/// (configToJson): a value the writer leaves out (Opt::skip) is written only where the
+/// document gives its key, and one that comes out empty under Opt::omitEmpty (a point's
+/// sweep) is removed. The document's other keys stay as they were written.
+class PointWriter {
+ public:
+  static constexpr bool reading = false;
+  explicit PointWriter(Json& out) : m_out(out) {
+    if (!m_out.is_object()) m_out = Json::object();
+  }
+  template <class T, class C = NoCheck>
+  void operator()(const char* key, const T& v, Opt o = {}, C = {}) {
+    if (!o.point) return;
+    const bool given = m_out.contains(key);
+    if constexpr (Listed<T>) {
+      Json section = given ? m_out[key] : Json::object();
+      PointWriter w(section);
+      fields(w, v);
+      if (given || !section.empty()) m_out[key] = std::move(section);
+    } else {
+      Json j = toValue(v);
+      if (o.omitEmpty && (j.is_object() || j.is_array()) && j.empty())
+        m_out.erase(key);
+      else if (!o.skip || given)
+        m_out[key] = std::move(j);
+    }
   }
   template <class T, class C = NoCheck>
   void first(const char* key, const T& v, Opt o = {}, C c = {}) {

@@ -80,5 +80,7 @@ std::uint64_t stableNameHash(const std::string& name);
 // config_fields.cpp: the field lists (config_codec.h)
 /// A parsed document as a Config: every section read and validated through its field list.
 Config readConfigDocument(const Json& doc, const std::filesystem::path& dir);
+/// Writes what a sweep point or --set sets (the fields of Opt::point) over `doc`.
+void writePointFields(const Config& config, Json& doc);
 
 }  // namespace tilescope::detail

@@ -191,7 +191,7 @@ void cudaKernelFields(IO& io, S& k, bool isReference) {
   io("entry", k.entry, Opt{.required = true}, nonEmptyName);
   io("compiler", k.compiler, Opt{.skip = k.compiler == "nvrtc"}, checkCompiler);
   io("options", k.options, Opt{.skip = k.options.empty()});
-  io("defines", defines(k.defines, false), Opt{.skip = k.defines.empty()});
+  io("defines", defines(k.defines, false), Opt{.skip = k.defines.empty(), .point = true});
 }
 
 /// A Triton or TileLang kernel: a .py source, constexprs and (Triton) launch options.
@@ -212,10 +212,10 @@ void pythonKernelFields(IO& io, S& k) {
     io.check([&](const Node& n, ReadContext& ctx) { parsePySource(n.at("source"), ctx.config->dir, k); });
   io("entry", k.entry, Opt{.required = true}, nonEmptyName);
   if constexpr (IO::reading) io.check([&](const Node&, ReadContext&) { k.compiler = k.language; });
-  io("constexprs", defines(k.defines, true), Opt{.skip = k.defines.empty()});
-  io(kNumWarps, k.numWarps, Opt{.skip = tilelang}, tritonOption(kNumWarps));
-  io(kNumStages, k.numStages, Opt{.skip = tilelang}, tritonOption(kNumStages));
-  io(kNumCtas, k.numCtas, Opt{.skip = tilelang || k.numCtas == 1}, tritonOption(kNumCtas));
+  io("constexprs", defines(k.defines, true), Opt{.skip = k.defines.empty(), .point = true});
+  io(kNumWarps, k.numWarps, Opt{.skip = tilelang, .point = true}, tritonOption(kNumWarps));
+  io(kNumStages, k.numStages, Opt{.skip = tilelang, .point = true}, tritonOption(kNumStages));
+  io(kNumCtas, k.numCtas, Opt{.skip = tilelang || k.numCtas == 1, .point = true}, tritonOption(kNumCtas));
   if constexpr (IO::reading)
     io.check([&](const Node& n, ReadContext&) {
       if (tilelang)
@@ -479,13 +479,16 @@ void sweepTrials(const Node& n, ReadContext& ctx) {
 template <class IO, Is<Config> S>
 void fields(IO& io, S& c) {
   if constexpr (IO::reading) io.check(checkSchema);
-  io.first("schema", c.schema);
-  io("name", c.name, Opt{.skip = c.name.empty(), .maxBytes = ConfigLimits::kMaxNameBytes});
+  // Opt::point: what a sweep point or --set sets (configToJson writes it over the loaded
+  // document). A point has no sweep; its trials are the sweep's (`sweep.trials`) once
+  // that is gone, and a whole sweep's stay where its file gives them.
+  io.first("schema", c.schema, Opt{.point = true});
+  io("name", c.name, Opt{.skip = c.name.empty(), .maxBytes = ConfigLimits::kMaxNameBytes, .point = true});
   io("description", c.description,
      Opt{.skip = c.description.empty(), .maxBytes = ConfigLimits::kMaxTextBytes});
-  io("kernel", c.kernel, Opt{.required = true});
+  io("kernel", c.kernel, Opt{.required = true, .point = true});
   if constexpr (IO::reading) io.check(checkDefineNames);
-  io("params", c.params, Opt{.skip = c.params.empty()});
+  io("params", c.params, Opt{.skip = c.params.empty(), .point = true});
   if constexpr (IO::reading) io.check(startSymbols);
   io("tensors", named(c.tensors, "no tensors declared"), Opt{.required = true});
   io("args", c.args, Opt{.required = true});
@@ -497,9 +500,9 @@ void fields(IO& io, S& c) {
   io("baseline", c.baseline);
   io("tolerance", c.tolerance);
   io("run", c.run, Opt{.omitEmpty = true});
-  io("sweep", c.sweep, Opt{.skip = c.sweep.empty()});
+  io("sweep", c.sweep, Opt{.skip = c.sweep.empty(), .omitEmpty = true, .point = c.sweep.empty()});
   if constexpr (IO::reading) io.check(sweepTrials);
-  io("trials", c.trials, Opt{.skip = c.trials == 1}, checkTrials);
+  io("trials", c.trials, Opt{.skip = c.trials == 1, .point = c.sweep.empty()}, checkTrials);
   if constexpr (IO::reading)
     io.check([&](const Node&, ReadContext& ctx) { checkCaptureCount(c, c.trials, ctx.trialsPath); });
 }
@@ -639,6 +642,11 @@ Json toValue(const std::vector<SweepAxis>& sweep) {
   Json j = Json::object();
   for (const SweepAxis& axis : sweep) j[axis.name] = axis.values;
   return j;
+}
+
+void writePointFields(const Config& config, Json& doc) {
+  PointWriter w(doc);
+  fields(w, config);
 }
 
 Config readConfigDocument(const Json& doc, const std::filesystem::path& dir) {

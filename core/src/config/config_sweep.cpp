@@ -2,6 +2,7 @@
 #include <charconv>
 #include <cstdint>
 
+#include "config_detail.h"
 #include "tilescope/config/config.h"
 
 namespace tilescope {
@@ -122,32 +123,11 @@ std::vector<SweepPoint> expandSweep(const Config& config) {
 }
 
 nlohmann::json configToJson(const Config& config) {
-  nlohmann::json j = config.raw && config.raw->is_object() ? *config.raw : nlohmann::json::object();
-  j["schema"] = kConfigSchema;
-  j["name"] = config.name;
-  if (!config.kernel.defines.empty()) {
-    auto& defines = j["kernel"][config.kernel.isPython() ? "constexprs" : "defines"];
-    for (const auto& [name, v] : config.kernel.defines) {
-      if (v.isInt)
-        defines[name] = v.i;
-      else if (!defines.contains(name))
-        defines[name] = v.toJson();
-    }
-  }
-  if (config.kernel.isTriton()) {
-    j["kernel"][kNumWarps] = config.kernel.numWarps;
-    j["kernel"][kNumStages] = config.kernel.numStages;
-    if (config.kernel.numCtas != 1 || j["kernel"].contains(kNumCtas))
-      j["kernel"][kNumCtas] = config.kernel.numCtas;
-  }
-  for (const auto& [name, v] : config.params) j["params"][name] = v;
-  if (config.sweep.empty() && j.contains("sweep")) {
-    // A point's document: the sweep's values are already substituted above.
-    j.erase("sweep");
-  }
-  if (config.trials != 1 || j.contains("trials")) j["trials"] = config.trials;
-  if (j.contains("sweep") && j["sweep"].contains("trials")) j.erase("trials");
-  return j;
+  // The loaded document, with the point's values written over it by the field lists.
+  detail::Json doc =
+      config.raw && config.raw->is_object() ? detail::Json(*config.raw) : detail::Json::object();
+  detail::writePointFields(config, doc);
+  return nlohmann::json(doc);
 }
 
 }  // namespace tilescope
