@@ -15,6 +15,9 @@ namespace tilescope::detail {
 
 using Json = nlohmann::ordered_json;
 
+/// The symbols a tiles expression adds (tileSymbols): the program's index, then the grid.
+inline constexpr const char* kTileNames[] = {"pid_x", "pid_y", "pid_z", "nctas_x", "nctas_y", "nctas_z"};
+
 struct Node {
   const Json& j;
   std::string path;

@@ -12,7 +12,6 @@ namespace tilescope::detail {
 namespace {
 
 const char* const kFunctionNames[] = {"ceil_div", "min", "max", "pow2ceil"};
-const char* const kTileNames[] = {"pid_x", "pid_y", "pid_z", "nctas_x", "nctas_y", "nctas_z"};
 
 std::string count(std::size_t n) { return std::to_string(n); }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "config_detail.h"
 #include "tilescope/base/expr.h"
 #include "tilescope/base/format.h"
 #include "tilescope/config/config.h"
@@ -110,12 +111,8 @@ std::map<std::string, std::int64_t> tileSymbols(const std::map<std::string, std:
                                                 const ResolvedLaunch& launch, std::int64_t pidX,
                                                 std::int64_t pidY, std::int64_t pidZ) {
   auto s = point;
-  s["pid_x"] = pidX;
-  s["pid_y"] = pidY;
-  s["pid_z"] = pidZ;
-  s["nctas_x"] = launch.grid[0];
-  s["nctas_y"] = launch.grid[1];
-  s["nctas_z"] = launch.grid[2];
+  const std::int64_t values[] = {pidX, pidY, pidZ, launch.grid[0], launch.grid[1], launch.grid[2]};
+  for (std::size_t i = 0; i < std::size(values); ++i) s[detail::kTileNames[i]] = values[i];
   return s;
 }
 
