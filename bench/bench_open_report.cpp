@@ -1,8 +1,7 @@
-// Where the time of opening a report goes (issue 31, N19: a 20,000-point sweep,
-// 209 MB, took 12.3 s): reading the file; the document way (the bounded parse,
-// limits checked while the document is built, nlohmann's own parse for
-// comparison, decoding the document into a Report); the tape way loadReport takes
-// (indexing the text, decoding the tape); and loadReport end to end. No GUI.
+// Where the time of opening a report goes (docs/measurements.md, "Opening a long sweep": a 20,000-point
+// sweep, 209 MB, took 12.3 s): reading the file; the document way (the bounded parse, limits checked while
+// the document is built, nlohmann's own parse for comparison, decoding the document into a Report); the tape
+// way loadReport takes (indexing the text, decoding the tape); and loadReport end to end. No GUI.
 //   bench_open_report REPORT.json...
 #include <chrono>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# diagnose's wall time on the two kernels that used to take minutes (issue 39,
+# diagnose's wall time on the two kernels that used to take minutes (docs/measurements.md, "Diagnose";
 # item 5; targets: <= 30 s for a hang, <= 45 s for a 2^31-element kernel), on a
 # GPU host, without a --max-seconds budget (what a user gets by default):
 #   bench/diagnose/hang.tscfg.json     every thread spins on a flag nobody sets

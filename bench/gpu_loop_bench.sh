@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed of the loop on a GPU host (issue 29, docs/measurements.md "The loop").
+# The speed of the loop on a GPU host (docs/measurements.md, "The loop").
 #   1. where a warm point's time goes: a 4-point sweep of the 4096^3 zoo GEMM
 #      (warm worker, default counters; twice, and with --jobs 4 on a 4-GPU host), its workers' progress events (each
 #      carries the worker's clock) folded into phases, and the profiler's own

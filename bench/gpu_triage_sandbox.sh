@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The triage's sandbox on a GPU host (issue 38, T1; docs/triage.md, "The sandbox"):
+# The triage's sandbox on a GPU host (docs/triage.md, "The sandbox"):
 #
 #   bench/gpu_triage_sandbox.sh BUILD_DIR OUT
 #

@@ -1,5 +1,5 @@
 // Where a profile's fixed cost goes, and what a session that outlives one
-// profile saves (issue 29; docs/measurements.md, "The profiler's start").
+// profile saves (docs/measurements.md, "The profiler's start").
 // One process, one GPU, the basic counter set, a kernel of about 0.2 ms:
 //   plain        the kernel timed with events, before CUPTI is touched
 //   range        the range profiler as profileRanges uses it: enabled once;

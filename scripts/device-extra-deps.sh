@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a bare GPU host lacks beyond ../shared/tools/device-deps.sh: RE2 (every
-# regular expression of core, issue 38) and bubblewrap (the sandbox of Python
+# regular expression of core, docs/security.md "Denial of service") and bubblewrap (the sandbox of Python
 # kernels and of triage problems), unpacked into DIR/extra (default
 # .device-deps/extra) with a relocatable re2.pc. They stay out of DIR/usr on
 # purpose: a package's include folder there would also put that folder's

@@ -1,5 +1,5 @@
 """A healthy PyTorch program with Triton kernels that Triton's JIT specialises
-on 16-byte aligned pointers (bench/capture, docs/capture.md, issue 39).
+on 16-byte aligned pointers (bench/capture, docs/capture.md).
 
 Every tensor comes from torch (cudaMalloc: 256-byte aligned), every size is a
 multiple of 16, so the JIT marks each pointer and size argument with

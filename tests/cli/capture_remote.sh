@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `capture --remote HOST`: a folder made on HOST (mktemp), the capture run there,
-# copied back, the folder removed (issue 38, T5: the removal refused capture's own
+# copied back, the folder removed (docs/capture.md, "Remote": the removal refused capture's own
 # folder name and every remote capture exited 2). A stand-in `ssh` on PATH runs the
 # remote command here, HOST's /tmp being $tmp/host_tmp and HOST's tilescope-run a
 # script that writes a capture folder as a capture does. A host that answers mktemp

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 31, N1: nvcc runs its steps through /bin/sh with the arguments in double
+# docs/security.md, "nvcc and /bin/sh": nvcc runs its steps through /bin/sh with the arguments in double
 # quotes, so $(...) or backticks anywhere on its command line run. Each case is
 # a reproducer variant of /work/shared/repro/t3/N1_nvcc_shell_injection: `check`
 # of a "compiler": "nvcc" config must run nothing (no pwned_* file appears) and

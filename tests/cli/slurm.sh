@@ -58,7 +58,7 @@ PATH=/nonexistent "$exe" sweep "$cfg" --slurm --slurm-dir "$tmp/none" >"$tmp/out
 [ -e "$tmp/none" ] && { echo "FAIL: a folder was made without sbatch"; fail=1; }
 
 # A controller that does not answer: exit 3, and no folder left per attempt
-# (issue 30, item 8: each failed submit left NAME.slurm-STAMP with its script).
+# (each failed submit left NAME.slurm-STAMP with its script).
 mkdir -p "$tmp/fakebin"
 cat > "$tmp/fakebin/sbatch" <<'SB'
 #!/bin/sh

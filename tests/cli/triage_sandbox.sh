@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 38, T1: `triage` imports every problem's reference and candidate, and a
+# docs/triage.md, "The sandbox": `triage` imports every problem's reference and candidate, and a
 # folder of problems is code from anyone. The runner runs them confined
 # (docs/triage.md, "The sandbox"): a hostile problem that tries to read $HOME
 # and an environment secret, write outside its entry's folder and into $HOME,

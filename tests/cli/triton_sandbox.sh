@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 31, N2 and N15: compiling a Triton config imports its .py, so the file's
+# docs/security.md, "Python kernels": compiling a Triton config imports its .py, so the file's
 # top-level code runs. Without --allow-commands it runs confined (docs/security.md,
 # "Python kernels"): a hostile kernel file that tries to write a file in $HOME,
 # read ~/.ssh, open a socket to a listener on this machine, and write beside the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 31, "a config from anyone runs nothing": the reproducers other than the
+# A config from anyone runs nothing (docs/security.md, "What is not trusted"): the reproducers other than the
 # nvcc and Python ones (nvcc_injection.sh, triton_sandbox.sh), each a case that
 # failed before its fix. Inputs are in tests/data/issue31 (copied from the
 # reproducers) or made here.

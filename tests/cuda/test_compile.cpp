@@ -218,7 +218,7 @@ TEST(CompileLog, ArchForCc) {
   EXPECT_EQ(archForCc(8, 6), "sm_86");
 }
 
-// Issue 31, N1: nothing a config writes reaches nvcc's command line, which nvcc
+// docs/security.md, "nvcc and /bin/sh": nothing a config writes reaches nvcc's command line, which nvcc
 // hands to /bin/sh in double quotes.
 TEST(NvccPlan, ConfigTextStaysOffTheCommandLine) {
   DefineValue hostile;

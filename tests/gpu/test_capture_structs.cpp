@@ -1,5 +1,5 @@
-// Structs passed by value replay bit-exactly (issue 39, "Every launch
-// replayable"): bench/capture/params_struct.cu, built with nvcc, is captured
+// Structs passed by value replay bit-exactly (docs/capture.md, "Structs
+// passed by value"): bench/capture/params_struct.cu, built with nvcc, is captured
 // by `tilescope-run capture`; each of its three launches (a struct of
 // pointers at allocation starts, one with a pointer into the middle of an
 // allocation that a top-level pointer also reaches, a 1 KiB struct with a

@@ -1,5 +1,5 @@
 // `diagnose` of healthy kernels captured from real programs finds nothing
-// wrong (issue 39): a captured Triton launch is recompiled for shifted pointers
+// wrong (docs/capture.md): a captured Triton launch is recompiled for shifted pointers
 // as Triton's JIT would (not shifted under the program's cubin, which the JIT
 // specialised on 16-byte aligned pointers), and a captured cubin without source
 // is not shifted at all (extra.diagnose.skipped says why). Needs a GPU and

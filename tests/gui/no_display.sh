@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The workbench without a display (issue 30, item 8): --help and --version print
+# The workbench without a display (a review of the workbench): --help and --version print
 # and exit 0; a plain start says what to do in one line and exits 1 instead of
 # Qt's abort; --export renders a report without one.
 set -uo pipefail

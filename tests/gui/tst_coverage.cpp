@@ -131,7 +131,7 @@ class TstCoverage : public QObject {
   }
 
   void keyboardZoomsAndPans() {
-    // Issue 30, item 8: the coverage view zoomed and panned by mouse only.
+    // The coverage view zoomed and panned by mouse only.
     CoverageWidget w;
     w.resize(400, 300);
     w.setGrid(std::make_shared<CoverageGrid>(m_report.points[1], "C"));
@@ -157,7 +157,7 @@ class TstCoverage : public QObject {
   }
 
   void maskPlaceholderFitsANarrowDock() {
-    // Issue 30, item 7: the Mask view's placeholder was one line, clipped at both
+    // The Mask view's placeholder was one line, clipped at both
     // ends in the default layout's narrow dock. Its pixels stay clear of the edges.
     MaskWidget w;
     w.resize(150, 200);

@@ -244,7 +244,7 @@ class TestExport : public QObject {
   }
 
   void pdfTableHeadersBreakBetweenWords() {
-    // Issue 30, item 7: equal column widths broke headers mid-word ("Referenc|e",
+    // Equal column widths broke headers mid-word ("Referenc|e",
     // "Mismatch|es", "Na|N"). Every header line now starts after a space.
     QPdfWriter writer(m_dir.filePath(QStringLiteral("words.pdf")));
     writer.setPageSize(QPageSize(QPageSize::A4));

@@ -271,7 +271,7 @@ class TstMainWindow : public QObject {
   }
 
   void unsavedConfigEditsAreAskedAboutOnClose() {
-    // Issue 30, item 8: closing the window dropped config edits without a word.
+    // Closing the window dropped config edits without a word.
     MainWindow w;
     w.show();
     QVERIFY(w.openFile(kConfig));

@@ -1,4 +1,4 @@
-// The workbench says exactly what it measured (issue 41, items 2 and 6): a check
+// The workbench says exactly what it measured (docs/report.md): a check
 // reads "checked, not run" and is never green; an "ok" names its warnings; an edit
 // of the config marks the shown result stale; the red config row is the field to
 // change; evidence carries units, grouped digits and no thresholds; a finding's

@@ -104,7 +104,7 @@ class TstModels : public QObject {
   }
 
   void resultMatrixStarsTheFastestCorrectPoint() {
-    // Issue 30, item 8: a 1-D sweep matrix named no best point.
+    // A 1-D sweep matrix named no best point.
     const auto timed = [](int index, Verdict v, double ns) {
       Point p;
       p.index = index;

@@ -78,7 +78,7 @@ class TstPalette : public QObject {
   }
 
   void disabledTextLooksDisabled() {
-    // Issue 30, item 7: the light palette's disabled buttons looked enabled.
+    // The light palette's disabled buttons looked enabled.
     for (const QPalette& pal : {lightPalette(), darkPalette()}) {
       for (auto role : {QPalette::ButtonText, QPalette::WindowText, QPalette::Text}) {
         const QColor on = pal.color(QPalette::Active, role), off = pal.color(QPalette::Disabled, role);

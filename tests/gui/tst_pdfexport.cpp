@@ -1,5 +1,5 @@
 // The PDF export of every bundled sample carries its figures and has no blank page
-// (issue 41, item 1): poppler lists the PDF's images and rasterises its pages.
+// (docs/report.md): poppler lists the PDF's images and rasterises its pages.
 #include <QAbstractTextDocumentLayout>
 #include <QDir>
 #include <QPdfWriter>

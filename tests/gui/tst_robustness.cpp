@@ -266,7 +266,7 @@ class TstRobustness : public QObject {
   }
 
   void runLogKeepsLinesWhole() {
-    // Issue 30, item 8: a line of stderr that reached the pipe in two pieces was
+    // A line of stderr that reached the pipe in two pieces was
     // logged as two lines (each read of the pipe became a paragraph of the log).
     writeScript(
         QStringLiteral("split-stderr"),

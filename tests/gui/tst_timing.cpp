@@ -85,7 +85,7 @@ class TestTiming : public QObject {
   }
 
   void aShortSweepChartKeepsItsAxesReadable() {
-    // Issue 30, item 7: in the default layout's Timing dock the chart's axes were
+    // In the default layout's Timing dock the chart's axes were
     // 20 px tall, the duration labels printed over each other.
     Selection selection;
     TimingPanel panel(&selection);

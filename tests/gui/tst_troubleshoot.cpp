@@ -105,7 +105,8 @@ class TstTroubleshoot : public QObject {
   }
 
   void pointLabelsAreShownAsTextNotMarkup() {
-    // A report's point label is data (issue 31, D22: "<b style=...>" rendered 40 px tall).
+    // A report's point label is data (docs/security.md, "What is not trusted": "<b style=...>" rendered 40 px
+    // tall).
     auto r = std::make_shared<Report>();
     r->verb = "run";
     Point pt;

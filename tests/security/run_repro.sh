@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs one reproducer of issue 38 (tests/security/t4/NAME, copied from
+# Runs one reproducer of docs/security.md (tests/security/t4/NAME, copied from
 # ../shared/repro/t4) from a copy in a temporary folder: run.sh writes inside its
 # own folder, and the source tree stays as checked in.
 # Usage: run_repro.sh REPRO_FOLDER PATH/TO/tilescope-run

@@ -478,7 +478,7 @@ TEST(CountersTree, SlowAndLatencyBoundWithFewWarpsEndsAtTheGrid) {
   EXPECT_EQ(walkEnd(p), "perf.low_occupancy.grid");
 }
 
-// issue 41: every performance finding carries an estimated gain, and the point's
+// docs/report.md: every performance finding carries an estimated gain, and the point's
 // findings are ordered by it (ncu's guided analysis ranks its rules the same way).
 TEST(Counters, EstimatedGainsBoundTheSpeedupAFixCouldBring) {
   // Memory-bound at 80% of peak: at most 100/80 faster with the same traffic.

@@ -1,4 +1,4 @@
-// diagnose respects how the kernel was compiled (issue 39): the plan over
+// diagnose respects how the kernel was compiled (docs/capture.md): the plan over
 // hand-built configs shaped like captured ones. A captured Triton launch (its
 // .py copied) is recompiled for shifted pointers as Triton's JIT would; a
 // captured cubin without source is not shifted, reshaped or re-warped, and the

@@ -308,7 +308,7 @@ TEST(Document, WithoutTheTreeTheNodesAreNamedAndANoteSaysWhy) {
   EXPECT_NE(renderMarkdown(d).find("The troubleshooting tree was not available"), std::string::npos);
 }
 
-// Issue 31: a 5 MB label (points[].experiment) took the PDF export over 900 s;
+// docs/security.md, "Denial of service": a 5 MB label (points[].experiment) took the PDF export over 900 s;
 // every renderer lays out the document model, which now holds bounded texts.
 TEST(Document, HugeTextsAreCutInTheModelAndSaySo) {
   Report r = populated();

@@ -1,4 +1,4 @@
-// What an export carries from a file anyone wrote (issue 38, T7 and T10): a
+// What an export carries from a file anyone wrote (docs/security.md, "Denial of service"): a
 // triage document's texts cut at the document's sizes, and control characters
 // shown, not passed on, in Markdown, HTML and terminal lines.
 #include <gtest/gtest.h>

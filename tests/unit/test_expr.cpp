@@ -127,7 +127,7 @@ TEST(Expr, SymbolsOfAnExpression) {
 
 }  // namespace
 
-// Issue 31, N6: a tile origin is parsed once and evaluated per CTA.
+// docs/security.md, "Denial of service": a tile origin is parsed once and evaluated per CTA.
 TEST(CompiledIntExpr, MatchesEvalIntAsItsSymbolsChange) {
   const SymbolTable base{{"H", 16}, {"pid_x", 0}, {"pid_y", 0}};
   CompiledIntExpr e("(pid_y / H) * 64 + ceil_div(pid_x, 3) % 5", base);

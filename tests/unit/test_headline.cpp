@@ -77,7 +77,7 @@ TEST(Headline, AnEmptyReportHasNoCauseAndNoPoint) {
   EXPECT_EQ(headlinePoint(r), -1);
 }
 
-// issue 41: the cause a kernel developer would rank first. The tiled GEMM sample is
+// docs/diagnose.md: the cause a kernel developer would rank first. The tiled GEMM sample is
 // 49.5x slower than cuBLAS with its tensor pipe idle against cuBLAS's 54%, and its
 // grid leaves resident-block slots empty: the tensor cores are the larger gain.
 TEST(Headline, ASlowGemmLeadsWithTheTensorCoresByEstimatedGain) {

@@ -1,5 +1,5 @@
 // Every function that runs a regular expression over text TileScope did not write, fed
-// 200,000-character lines (issue 38, T2/T3): libstdc++'s std::regex recursed once per
+// 200,000-character lines (docs/security.md, "Denial of service"): libstdc++'s std::regex recursed once per
 // character and overflowed the stack on them; tilescope/base/regex.h is linear.
 #include <gtest/gtest.h>
 

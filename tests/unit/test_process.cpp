@@ -1,4 +1,4 @@
-// runChild's bounds (issue 38, T9 and T11): output split into lines in linear
+// runChild's bounds (docs/security.md, "Denial of service"): output split into lines in linear
 // time with each buffer capped, and no descendant outliving the child, not even
 // one that left the process group with setsid.
 #include <gtest/gtest.h>

@@ -117,7 +117,7 @@ TEST(Remote, CleanupRemovesOnlyAFolderStagingMade) {
     EXPECT_THROW((void)remoteCleanupCommand("gpu01", bad), std::invalid_argument) << bad;
 }
 
-// capture --remote makes its own folder (issue 38, T5: its removal was refused).
+// capture --remote makes its own folder (docs/capture.md, "Remote": its removal was refused).
 TEST(Remote, CleanupRemovesTheFolderCaptureMadeAndNothingLikeIt) {
   const auto mk = remoteCaptureFolderCommand("gpu01");
   EXPECT_EQ(mk.back(), "/tmp/tilescope-capture.XXXXXX");

@@ -1,4 +1,4 @@
-// Reading a report without a document (issue 31, N19): the tape (json_tape.h)
+// Reading a report without a document (docs/measurements.md, "Opening a long sweep"): the tape (json_tape.h)
 // takes no text parseJson refuses and reads every value as parseJson does;
 // reportFromText gives the Report reportFromJson(parseJson(text)) gives, for every
 // shipped report and fixture, and the same error, naming the JSON path, for a

@@ -1,4 +1,4 @@
-// The sandbox a config's Python runs in without consent (issue 31, N2): the
+// The sandbox a config's Python runs in without consent (docs/security.md, "Python kernels"): the
 // command line it builds, and, where bubblewrap works, what a confined program
 // can and cannot do. The hostile-kernel test of the whole path is
 // tests/cli/triton_sandbox.sh.
@@ -89,7 +89,7 @@ TEST(Sandbox, AConfinedProgramWritesOnlyItsFolderAndSeesNoHome) {
   EXPECT_TRUE(fs::exists(work.path / "ok")) << r.stderrText;
 }
 
-// Issue 38, T1: a triage problem's runner needs the GPU inside the sandbox.
+// docs/triage.md, "The sandbox": a triage problem's runner needs the GPU inside the sandbox.
 TEST(Sandbox, TheGpuBindsItsDeviceNodesAndTheDriversFolders) {
   TempFolder work, driver;
   const char* before = std::getenv("LD_LIBRARY_PATH");

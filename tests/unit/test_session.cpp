@@ -237,8 +237,8 @@ TEST(WarmWorkers, AWorkerThatCannotStartIsTheCapturesLaunchError) {
       << p.status.workerError;
 }
 
-// Issue 31, N8: a worker whose result cannot be read, or that exits without one,
-// failed on the tool's side: worker_error (no capture), never a kernel fault.
+// docs/security.md, "Worker results and remote baselines": a worker whose result cannot be read, or that
+// exits without one, failed on the tool's side: worker_error (no capture), never a kernel fault.
 TEST(WarmWorkers, AnUnreadableOrMissingResultIsAWorkerErrorNotAFault) {
   for (const std::string scenario : {"bad_verdict", "bad_types", "truncated", "exit_no_point"}) {
     SCOPED_TRACE(scenario);

@@ -260,7 +260,8 @@ TEST(Stream, InvalidUtf8InAStringIsReplacedOnWriting) {
 
 // ---------------------------------------------------------------- the session
 
-// A worker_error, not a kernel fault (issue 31, N8): nothing is known about the kernel.
+// A worker_error, not a kernel fault (docs/security.md, "Worker results and remote baselines"): nothing is
+// known about the kernel.
 TEST(StreamSession, AWorkerWhoseResultCannotBeReadIsAWorkerErrorSayingWhy) {
   const std::map<std::string, std::string> why = {
       {"bad_types", "point.verdict: expected a string, found an integer"},

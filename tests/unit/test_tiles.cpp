@@ -170,7 +170,8 @@ TEST(Tiles, CrossingTilesOfAHugeGridAreFoundWithoutScanningIt) {
 
 // tests/data/config/tiles_67M_ctas.tscfg.json: a 2^26-CTA axis over a 1024-row tensor. The
 // coverage once walked every CTA index (and listed 2^26 crossing ones for four tiles): 1.7 s,
-// 17 s under the sanitizers (issue 38, item 7). Now the work follows the tensor, not the grid.
+// 17 s under the sanitizers (docs/measurements.md, "Static analysis"). Now the work follows the tensor, not
+// the grid.
 TEST(Tiles, AHugeAxisOverASmallDimensionCostsTheDimension) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto tc = TileCoverage::analyze(spec2d("1", "1", "pid_x + pid_y", "0"), {1024, 1024},

@@ -182,7 +182,7 @@ void addCoverage(const TileCoverage& tc, Point& p) {
 
 }  // namespace
 
-/// The tensors of a point against the device's memory (issue 31, N16: four 1 TiB
+/// The tensors of a point against the device's memory (docs/security.md, "Denial of service": four 1 TiB
 /// tensors were `ok` on an 80 GB device). Guard zones and the reference's own
 /// buffers come on top, so only what cannot fit at all is an error.
 void checkMemory(const Config& config, const DeviceSpec& dev, std::vector<Finding>& out) {

@@ -74,7 +74,7 @@ void checkOriginRange(const std::string& tensor, const OriginModel& m, const Cta
 }
 
 /// Every CTA's origin, in linear order. Each expression is parsed once: parsing
-/// per CTA took 20 s for a million CTAs (issue 31, N6).
+/// per CTA took 20 s for a million CTAs (docs/security.md, "Denial of service").
 void fillOriginTable(const TileSpec& spec, const SymbolTable& symbols, const CtaIndex& grid, OriginModel& m) {
   const SymbolTable base = withCta(symbols, grid, {0, 0, 0});
   std::vector<std::unique_ptr<CompiledIntExpr>> exprs;

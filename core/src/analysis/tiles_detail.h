@@ -39,7 +39,7 @@ struct TileCoverage::Impl {
   std::vector<std::vector<Segment>> segments;  ///< per dimension, covering [0, shape)
   /// Per axis, the CTA indices [first, second) whose tiles stay inside along the dimension
   /// the axis drives (origins are monotonic in the index, so the rest cross): a range, not
-  /// a flag per index, so that a 2^26-CTA axis costs nothing (issue 38, item 7).
+  /// a flag per index, so that a 2^26-CTA axis costs nothing (docs/measurements.md, "Static analysis").
   std::array<std::pair<std::int64_t, std::int64_t>, 3> axisInside{};
   bool fixedCross = false;  ///< a dimension with no axis crosses
 

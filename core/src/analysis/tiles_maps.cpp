@@ -55,7 +55,8 @@ void product(const std::vector<std::vector<T>>& choices,
 // The pass visits positions, not tiles: the tiles clipped away and the runs of tiles
 // clamped to the same start or end are skipped by division, so it costs
 // O(min(n, size / |coef|)) whatever the grid (a 2^26-CTA axis over a 1024-element
-// dimension took 17 s under the sanitizers when it walked every tile; issue 38, item 7).
+// dimension took 17 s under the sanitizers when it walked every tile; docs/measurements.md, "Static
+// analysis").
 std::vector<Segment> buildSegments(std::int64_t c0, std::int64_t coef, std::int64_t n, std::int64_t tile,
                                    std::int64_t size) {
   std::vector<Segment> out;

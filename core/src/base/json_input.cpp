@@ -32,7 +32,7 @@ std::string jsonPathChild(const std::string& path, const std::string& key) {
   const std::string k = clipForMessage(key, 64);
   // A key that is empty or holds the path's own punctuation is quoted: `[""]`,
   // `tensors["a.b"]` (an empty key once read as "the top level"); so is one with a
-  // control character, escaped (a NUL ended the message there, issue 31 N11).
+  // control character, escaped (a NUL ended the message there).
   const bool control = std::any_of(k.begin(), k.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
     return u < 0x20 || u == 0x7f;

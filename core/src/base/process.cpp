@@ -1,11 +1,10 @@
 // posix_spawn + poll: a child's stdout is read line by line while a watchdog
 // clock runs; the child leads its own process group so a kill reaches anything
 // it started too. A descendant that leaves the group (setsid) is found as well
-// (issue 38, T11): this process is a child subreaper, so such a process, once
-// its parent exits, becomes our child; each spawned child carries a token in its
-// environment (TILESCOPE_CHILD=...), and when the child ends (or the watchdog
-// fires) every process of its tree, and every adopted process that carries its
-// token, is stopped, then killed, then reaped. Output is split into lines in
+// (docs/security.md, "Folders and files from others"): this process is a child subreaper, so such a process,
+// once its parent exits, becomes our child; each spawned child carries a token in its environment
+// (TILESCOPE_CHILD=...), and when the child ends (or the watchdog fires) every process of its tree, and every
+// adopted process that carries its token, is stopped, then killed, then reaped. Output is split into lines in
 // linear time, each pipe's buffer bounded (kMaxChildLineBytes, kMaxStderr).
 #include "tilescope/base/process.h"
 

@@ -312,7 +312,7 @@ namespace {
 
 /// Text longer than `max` bytes, cut on a character boundary with a note of how
 /// much went. Every renderer lays out what the model holds: a 5 MB label took
-/// the PDF export (QTextDocument) over 900 s (issue 31).
+/// the PDF export (QTextDocument) over 900 s (docs/security.md, "Denial of service").
 void clipText(std::string& s, std::size_t max) {
   if (s.size() <= max) return;
   const std::size_t total = s.size();

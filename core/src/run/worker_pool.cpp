@@ -243,7 +243,8 @@ Point PointReader::noResult(const ChildResult& r) {
   if (r.exitCode == kExitNoGpu) {
     m_result.status.noGpu = true;
   } else {
-    // Nothing says the kernel faulted: the tool's side failed (issue 31, N8).
+    // Nothing says the kernel faulted: the tool's side failed (docs/security.md, "Worker results and remote
+    // baselines").
     Finding f;
     f.category = "worker_error";
     f.severity = Severity::error;

@@ -252,7 +252,7 @@ void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& o
     // A digest of the output's bytes: trials of a deterministic kernel on identical
     // inputs must agree bit for bit (race detection compares these). Over 8-byte
     // words: a byte at a time it was a chain of 64M dependent multiplies for a
-    // 4096^2 f32 output (issue 29).
+    // 4096^2 f32 output (docs/measurements.md, "The loop").
     const std::uint64_t h = fnv1aWords(out.bytes.data(), out.bytes.size());
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));

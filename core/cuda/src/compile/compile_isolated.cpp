@@ -69,7 +69,7 @@ void writeAll(int fd, const std::string& s) {
 }
 
 // A source can make NVRTC grow without end (12,000 warnings that each echo a
-// 73 KB line reached 24 GB, issue 31 N3): the compiling child's address space is
+// 73 KB line reached 24 GB, docs/security.md, "Denial of service"): the compiling child's address space is
 // bounded. Not under AddressSanitizer, whose shadow memory needs terabytes of it.
 constexpr std::uint64_t kCompileMemoryBytes = std::uint64_t{16} << 30;
 

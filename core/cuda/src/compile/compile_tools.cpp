@@ -47,7 +47,7 @@ std::string capCompileLog(std::string log) {
 
 int runProcess(const std::vector<std::string>& argv, std::string* output) {
   // A pipe, read as it fills: a source that makes the compiler print a warning
-  // per element wrote a 1.2 GB log (issue 31, N3). The start and the end (where
+  // per element wrote a 1.2 GB log (docs/security.md, "Denial of service"). The start and the end (where
   // the error usually is) are kept, capCompileLog's way; the middle is counted.
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {

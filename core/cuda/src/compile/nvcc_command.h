@@ -1,4 +1,4 @@
-// nvcc's command line with no text of the config on it (issue 31, N1).
+// nvcc's command line with no text of the config on it (docs/security.md, "nvcc and /bin/sh").
 //
 // nvcc runs its sub-steps (the host preprocessor, cicc, ptxas) through /bin/sh
 // with each argument in double quotes, so `$(...)` or backticks in a define, an

@@ -1,7 +1,7 @@
 // Regular expressions matched in linear time, for every text TileScope did not write
 // (logs, source files, names, a user's --kernel pattern). libstdc++'s std::regex
 // backtracks recursively, about one stack frame per character: a 100 KB line in a
-// Triton log overflowed the stack (issue 38, T2/T3). This wrapper runs RE2, whose
+// Triton log overflowed the stack (docs/security.md, "Denial of service"). This wrapper runs RE2, whose
 // automata never backtrack: time is linear in the text and the stack stays flat,
 // whatever the input. RE2's types stay in regex.cpp.
 //

@@ -1,4 +1,4 @@
-// Confinement for code that arrives inside a config (issue 31, N2): a Triton or
+// Confinement for code that arrives inside a config (docs/security.md, "Python kernels"): a Triton or
 // TileLang kernel file is Python, and compiling it runs it. Without the user's
 // consent it runs under bubblewrap (docs/security.md, "Python kernels"):
 //   - the file system read-only; /home, /root, $HOME, /tmp, /var/tmp and /run
@@ -8,7 +8,7 @@
 //   - no network (its own empty network namespace), its own PID, IPC and UTS
 //     namespaces, a minimal /dev (no GPU), a new session (no terminal);
 //   - only a short list of environment variables (no tokens reach a log).
-// A triage problem's runner (issue 38) runs under the same sandbox with the GPU:
+// A triage problem's runner (docs/triage.md, "The sandbox") runs under the same sandbox with the GPU:
 // `gpu` binds the NVIDIA device nodes, and the driver's folders stay visible.
 #pragma once
 

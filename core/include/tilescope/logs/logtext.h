@@ -29,7 +29,7 @@ struct LogLimits {
   /// A pipe or device is read at most this far (`yes` never ends; /dev/zero is
   /// refused as binary at its first chunk). Reading keeps only head and tail, so
   /// the bound is time, not memory: a log piped in whole is read to its end, as a
-  /// file is (512 MiB cut a 1 GiB log before its error, issue 31 N14).
+  /// file is (512 MiB cut a 1 GiB log before its error, docs/security.md, "Denial of service").
   std::size_t maxStreamBytes = std::size_t(64) << 30;
   /// Lines examined: the first headLines and the last tailLines of a longer log.
   std::size_t headLines = 20000;

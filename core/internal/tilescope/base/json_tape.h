@@ -4,7 +4,7 @@
 // values in place with the part of nlohmann::json's interface the report codec
 // uses (json_fields.h), so one field list decodes either. Building nlohmann's
 // document of a 20,000-point sweep (209 MB) took 5.7 s and freeing it 1.9 s, its
-// lexer alone 3.4 s (issue 31, N19); simdjson parses it in under a second.
+// lexer alone 3.4 s (docs/measurements.md, "Opening a long sweep"); simdjson parses it in under a second.
 //
 // The tape accepts a subset of what parseJson accepts and reads every value as
 // parseJson would (the same integer/unsigned/float split, the same doubles):

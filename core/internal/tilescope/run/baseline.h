@@ -23,9 +23,9 @@ std::optional<Finding> compareWithBaseline(Point& p, double slowFactor);
 /// that fails or prints no median leaves `baseline.error` saying why. Points
 /// whose kernel was not timed (no GPU, a failed capture) never run it. The
 /// caller decides whether the user allowed it (docs/security.md).
-/// With `remoteHost` the command runs where the workers ran (issue 31, N7: it
-/// ran here, so the speedup compared two machines): over ssh, in
-/// `remoteConfigDir` (the config's folder as the host sees it).
+/// With `remoteHost` the command runs where the workers ran (docs/security.md, "Worker results and remote
+/// baselines": it ran here, so the speedup compared two machines): over ssh, in `remoteConfigDir` (the
+/// config's folder as the host sees it).
 void applyCommandBaseline(std::vector<Point>& points, const Config& config, double timeoutS = 300,
                           const std::string& remoteHost = {}, const std::string& remoteConfigDir = {});
 
