@@ -22,7 +22,8 @@
 //   per_*        a profile as a sweep point's: per_range* enables, starts,
 //                stops and disables the range profiler around one replayed
 //                launch; per_sess* begins and ends a session of the older
-//                API instead; *2 with the basic list (2 passes), *1 without
+//                API instead; *2 with the basic list (core's: 2 passes
+//                when it had 14 metrics, 2026-11-28; 3 with its 21), *1 without
 //                its SASS metrics (1 pass); run in two rounds
 //   session      CUPTI's session API: begin a session and set the config
 //                once; per profile enable, launch, disable, flush; between

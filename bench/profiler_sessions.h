@@ -20,21 +20,9 @@
 
 namespace pb {
 
+/// The basic counter set, core's own list (basicMetricNames, counters.cpp).
 inline const std::vector<const char*> kMetrics = {
-    "gpu__time_duration.sum",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-    "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__inst_executed.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-    "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "sm__sass_data_bytes_mem_global_op_ld.sum",
-    "sm__sass_data_bytes_mem_global_op_st.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "smsp__inst_executed.sum",
-    "sm__cycles_elapsed.avg.per_second",
+#include "../core/src/counters/basic_metrics.inc"
 };
 
 struct Failed {

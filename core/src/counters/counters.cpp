@@ -89,27 +89,7 @@ const std::vector<std::string>& basicMetricNames() {
   // what counterFigures' ways need: with them the default set finds a
   // bank-conflicted kernel (bank_conflicts), as `full` does.
   static const std::vector<std::string> names = {
-      "gpu__time_duration.sum",
-      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-      "sm__warps_active.avg.pct_of_peak_sustained_active",
-      "sm__inst_executed.avg.pct_of_peak_sustained_active",
-      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-      "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-      "sm__sass_data_bytes_mem_global_op_ld.sum",
-      "sm__sass_data_bytes_mem_global_op_st.sum",
-      "sm__sass_data_bytes_mem_global_op_ldgsts.sum",
-      "dram__bytes_read.sum",
-      "dram__bytes_write.sum",
-      "smsp__inst_executed.sum",
-      "sm__cycles_elapsed.avg.per_second",
-      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-      "smsp__sass_inst_executed_op_shared_ld.sum",
-      "smsp__sass_inst_executed_op_shared_st.sum",
-      "sm__sass_data_bytes_mem_shared_op_ld.sum",
-      "sm__sass_data_bytes_mem_shared_op_st.sum",
+#include "basic_metrics.inc"
   };
   return names;
 }
