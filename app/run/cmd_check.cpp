@@ -141,6 +141,22 @@ std::string applyCompileOverrides(Config& cfg, const CompileOverrides& o) {
   return {};
 }
 
+void addCompileOverrideOptions(CLI::App* verb, CompileOverrides& o) {
+  verb->add_option("--compiler", o.compiler, "compile a CUDA C++ kernel with this compiler instead")
+      ->check(CLI::IsMember({"nvrtc", "nvcc"}));
+  verb->add_option("--compile-option", o.options,
+                   "add a compile option after the config's (repeatable; options that run programs need "
+                   "--allow-commands)")
+      ->allow_extra_args(false);
+}
+
+std::vector<std::string> compileOverrideArgs(const CompileOverrides& o) {
+  std::vector<std::string> args;
+  if (!o.compiler.empty()) args.insert(args.end(), {"--compiler", o.compiler});
+  for (const auto& opt : o.options) args.push_back("--compile-option=" + opt);
+  return args;
+}
+
 Point checkPoint(const SweepPoint& sp, const DeviceSpec& dev, bool compile, double compileTimeoutS,
                  bool allowCommands = false) {
   Config cfg = sp.config;
@@ -305,12 +321,7 @@ Verb addCheckCommand(CLI::App& app) {
               "compile with options that run programs (-ccbin ...) and import a Python kernel unconfined");
   c->add_flag("--stages", a->stages,
               "add the compiler stages (PTX, SASS, Triton's IR) with source lines to the report");
-  c->add_option("--compiler", a->compile.compiler, "compile a CUDA C++ kernel with this compiler instead")
-      ->check(CLI::IsMember({"nvrtc", "nvcc"}));
-  c->add_option("--compile-option", a->compile.options,
-                "add a compile option after the config's (repeatable; options that run programs need "
-                "--allow-commands)")
-      ->allow_extra_args(false);
+  addCompileOverrideOptions(c, a->compile);
   return {c, [a] { return cmdCheck(*a); }};
 }
 

@@ -21,6 +21,7 @@
 #include "tilescope/base/format.h"
 #include "tilescope/base/process.h"
 #include "tilescope/base/toolchain.h"
+#include "tilescope/export/report_diff.h"
 
 namespace tilescope::cli {
 
@@ -34,6 +35,7 @@ struct Side {
   Toolchain toolchain;
   std::string unavailable;  ///< why it did not compile at all (not installed, the check failed)
   std::shared_ptr<Report> report;
+  bool noGpu = false;  ///< --run without a GPU
   const Point* point() const { return report && !report->points.empty() ? &report->points.front() : nullptr; }
   bool compiled() const { return point() && point()->compile.ok; }
 };
@@ -77,9 +79,11 @@ Side compileSide(const ToolchainCompareArgs& a, const Config& cfg, Toolchain t, 
     return s;
   }
   const fs::path out = dir / ("side" + std::to_string(index) + ".json");
-  std::vector<std::string> argv{selfExecutable(), "check", a.config, "--stages", "-o", out.string()};
+  // A check compiles for a device of the database; a run for the GPU it runs on.
+  std::vector<std::string> argv{selfExecutable(), a.run ? "run" : "check", a.config, "--stages", "-o",
+                                out.string()};
   const std::string device = !s.toolchain.device.empty() ? s.toolchain.device : a.device;
-  if (!device.empty()) argv.insert(argv.end(), {"--device", device});
+  if (!device.empty() && !a.run) argv.insert(argv.end(), {"--device", device});
   if (!s.toolchain.compiler.empty()) argv.insert(argv.end(), {"--compiler", s.toolchain.compiler});
   for (const auto& o : s.toolchain.options) argv.push_back("--compile-option=" + o);
   if (a.consent.commands) argv.push_back("--allow-commands");
@@ -91,15 +95,24 @@ Side compileSide(const ToolchainCompareArgs& a, const Config& cfg, Toolchain t, 
       argv, a.timeoutS, [](const std::string&) {}, {}, {}, env);
   std::error_code ec;
   if (!fs::is_regular_file(out, ec)) {
-    s.unavailable = "the check under " + s.toolchain.spec + " wrote no report (" +
-                    (c.started ? "exit " + std::to_string(c.exitCode) : c.startError) +
+    s.noGpu = a.run && c.started && c.exitCode == kExitNoGpu;
+    s.unavailable = std::string(a.run ? "the run" : "the check") + " under " + s.toolchain.spec +
+                    " wrote no report (" + (c.started ? "exit " + std::to_string(c.exitCode) : c.startError) +
                     "): " + lastLine(c.stderrText);
     return s;
   }
   try {
     s.report = std::make_shared<Report>(loadReport(out));
   } catch (const std::exception& e) {
-    s.unavailable = "the check's report under " + s.toolchain.spec + " does not read: " + e.what();
+    s.unavailable = "the report under " + s.toolchain.spec + " does not read: " + e.what();
+    return s;
+  }
+  if (s.report->noGpu || !s.point()) {
+    s.unavailable =
+        "no run under " + s.toolchain.spec + ": " +
+        (s.point() && !s.point()->status.captureError.empty() ? s.point()->status.captureError : "no GPU");
+    s.noGpu = s.report->noGpu;
+    s.report.reset();
   }
   return s;
 }
@@ -301,6 +314,14 @@ int compareToolchains(const ToolchainCompareArgs& a) {
   std::string firstStage;
   r["diff"] = diffJson(sides[0], sides[1], &firstStage);
   r["first_differing_stage"] = firstStage;
+  // On a GPU: the two runs' verdicts, correctness, timing and counters (docs/compare.md).
+  std::string runText;
+  if (a.run && sides[0].report && sides[1].report) {
+    const ReportDiff rd = diffReports(*sides[0].report, sides[0].toolchain.spec, 0, *sides[1].report,
+                                      sides[1].toolchain.spec, 0);
+    r["run_diff"] = toJson(rd);
+    runText = renderPlainText(buildCompareDocument(rd));
+  }
   const bool anyUnavailable =
       std::any_of(sides.begin(), sides.end(), [](const Side& s) { return !s.unavailable.empty(); });
   if (!a.output.empty()) {
@@ -311,9 +332,11 @@ int compareToolchains(const ToolchainCompareArgs& a) {
     }
     std::cerr << "comparison written to " << a.output << '\n';
   }
-  std::cout << (a.format == "json" ? r.dump(1) + "\n" : text(r));
-  // Exit 2 when a side could not compile at all (not installed, no report): the
-  // comparison is incomplete; else 0, whatever the compilers said.
+  std::cout << (a.format == "json" ? r.dump(1) + "\n" : text(r) + runText);
+  // Exit 3 when --run found no GPU, 2 when a side could not compile at all (not
+  // installed, no report): the comparison is incomplete; else 0, whatever the
+  // compilers said.
+  if (std::any_of(sides.begin(), sides.end(), [](const Side& s) { return s.noGpu; })) return kExitNoGpu;
   return anyUnavailable ? kExitUsage : kExitOk;
 }
 
@@ -324,6 +347,9 @@ void addToolchainCompareOptions(CLI::App* c, ToolchainCompareArgs& a) {
   c->add_option("--bisect", a.bisect,
                 "compare CONFIG: versions oldest first (3.4.0,3.5.1,3.6.0): the first whose compile "
                 "differs from the first's");
+  c->add_flag("--run", a.run,
+              "compare CONFIG: run each side on the GPU (tilescope-run run) and compare the runs too: "
+              "verdicts, correctness, timing, counters");
   c->add_flag("--offline", a.offline, "install toolchains without the network (pip --no-index)");
   c->add_option("--wheelhouse", a.wheelhouse,
                 "a folder of wheels to install toolchains from (pip --find-links)");

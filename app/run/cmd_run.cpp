@@ -78,6 +78,11 @@ namespace {
 std::optional<int> checkConfig(const RunArgs& a, Config& cfg) {
   // Before anything runs (the no-GPU exit included).
   if (auto status = admitConfig(a.config, a.consent, true, &cfg)) return status;
+  // The overrides pass the consent check the config's own options pass.
+  if (std::string why = applyCompileOverrides(cfg, a.compile); !why.empty())
+    return usageError(a.config + ": " + why);
+  if (std::string why = consentProblem(cfg, a.consent); !why.empty())
+    return usageError(a.config + ": " + why);
   if (a.trials > 0 && a.verb == "sweep") {
     try {
       checkCaptureCount(cfg, a.trials, "--trials");
@@ -111,6 +116,7 @@ std::string sessionOptions(const RunArgs& a, const Config& cfg, std::size_t poin
   opts.trials = a.trials > 0 ? a.trials : cfg.trials;
   opts.allowCommands = a.consent.commands;
   opts.extraWorkerArgs = consentArgs(a.consent);
+  for (const std::string& c : compileOverrideArgs(a.compile)) opts.extraWorkerArgs.push_back(c);
   for (const std::string& c : counterArgs(a.counters)) opts.extraWorkerArgs.push_back(c);
   // The workers of a local sweep profile the baseline once between them
   // (docs/report.md, counters): a folder they share.
@@ -265,6 +271,7 @@ Verb addRunCommand(CLI::App& app) {
   auto a = std::make_shared<RunArgs>();
   auto* r = app.add_subcommand("run", "one capture in an isolated worker (needs a GPU)");
   addRunOptions(r, *a);
+  addCompileOverrideOptions(r, a->compile);
   r->add_flag(
       "--stages", a->stages,
       "add the compiler stages (PTX, SASS, Triton's IR) with source lines, compiled here without a GPU");

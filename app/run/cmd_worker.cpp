@@ -207,6 +207,8 @@ int cmdWorker(const WorkerArgs& a) {
   std::vector<SweepPoint> points;
   try {
     cfg = loadConfig(a.config);
+    if (std::string why = applyCompileOverrides(cfg, a.compile); !why.empty())
+      return usageError(a.config + ": " + why);
     points = expandSweep(cfg);
   } catch (const ConfigError& e) {
     return usageError(configMessage(a.config, e));
@@ -285,6 +287,7 @@ Verb addWorkerCommand(CLI::App& app) {
   w->add_flag("--no-slow-sampling", a->noSlowSampling,
               "basic counters: no PC sampling of a kernel slower than its baseline (a sweep's points)");
   w->add_option("--set", a->overrides, "NAME=VALUE: override a define or param");
+  addCompileOverrideOptions(w, a->compile);
   w->add_flag("--trace", a->trace, "trace the kernel first");
   w->add_option("--trace-mode", a->traceMode, "full | memory")->check(CLI::IsMember({"full", "memory"}));
   w->add_option("--trace-cells", a->traceCells, "footprint map cells per tensor in the report");

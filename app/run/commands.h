@@ -42,6 +42,7 @@ struct ToolchainCompareArgs {
   std::vector<std::string> toolchains;
   bool offline = false;    ///< pip --no-index
   bool noInstall = false;  ///< only environments already made
+  bool run = false;        ///< --run: each side is a `run` on the GPU, not a `check`
   double timeoutS = 1800;  ///< one side's check
   Consent consent;
 };
@@ -79,6 +80,7 @@ struct RunArgs {
   bool freshWorkers = false;       ///< a fresh worker process per capture (no warm workers)
   std::string counters;            ///< --counters basic|full|none ("": the config's, else basic)
   bool stages = false;             ///< run --stages: the compiler stages, compiled here (no GPU)
+  CompileOverrides compile;        ///< --compiler/--compile-option, passed on to the workers
   Consent consent;
 };
 int cmdRun(const RunArgs& a);
@@ -123,9 +125,14 @@ struct WorkerArgs {
   std::string traceMode = "full";  ///< full | memory
   int traceCells = 0;
   bool oracle = false;  ///< no guards, exact allocations (compute-sanitizer as the oracle)
+  CompileOverrides compile;
   Consent consent;
 };
 int cmdWorker(const WorkerArgs& a);
+/// --compiler and --compile-option on a verb (check, run, sweep, worker).
+void addCompileOverrideOptions(CLI::App* verb, CompileOverrides& o);
+/// The worker arguments that pass `o` on.
+std::vector<std::string> compileOverrideArgs(const CompileOverrides& o);
 
 int cmdDevices(bool json);
 

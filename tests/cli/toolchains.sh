@@ -70,5 +70,12 @@ if python3 -c "import venv, ensurepip" 2>/dev/null; then
   grep -qF "pip install" "$tmp/u.out" || { echo "FAIL offline install: the command tried is not named"; cat "$tmp/u.out"; fail=1; }
   [ -e "$TILESCOPE_TOOLCHAINS/triton-0.0.1" ] && { echo "FAIL offline install: a half-made environment was kept"; fail=1; }
 fi
+# --run runs each side on the GPU: without one it exits 3 and says so.
+if ! nvidia-smi > /dev/null 2>&1; then
+  "$exe" compare "$cfg" --toolchain nvrtc --toolchain "nvcc -G" --run > "$tmp/r.out" 2> "$tmp/r.err"
+  rc=$?
+  [ $rc -eq 3 ] || { echo "FAIL --run without a GPU: exit $rc (expected 3)"; fail=1; }
+  grep -qF "the run under nvrtc wrote no report" "$tmp/r.out" || { echo "FAIL --run without a GPU:"; cat "$tmp/r.out"; fail=1; }
+fi
 [ $fail -eq 0 ] && echo "toolchains: ok"
 exit $fail
