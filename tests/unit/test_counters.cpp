@@ -495,6 +495,15 @@ TEST(Counters, EstimatedGainsBoundTheSpeedupAFixCouldBring) {
   ASSERT_TRUE(b);
   const double saved = 0.5 * (1 - 1 / 32.0);
   EXPECT_NEAR(estimatedGain(*b, p), 1 / (1 - saved), 1e-12);
+  // The basic set reads no L1/shared share: the gain is then no more than the
+  // busier of SM and memory at its peak (an H200's conflicted transpose: 32.1
+  // ways, about 21 % busy), not the 32x of the ways alone.
+  KernelCounters basic = sharedKernel(32);
+  for (const auto& [name, v] : sol(21, 18).metrics) basic.metrics[name] = v;
+  const Point q = pointWith(basic);
+  const std::optional<Finding> c = findingOf(concludeCounters(q), "bank_conflicts");
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(estimatedGain(*c, q), 100.0 / 21);
   // A finding without an estimate (a compile error, a spill) has none.
   Finding spill;
   spill.category = "register_spill";

@@ -75,12 +75,20 @@ double bankGain(const nlohmann::json& ev, const Point& p) {
   const double ways = std::max(known(num(ev, "ways_ld")) ? num(ev, "ways_ld") : 0.0,
                                known(num(ev, "ways_st")) ? num(ev, "ways_st") : 0.0);
   if (ways <= 1) return NAN;
-  double share = 1;
+  double share = 1, ceiling = NAN;
   if (p.counters.collected) {
-    const double l1 = counterFigures(p.counters.kernel).l1Pct;
-    if (known(l1) && l1 > 0) share = std::min(l1 / 100, 1.0);
+    const CounterFigures k = counterFigures(p.counters.kernel);
+    if (known(k.l1Pct) && k.l1Pct > 0) share = std::min(k.l1Pct / 100, 1.0);
+    // Without the L1/shared unit's share (the basic set), no more than the
+    // busier of SM and memory at its peak: on an H200 the bank-conflicted
+    // transpose read 32.1 ways with SM and memory about 21 % busy, and 32x was
+    // no bound a fix could reach.
+    else if (const double busy = std::max(known(k.smPct) ? k.smPct : 0.0, known(k.memPct) ? k.memPct : 0.0);
+             busy > 0)
+      ceiling = 100 / busy;
   }
-  return factor(fromSavedShare(share * (1 - 1 / ways)));
+  const double g = fromSavedShare(share * (1 - 1 / ways));
+  return factor(known(ceiling) ? std::min(g, ceiling) : g);
 }
 
 /// Uncoalesced accesses: the unused share of the fetched sectors, over the memory
