@@ -1,12 +1,14 @@
-// The main window's Triage view (docs/triage.md, "Workbench"): the dock, opening a
-// triage file, each row's report opened in the other views, and File ▸ Export
-// Triage. Kept beside mainwindow.cpp so that the window's constructor stays short.
+// The main window's Triage view (docs/triage.md, "Workbench"): the dock (the main
+// area's room when a triage opens), opening a triage file, each row's report opened
+// in the other views, and File ▸ Export Triage. Kept beside mainwindow.cpp so that the window's constructor
+// stays short.
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "export/triageexporter.h"
 #include "mainwindow.h"
@@ -65,6 +67,9 @@ bool MainWindow::showTriage(const nlohmann::json& doc, const QString& path) {
   if (auto* d = findChild<QDockWidget*>(QStringLiteral("triageDock"))) {
     d->show();
     d->raise();
+    // A triage is read as a main view: its area takes most of the window's height
+    // (the bottom area is the window's width), the coverage view keeps a strip.
+    QTimer::singleShot(0, this, [this, d] { resizeDocks({d}, {height() * 3 / 5}, Qt::Vertical); });
   }
   addRecentFile(path);
   statusBar()->showMessage(tr("Triage %1: %2").arg(QFileInfo(path).fileName(), m_triagePanel->summaryText()),

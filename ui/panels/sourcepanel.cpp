@@ -8,6 +8,8 @@
 
 #include "models/qtconv.h"
 #include "tilescope/base/resources.h"
+#include "tilescope/diagnose/headline.h"
+#include "tilescope/diagnose/tree.h"
 
 namespace tilescope::ui {
 
@@ -148,19 +150,68 @@ QMap<int, SourceMark> SourcePanel::marksFor(const Point& p, const QString& file)
   return marks;
 }
 
+MacroTable SourcePanel::macrosFor(const Report& report, const Point& p) {
+  MacroTable macros;
+  const auto text = [](const nlohmann::json& v) {
+    if (v.is_boolean()) return QString::number(v.get<bool>() ? 1 : 0);
+    if (v.is_string()) return qs(v.get<std::string>());
+    return qs(v.dump());
+  };
+  const nlohmann::json* kernel =
+      report.config.is_object() && report.config.contains("kernel") ? &report.config["kernel"] : nullptr;
+  const nlohmann::json& defines =
+      !p.defines.empty() || !kernel || !kernel->contains("defines") ? p.defines : (*kernel)["defines"];
+  if (defines.is_object())
+    for (const auto& [name, value] : defines.items()) macros.insert(qs(name), text(value));
+  macros.insert(QStringLiteral("__CUDACC__"), QStringLiteral("1"));
+  if (kernel && kernel->value("compiler", std::string()) == "nvrtc")
+    macros.insert(QStringLiteral("__CUDACC_RTC__"), QStringLiteral("1"));
+  // "9.0" -> 900: the device pass, the one that ran.
+  if (const QStringList cc = qs(report.device.cc).split(QLatin1Char('.')); cc.size() == 2) {
+    bool okMajor = false, okMinor = false;
+    const int major = cc[0].toInt(&okMajor), minor = cc[1].toInt(&okMinor);
+    if (okMajor && okMinor)
+      macros.insert(QStringLiteral("__CUDA_ARCH__"), QString::number(major * 100 + minor * 10));
+  }
+  return macros;
+}
+
 void SourcePanel::refreshMarks() {
   if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size()) || m_file.isEmpty()) {
     m_view->setMarks({});
+    m_view->setInactiveLines({});
     return;
   }
-  m_view->setMarks(marksFor(m_report->points[static_cast<size_t>(m_point)], m_file));
+  const Point& p = m_report->points[static_cast<size_t>(m_point)];
+  m_view->setMarks(marksFor(p, m_file));
+  // A Python kernel (Triton) has no preprocessor: its "# if" is a comment.
+  const bool preprocessed = !m_path.endsWith(QLatin1String(".py"), Qt::CaseInsensitive);
+  m_view->setInactiveLines(preprocessed ? inactiveLines(m_view->toPlainText(), macrosFor(*m_report, p))
+                                        : QSet<int>{});
+}
+
+QPair<QString, int> SourcePanel::headlineLine(const Report& report) {
+  // The tree the verdict banner walks (MainWindow::verdictText): the same cause.
+  static const std::shared_ptr<const Tree> tree = [] {
+    try {
+      return std::make_shared<const Tree>(loadDefaultTree());
+    } catch (const std::exception&) {
+      return std::shared_ptr<const Tree>();
+    }
+  }();
+  const Headline h = reportHeadline(report, tree.get());
+  if (!h.cause || !h.cause->location.line || h.cause->location.file.empty()) return {QString(), 0};
+  return {qs(h.cause->location.file), *h.cause->location.line};
 }
 
 void SourcePanel::onReportLoaded(const ReportPtr& report) {
   m_report = report;
   m_point = -1;
-  // Another report: its own source opens on its first located finding.
+  // Another report: its own source opens at the line the verdict banner names, else
+  // on the shown point's first located finding (onSelectionChanged).
   clear();
+  if (m_report)
+    if (const auto [file, line] = headlineLine(*m_report); line > 0) showSourceLine(file, line);
   onSelectionChanged(m_selection ? m_selection->state() : SelectionState{});
 }
 
@@ -176,6 +227,7 @@ void SourcePanel::clear() {
   m_file.clear();
   m_view->clear();
   m_view->setMarks({});
+  m_view->setInactiveLines({});
   m_label->setText(
       tr("Select a finding with a source line, a compile error or a hot line (Speed of Light) to open the "
          "kernel source."));

@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "models/ifdefs.h"
 #include "reportview.h"
 #include "widgets/sourceview.h"
 
@@ -30,6 +31,12 @@ class SourcePanel : public QWidget, public ReportView {
   QString statusText() const;
   /// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
   static QStringList zooDirs();
+  /// The file and line of the finding the verdict banner leads with (core's headline
+  /// cause); line 0 when it has none.
+  static QPair<QString, int> headlineLine(const Report& report);
+  /// The macros a point's kernel was compiled with: its defines (kernel.defines),
+  /// __CUDACC__, and __CUDACC_RTC__ under NVRTC, __CUDA_ARCH__ from the device's cc.
+  static MacroTable macrosFor(const Report& report, const Point& p);
   /// Margin marks of `file` (matched by file name) from a point's findings, trace and PC sampling.
   static QMap<int, SourceMark> marksFor(const Point& p, const QString& file);
 

@@ -8,6 +8,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include "charts/chartplot.h"
@@ -55,18 +56,26 @@ void TriagePanel::setupWidgets() {
   m_speedups->setObjectName(QStringLiteral("triageSpeedups"));
   m_speedups->setMinimumSize(340, 80);
   m_taxonomy->setToolTip(tr("Click a bar to show only that category's entries"));
+  m_details = new QTextBrowser(content);
+  m_details->setObjectName(QStringLiteral("triageDetails"));
+  m_details->setPlaceholderText(tr("Click an entry to see it whole; double-click to open its report."));
+  m_details->setMinimumSize(200, 60);
   auto* bar = new QHBoxLayout;
   bar->addWidget(m_filterEdit, 1);
   bar->addWidget(m_category);
-  auto* charts = new QSplitter(Qt::Vertical, content);
-  charts->addWidget(m_taxonomy);
-  charts->addWidget(m_speedups);
-  auto* split = new QSplitter(Qt::Horizontal, content);
+  // The table the whole width (its Time and Fix columns on screen), the selected
+  // entry's details and the two charts side by side under it.
+  auto* below = new QSplitter(Qt::Horizontal, content);
+  below->addWidget(m_details);
+  below->addWidget(m_taxonomy);
+  below->addWidget(m_speedups);
+  below->setSizes({400, 440, 440});
+  auto* split = new QSplitter(Qt::Vertical, content);
   split->addWidget(m_table);
-  split->addWidget(charts);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  split->setSizes({600, 400});
+  split->addWidget(below);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({170, 230});  // the charts' labels a line apart, the table's rows scroll
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
@@ -84,6 +93,10 @@ void TriagePanel::setupConnections() {
   connect(m_category, &QComboBox::currentIndexChanged, this,
           [this](int i) { m_filter->setCategory(m_category->itemData(i).toString()); });
   connect(m_table, &QTableView::activated, this, [this](const QModelIndex& i) { openRow(i.row()); });
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this] { showDetails(); });
+  connect(m_filter, &QAbstractItemModel::modelReset, this, [this] { showDetails(); });
+  connect(m_filter, &QAbstractItemModel::layoutChanged, this, [this] { showDetails(); });
   connect(m_taxonomy, &QCustomPlot::plottableClick, this,
           [this](QCPAbstractPlottable* p, int, QMouseEvent*) { setCategory(p->name()); });
   connect(m_taxonomy, &ChartPlot::paletteChanged, this, [this] { replot(); });
@@ -104,9 +117,40 @@ void TriagePanel::setTriage(TriagePtr triage, const QString& path) {
   m_summary->setText(summaryText());
   m_stack->setCurrentIndex(triage ? 1 : 0);
   m_table->sortByColumn(-1, Qt::AscendingOrder);  // plan order until a header is clicked
-  m_table->resizeColumnsToContents();
+  fitColumns();
+  showDetails();
   replot();
 }
+
+void TriagePanel::fitColumns() {
+  // Every column its contents, the long ones (entry, detail) capped so that Time and
+  // Fix stay on screen; a click shows an entry whole under the table.
+  m_table->resizeColumnsToContents();
+  const int cap = std::max(120, m_table->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 28);
+  for (int c = 0; c + 1 < m_filter->columnCount(); ++c)
+    if (m_table->columnWidth(c) > cap) m_table->setColumnWidth(c, cap);
+}
+
+QString TriagePanel::detailsText() const {
+  const QModelIndex cur =
+      m_table->selectionModel() ? m_table->selectionModel()->currentIndex() : QModelIndex();
+  if (!cur.isValid()) return {};
+  QStringList lines;
+  for (int c = 0; c < m_filter->columnCount(); ++c) {
+    const QString v = m_filter->index(cur.row(), c).data().toString();
+    if (!v.isEmpty())
+      lines << QStringLiteral("<b>%1</b>: %2")
+                   .arg(m_filter->headerData(c, Qt::Horizontal).toString().toHtmlEscaped(),
+                        v.toHtmlEscaped());
+  }
+  const QString report = m_filter->index(cur.row(), 0).data(TriageModel::ReportPathRole).toString();
+  lines << (report.isEmpty()
+                ? tr("<i>No report: nothing to open</i>")
+                : tr("<b>Report</b>: %1 (double-click or Enter opens it)").arg(report.toHtmlEscaped()));
+  return lines.join(QStringLiteral("<br>"));
+}
+
+void TriagePanel::showDetails() { m_details->setHtml(detailsText()); }
 
 void TriagePanel::clear() { setTriage(nullptr, {}); }
 

@@ -13,6 +13,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QStackedWidget;
+class QTextBrowser;
 class QTableView;
 
 namespace tilescope::ui {
@@ -46,6 +47,9 @@ class TriagePanel : public QWidget {
   void setCategory(const QString& categoryKey);
   /// Opens the entry in proxy row `row` (its report), as a double click does.
   void openRow(int row);
+  /// The selected entry's every column, whole (a click selects a row; "" when none is).
+  QString detailsText() const;
+  QTextBrowser* detailsView() const { return m_details; }
 
  signals:
   /// An entry's report (tilescope.report/1) to show in the other views.
@@ -55,6 +59,8 @@ class TriagePanel : public QWidget {
   void setupWidgets();
   void setupConnections();
   void replot();
+  void fitColumns();
+  void showDetails();
 
   TriageModel* m_model;
   TriageFilter* m_filter;
@@ -67,6 +73,7 @@ class TriagePanel : public QWidget {
   QTableView* m_table = nullptr;
   ChartPlot* m_taxonomy = nullptr;
   ChartPlot* m_speedups = nullptr;
+  QTextBrowser* m_details = nullptr;
 };
 
 }  // namespace tilescope::ui

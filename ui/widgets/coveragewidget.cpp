@@ -17,7 +17,9 @@ namespace tilescope::ui {
 
 CoverageWidget::CoverageWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumSize(200, 160);
+  // Low: the central column's minimum adds the banner's and the summary's lines to it,
+  // and a first start (1251 x 726) must fit the window the docks leave.
+  setMinimumSize(200, 100);
   setFocusPolicy(Qt::StrongFocus);
 }
 

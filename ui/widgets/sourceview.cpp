@@ -162,18 +162,49 @@ void SourceView::setMarks(QMap<int, SourceMark> marks) {
   m_margin->update();
 }
 
+QColor SourceView::inactiveColor() const {
+  // Between the text and the page: read as "compiled out", still legible.
+  const QColor fg = palette().color(QPalette::Text), bg = palette().color(QPalette::Base);
+  return QColor((fg.red() + 2 * bg.red()) / 3, (fg.green() + 2 * bg.green()) / 3,
+                (fg.blue() + 2 * bg.blue()) / 3);
+}
+
+void SourceView::setInactiveLines(QSet<int> lines) {
+  m_inactive = std::move(lines);
+  applySelections();
+}
+
+void SourceView::applySelections() {
+  // The inactive branches greyed, then the line of interest tinted over them.
+  QList<QTextEdit::ExtraSelection> sels;
+  const QColor grey = inactiveColor();
+  for (QTextBlock b = document()->begin(); b.isValid(); b = b.next()) {
+    if (!m_inactive.contains(b.blockNumber() + 1)) continue;
+    QTextEdit::ExtraSelection sel;
+    sel.format.setForeground(grey);
+    sel.cursor = QTextCursor(b);
+    sel.cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+    sels << sel;
+  }
+  const QTextBlock block = document()->findBlockByNumber(m_line - 1);
+  if (m_line >= 1 && block.isValid()) {
+    QTextEdit::ExtraSelection sel;
+    sel.format.setBackground(
+        QColor(0xf0, 0xe4, 0x42, 110));  // Okabe–Ito yellow, light: text keeps its contrast
+    sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+    sel.cursor = QTextCursor(block);
+    sels << sel;
+  }
+  setExtraSelections(sels);
+}
+
 bool SourceView::showLine(int line) {
   const QTextBlock block = document()->findBlockByNumber(line - 1);
   if (line < 1 || !block.isValid()) return false;
-  QTextEdit::ExtraSelection sel;
-  sel.format.setBackground(
-      QColor(0xf0, 0xe4, 0x42, 110));  // Okabe–Ito yellow, light: text keeps its contrast
-  sel.format.setProperty(QTextFormat::FullWidthSelection, true);
-  sel.cursor = QTextCursor(block);
-  setExtraSelections({sel});
-  setTextCursor(sel.cursor);
-  centerCursor();
   m_line = line;
+  applySelections();
+  setTextCursor(QTextCursor(block));
+  centerCursor();
   m_margin->update();
   return true;
 }

@@ -8,6 +8,7 @@
 
 #include <QMap>
 #include <QPlainTextEdit>
+#include <QSet>
 #include <cstdint>
 
 class QPainter;
@@ -31,6 +32,11 @@ class SourceView : public QPlainTextEdit {
   /// Marks by 1-based line; replaces the previous ones.
   void setMarks(QMap<int, SourceMark> marks);
   const QMap<int, SourceMark>& marks() const { return m_marks; }
+  /// Greys the lines (1-based) the preprocessor leaves out (inactiveLines()); replaces the previous ones.
+  void setInactiveLines(QSet<int> lines);
+  const QSet<int>& inactiveLines() const { return m_inactive; }
+  /// The colour an inactive line's text is drawn in.
+  QColor inactiveColor() const;
   /// Tints line `line` (1-based), puts the cursor there and centres it. False when out of range.
   bool showLine(int line);
   int shownLine() const { return m_line; }
@@ -50,9 +56,11 @@ class SourceView : public QPlainTextEdit {
   void paintMargin(QPaintEvent* event);
   void paintSamples(QPainter& p, const QRectF& r, int line, double maxShare);
   int lineAt(int y) const;
+  void applySelections();
 
   QWidget* m_margin;
   QMap<int, SourceMark> m_marks;
+  QSet<int> m_inactive;
   int m_line = -1;
 };
 
