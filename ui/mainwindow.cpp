@@ -22,7 +22,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -288,14 +287,7 @@ QDockWidget* MainWindow::addPanelDock(QWidget* panel, const QString& title, cons
 void MainWindow::setupDocks() {
   // No grouped dragging: a tab bar never drags its docks out; a dock moves by its title.
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
-  // The Run panel scrolls rather than hold the left column at its 340 px: the bottom
-  // area can then take the window's height (a triage, docs/triage.md).
-  auto* runScroll = new QScrollArea(this);
-  runScroll->setWidget(m_runPanel);
-  runScroll->setWidgetResizable(true);
-  runScroll->setFrameShape(QFrame::NoFrame);
-  runScroll->setMinimumWidth(m_runPanel->minimumSizeHint().width());
-  QDockWidget* run = addPanelDock(runScroll, tr("Run"), QStringLiteral("runDock"), Qt::LeftDockWidgetArea);
+  QDockWidget* run = addPanelDock(m_runPanel, tr("Run"), QStringLiteral("runDock"), Qt::LeftDockWidgetArea);
   QDockWidget* cfg =
       addPanelDock(m_configPanel, tr("Config"), QStringLiteral("configDock"), Qt::LeftDockWidgetArea);
   QDockWidget* pts =

@@ -262,7 +262,8 @@ class TstRoom : public QObject {
     TriagePanel* panel = w.triagePanel();
     QTRY_VERIFY(panel->table()->isVisible());
     QTest::qWait(100);
-    QVERIFY2(panel->height() >= w.height() / 2,
+    // The middle row keeps the Run panel's minimum (340 px): the rest is the triage's.
+    QVERIFY2(panel->height() >= w.height() / 3,
              qPrintable(QStringLiteral("%1 of %2 px").arg(panel->height()).arg(w.height())));
     QTableView* table = panel->table();
     for (int c : {int(TriageModel::TimeColumn), int(TriageModel::FixColumn)}) {

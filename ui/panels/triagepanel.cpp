@@ -75,7 +75,7 @@ void TriagePanel::setupWidgets() {
   split->addWidget(below);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
-  split->setSizes({170, 230});  // the charts' labels a line apart, the table's rows scroll
+  split->setSizes({120, 240});  // the charts' labels a line apart, the table's rows scroll
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
