@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 
@@ -186,6 +187,33 @@ int shootCompareDialog(tilescope::ui::MainWindow& window, const QString& dir) {
   return saved;
 }
 
+// The whole window at a laptop's 1280 x 800 and a desktop's 1920 x 1080, every dock
+// where a first start puts it; a triage in the room it takes when it opens.
+void shootWindows(tilescope::ui::MainWindow& window,
+                  const std::function<void(const QPixmap&, const QString&)>& save) {
+  for (const QSize sz : {QSize(1280, 800), QSize(1920, 1080)}) {
+    window.resetLayout();
+    window.resize(sz);
+    settle();
+    if (auto* t = window.findChild<QDockWidget*>(QStringLiteral("triageDock"));
+        t && window.triagePanel()->triage()) {
+      t->raise();  // as opening it does (MainWindow::showTriage)
+      window.resizeDocks({t}, {sz.height() * 3 / 5}, Qt::Vertical);
+    }
+    settle();
+    const QString suffix =
+        sz.width() == 1280 ? QString() : QStringLiteral("-%1x%2").arg(sz.width()).arg(sz.height());
+    save(window.grab(), QStringLiteral("window") + suffix);
+    // The Source tab in front: the banner's line, whole, the branches the defines leave out greyed.
+    if (auto* src = window.findChild<QDockWidget*>(QStringLiteral("sourceDock"));
+        src && !window.sourcePanel()->shownPath().isEmpty()) {
+      src->raise();
+      settle(100);
+      save(window.grab(), QStringLiteral("window-source") + suffix);
+    }
+  }
+}
+
 // One PNG per panel and report: the central coverage view as laid out, each dock
 // floated at a size that shows its content, grabbed with QWidget::grab().
 int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStringList reports) {
@@ -232,29 +260,7 @@ int takeScreenshots(tilescope::ui::MainWindow& window, const QString& dir, QStri
       else
         err << "tilescope: --screenshots: cannot write " << path << "\n";
     };
-    // The whole window at a laptop's 1280 x 800 and a desktop's 1920 x 1080, every dock
-    // where a first start puts it; a triage in the room it takes when it opens.
-    for (const QSize sz : {QSize(1280, 800), QSize(1920, 1080)}) {
-      window.resetLayout();
-      window.resize(sz);
-      settle();
-      if (auto* t = window.findChild<QDockWidget*>(QStringLiteral("triageDock"));
-          t && window.triagePanel()->triage()) {
-        t->raise();  // as opening it does (MainWindow::showTriage)
-        window.resizeDocks({t}, {sz.height() * 3 / 5}, Qt::Vertical);
-      }
-      settle();
-      const QString suffix =
-          sz.width() == 1280 ? QString() : QStringLiteral("-%1x%2").arg(sz.width()).arg(sz.height());
-      save(window.grab(), QStringLiteral("window") + suffix);
-      // The Source tab in front: the banner's line, whole, the branches the defines leave out greyed.
-      if (auto* src = window.findChild<QDockWidget*>(QStringLiteral("sourceDock"));
-          src && !window.sourcePanel()->shownPath().isEmpty()) {
-        src->raise();
-        settle(100);
-        save(window.grab(), QStringLiteral("window-source") + suffix);
-      }
-    }
+    shootWindows(window, save);
     window.resize(1600, 1000);
     settle();
     save(window.centralWidget()->grab(), QStringLiteral("coverage"));
