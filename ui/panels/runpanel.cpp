@@ -96,6 +96,10 @@ void RunPanel::setupLayout() {
   split->addWidget(matrix);
   split->addWidget(m_pointStatus);
   split->addWidget(m_log);
+  // Small minimums: the dock gives way when the Triage view asks for the height.
+  for (QWidget* w :
+       {static_cast<QWidget*>(matrix), static_cast<QWidget*>(m_pointStatus), static_cast<QWidget*>(m_log)})
+    w->setMinimumHeight(32);
   split->setStretchFactor(0, 3);
   split->setSizes({300, 80, 120});
   auto* layout = new QVBoxLayout(this);

@@ -73,8 +73,8 @@ void TriagePanel::setupWidgets() {
   auto* split = new QSplitter(Qt::Vertical, content);
   split->addWidget(m_table);
   split->addWidget(below);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 3);  // the entries first: the charts summarise them
+  split->setStretchFactor(1, 2);
   split->setSizes({120, 240});  // the charts' labels a line apart, the table's rows scroll
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(4, 4, 4, 4);
