@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "controllers/runcontroller.h"
+#include "tilescope/export/document.h"
 
 namespace tilescope::ui {
 
@@ -81,8 +82,6 @@ QStringList stageCells(const QJsonObject& st) {
           st[QStringLiteral("differs")].toBool() ? QObject::tr("differs") : QObject::tr("same"),
           changed.join(QStringLiteral(", "))};
 }
-
-QString escaped(const QString& s) { return s.toHtmlEscaped(); }
 
 }  // namespace
 
@@ -293,45 +292,34 @@ void ToolchainDialog::showResult() {
 }
 
 QString ToolchainDialog::document(const QString& format) const {
-  const bool html = format == QLatin1String("html");
-  QString out;
-  const QString title =
-      tr("%1 under two toolchains").arg(QFileInfo(m_result[QStringLiteral("config")].toString()).fileName());
-  out +=
-      html
-          ? QStringLiteral("<!doctype html><meta charset=\"utf-8\"><title>%1</title><h1>%1</h1>\n<p>%2</p>\n")
-                .arg(escaped(title), escaped(summaryText()))
-          : QStringLiteral("# %1\n\n%2\n\n").arg(title, summaryText());
-  auto emitTable = [&](const QTableWidget* t) {
-    QStringList head;
-    for (int c = 0; c < t->columnCount(); ++c) head << t->horizontalHeaderItem(c)->text();
-    if (html) {
-      out += QStringLiteral("<table border=\"1\" cellpadding=\"4\"><tr><th>") +
-             head.join(QStringLiteral("</th><th>")) + QStringLiteral("</th></tr>\n");
-    } else {
-      out += QStringLiteral("| ") + head.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|");
-      for (int c = 0; c < t->columnCount(); ++c) out += QStringLiteral(" --- |");
-      out += QLatin1Char('\n');
-    }
+  // The exports' own document model and renderers (export/document.h), with the
+  // dialog's two tables as its sections.
+  Document doc;
+  doc.title =
+      (tr("%1 under two toolchains").arg(QFileInfo(m_result[QStringLiteral("config")].toString()).fileName()))
+          .toStdString();
+  auto section = [&](const char* id, const QString& heading, const QTableWidget* t) {
+    DocTable table;
+    for (int c = 0; c < t->columnCount(); ++c)
+      table.headers.push_back(t->horizontalHeaderItem(c)->text().toStdString());
     for (int r = 0; r < t->rowCount(); ++r) {
-      QStringList cells;
-      for (int c = 0; c < t->columnCount(); ++c) {
-        const QString s = t->item(r, c) ? t->item(r, c)->text() : QString();
-        cells << (html ? escaped(s) : QString(s).replace(QLatin1Char('|'), QStringLiteral("\\|")));
-      }
-      out += html ? QStringLiteral("<tr><td>") + cells.join(QStringLiteral("</td><td>")) +
-                        QStringLiteral("</td></tr>\n")
-                  : QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+      std::vector<std::string> row;
+      for (int c = 0; c < t->columnCount(); ++c)
+        row.push_back(t->item(r, c) ? t->item(r, c)->text().toStdString() : "");
+      table.rows.push_back(std::move(row));
     }
-    out += html ? QStringLiteral("</table>\n") : QStringLiteral("\n");
+    DocSection s;
+    s.id = id;
+    s.heading = heading.toStdString();
+    s.blocks.push_back(std::move(table));
+    return s;
   };
-  out +=
-      html ? QStringLiteral("<h2>%1</h2>\n").arg(tr("Sides")) : QStringLiteral("## %1\n\n").arg(tr("Sides"));
-  emitTable(m_sides);
-  out += html ? QStringLiteral("<h2>%1</h2>\n").arg(tr("Stages"))
-              : QStringLiteral("## %1\n\n").arg(tr("Stages"));
-  emitTable(m_stages);
-  return out;
+  DocSection summary;
+  summary.id = "summary";
+  summary.heading = tr("Summary").toStdString();
+  summary.blocks.push_back(DocParagraph{summaryText().toStdString()});
+  doc.sections = {summary, section("sides", tr("Sides"), m_sides), section("stages", tr("Stages"), m_stages)};
+  return QString::fromStdString(format == QLatin1String("html") ? renderHtml(doc) : renderMarkdown(doc));
 }
 
 bool ToolchainDialog::exportTo(const QString& path) {

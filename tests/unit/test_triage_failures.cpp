@@ -1,0 +1,243 @@
+// The triage's failure classes in the seed's top-level taxonomy (docs/triage.md,
+// "Failure classes"): the cause line of a Triton CompilationError, Python and
+// torch exceptions, CUDA memory errors by kind, the limit that stopped a runner
+// with what it had seen, and the classes in the triage file and its document.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "tilescope/base/format.h"
+#include "tilescope/triage/triage_document.h"
+#include "tilescope/triage/triage_run.h"
+
+using nlohmann::json;
+using namespace tilescope;
+
+namespace {
+
+/// What Triton 3 prints for a tl.arange with a run-time bound: the excerpt, the
+/// caret, then the wrapped error's repr (code_generator.py raises it `from None`).
+const char* const kArangeTraceback =
+    "Traceback (most recent call last):\n"
+    "  File \"/p/13_arange_new.py\", line 30, in forward\n"
+    "    row_sum_kernel[grid](x, out, n, BLOCK=128)\n"
+    "  File \"/venv/triton/runtime/jit.py\", line 419, in <lambda>\n"
+    "triton.compiler.errors.CompilationError: at 11:15:\n"
+    "def row_sum_kernel(X, OUT, n, BLOCK: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    cur_K = tl.minimum(n - pid * BLOCK, BLOCK)\n"
+    "    offs = pid * BLOCK + tl.arange(0, cur_K)\n"
+    "               ^\n"
+    "ValueError(\"arange's arguments must be of type tl.constexpr\")\n";
+
+const char* const kArangeMessage =
+    "at 11:15:\ndef row_sum_kernel(X, OUT, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
+    "    offs = pid * BLOCK + tl.arange(0, cur_K)\n               ^\n"
+    "ValueError(\"arange's arguments must be of type tl.constexpr\")";
+
+json runnerWithException(const std::string& type, const std::string& message, const std::string& text) {
+  return {{"schema", kRunnerSchema},
+          {"status", "failed"},
+          {"phase", "forward"},
+          {"exception", {{"type", type}, {"message", message}, {"text", text}}}};
+}
+
+/// The lead finding of a runner's answer, with its class.
+struct Classified {
+  Finding lead;
+  FailureClass cls;
+};
+Classified classify(const json& runner) {
+  const std::vector<Finding> f = runnerFindings(runner);
+  if (f.empty()) return {};
+  return {f.front(), failureClass(f.front())};
+}
+
+std::string pythonTraceback(const std::string& last) {
+  return "Traceback (most recent call last):\n  File \"/p/x_new.py\", line 12, in forward\n    y = f(x)\n" +
+         last + "\n";
+}
+
+}  // namespace
+
+TEST(TriageTaxonomy, ATritonCompilationErrorKeepsItsCauseLine) {
+  const Classified c = classify(runnerWithException("CompilationError", kArangeMessage, kArangeTraceback));
+  EXPECT_EQ(c.lead.category, "compile_error");
+  EXPECT_EQ(c.cls, (FailureClass{"compile_error", "arange_constexpr"}));
+  EXPECT_EQ(c.lead.message,
+            "ValueError: arange's arguments must be of type tl.constexpr (CompilationError at 11:15)");
+  // The runner died and only its stderr tells: the header line is all the message has.
+  const Classified dead = classify(
+      runnerWithException("Error", "triton.compiler.errors.CompilationError: at 11:15:", kArangeTraceback));
+  EXPECT_EQ(dead.lead.message, c.lead.message);
+  EXPECT_EQ(dead.cls, c.cls);
+  // Raised `from` the callee's error: the outer block has no cause; the inner one does.
+  const std::string chained =
+      "triton.compiler.errors.CompilationError: at 2:4:\n    acc += tl.dot(a, b)\n    ^\n"
+      "First input shape (['constexpr[128]', 'constexpr[32]']) and second input shape ['constexpr[128]', "
+      "'constexpr[32]'] are not compatible for matmul (second index of first shape (32) must be equal to "
+      "first "
+      "index of second shape (128)\n\nThe above exception was the direct cause of the following "
+      "exception:\n\n"
+      "Traceback (most recent call last):\n  File \"/p/m_new.py\", line 40, in forward\n"
+      "triton.compiler.errors.CompilationError: at 20:8:\n    matmul_inner(a_ptr, b_ptr)\n        ^\n";
+  const Classified dot = classify(runnerWithException(
+      "CompilationError", "at 20:8:\n    matmul_inner(a_ptr, b_ptr)\n        ^", chained));
+  EXPECT_EQ(dot.cls, (FailureClass{"compile_error", "dot_shape_mismatch"}));
+  EXPECT_EQ(dot.lead.message.rfind("First input shape", 0), 0u) << dot.lead.message;
+  EXPECT_NE(dot.lead.message.find("(CompilationError at 20:8)"), std::string::npos) << dot.lead.message;
+}
+
+TEST(TriageTaxonomy, PythonAndTorchExceptionsTakeTheSeedsClasses) {
+  const std::string shape =
+      "The size of tensor a (128) must match the size of tensor b (64) at non-singleton dimension 1";
+  const Classified rt =
+      classify(runnerWithException("RuntimeError", shape, pythonTraceback("RuntimeError: " + shape)));
+  EXPECT_EQ(rt.cls, (FailureClass{"runtime_error", "shape_mismatch"}));
+  EXPECT_EQ(rt.lead.message, "RuntimeError: " + shape);
+
+  const std::string dtype = "expected scalar type Half but found Float";
+  EXPECT_EQ(
+      classify(runnerWithException("RuntimeError", dtype, pythonTraceback("RuntimeError: " + dtype))).cls,
+      (FailureClass{"runtime_error", "dtype_mismatch"}));
+  const std::string oom =
+      "CUDA out of memory. Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 79.19 GiB";
+  EXPECT_EQ(classify(runnerWithException("OutOfMemoryError", oom,
+                                         pythonTraceback("torch.OutOfMemoryError: " + oom)))
+                .cls,
+            (FailureClass{"runtime_error", "out_of_memory"}));
+
+  const Classified mod =
+      classify(runnerWithException("ModuleNotFoundError", "No module named 'torchvision'",
+                                   pythonTraceback("ModuleNotFoundError: No module named 'torchvision'")));
+  EXPECT_EQ(mod.cls, (FailureClass{"missing_dependency", "module_not_found"}));
+  EXPECT_EQ(mod.lead.message, "ModuleNotFoundError: No module named 'torchvision'");
+  EXPECT_EQ(classify(runnerWithException(
+                         "AttributeError", "module 'triton.language' has no attribute 'tanh'",
+                         pythonTraceback("AttributeError: module 'triton.language' has no attribute 'tanh'")))
+                .cls,
+            (FailureClass{"missing_dependency", "module_attribute"}));
+
+  const Classified as = classify(runnerWithException(
+      "AssertionError", "x must be contiguous", pythonTraceback("AssertionError: x must be contiguous")));
+  EXPECT_EQ(as.cls, (FailureClass{"assertion", "assert"}));
+  EXPECT_EQ(as.lead.message, "AssertionError: x must be contiguous");
+
+  const std::string missing = "forward() missing 1 required positional argument: 'y'";
+  EXPECT_EQ(classify(runnerWithException("TypeError", missing, pythonTraceback("TypeError: " + missing))).cls,
+            (FailureClass{"type_error", "missing_argument"}));
+  EXPECT_EQ(
+      classify(runnerWithException("ValueError", "too many values to unpack (expected 2)",
+                                   pythonTraceback("ValueError: too many values to unpack (expected 2)")))
+          .cls,
+      (FailureClass{"value_error", "unpack"}));
+  EXPECT_EQ(classify(runnerWithException("NameError", "name 'nn' is not defined",
+                                         pythonTraceback("NameError: name 'nn' is not defined")))
+                .cls,
+            (FailureClass{"other_error", "name_error"}));
+}
+
+TEST(TriageTaxonomy, CudaMemoryErrorsByKind) {
+  const std::string illegal =
+      "CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be asynchronously "
+      "reported "
+      "at some other API call, so the stacktrace below might be incorrect.";
+  const Classified il = classify(runnerWithException("AcceleratorError", illegal,
+                                                     pythonTraceback("torch.AcceleratorError: " + illegal)));
+  EXPECT_EQ(il.cls, (FailureClass{"cuda_memory_error", "illegal_address"}));
+  EXPECT_EQ(il.lead.message, "AcceleratorError: CUDA error: an illegal memory access was encountered");
+  const std::string mis = "CUDA error: misaligned address";
+  EXPECT_EQ(classify(runnerWithException("RuntimeError", mis, pythonTraceback("RuntimeError: " + mis))).cls,
+            (FailureClass{"cuda_memory_error", "misaligned_address"}));
+  Finding oob;
+  oob.category = "oob_write";
+  oob.message = "a guard byte of C changed";
+  EXPECT_EQ(failureClass(oob), (FailureClass{"cuda_memory_error", "out_of_bounds_write"}));
+  Finding gap;
+  gap.category = "mismatch";
+  EXPECT_EQ(failureClass(gap), (FailureClass{"wrong_result", "mismatch"}));
+  EXPECT_EQ(failureClass(Finding{}), FailureClass{});
+}
+
+TEST(TriageTaxonomy, ALimitThatStoppedTheRunnerIsNamedWithWhatItSaw) {
+  const json limits = {{"max_cpu_s", 2400.0}, {"max_memory_bytes", 17179869184.0}, {"max_file_bytes", 1e9}};
+  const json partial = {{"schema", kRunnerSchema},
+                        {"status", "running"},
+                        {"phase", "forward"},
+                        {"cases", json::array({{{"label", "base seed 0"}, {"status", "ok"}}})}};
+  ChildResult killed;
+  killed.started = true;
+  killed.signal = SIGKILL;
+  killed.stderrText = "[runner] allocating the scaled case\n";
+  const json dead = runnerWithoutAnswer(killed, limits, 600, "/p/x_new.py", partial);
+  EXPECT_EQ(dead.value("phase", ""), "forward");
+  EXPECT_EQ(dead["cases"].size(), 1u);  // what it had judged is kept
+  const Classified k = classify(dead);
+  EXPECT_EQ(k.lead.category, "crash");
+  EXPECT_EQ(k.cls, (FailureClass{"resource_limit", "oom_killer"}));
+  EXPECT_NE(k.lead.message.find("OOM killer"), std::string::npos) << k.lead.message;
+  EXPECT_NE(k.lead.message.find("RLIMIT_DATA, " + formatBytes(17179869184.0)), std::string::npos)
+      << k.lead.message;
+  EXPECT_NE(k.lead.message.find("last progress: phase forward, 1 case judged"), std::string::npos)
+      << k.lead.message;
+  EXPECT_EQ(k.lead.evidence.value("last_output", ""), "[runner] allocating the scaled case");
+
+  ChildResult hung;
+  hung.started = true;
+  hung.signal = SIGKILL;
+  hung.timedOut = true;
+  const Classified h = classify(runnerWithoutAnswer(hung, limits, 600, "/p/x_new.py", partial));
+  EXPECT_EQ(h.lead.category, "hang");
+  EXPECT_EQ(h.cls, (FailureClass{"resource_limit", "wall_clock_limit"}));
+  EXPECT_NE(h.lead.message.find("within 600 s"), std::string::npos) << h.lead.message;
+  EXPECT_NE(h.lead.message.find("last progress: phase forward"), std::string::npos) << h.lead.message;
+
+  ChildResult cpu;
+  cpu.started = true;
+  cpu.signal = SIGXCPU;
+  EXPECT_EQ(classify(runnerWithoutAnswer(cpu, limits, 600, "/p/x_new.py", json())).cls,
+            (FailureClass{"resource_limit", "cpu_time_limit"}));
+  // RLIMIT_DATA inside Python: a MemoryError the runner named (limits.py).
+  json mem = runnerWithException("MemoryError",
+                                 "the runner's memory limit (RLIMIT_DATA, 17179869184 bytes) was reached: ",
+                                 pythonTraceback("MemoryError"));
+  mem["exception"]["limit"] = "RLIMIT_DATA";
+  EXPECT_EQ(classify(mem).cls, (FailureClass{"resource_limit", "memory_limit"}));
+}
+
+TEST(TriageTaxonomy, EntriesCarryTheirClassAndTheDocumentCountsThem) {
+  TriageEntry e;
+  e.id = e.name = "13_arange";
+  e.kind = EntryKind::problem;
+  e.inputs = {"r.py", "c.py"};
+  e.findings = runnerFindings(runnerWithException("CompilationError", kArangeMessage, kArangeTraceback));
+  summarizeReport(
+      e, problemReport(e, runnerWithException("CompilationError", kArangeMessage, kArangeTraceback), nullptr),
+      nullptr);
+  EXPECT_EQ(e.errorClass, "compile_error");
+  EXPECT_EQ(e.errorSubclass, "arange_constexpr");
+  TriageReport r;
+  r.entries = {e, e};
+  r.entries[1].id = "ok";
+  r.entries[1].category.clear();
+  r.entries[1].errorClass.clear();
+  r.entries[1].errorSubclass.clear();
+  r.entries[1].verdict = Verdict::ok;
+  TriageEntry old = e;  // an older file without the class: derived from category and detail
+  old.id = "old";
+  old.errorClass.clear();
+  old.errorSubclass.clear();
+  r.entries.push_back(old);
+  const json j = toJson(r);
+  EXPECT_EQ(j["entries"][0].value("error_class", ""), "compile_error");
+  EXPECT_EQ(j["entries"][0].value("error_subclass", ""), "arange_constexpr");
+  ASSERT_EQ(j["error_taxonomy"].size(), 3u);  // compile_error, its arange_constexpr, ok
+  EXPECT_EQ(j["error_taxonomy"][0].value("category", ""), "compile_error");
+  EXPECT_EQ(j["error_taxonomy"][0].value("count", 0), 2);  // e and old
+  EXPECT_EQ(j["error_taxonomy"][1].value("detail", ""), "arange_constexpr");
+  EXPECT_EQ(triageFromJson(j).entries[0], r.entries[0]);  // reads back
+  const Document d = buildTriageDocument(r);
+  const std::string md = renderMarkdown(d);
+  EXPECT_NE(md.find("Failure classes"), std::string::npos);
+  EXPECT_NE(md.find("arange\\_constexpr"), std::string::npos) << md;
+}
