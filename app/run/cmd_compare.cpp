@@ -143,8 +143,16 @@ Verb addCompareCommand(CLI::App& app) {
             tc->format = a->format;
             return compareToolchains(*tc);
           case CompareMode::reports:
-            if (toolchains)
+            if (toolchains) {
+              // A file that is no report and no config (missing, a folder, bad JSON):
+              // the toolchain comparison's config check names what is wrong with it.
+              std::shared_ptr<const Report> report;
+              if (a->files.size() == 1 && readReport(a->files[0], &report)) {
+                tc->config = a->files[0];
+                return compareToolchains(*tc);
+              }
               return usageError("--toolchain and --bisect compare one config (.tscfg.json), not reports");
+            }
             break;
         }
         return compareReports(*a);

@@ -62,6 +62,8 @@ expect_usage "not a version" "not a version" "$cfg" --toolchain triton=3.5 --too
 expect_usage "nvcc for Triton" "a CUDA C++ compiler, and matmul_tail is a triton kernel" "$tcfg" --toolchain nvcc --toolchain triton
 expect_usage "one toolchain" "needs two toolchains" "$cfg" --toolchain nvrtc
 expect_usage "reports" "compare one config" "$src/resources/sample/traced.json" "$src/resources/sample/traced.json" --toolchain nvrtc
+expect_usage "missing config" "cannot open (no such file)" "$tmp/none.tscfg.json" --toolchain nvrtc --toolchain nvcc
+expect_usage "a folder" "is a directory" "$src/kernels/gemm" --toolchain nvrtc --toolchain nvcc
 expect_usage "bad option" "neither a compile option" "$cfg" --toolchain "nvcc O3" --toolchain nvrtc
 # A version that does not install offline says so, naming what was tried; the
 # other side still compiles (needs an interpreter with venv and pip).
