@@ -3,7 +3,7 @@ launches, configs, bit-exact replays and the error findings of `diagnose` on
 its healthy kernels (docs/capture.md).
 
 Usage: capture_table.py RUN_EXE CAPTURE_DIR NAME [--jobs N] [--diagnose]
-       [--faulty REGEX] [--diagnose-budget SECONDS]
+       [--faulty REGEX] [--diagnose-only REGEX] [--diagnose-budget SECONDS]
 
 Every config is replayed with `tilescope-run run CONFIG --allow-commands`
 (the program's own kernels); a replay is bit-exact when its verdict is ok and
@@ -70,6 +70,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--diagnose", action="store_true")
     ap.add_argument("--faulty", default="")
+    ap.add_argument("--diagnose-only", default="", help="diagnose only the healthy kernels whose name matches")
     ap.add_argument("--diagnose-budget", type=float, default=300)
     a = ap.parse_args()
     info = json.loads((a.capture_dir / "capture.json").read_text())
@@ -77,6 +78,7 @@ def main():
     reasons = collections.Counter(l["reason"][:120] for l in launches if "config" not in l and l.get("reason"))
     configs = [a.capture_dir / l["config"] for l in launches if "config" in l]
     faulty = re.compile(a.faulty) if a.faulty else None
+    only = re.compile(a.diagnose_only) if a.diagnose_only else None
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         replays = list(pool.map(lambda c: replay(a.run_exe, c), configs))
     exact = sum(1 for r in replays if r.get("exact"))
@@ -88,7 +90,8 @@ def main():
            "exit": info.get("exit", {})}
     if a.diagnose:
         healthy = [c for c, l in zip(configs, [l for l in launches if "config" in l])
-                   if not (faulty and faulty.search(l.get("kernel", "")))]
+                   if not (faulty and faulty.search(l.get("kernel", "")))
+                   and (not only or only.search(l.get("kernel", "")))]
         t0, diags = time.time(), []
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             futures = [pool.submit(diagnose, a.run_exe, c) for c in healthy]

@@ -18,7 +18,8 @@
 # compute-sanitizer.
 # Usage: bench/gpu_capture_programs.sh BUILD_DIR [OUT]   (prints a table last)
 # CAPTURE_ONLY="triton cuda" limits the programs; CAPTURE_OVERHEAD="cuda" the
-# overhead runs ("" for none).
+# overhead runs ("" for none); CAPTURE_DIAGNOSE_ONLY=REGEX diagnoses only the
+# healthy kernels whose name matches.
 # The captures are made in a scratch folder ($CAPTURE_WORK, default under /tmp);
 # OUT receives capture.tgz (records, configs, reports and logs, no .npy or
 # images) and the table, capture-summary.txt.
@@ -58,7 +59,7 @@ for name in ${CAPTURE_ONLY:-$all}; do
   diag=()
   [[ " ${CAPTURE_DIAGNOSE-inductor cuda structs cupy liger} " == *" $name "* ]] && diag=(--diagnose)
   row=$("$py" bench/capture_table.py "$run" "$out/$name" "$name" --jobs "${CAPTURE_JOBS:-4}" "${diag[@]}" \
-        --faulty '^(add_kernel|copy4)$' --diagnose-budget "${DIAGNOSE_BUDGET:-240}" 2>&1)
+        --faulty '^(add_kernel|copy4)$' --diagnose-only "${CAPTURE_DIAGNOSE_ONLY:-}" --diagnose-budget "${DIAGNOSE_BUDGET:-240}" 2>&1)
   line="$row"$'\n'"    capture rc=$rc, $(secs "$t0" "$t1") s"
   summary+=("$line")
 done

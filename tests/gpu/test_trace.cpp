@@ -67,6 +67,10 @@ const std::vector<TraceCase> kCases = {
   {"trace/transpose.tscfg.json",                  "", "ncu", {}},
   {"trace/pack4.tscfg.json",                      "", "", {}},
   {"trace/rowsum.tscfg.json",                     "", "", {}},
+  // a 4240-byte struct of tensor pointers read through the parameter's address
+  // (PyTorch's multi_tensor_apply): copied to local memory, and read in place
+  {"trace/tensor_list.tscfg.json",                "", "", {}},
+  {"trace/tensor_list_grid_constant.tscfg.json",  "", "", {}},
   {"gemm/gemm_tiled_tail.tscfg.json",             "", "", {}},
   {"gemm/gemm_tiled_f16.tscfg.json",              "", "", {}},
   {"attention/flash_attn_fwd_d64.tscfg.json",     "", "", {}},

@@ -92,6 +92,8 @@ const std::vector<ZooCase> kZoo = {
   {"trace/pack4.tscfg.json",                      "run", {"ok"}, {}, ""},
   {"trace/pack4_bug_offset.tscfg.json",           "run", {"fault"}, {"misaligned_access"}, ""},
   {"trace/rowsum.tscfg.json",                     "run", {"ok"}, {}, ""},
+  {"trace/tensor_list.tscfg.json",                "run", {"ok"}, {}, ""},
+  {"trace/tensor_list_grid_constant.tscfg.json",  "run", {"ok"}, {}, ""},
   {"trace/rowsum_bug_no_init.tscfg.json",         "run", {"incorrect"}, {"uninitialized_read", "nan_inf"}, ""},
   {"trace/bulk_rowsum.tscfg.json",                "run", {"ok"}, {}, "", 0, 90},
   {"trace/bulk_rowsum_bug_no_tail.tscfg.json",    "run", {"ok"}, {}, "", 0, 90},

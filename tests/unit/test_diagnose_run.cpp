@@ -161,6 +161,31 @@ TEST(DiagnoseRun, UnderABudgetTheTraceGetsWhatIsLeft) {
   EXPECT_LT(seconds, 15) << "the traced launch kept the session's 20 s watchdog";
 }
 
+// A traced run that spends its time before the launch (the tracer patching a
+// module, a 2^31-element problem allocating) is cut by the budget too: the whole
+// worker gets what is left, not only its launch phase.
+TEST(DiagnoseRun, UnderABudgetTheTracedWorkerAsAWholeIsCut) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DiagRun r = diagnoseWith("slow_trace_setup", "gemm_whole_tiles", 16, false, [](DiagnoseOptions& o) {
+    o.trace = true;
+    o.budgetS = 3;
+    o.hangFollowupS = 0.5;
+    o.session.launchTimeoutS = 20;
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.report.diagnose);
+  const Point* trace = nullptr;
+  for (const Point& p : r.report.points)
+    if (p.experiment == "trace") trace = &p;
+  ASSERT_NE(trace, nullptr) << "the trace did not run";
+  EXPECT_EQ(trace->verdict, Verdict::hang);
+  std::string summary;
+  for (const auto& c : r.report.diagnose->conclusions)
+    if (c.group == "trace") summary = c.summary;
+  EXPECT_NE(summary.find("trace cut"), std::string::npos) << summary;
+  EXPECT_LT(seconds, 15) << "the traced worker kept its default total limit";
+}
+
 TEST(DiagnoseRun, MisalignedAtARaggedSizeFoundByRoundingTheShape) {
   DiagRun r = diagnoseWith("misaligned", "gemm_partial_tiles");
   ASSERT_FALSE(r.report.findings.empty());

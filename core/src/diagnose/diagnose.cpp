@@ -79,12 +79,14 @@ struct Diagnosis {
     emit(std::move(p), e.name);
   }
 
-  /// `watchdog`: a launch limit below the session's (0: none).
-  Point run(const Experiment& e, double watchdog = 0) {
+  /// `watchdog`: a launch limit below the session's (0: none); `total`: a limit on
+  /// the whole worker below the session's (0: none).
+  Point run(const Experiment& e, double watchdog = 0, double total = 0) {
     SessionOptions so = opts.session;
     if (hung && e.kind != ExperimentKind::baseline)
       so.launchTimeoutS = std::min(so.launchTimeoutS, opts.hangFollowupS);
     if (watchdog > 0) so.launchTimeoutS = std::min(so.launchTimeoutS, watchdog);
+    if (total > 0) so.timeoutS = so.timeoutS > 0 ? std::min(so.timeoutS, total) : total;
     auto args = e.workerArgs();
     so.extraWorkerArgs.insert(so.extraWorkerArgs.end(), args.begin(), args.end());
     so.onEvent = [&](const StreamEvent& ev) {
@@ -170,16 +172,21 @@ struct Diagnosis {
     emitCapture(e, "trace");
     // A traced launch runs many times slower than the kernel: under a budget it
     // gets what the budget leaves once its own setup (one baseline) is paid.
+    // The worker as a whole gets what is left of the budget: a tracer that spends
+    // its time outside the launch phase (patching, read-back) is cut there too.
     const double watchdog = budget > 0 ? std::max(opts.hangFollowupS, budget - elapsed() - estimate) : 0;
-    Point p = run(e, watchdog);
+    const double total = budget > 0 ? std::max(opts.hangFollowupS, budget - elapsed()) : 0;
+    Point p = run(e, watchdog, total);
     traced = traceConclusions(p);
     std::string summary = p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
                                            : "trace " + p.trace.status + ": " + p.trace.reason;
-    if (p.verdict == Verdict::hang && watchdog > 0 && watchdog < opts.session.launchTimeoutS) {
-      char buf[160];
+    if (p.verdict == Verdict::hang && watchdog > 0 &&
+        (watchdog < opts.session.launchTimeoutS || total < defaultWorkerTimeout(config))) {
+      char buf[200];
       std::snprintf(buf, sizeof buf,
-                    "trace cut: the traced launch ran past the %.0f s the time budget (%.0f s) left it",
-                    watchdog, budget);
+                    "trace cut: the traced launch ran past what the time budget (%.0f s) left it "
+                    "(%.0f s for the launch, %.0f s in all)",
+                    budget, watchdog, total);
       summary = buf;
     }
     DiagnoseConclusion entry{"trace", 1, true, summary, {}};

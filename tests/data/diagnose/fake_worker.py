@@ -43,6 +43,9 @@ the zoo's planted bugs behave on a GPU:
   hang       announces the launch and never finishes
   slow       ok, every launch takes 0.5 s (a large problem: diagnose's budget)
   slow_trace ok, every launch takes 0.5 s and a traced one 30 s
+  slow_trace_setup
+             ok, every launch takes 0.5 s; a traced run spends 30 s before
+             its launch (patching, allocating: outside the launch's watchdog)
   fault_at_1, crash_at_1, hang_at_1
              point 1 faults with a sticky illegal address, dies of SIGSEGV or
              hangs in its launch; every other point is ok
@@ -226,10 +229,12 @@ def capture(a):
         emit("progress", message=42)
     emit("device", device={"name": "Fake GPU", "key": "h100", "cc": "9.0", "sm_count": 132})
     emit("progress", message=f"scenario {s}")
+    if s == "slow_trace_setup" and a["trace"]:
+        time.sleep(30)
     emit("phase", phase="launch")
     if s == "hang" or (s == "hang_at_1" and a["point"] == 1):
         time.sleep(60)
-    if s in ("slow", "slow_trace"):
+    if s in ("slow", "slow_trace", "slow_trace_setup"):
         time.sleep(30 if s == "slow_trace" and a["trace"] else 0.5)
     if s == "crash_at_1" and a["point"] == 1:
         os.kill(os.getpid(), signal.SIGSEGV)
@@ -241,7 +246,7 @@ def capture(a):
              "verdict": verdict, "findings": findings}
     if verdict == "fault":
         point["extra"] = {"sticky_error": True}
-    if s in ("slow", "slow_trace"):
+    if s in ("slow", "slow_trace", "slow_trace_setup"):
         point["wall_s"] = time.time() - t0
     if corr is not None:
         point["correctness"] = corr

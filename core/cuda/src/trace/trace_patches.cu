@@ -472,8 +472,12 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   TsHeader* h = static_cast<TsHeader*>(userdata);
   const unsigned mask = __activemask();
   if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
-  // A generic access that resolves to shared or local memory is not global.
-  if (__isShared(ptr) || __isLocal(ptr)) return SANITIZER_PATCH_SUCCESS;
+  // A generic access that resolves to shared or local memory is not global; nor
+  // is one of a kernel parameter read in place through its generic address (a
+  // __grid_constant__ struct, PyTorch's multi_tensor_apply lists) or of constant
+  // memory: compute-sanitizer checks neither against the allocations.
+  if (__isShared(ptr) || __isLocal(ptr) || __isGridConstant(ptr) || __isConstant(ptr))
+    return SANITIZER_PATCH_SUCCESS;
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
   TsPc* s = pcSlot(h, pc);
