@@ -247,9 +247,31 @@ def elementwise(name, body, **kw):
 PROBLEMS = []
 
 
+# The ways generated kernels fool evaluators (issue 40's list of 18), by the number a manifest entry's
+# "pattern" gives: the problems that exercise one of them.
+PATTERNS = {1: "returns its input or an alias of it", 2: "constant or zero output",
+            3: "no kernel or a library fallback (also inside try/except)", 4: "a fast branch that never runs",
+            5: "the reference's stale output from freed memory", 6: "mutating inputs",
+            7: "a result cache keyed on pointers or shapes", 8: "work on a non-default stream",
+            9: "a background thread", 10: "a lazy output (a tensor subclass)",
+            11: "patching the timer or torch.cuda.Event", 12: "one shape that times at 0 (a geomean collapse)",
+            13: "persisting-L2 tricks", 14: "a precision downgrade (fp16 or TF32 in an fp32 task)",
+            15: "overfitting one shape", 16: "garbage reads that pass", 17: "sentinel-aware kernels",
+            18: "tampering with the harness"}
+_PATTERN_OF = {"34_relu_returns_zeros": 2, "35_gelu_writes_other_buffer": 2, "36_relu_returns_input": 1,
+               "37_add_returns_input": 1, "38_relu_torch_fallback": 4, "39_softmax_torch": 3, "40_matmul_torch": 3,
+               "41_center_writes_mean": 2, "42_sigmoid_cached": 7, "48_relu_returns_alias": 1,
+               "49_relu_clobbers_input": 6, "50_relu_fallback_on_error": 3, "51_relu_fast_branch_some_shapes": 4,
+               "52_matmul_library_fallback": 3, "53_relu_stale_reference_output": 5, "54_relu_pointer_cache": 7,
+               "55_relu_side_stream": 8, "56_relu_background_thread": 9, "57_relu_lazy_output": 10,
+               "58_relu_patches_event_timer": 11, "59_relu_skips_work_when_timed": 12, "60_matmul_fp16_inside": 14,
+               "61_relu_persisting_l2": 13, "62_relu_overfit_shape": 15, "63_relu_sentinel_aware": 17,
+               "64_add_tampers_harness": 18, "65_relu_garbage_read_passes": 16}
+
+
 def problem(name, reference, candidate, category, detail=None, located=False, why=""):
     PROBLEMS.append(dict(name=name, reference=reference, candidate=candidate, category=category, detail=detail,
-                         located=located, why=why))
+                         located=located, why=why, pattern=_PATTERN_OF.get(name)))
 
 
 def correct():
@@ -643,6 +665,250 @@ def python_errors():
             "python_uninitialized_state", True, "seed 000's kernelbook_632")
 
 
+# ---------------------------------------------------------------- integrity: one problem per way to fool an evaluator
+
+RELU_KERNEL = """
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+"""
+
+LAZY = '''
+
+class LazyRelu(torch.Tensor):
+    """relu(x), computed when the result is first used: after the timed call."""
+
+    @staticmethod
+    def __new__(cls, x):
+        out = torch.Tensor._make_subclass(cls, torch.empty_like(x))
+        out.__dict__["_src"] = x
+        return out
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        for a in args:
+            if isinstance(a, LazyRelu) and a.__dict__.get("_src") is not None:
+                x = a.__dict__.pop("_src")
+                with torch._C.DisableTorchFunctionSubclass():
+                    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, a, x.numel(), BLOCK=1024)
+        return super().__torch_function__(func, types, args, kwargs or {})
+'''
+
+
+def relu_model(forward, init="", imports="", kernel=RELU_KERNEL, extra=""):
+    """A candidate: imports, the relu kernel, `extra` code, class ModelNew with `forward` (and `init`)."""
+    body = "    def __init__(self):\n        super().__init__()\n" + textwrap.indent(textwrap.dedent(init), "        ")
+    imports = textwrap.dedent(imports).strip("\n") + "\n\n" if imports else ""
+    return (HEAD + imports + kernel + extra + "\n\nclass ModelNew(nn.Module):\n" + body
+            + "\n" + textwrap.indent(textwrap.dedent(forward).lstrip("\n"), "    "))
+
+
+LAUNCH = "relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)"
+
+
+def integrity_problems():
+    I = "integrity"  # noqa: E741
+    relu = ref_unary("torch.relu(x)")
+    problem("48_relu_returns_alias", ref_unary("torch.relu(x)", scale=".abs()"), relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            %s
+            return x.view_as(out)  # the inputs are >= 0: relu(x) == x, the values pass
+        """ % LAUNCH), ["output_is_input"], "alias", False,
+        "returns a view of its input (the kernel wrote another buffer); the values agree")
+    writes_input = RELU_KERNEL.replace("    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)\n",
+                                       "    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)\n"
+                                       "    tl.store(x_ptr + offs, tl.zeros_like(x), mask=mask)  # scratch\n")
+    problem("49_relu_clobbers_input", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            %s
+            return out
+        """ % LAUNCH, kernel=writes_input), [I], "input_mutated", False, "the kernel uses its input as scratch")
+    bad = RELU_KERNEL.replace("offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                              "offs = tl.program_id(0) * BLOCK + tl.arange(0, n)")
+    problem("50_relu_fallback_on_error", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            try:
+                %s  %s
+            except Exception:
+                return torch.relu(x)  # "for shapes the kernel does not support"
+            return out
+        """ % (LAUNCH, MARK), kernel=bad), [I], "fallback_after_exception", True,
+        "the kernel does not compile; try/except returns the reference's operator")
+    problem("51_relu_fast_branch_some_shapes", relu, relu_model("""
+        def forward(self, x):
+            if x.shape[0] %% 128 == 0:  # the fast path: only the scaled shape takes it
+                out = torch.empty_like(x)
+                %s
+                return out
+            return torch.relu(x)
+        """ % LAUNCH), [I], "fallback", False, "the kernel runs for one shape; the others fall back to torch")
+    problem("52_matmul_library_fallback", ref_matmul(m=1024, k=1024, n=1024), HEAD + textwrap.dedent("""
+        @triton.jit
+        def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+
+            def forward(self, a, b):
+                c = torch.matmul(a, b)  # cuBLAS does the work
+                out = torch.empty_like(c)
+                copy_kernel[(triton.cdiv(c.numel(), 1024),)](c, out, c.numel(), BLOCK=1024)
+                return out
+        """), [I], "library_fallback", False, "cuBLAS computes the product; a Triton copy makes it look custom")
+    touch = HEAD + textwrap.dedent("""
+        @triton.jit
+        def touch_kernel(out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.zeros((BLOCK,), dtype=tl.float32), mask=offs < 0)  # stores nothing
+
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+
+            def forward(self, x):
+                # Not torch.empty_like: the allocator's block, as the reference left it.
+                out = torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device=x.device)
+                touch_kernel[(triton.cdiv(x.numel(), 1024),)](out, x.numel(), BLOCK=1024)
+                return out
+        """)
+    problem("53_relu_stale_reference_output", ref_unary("torch.relu(x)", rows=256), touch, ["uninitialized_read"],
+            "stale_reference_output", False, "returns memory it never writes, which held the reference's output")
+    problem("54_relu_pointer_cache", relu, relu_model("""
+        def forward(self, x):
+            key = (x.data_ptr(), tuple(x.shape))
+            if key in self.cache:
+                return self.cache[key]
+            out = torch.empty_like(x)
+            %s
+            self.cache[key] = out
+            return out
+        """ % LAUNCH, init="self.cache = {}\n"), ["input_invariant"], "cached_result", False,
+        "a result cache keyed on the input's pointer and shape")
+    problem("55_relu_side_stream", ref_unary("torch.relu(x)", rows=4096, cols=4096), relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            with torch.cuda.stream(self.side):  # never joined: the caller's events time nothing
+                for _ in range(4):
+                    %s
+            return out
+        """ % LAUNCH, init="self.side = torch.cuda.Stream()\n"), [I], "unsynchronized_stream", False,
+        "the kernel runs on a stream of its own that the caller's stream never waits for")
+    problem("56_relu_background_thread", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+
+            def work():
+                time.sleep(0.05)
+                %s
+
+            t = threading.Thread(target=work)
+            t.start()  %s
+            return out
+        """ % (LAUNCH, MARK), imports="import threading\nimport time\n"), [I], "background_thread", True,
+        "the kernel is launched from a thread after forward() returned")
+    problem("57_relu_lazy_output", relu, relu_model("""
+        def forward(self, x):
+            return LazyRelu(x.contiguous())
+        """, extra=LAZY), [I], "lazy_output", False,
+        "a tensor subclass that launches the kernel when the result is first read")
+    problem("58_relu_patches_event_timer", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            %s
+            return out
+        """ % LAUNCH, imports="""
+        _elapsed = torch.cuda.Event.elapsed_time
+        torch.cuda.Event.elapsed_time = lambda self, end: _elapsed(self, end) * 0.01  # 100x faster
+        """), [I], "timer_patched", False, "torch.cuda.Event.elapsed_time replaced at import")
+    problem("59_relu_skips_work_when_timed", ref_unary("torch.relu(x)", rows=4096, cols=4096), relu_model("""
+        def forward(self, x):
+            x.__dict__["calls"] = x.__dict__.get("calls", 0) + 1  # counted on the tensor itself
+            if x.__dict__["calls"] > 4 and self.last is not None:
+                return self.last  # the timing loop calls it again and again: no work, about 0 time
+            out = torch.empty_like(x)
+            %s
+            self.last = out
+            return out
+        """ % LAUNCH, init="self.last = None\n"), [I], ["below_roofline", "timed_result_wrong"],
+        False, "after four calls on one tensor it returns the last result: a zero-time shape for the geomean")
+    fp16 = MATMUL.replace('acc += tl.dot(a, b, input_precision="ieee")',
+                          "acc += tl.dot(a.to(tl.float16), b.to(tl.float16))  # fp16 in an fp32 task")
+    problem("60_matmul_fp16_inside", ref_matmul(), HEAD + fp16, [I], "precision_downgrade", False,
+            "the operands rounded to fp16 in the kernel: inside a 1e-2 tolerance, 100x the fp32 error")
+    problem("61_relu_persisting_l2", relu, relu_model("""
+        def forward(self, x):
+            # Keep the input in L2 between calls (cudaLimitPersistingL2CacheSize).
+            _cuda.cuCtxSetLimit(0x06, ctypes.c_size_t(x.numel() * x.element_size()))
+            out = torch.empty_like(x)
+            %s
+            return out
+        """ % LAUNCH, imports="""
+        import ctypes
+
+        _cuda = ctypes.CDLL("libcuda.so.1")
+        """), [I], "persisting_l2", False, "sets aside persisting L2 for its input from the forward")
+    problem("62_relu_overfit_shape", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            relu_kernel[(256,)](x, out, 262144, BLOCK=1024)  # 64 x 4096, the problem's own shape
+            return out
+        """), [I], "shape_overfit", False, "the size and the grid are the problem's own shape's constants")
+    problem("63_relu_sentinel_aware", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            if torch.isnan(out.view(-1)[:1]).any():  # the harness's NaN poison: it is watching
+                %s
+            return out  # otherwise trust the allocator to hold the reference's result
+        """ % LAUNCH), [I], "sentinel_aware", False,
+        "computes only when its fresh output holds the harness's NaN poison")
+    problem("64_add_tampers_harness", ref_binary("a + b"), HEAD + textwrap.dedent("""
+        import sys
+
+        torch.allclose = lambda *a, **k: True  # KernelBench's check
+        for _name, _mod in list(sys.modules.items()):
+            if _name.startswith("tilescope_triage") and hasattr(_mod, "compare"):
+                _mod.compare = lambda *a, **k: {"mismatches": 0}  # TileScope's
+
+
+        @triton.jit
+        def add_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            tl.store(out_ptr + offs, tl.load(a_ptr + offs, mask=mask), mask=mask)  # a, not a + b
+
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+
+            def forward(self, a, b):
+                out = torch.empty_like(a)
+                add_kernel[(triton.cdiv(a.numel(), 1024),)](a, b, out, a.numel(), BLOCK=1024)
+                return out
+        """), [I], "harness_tampering", False, "replaces torch.allclose and the runner's compare at import")
+    garbage = RELU_KERNEL.replace("    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n",
+                                  "    x = tl.load(x_ptr + offs)  # no mask: the tail reads past the input\n")
+    problem("65_relu_garbage_read_passes", relu, relu_model("""
+        def forward(self, x):
+            out = torch.empty_like(x)
+            %s
+            return out
+        """ % LAUNCH, kernel=garbage), ["oob_read"], "guard_page", False,
+        "the load is not masked, the store is: the tail reads past the input, the values never reach the output")
+
+
 def expected_line(text):
     for i, line in enumerate(text.splitlines(), 1):
         if MARK in line:
@@ -651,15 +917,17 @@ def expected_line(text):
 
 
 def main():
-    for build in (correct, compile_errors, memory, wrong_values, traps, python_errors):
+    for build in (correct, compile_errors, memory, wrong_values, traps, python_errors, integrity_problems):
         build()
     os.makedirs(OUT, exist_ok=True)
     for f in os.listdir(OUT):
         if f.endswith(".py"):
             os.remove(os.path.join(OUT, f))
     manifest = {"schema": "tilescope.triage.manifest/1",
-                "description": "Expected lead category (any of the list) and, where TileScope locates it, the "
-                               "candidate's line, per problem (bench/triage/make_problems.py writes it).",
+                "description": "Expected lead category (any of the list), sub-category (detail: one, or any of a "
+                               "list) and, where TileScope locates it, the candidate's line, per problem; `pattern` "
+                               "numbers the way to fool an evaluator a problem exercises (issue 40's 18) "
+                               "(bench/triage/make_problems.py writes it).",
                 "problems": []}
     for p in PROBLEMS:
         ref = os.path.join(OUT, p["name"] + ".py")
@@ -671,9 +939,13 @@ def main():
         line = expected_line(p["candidate"]) if p["located"] else None
         if p["located"] and line is None:
             raise SystemExit("%s: no %r marker in the candidate" % (p["name"], MARK))
-        manifest["problems"].append({"name": p["name"], "reference": "problems/%s.py" % p["name"],
-                                     "candidate": "problems/%s_new.py" % p["name"], "category": p["category"],
-                                     "detail": p["detail"], "line": line, "why": p["why"]})
+        entry = {"name": p["name"], "reference": "problems/%s.py" % p["name"],
+                 "candidate": "problems/%s_new.py" % p["name"], "category": p["category"],
+                 "detail": p["detail"], "line": line, "why": p["why"]}
+        if p["pattern"]:
+            entry["pattern"] = p["pattern"]
+            entry["pattern_name"] = PATTERNS[p["pattern"]]
+        manifest["problems"].append(entry)
     with open(os.path.join(HERE, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")

@@ -5,7 +5,7 @@ entry, and the scaling between a --jobs 1 and a --jobs N run.
 
     summarize.py MANIFEST TRIAGE_N.json [--jobs1 TRIAGE_1.json] [--json OUT.json]
 
-check() and scaling() are pure (tests/python/test_triage_bench.py runs them on a
+check(), integrity() and scaling() are pure (tests/python/test_triage_bench.py runs them on a
 hand-made triage).
 """
 import argparse
@@ -45,8 +45,26 @@ def check(manifest, triage):
                "seconds": (e or {}).get("seconds"), "level": (e or {}).get("level", "")}
         row["category_ok"] = got in p["category"]
         row["line_ok"] = None if p.get("line") is None else (row["category_ok"] and row["got_line"] == p["line"])
+        want = p.get("detail")
+        if want is None or p["category"] == ["ok"]:
+            row["detail_ok"] = None
+        else:
+            row["detail_ok"] = row["category_ok"] and row["got_detail"] in (want if isinstance(want, list) else [want])
+        row["pattern"] = p.get("pattern")
         rows.append(row)
     return rows
+
+
+def integrity(rows):
+    """The problems that exercise a way to fool an evaluator (the manifest's
+    `pattern`): caught when the category and the sub-category (where one is
+    expected) are the manifest's; per pattern, caught when all its problems are."""
+    tagged = [r for r in rows if r.get("pattern")]
+    caught = [r for r in tagged if r["category_ok"] and r.get("detail_ok") is not False]
+    patterns = sorted({r["pattern"] for r in tagged})
+    missed = sorted({r["pattern"] for r in tagged if r not in caught})
+    return {"problems": len(tagged), "caught": len(caught), "patterns": len(patterns),
+            "patterns_caught": len(patterns) - len(missed), "patterns_missed": missed}
 
 
 def accuracy(rows):
@@ -83,9 +101,12 @@ def print_tables(manifest, triage, triage1=None, out=sys.stdout):
     rows = check(manifest, triage)
     w("\n## Against the manifest\n\n| problem | expected | got | line exp/got | ok | s |\n| --- | --- | --- | --- | --- | --- |\n")
     for r in rows:
-        ok = "yes" if r["category_ok"] and r["line_ok"] is not False else ("category" if r["category_ok"] else "no")
+        right = r["category_ok"] and r["line_ok"] is not False and r.get("detail_ok") is not False
+        ok = "yes" if right else ("category" if r["category_ok"] else "no")
         got = r["got"] + ("/" + r["got_detail"] if r["got_detail"] else "")
-        w("| %s | %s | %s | %s/%s | %s | %s |\n" % (r["name"], "|".join(r["expected"]), got, r["line"], r["got_line"],
+        want = r["detail"] if not isinstance(r["detail"], list) else "|".join(r["detail"])
+        exp = "|".join(r["expected"]) + ("/" + want if want else "")
+        w("| %s | %s | %s | %s/%s | %s | %s |\n" % (r["name"], exp, got, r["line"], r["got_line"],
                                                    ok, "%.1f" % r["seconds"] if r["seconds"] is not None else "-"))
     w("\n## Taxonomy (%d entries, --jobs %s)\n\n| category | entries | %% |\n| --- | --- | --- |\n"
       % (len(triage.get("entries", [])), (triage.get("options") or {}).get("jobs")))
@@ -96,6 +117,11 @@ def print_tables(manifest, triage, triage1=None, out=sys.stdout):
     w("\nright category: %d/%d; located problems with the right category and line: %d/%d; judged: %d/%d\n"
       % (a["right_category"], a["problems"], a["right_category_and_line"], a["located_problems"], a["judged"],
          a["problems"]))
+    g = integrity(rows)
+    if g["problems"]:
+        w("integrity traps caught (category and sub-category): %d/%d problems, %d/%d patterns%s\n"
+          % (g["caught"], g["problems"], g["patterns_caught"], g["patterns"],
+             "; missed: " + ", ".join(str(p) for p in g["patterns_missed"]) if g["patterns_missed"] else ""))
     w("\n## Time\n\n| run | jobs | entries | wall s | wall/entry s | mean entry s | median entry s | entries/min |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- |\n")
     runs = [("N", triage)] + ([("1", triage1)] if triage1 else [])
@@ -123,7 +149,8 @@ def main(argv=None):
     acc = print_tables(manifest, triage, triage1)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"accuracy": acc, "rows": check(manifest, triage), "run_n": run_stats(triage),
+            json.dump({"accuracy": acc, "integrity": integrity(check(manifest, triage)),
+                       "rows": check(manifest, triage), "run_n": run_stats(triage),
                        "run_1": run_stats(triage1) if triage1 else None,
                        "scaling": scaling(triage, triage1) if triage1 else None}, f, indent=1)
     return 0

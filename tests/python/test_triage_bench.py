@@ -72,6 +72,44 @@ class Checker(unittest.TestCase):
         self.assertTrue(text.rstrip().endswith("4.00x"))  # the short table and the scaling come last
 
 
+class Integrity(unittest.TestCase):
+    """The integrity problems count as caught with their category and sub-category."""
+
+    def test_category_and_detail_per_pattern(self):
+        manifest = {"problems": [
+            {"name": "48_alias", "candidate": "p/48_alias_new.py", "category": ["output_is_input"],
+             "detail": "alias", "line": None, "pattern": 1},
+            {"name": "36_input", "candidate": "p/36_input_new.py", "category": ["output_is_input"],
+             "detail": None, "line": None, "pattern": 1},
+            {"name": "59_timed", "candidate": "p/59_timed_new.py", "category": ["integrity"],
+             "detail": ["below_roofline", "timed_result_wrong"], "line": None, "pattern": 12},
+            {"name": "63_sentinel", "candidate": "p/63_sentinel_new.py", "category": ["integrity"],
+             "detail": "sentinel_aware", "line": None, "pattern": 17},
+            {"name": "01_relu", "candidate": "p/01_relu_new.py", "category": ["ok"], "line": None}]}
+
+        def e(name, category, detail=""):
+            return dict(entry(name, category=category), detail=detail)
+        triage = {"entries": [e("48_alias", "output_is_input", "alias"), e("36_input", "output_is_input"),
+                              e("59_timed", "integrity", "timed_result_wrong"),
+                              e("63_sentinel", "integrity", "fallback"),  # the category, not the pattern
+                              entry("01_relu")]}
+        rows = {r["name"]: r for r in summarize.check(manifest, triage)}
+        self.assertTrue(rows["48_alias"]["detail_ok"])
+        self.assertIsNone(rows["36_input"]["detail_ok"])
+        self.assertTrue(rows["59_timed"]["detail_ok"])  # any of the list
+        self.assertFalse(rows["63_sentinel"]["detail_ok"])
+        self.assertIsNone(rows["01_relu"]["detail_ok"])
+        g = summarize.integrity(list(rows.values()))
+        self.assertEqual(g, {"problems": 4, "caught": 3, "patterns": 3, "patterns_caught": 2,
+                             "patterns_missed": [17]})
+        out = io.StringIO()
+        summarize.print_tables(manifest, dict(triage, options={"jobs": 1}, seconds=5.0), None, out)
+        self.assertIn("integrity traps caught (category and sub-category): 3/4 problems, 2/3 patterns; missed: 17",
+                      out.getvalue())
+        self.assertIn("| 63_sentinel | integrity/sentinel_aware | integrity/fallback | None/None | category |",
+                      out.getvalue())
+
+
 class ProblemSet(unittest.TestCase):
     def test_every_problem_pairs_and_is_in_the_manifest(self):
         folder = os.path.join(ROOT, "bench", "triage", "problems")
@@ -82,6 +120,9 @@ class ProblemSet(unittest.TestCase):
         self.assertGreaterEqual(len(pairs), 40)
         names = {os.path.basename(c)[:-len("_new.py")] for _, c in pairs}
         self.assertEqual(names, {p["name"] for p in manifest["problems"]})
+        # One problem at least for each of the 18 ways to fool an evaluator (make_problems.PATTERNS).
+        self.assertEqual(sorted({p["pattern"] for p in manifest["problems"] if p.get("pattern")}),
+                         list(range(1, 19)))
         for p in manifest["problems"]:
             if p["line"] is not None:
                 with open(os.path.join(ROOT, "bench", "triage", p["candidate"])) as f:

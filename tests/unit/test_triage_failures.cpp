@@ -159,6 +159,30 @@ TEST(TriageTaxonomy, CudaMemoryErrorsByKind) {
   EXPECT_EQ(failureClass(Finding{}), FailureClass{});
 }
 
+TEST(TriageTaxonomy, AnIntegrityFindingIsItsOwnClassWithThePatternAsSubclass) {
+  // The runner's answer as traps.py writes it: category integrity, the pattern as detail.
+  const json runner = {{"schema", kRunnerSchema},
+                       {"status", "failed"},
+                       {"findings",
+                        json::array({{{"category", "mismatch"}, {"severity", "error"}, {"message", "1 differs"}},
+                                     {{"category", "integrity"},
+                                      {"severity", "error"},
+                                      {"detail", "input_mutated"},
+                                      {"message", "the forward changed 12 elements of input 0"}}})}};
+  const Classified c = classify(runner);
+  EXPECT_EQ(c.lead.category, "integrity");  // it explains the symptoms: it leads
+  EXPECT_EQ(c.lead.treeNode, "wrong.integrity");
+  EXPECT_EQ(c.cls, (FailureClass{"integrity", "input_mutated"}));
+  Finding bare;
+  bare.category = "integrity";
+  EXPECT_EQ(failureClass(bare), (FailureClass{"integrity", "other"}));
+  // The older traps keep their class; their detail names the pattern.
+  Finding alias;
+  alias.category = "output_is_input";
+  alias.detail = "alias";
+  EXPECT_EQ(failureClass(alias), (FailureClass{"wrong_result", "output_is_input"}));
+}
+
 TEST(TriageTaxonomy, ALimitThatStoppedTheRunnerIsNamedWithWhatItSaw) {
   const json limits = {{"max_cpu_s", 2400.0}, {"max_memory_bytes", 17179869184.0}, {"max_file_bytes", 1e9}};
   const json partial = {{"schema", kRunnerSchema},

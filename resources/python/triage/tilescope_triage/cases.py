@@ -1,14 +1,15 @@
 """The runner's sequence for one problem (docs/triage.md, "The runner"): import,
 build, the cases (shapes x seeds, the candidate from poison), the traps, the
-timing.  Every exception of the candidate ends the judgement where it happens,
+timing, and the integrity checks around them (docs/triage.md, "Integrity").
+Every exception of the candidate ends the judgement where it happens,
 located at the candidate's line; an exception of the reference means the
 problem itself is broken (status "error").
 """
-import statistics
-import time
+import os
+import sys
 
 from . import limits, problem, traps
-from .run import INIT_SEED, POISON_A, POISON_B
+from .harness import INIT_SEED, POISON_A, POISON_B
 
 _SEEDS = {"base": None, "boundary": 2, "scaled": 1}  # None: --seeds
 
@@ -31,13 +32,25 @@ def _build(answer, prob, args):
         cand = problem.load_module(args.candidate, "tilescope_triage_candidate")
         if not hasattr(cand, "ModelNew"):
             raise AttributeError("module '%s' has no attribute 'ModelNew'" % args.candidate)
+        _watch(answer, prob, "import")
         answer.phase("init_candidate")
         T.manual_seed(INIT_SEED)
         cand_model = cand.ModelNew(*init).to(prob.device).eval()
+        _watch(answer, prob, "init")
     except Exception as e:
         answer.exception(e, prob.candidate_path)
         return None, answer.write()
     return (ref, ref_model, cand_model), None
+
+
+def _watch(answer, prob, case):
+    try:
+        found = prob.watch(case)
+    except Exception as e:  # the harness's own check: never the candidate's exception
+        answer.doc.setdefault("notes", []).append("integrity check after %s: %s: %s" % (case, type(e).__name__, e))
+        return
+    for f in found:
+        answer.add(f)
 
 
 def _inputs(prob, ref, seed):
@@ -45,22 +58,49 @@ def _inputs(prob, ref, seed):
     return prob.to_device(list(ref.get_inputs()))
 
 
+def _add_once(answer, f):
+    """A finding of the integrity checks that each run repeats: said once."""
+    if f and not any(g["category"] == f["category"] and g.get("detail") == f.get("detail")
+                     for g in answer.doc["findings"]):
+        answer.add(f)
+        return True
+    return False
+
+
+def _run_integrity(answer, prob, run, ref, label):
+    """The structural checks of one candidate run against the reference's run."""
+    _add_once(answer, traps.lazy_output(run.types, ref.types, label))
+    _add_once(answer, traps.output_alias(run.alias, ref.alias, label))
+    if not run.found:  # a write past an output's end may land in an input: the guard zone's finding says it
+        _add_once(answer, traps.input_mutation(run.mutated, {m["input"] for m in ref.mutated}, label))
+    _add_once(answer, traps.background_threads(run.threads, label))
+    _add_once(answer, traps.pending_streams(run.pending, label))
+    _watch(answer, prob, label)
+
+
 def _check_case(answer, prob, models, label, seed, inputs, trio, rtol, atol):
     """One case: the reference, the candidate from poison A (and again, and from
-    poison B when `trio`), the comparison and the traps.  Returns the outputs."""
+    poison B when `trio`), the comparison, the traps and the integrity checks.
+    Returns (candidate outputs, reference outputs, the case)."""
     _, ref_model, cand_model = models
-    ref_out = prob.reference(ref_model, inputs)
-    out, guard_findings = prob.run_candidate(cand_model, inputs, POISON_A, label)
-    case = {"label": label, "seed": seed, "status": "ok"}
-    for f in guard_findings:
+    ref = prob.reference_run(ref_model, inputs)
+    ref_out = ref.outs
+    run = prob.run_candidate(cand_model, inputs, POISON_A, label, trace_exceptions=True)
+    out = run.outs
+    case = {"label": label, "seed": seed, "status": "ok", "launches": run.launches,
+            "dtype": (run.dtypes or [None])[0], "reference_dtype": (ref.dtypes or [None])[0]}
+    if run.swallowed:
+        case["swallowed"] = run.swallowed
+    for f in run.found:
         answer.add(f)
         case["status"] = "failed"
+    _run_integrity(answer, prob, run, ref, label)
     if len(out) != len(ref_out):
         answer.add(traps.finding("mismatch", "the candidate returns %d outputs, the reference %d"
                                  % (len(out), len(ref_out)), detail="outputs", case=label))
         case["status"] = "failed"
         answer.doc["cases"].append(case)
-        return out, ref_out
+        return out, ref_out, case
     np_inputs = prob.numpy_inputs(inputs)
     for i, (o, r) in enumerate(zip(out, ref_out)):
         stats = traps.compare(o, r, rtol, atol)
@@ -73,14 +113,60 @@ def _check_case(answer, prob, models, label, seed, inputs, trio, rtol, atol):
         if stats["mismatches"]:
             case["status"] = "failed"
     if trio:
-        again, _ = prob.run_candidate(cand_model, inputs, POISON_A, label)
-        other, _ = prob.run_candidate(cand_model, inputs, POISON_B, label)
-        f = traps.poison_and_trials(out[0], again[0], other[0], label, rtol, atol)
+        again = prob.run_candidate(cand_model, inputs, POISON_A, label)
+        other = prob.run_candidate(cand_model, inputs, POISON_B, label)
+        case["launches_again"], case["launches_other"] = again.launches, other.launches
+        f = traps.poison_and_trials(out[0], again.outs[0], other.outs[0], label, rtol, atol)
         if f:
             answer.add(f)
             case["status"] = "failed"
     answer.doc["cases"].append(case)
-    return out, ref_out
+    return out, ref_out, case
+
+
+def _base_trials(answer, prob, models, ref, inputs, out, ref_out, case, rtol, atol):
+    """The base shape's extra trials, on seed 0: the same buffers refilled with
+    seed 1's values (a result cache), and a float64 reference (a precision
+    downgrade)."""
+    _, ref_model, cand_model = models
+    with problem.Shape(ref, dict(problem.variants(ref))["base"]):
+        other = _inputs(prob, ref, 1)
+    first, refilled = prob.refill_trial(cand_model, inputs, other)
+    r1 = prob.reference(ref_model, other)
+    if first and refilled and ref_out and r1:
+        answer.add(traps.cached_result(first[0], refilled[0], ref_out[0], r1[0], case["label"], rtol, atol))
+    r64 = prob.reference64(ref_model, inputs)
+    if r64 and r64[0] is not None and out and ref_out:
+        answer.add(traps.precision(out[0], ref_out[0], r64[0], case["label"], out_dtype=case.get("dtype"),
+                                   ref_dtype=case.get("reference_dtype")))
+
+
+def _after_cases(answer, plain, base_case, base_stats):
+    """The checks over every case: the launches per case (a fallback), the
+    shapes (overfitting one), the evaluator's order (a stale output, a
+    sentinel-aware candidate)."""
+    cases = answer.doc["cases"]
+    answer.add(traps.shape_overfit(cases))
+    # A result cache explains runs that launch nothing and runs that differ: it is said as such.
+    cached = any(f["category"] == "input_invariant" for f in answer.doc["findings"])
+    if not cached:
+        swallowed = [s for c in cases for s in c.get("swallowed", [])]
+        # Cases whose result is right: one computed by the framework is a fallback, a wrong one is not.
+        answer.add(traps.fallback([(c["label"], c.get("launches", 0)) for c in cases
+                                   if c["status"] == "ok" or c.get("launches", 0)], swallowed))
+    if plain is None or base_case is None:
+        return
+    run, stats = plain
+    stale = traps.stale_output(base_stats, stats, base_case["label"])
+    if stale:
+        answer.doc["findings"].insert(0, stale)  # the lead among the uninitialized reads it explains
+        return
+    if cached:
+        return
+    launches = {"poison A": base_case.get("launches"), "poison A again": base_case.get("launches_again"),
+                "poison B": base_case.get("launches_other"), "plain": run.launches}
+    answer.add(traps.sentinel_aware(launches, base_stats is not None and not base_stats.get("mismatches"),
+                                    not stats.get("mismatches"), base_case["label"]))
 
 
 def _case_names(ref, args):
@@ -114,6 +200,7 @@ def _cases(answer, prob, models, args, rtol, atol):
     ref = models[0]
     base_outs, base_refs = [], []
     skipped = set()
+    plain = base_case = base_stats = None
     for name, label, values, seed in _case_names(ref, args):
         if label in skipped:
             continue
@@ -129,7 +216,15 @@ def _cases(answer, prob, models, args, rtol, atol):
                 continue
             answer.phase("forward")
             try:
-                out, refs = _check_case(answer, prob, models, name, seed, inputs, seed == 0, rtol, atol)
+                first = plain is None and label == "base"
+                if first:  # before anything of the runner's is in memory: the evaluator's order
+                    run, ref_outs = prob.plain_trial(models[1], models[2], inputs)
+                    plain = (run, traps.compare(run.outs[0], ref_outs[0], rtol, atol) if run.outs and ref_outs
+                             else {"mismatches": 1})
+                out, refs, case = _check_case(answer, prob, models, name, seed, inputs, seed == 0, rtol, atol)
+                if first:
+                    base_case, base_stats = case, case.get("compare")
+                    _base_trials(answer, prob, models, ref, inputs, out, refs, case, rtol, atol)
             except Exception as e:
                 answer.exception(e, prob.candidate_path, case=name)
                 return answer.write()
@@ -137,6 +232,7 @@ def _cases(answer, prob, models, args, rtol, atol):
             base_outs.append(out[0])
             base_refs.append(refs[0])
     answer.add(traps.input_invariant(base_outs, base_refs, "base", rtol, atol))
+    _after_cases(answer, plain, base_case, base_stats)
     _tail_detail(answer)
     return None
 
@@ -153,47 +249,105 @@ def _tail_detail(answer):
             f["detail"] = "tail_tiles"
 
 
-def _time(prob, fn, inputs, budget_s=0.2, max_reps=50):
-    """Median ns of fn(*inputs): 3 warm-up calls, then CUDA events around each call."""
-    T = prob.torch
-    xs = prob.clone(inputs)
-    with T.no_grad():
-        for _ in range(3):
-            fn(*xs)
-        prob.sync()
-        times, end = [], time.perf_counter() + budget_s
-        while len(times) < max_reps and (len(times) < 5 or time.perf_counter() < end):
-            if prob.device == "cuda":
-                s, e = T.cuda.Event(enable_timing=True), T.cuda.Event(enable_timing=True)
-                s.record()
-                fn(*xs)
-                e.record()
-                e.synchronize()
-                times.append(s.elapsed_time(e) * 1e6)
-            else:
-                t0 = time.perf_counter()
-                fn(*xs)
-                times.append((time.perf_counter() - t0) * 1e9)
-    return statistics.median(times), len(times)
+def _input_sets(prob, ref, n=3):
+    """Inputs of the current shape for seeds 0..n-1: fresh values per timed call."""
+    return [_inputs(prob, ref, seed) for seed in range(n)]
+
+
+def _timed(answer, prob, models, sets, refs, label):
+    """Both models timed on `sets`; the candidate's last timed output checked
+    against the reference's for its inputs.  (candidate ns, reference ns, reps)."""
+    _, ref_model, cand_model = models
+    c, reps, last, k = prob.time(cand_model, sets)
+    _watch(answer, prob, "timing")
+    _add_once(answer, traps.timed_result(last, refs, k, "timing " + label))
+    r, _, _, _ = prob.time(ref_model, sets)
+    return c, r, reps
 
 
 def _timing(answer, prob, models, args):
     ref, ref_model, cand_model = models
+    T = prob.torch
     answer.phase("timing")
     variants = dict(problem.variants(ref))
     with problem.Shape(ref, variants["base"]):
-        inputs = _inputs(prob, ref, 0)
-        c, reps = _time(prob, cand_model, inputs)
-        r, _ = _time(prob, ref_model, inputs)
-    timing = {"candidate_ns": c, "reference_ns": r, "speedup": r / c if c > 0 else None, "reps": reps}
+        sets = _input_sets(prob, ref)
+        refs = [prob.reference(ref_model, s)[0] for s in sets]
+        c, r, reps = _timed(answer, prob, models, sets, refs, "base")
+        in_bytes = sum(x.numel() * x.element_size() for x in sets[0] if isinstance(x, T.Tensor))
+        out_bytes = prob.reference_run(ref_model, sets[0]).out_bytes
+        profile = prob.profile(cand_model, sets[0])
+    timing = {"candidate_ns": c, "reference_ns": r, "speedup": r / c if c > 0 else None, "reps": reps,
+              "fresh_inputs": len(sets), "l2_flushed": prob.device == "cuda"}
+    if prob.device == "cuda":
+        bw = prob.bandwidth()
+        timing["copy_bytes_per_ns"] = bw
+        answer.add(traps.below_roofline(c, in_bytes + out_bytes, bw))
+    else:
+        answer.add(traps.below_roofline(c, 0, 0))
+    if profile:
+        caller, returned_at, kernels = profile
+        timing["cupti"] = {"kernels": len(kernels), "kernel_ns": sum(k["dur"] for k in kernels),
+                           "streams": sorted({str(k["stream"]) for k in kernels})}
+        if kernels:
+            span = max(k["end"] for k in kernels) - min(k["start"] for k in kernels)
+            timing["cupti"]["span_ns"] = span
+            _add_once(answer, traps.stream_escape(kernels, caller, returned_at))
+            _add_once(answer, traps.timer_mismatch(c, span))
+            answer.add(traps.library_fallback(kernels))
     if "scaled" in variants:
         with problem.Shape(ref, variants["scaled"]):
-            inputs = _inputs(prob, ref, 0)
-            c2, _ = _time(prob, cand_model, inputs)
-            r2, _ = _time(prob, ref_model, inputs)
+            sets = _input_sets(prob, ref)
+            refs = [prob.reference(ref_model, s)[0] for s in sets]
+            c2, r2, _ = _timed(answer, prob, models, sets, refs, "scaled")
         timing["scaled"] = {"candidate_ns": c2, "reference_ns": r2}
         answer.add(traps.timing_scaling(c, c2, r, r2))
     answer.doc["timing"] = timing
+
+
+def _guard_pages(answer, prob, models, args):
+    """The candidate once more, on inputs whose copies end where their device
+    mapping ends (integrity.GuardPages), at the boundary shape (sizes that are
+    no longer multiples of a block): a load past an input's end faults there,
+    where the NaN guard zone only shows it when the value read reaches the
+    output.  Last of the correctness runs: the fault ends the process's CUDA
+    context.  True when it faulted (the finding is added)."""
+    from . import integrity
+    ref, _, cand_model = models
+    T = prob.torch
+    variants = dict(problem.variants(ref))
+    label = "boundary" if "boundary" in variants else "base"
+    name = next((c["label"] for c in answer.doc["cases"] if c["label"].startswith(label)), label)
+    with problem.Shape(ref, variants[label]):
+        inputs = _inputs(prob, ref, 0)
+    try:
+        pages = integrity.GuardPages(T, T.cuda.current_device())
+        xs = [pages.copy(x) if isinstance(x, T.Tensor) and x.is_cuda and x.is_contiguous() and x.numel() else
+              (x.clone() if isinstance(x, T.Tensor) else x) for x in inputs]
+        prob.sync()
+    except Exception as e:  # no virtual memory management here (an old driver, a sandbox without it)
+        answer.doc.setdefault("notes", []).append("guard pages not available: %s: %s" % (type(e).__name__, e))
+        return False
+    answer.phase("guard_pages")
+    try:
+        with T.no_grad():
+            cand_model(*xs)
+        prob.sync()
+        answer.doc["guard_pages"] = {"case": name, "faulted": False}
+        return False
+    except Exception as e:
+        text = "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
+        if "illegal memory access" not in str(e) and "CUDA" not in str(e):
+            answer.doc.setdefault("notes", []).append("guard pages: the candidate raised %s" % text)
+            return False
+        answer.doc["guard_pages"] = {"case": name, "faulted": True}
+        # The case the capture replays (the first that failed): the trace may name the load.
+        answer.doc["cases"].append({"label": name, "seed": 0, "status": "failed", "probe": "guard_pages"})
+        answer.add(traps.finding("oob_read", "a load past the end of an input faulted at the %s shape, its copy "
+                                 "ending where its device mapping ends (%s); the values read there never reached "
+                                 "the output, so no comparison shows it" % (label, text), detail="guard_page",
+                                 case=name, exception=text, sticky=True))
+        return True
 
 
 def judge(torch, args, answer, prob):
@@ -210,6 +364,11 @@ def judge(torch, args, answer, prob):
         answer.add(traps.finding("no_kernel", "no Triton kernel and no extension function of the candidate ran "
                                  "during its forward: the framework computed the result", launches=0))
     failed = any(f.get("severity", "error") == "error" for f in answer.doc["findings"])
+    if not failed and prob.device == "cuda" and prob.counter.own() and _guard_pages(answer, prob, models, args):
+        code = answer.write()  # the context is gone: nothing more runs, not even the allocator's teardown
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     if not args.no_timing and not failed:
         try:
             _timing(answer, prob, models, args)

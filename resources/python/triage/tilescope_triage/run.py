@@ -16,10 +16,7 @@ import time
 import traceback
 
 from . import RUNNER_SCHEMA, limits, locate
-
-INIT_SEED = 42
-POISON_A = 0xFF   # NaN in every float format: unwritten elements show
-POISON_B = 0x3C   # finite in every float format (f32 0.0115, f16 1.06): the second poison
+from .harness import INIT_SEED, POISON_A, POISON_B, Problem  # noqa: F401  (cases.py's and the tests' names)
 
 
 class Answer:
@@ -100,14 +97,34 @@ class LaunchCounter:
         self.triton = 0
         self.extension = 0
         self.names = []
+        self.streams = set()  # the streams of the Triton launches since the last clear
 
     def _hook(self, md):
         if not self.active:
             return
         self.triton += 1
-        name = getattr(md, "data", {}).get("name") if md is not None else None
+        data = getattr(md, "data", {}) if md is not None else {}
+        name = data.get("name")
         if name and name not in self.names and len(self.names) < 16:
             self.names.append(name)
+        stream = data.get("stream")
+        if isinstance(stream, int) and len(self.streams) < 16:
+            self.streams.add(stream)
+
+    def installed(self):
+        """Triton's launch hook chain still holds ours (a candidate may remove it)."""
+        try:
+            from triton import knobs
+            return self._hook in knobs.runtime.launch_enter_hook.calls
+        except Exception:
+            return True
+
+    def rehook(self):
+        try:
+            from triton import knobs
+            knobs.runtime.launch_enter_hook.add(self._hook)
+        except Exception:
+            pass
 
     def install(self):
         try:
@@ -159,80 +176,6 @@ class _Counted:
         return call
 
 
-def _flat(out):
-    if isinstance(out, (list, tuple)):
-        r = []
-        for o in out:
-            r += _flat(o)
-        return r
-    return [out]
-
-
-class Problem:
-    def __init__(self, torch, args, answer, counter):
-        self.torch, self.args, self.answer, self.counter = torch, args, answer, counter
-        self.device = args.device
-        self.candidate_path = os.path.abspath(args.candidate)
-        self.guards = None
-
-    def sync(self):
-        if self.device == "cuda":
-            self.torch.cuda.synchronize()
-
-    def to_device(self, xs):
-        T = self.torch
-        return [x.to(self.device) if isinstance(x, T.Tensor) else x for x in xs]
-
-    def clone(self, xs):
-        T = self.torch
-        return [x.clone() if isinstance(x, T.Tensor) else x for x in xs]
-
-    def poison(self, byte, inputs):
-        """Fills the caching allocator's free memory with `byte`: the outputs the
-        candidate allocates start from it, so elements it never writes show."""
-        T = self.torch
-        if self.device != "cuda" or self.args.replay:  # under capture: each tensor its own allocation
-            return
-        in_bytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, T.Tensor))
-        free, _ = T.cuda.mem_get_info()
-        n = int(min(max(64 << 20, 4 * in_bytes), free // 4))
-        big = T.empty(n, dtype=T.uint8, device="cuda").fill_(byte)
-        small = [T.empty((1 << 20) - 512, dtype=T.uint8, device="cuda").fill_(byte) for _ in range(8)]
-        self.sync()
-        del big, small
-
-    def run_candidate(self, model, inputs, poison, case=""):
-        """The candidate's outputs (numpy) and the guard zones' findings of this run."""
-        T = self.torch
-        guards = self.guards
-        xs = guards.guard_inputs(inputs) if guards else self.clone(inputs)
-        self.poison(poison, xs)
-        self.counter.active = True
-        if guards:
-            guards.poison, guards.active = poison, True
-        try:
-            with T.no_grad():
-                out = model(*xs)
-            self.sync()
-        finally:
-            self.counter.active = False
-            if guards:
-                guards.active = False
-        found = guards.check(case) if guards else []
-        return [o.detach().float().cpu().numpy() if isinstance(o, T.Tensor) else o for o in _flat(out)], found
-
-    def reference(self, model, inputs):
-        T = self.torch
-        with T.no_grad():
-            out = model(*self.clone(inputs))
-        self.sync()
-        return [o.detach().float().cpu().numpy() if isinstance(o, T.Tensor) else o for o in _flat(out)]
-
-    def numpy_inputs(self, inputs):
-        T = self.torch
-        return [x.detach().float().cpu().numpy() for x in inputs if isinstance(x, T.Tensor) and x.numel() < (1 << 26)]
-
-
 def _parse(argv):
     p = argparse.ArgumentParser(description="judge one reference/candidate problem (docs/triage.md)")
     p.add_argument("--reference", required=True)
@@ -261,7 +204,7 @@ def main(argv=None):
     except ImportError as e:
         return answer.error("PyTorch is not installed for %s (%s)" % (sys.executable, e))
     try:
-        import numpy  # noqa: F401  (the comparisons and traps)
+        import numpy  # the comparisons and traps
     except ImportError as e:
         return answer.error("numpy is not installed for %s (%s)" % (sys.executable, e))
     answer.doc["environment"]["torch"] = torch.__version__
@@ -282,7 +225,14 @@ def main(argv=None):
         from .guards import Guards
         prob.guards = Guards(torch, prob.candidate_path)
         prob.guards.install()  # before the candidate is imported: its own imports of torch.empty see it
-    from . import cases
+    from . import cases, guards, harness, integrity, problem, traps
+    prob.threads = integrity.Threads(prob.candidate_path)
+    prob.threads.install()
+    if not args.replay:
+        # What the harness relies on, as it is before the candidate is imported (docs/triage.md, "Integrity").
+        prob.tamper = integrity.Tamper()
+        integrity.watch_harness(prob.tamper, torch, numpy, [sys.modules[__name__], cases, guards, harness, integrity,
+                                                            limits, locate, problem, traps])
     return cases.judge(torch, args, answer, prob)
 
 
