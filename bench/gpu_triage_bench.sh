@@ -3,7 +3,7 @@
 #
 #   bench/gpu_triage_bench.sh BUILD_DIR OUT
 #
-# runs `tilescope-run triage` over bench/triage/problems (47 KernelBench-style
+# runs `tilescope-run triage` over bench/triage/problems (65 KernelBench-style
 # problems, bench/triage/make_problems.py) with --jobs N (N = GPUs x SLOTS_PER_GPU,
 # default 4 slots per GPU: an entry is mostly Python and compiles, so one GPU
 # serves several) and then with --jobs 1 on every third problem for the time that

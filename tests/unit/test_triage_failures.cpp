@@ -161,14 +161,14 @@ TEST(TriageTaxonomy, CudaMemoryErrorsByKind) {
 
 TEST(TriageTaxonomy, AnIntegrityFindingIsItsOwnClassWithThePatternAsSubclass) {
   // The runner's answer as traps.py writes it: category integrity, the pattern as detail.
-  const json runner = {{"schema", kRunnerSchema},
-                       {"status", "failed"},
-                       {"findings",
-                        json::array({{{"category", "mismatch"}, {"severity", "error"}, {"message", "1 differs"}},
-                                     {{"category", "integrity"},
-                                      {"severity", "error"},
-                                      {"detail", "input_mutated"},
-                                      {"message", "the forward changed 12 elements of input 0"}}})}};
+  const json runner = {
+      {"schema", kRunnerSchema},
+      {"status", "failed"},
+      {"findings", json::array({{{"category", "mismatch"}, {"severity", "error"}, {"message", "1 differs"}},
+                                {{"category", "integrity"},
+                                 {"severity", "error"},
+                                 {"detail", "input_mutated"},
+                                 {"message", "the forward changed 12 elements of input 0"}}})}};
   const Classified c = classify(runner);
   EXPECT_EQ(c.lead.category, "integrity");  // it explains the symptoms: it leads
   EXPECT_EQ(c.lead.treeNode, "wrong.integrity");

@@ -34,8 +34,8 @@ constexpr CategoryInfo kCategories[] = {
     // names the pattern. It explains the symptoms it produces (memory never
     // written, a wrong shape, ...), so it ranks before them.
     {"integrity", Verdict::incorrect, 7, "wrong.integrity",
-     "the candidate games the evaluation: its inputs, outputs, streams, threads, timers or the harness are not "
-     "what a correct kernel leaves"},
+     "the candidate games the evaluation: its inputs, outputs, streams, threads, timers or the harness "
+     "are not what a correct kernel leaves"},
     {"uninitialized_read", Verdict::incorrect, 8, "wrong.uninitialized_read",
      "the output depends on memory the kernel never initialised"},
     {"race", Verdict::incorrect, 9, "fault.race",
