@@ -68,7 +68,10 @@ const std::vector<TraceCase> kCases = {
   {"trace/pack4.tscfg.json",                      "", "", {}},
   {"trace/rowsum.tscfg.json",                     "", "", {}},
   // a 4240-byte struct of tensor pointers read through the parameter's address
-  // (PyTorch's multi_tensor_apply): copied to local memory, and read in place
+  // (PyTorch's multi_tensor_apply): copied to local memory, and read in place.
+  // Open defect (H200, 2026-12-02): both traced launches fault, while the
+  // untraced runs are right and compute-sanitizer finds 0 errors; what they
+  // share is parameters past 4 KiB (docs/measurements.md, "parameters past 4 KiB").
   {"trace/tensor_list.tscfg.json",                "", "", {}},
   {"trace/tensor_list_grid_constant.tscfg.json",  "", "", {}},
   {"gemm/gemm_tiled_tail.tscfg.json",             "", "", {}},
