@@ -245,6 +245,7 @@ void MainWindow::setupViewMenu() {
 }
 
 void MainWindow::resetLayout() {
+  leaveTriageRoom();  // the central column and the docks it hid back first
   if (!m_defaultLayout.isEmpty()) restoreState(m_defaultLayout);
 }
 
@@ -389,6 +390,7 @@ void MainWindow::setupConnections() {
 }
 
 void MainWindow::setReport(ReportPtr report, const QString& path) {
+  leaveTriageRoom();  // a report shown is looked at in the report views
   m_report = std::move(report);
   m_reportPath = path;
   QStringList dirs;

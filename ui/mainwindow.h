@@ -65,6 +65,9 @@ class MainWindow : public QMainWindow {
   SourcePanel* sourcePanel() const { return m_sourcePanel; }
   PointsTable* pointsTable() const { return m_pointsView; }
   TriagePanel* triagePanel() const { return m_triagePanel; }
+  /// True while an open triage's tab is in front: it is then the main view, the central
+  /// column and the docks of the other areas having given way (mainwindow_triage.cpp).
+  bool triageHasTheRoom() const { return m_triageRoom; }
   /// File ▸ Capture from a program…: shows the capture dialog (made on first use;
   /// it keeps its form and its capture while hidden). Its configs open as File ▸ Open's.
   void captureFromProgram();
@@ -140,6 +143,9 @@ class MainWindow : public QMainWindow {
   void setupConnections();
   void setupTriage();  ///< the Triage dock, its export action and connections
   bool showTriage(const nlohmann::json& doc, const QString& path);
+  void updateTriageRoom();        ///< the room as the Triage dock's state asks (in front, docked, a triage)
+  void setTriageRoom(bool room);  ///< the central column and other areas' docks hidden, or back
+  void leaveTriageRoom();         ///< the room given back and another tab of the Triage's area in front
   void restoreSettings();
   void saveSettings() const;
   void addRecentFile(const QString& path);
@@ -175,6 +181,11 @@ class MainWindow : public QMainWindow {
   SourcePanel* m_sourcePanel = nullptr;
   PointsTable* m_pointsView = nullptr;
   TriagePanel* m_triagePanel = nullptr;
+  bool m_triageRoom = false;
+  bool m_changingRoom = false;                     ///< hiding docks emits their visibility: not a user's act
+  int m_areaBeforeRoom = 0;                        ///< the Triage's area's size before it took the room
+  QList<QPointer<QDockWidget>> m_gaveWay;          ///< the docks the room hid, to show again
+  QList<QPointer<QDockWidget>> m_frontBeforeRoom;  ///< those of them in front of their tab groups
   Banner* m_verdictBanner = nullptr;
   Banner* m_messageBanner = nullptr;
   QMenu* m_recentMenu = nullptr;

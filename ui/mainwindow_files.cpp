@@ -81,6 +81,7 @@ bool MainWindow::openReport(const QString& path) {
 
 void MainWindow::showError(const QString& message) {
   m_lastError = message;
+  leaveTriageRoom();  // the message banner is the central column's
   m_messageBanner->showMessage(Banner::Kind::error, message.toHtmlEscaped());
   statusBar()->showMessage(message, 15000);
 }
@@ -256,6 +257,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   if (m_runPanel->isRunning()) m_runPanel->cancel();
+  leaveTriageRoom();  // the layout saved is the report views'
   saveSettings();
   event->accept();
 }

@@ -188,18 +188,15 @@ int shootCompareDialog(tilescope::ui::MainWindow& window, const QString& dir) {
 }
 
 // The whole window at a laptop's 1280 x 800 and a desktop's 1920 x 1080, every dock
-// where a first start puts it; a triage in the room it takes when it opens.
+// where a first start puts it; a triage in front, in the room it takes (the window's).
 void shootWindows(tilescope::ui::MainWindow& window,
                   const std::function<void(const QPixmap&, const QString&)>& save) {
   for (const QSize sz : {QSize(1280, 800), QSize(1920, 1080)}) {
     window.resetLayout();
     window.resize(sz);
     settle();
-    if (auto* t = window.findChild<QDockWidget*>(QStringLiteral("triageDock"));
-        t && window.triagePanel()->triage()) {
-      t->raise();  // as opening it does (MainWindow::showTriage)
-      window.resizeDocks({t}, {sz.height() * 3 / 5}, Qt::Vertical);
-    }
+    auto* triage = window.findChild<QDockWidget*>(QStringLiteral("triageDock"));
+    if (triage && window.triagePanel()->triage()) triage->raise();  // it takes the room, as opening it does
     settle();
     const QString suffix =
         sz.width() == 1280 ? QString() : QStringLiteral("-%1x%2").arg(sz.width()).arg(sz.height());

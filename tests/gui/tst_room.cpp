@@ -4,6 +4,7 @@
 // at a first start; the Triage view has a main view's room; a dock's edge resizes it.
 #include <QDockWidget>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QHeaderView>
 #include <QScrollBar>
 #include <QStandardPaths>
@@ -13,6 +14,7 @@
 #include <QtTest>
 
 #include "charts/chartplot.h"
+#include "charts/qcp.h"
 #include "charts/triagecharts.h"
 #include "mainwindow.h"
 #include "models/ifdefs.h"
@@ -43,6 +45,23 @@ void drag(QWidget* target, QPoint from, QPoint to) {
   }
   send(QEvent::MouseButtonRelease, to, Qt::NoButton);
   QTest::qWait(50);
+}
+/// No two adjacent tick labels of `axis` (a bottom axis, its labels slanted or level)
+/// cover each other: each label's box, turned as QCustomPlot turns it about its
+/// tick (the text ending there when slanted), is tested against the next one's.
+bool labelsApart(QCPAxis* axis) {
+  const QMap<double, QString> ticks = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())->ticks();
+  const QFontMetricsF fm(axis->tickLabelFont());
+  const double angle = axis->tickLabelRotation();
+  QPolygonF previous;
+  for (auto it = ticks.cbegin(); it != ticks.cend(); ++it) {
+    const double w = fm.horizontalAdvance(it.value()), h = fm.height();
+    const QRectF box = angle < 0 ? QRectF(-w, 0, w, h) : QRectF(-w / 2, 0, w, h);
+    const QPolygonF label = QTransform().translate(axis->coordToPixel(it.key()), 0).rotate(angle).map(box);
+    if (!previous.isEmpty() && previous.intersects(label)) return false;
+    previous = label;
+  }
+  return ticks.size() > 1;
 }
 }  // namespace
 
@@ -251,33 +270,71 @@ class TstRoom : public QObject {
         QVERIFY2(!child->geometry().intersects(cw->geometry()), child->metaObject()->className());
   }
 
-  /// A triage takes a main view's room at a laptop's 1280 x 800: tall, its Time and
-  /// Fix columns on screen, its chart labels apart, a click showing the entry whole.
+  /// A triage is a main view: in front, it has the window (the central column and the
+  /// side docks give way) at a laptop's 1280 x 800 and a desktop's 1920 x 1080: a
+  /// screenful of entries, its Time and Fix columns on screen, its chart labels apart,
+  /// a click showing the entry whole.
+  void triageHasAMainViewsRoom_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<int>("rows");          // entries the table's viewport holds, at least
+    QTest::addColumn<bool>("beforeShown");  // opened as `tilescope triage.json` does, before show()
+    QTest::newRow("1280x800") << QSize(1280, 800) << 15 << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << 24 << true;
+  }
   void triageHasAMainViewsRoom() {
+    QFETCH(QSize, size);
+    QFETCH(int, rows);
+    QFETCH(bool, beforeShown);
     MainWindow w;
-    w.resize(1280, 800);
+    w.resize(size);
+    if (beforeShown) QVERIFY2(w.openFile(kTriage), qPrintable(w.lastError()));
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY2(w.openFile(kTriage), qPrintable(w.lastError()));
+    if (!beforeShown) QVERIFY2(w.openFile(kTriage), qPrintable(w.lastError()));
     TriagePanel* panel = w.triagePanel();
-    QTRY_VERIFY(panel->table()->isVisible());
+    QTRY_VERIFY(w.triageHasTheRoom());
     QTest::qWait(100);
-    // The middle row keeps the Run panel's minimum (340 px): the rest is the triage's.
-    QVERIFY2(panel->height() >= w.height() / 3,
-             qPrintable(QStringLiteral("%1 of %2 px").arg(panel->height()).arg(w.height())));
+    QCOMPARE(w.size(), size);
+    QVERIFY(w.centralWidget()->isHidden());
+    for (const char* name : {"runDock", "configDock", "pointsDock", "maskDock"})
+      QVERIFY2(!w.findChild<QDockWidget*>(QString::fromLatin1(name))->isVisible(), name);
+    // The window's width and all its height but the menus', tool bar's, tabs' and status bar's.
+    QVERIFY2(panel->width() >= w.width() - 16 && panel->height() >= w.height() - 160,
+             qPrintable(QStringLiteral("%1 x %2 in %3 x %4")
+                            .arg(panel->width())
+                            .arg(panel->height())
+                            .arg(w.width())
+                            .arg(w.height())));
     QTableView* table = panel->table();
-    for (int c : {int(TriageModel::TimeColumn), int(TriageModel::FixColumn)}) {
-      const int x = table->horizontalHeader()->sectionViewportPosition(c);
-      QVERIFY2(x >= 0 && x + 40 <= table->viewport()->width(),
-               qPrintable(
-                   QStringLiteral("column %1 at %2 in %3 px").arg(c).arg(x).arg(table->viewport()->width())));
-    }
+    const int rowHeight = table->verticalHeader()->defaultSectionSize();
+    QVERIFY2(table->viewport()->height() >= rows * rowHeight,
+             qPrintable(
+                 QStringLiteral("%1 px for rows of %2 px").arg(table->viewport()->height()).arg(rowHeight)));
+    // Every entry of the fixture (8) whole on screen, no scrolling.
+    const int n = table->model()->rowCount();
+    QCOMPARE(n, 8);
+    for (int r = 0; r < n; ++r)
+      QVERIFY2(table->viewport()->rect().contains(table->visualRect(table->model()->index(r, 0))),
+               qPrintable(QStringLiteral("row %1").arg(r)));
+    QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+    // Time whole, Fix starting on screen with room for its text, no horizontal scrolling.
+    const QHeaderView* header = table->horizontalHeader();
+    const int time = header->sectionViewportPosition(TriageModel::TimeColumn);
+    QVERIFY2(time >= 0 && time + header->sectionSize(TriageModel::TimeColumn) <= table->viewport()->width(),
+             qPrintable(QStringLiteral("Time at %1 in %2 px").arg(time).arg(table->viewport()->width())));
+    const int fix = header->sectionViewportPosition(TriageModel::FixColumn);
+    const int fixRoom = table->viewport()->width() - fix;
+    QVERIFY2(fix >= 0 && fixRoom >= table->fontMetrics().horizontalAdvance(QStringLiteral("x")) * 24,
+             qPrintable(QStringLiteral("Fix at %1 in %2 px").arg(fix).arg(table->viewport()->width())));
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
     // The taxonomy's category labels: a line of text each, at least, apart.
     ChartPlot* tax = panel->taxonomyPlot();
     const int bars = static_cast<int>(panel->bars().size());
     QVERIFY(bars > 1);
     QVERIFY2(tax->axisRect()->height() / bars >= QFontMetrics(tax->yAxis->tickLabelFont()).height(),
              qPrintable(QStringLiteral("%1 px for %2 labels").arg(tax->axisRect()->height()).arg(bars)));
+    // The speedup ranges' slanted labels clear of each other.
+    QVERIFY2(labelsApart(panel->speedupPlot()->xAxis), "speedup range labels overlap");
     // A single click selects the entry and shows it whole; it opens nothing.
     QVERIFY(panel->detailsText().isEmpty());
     QSignalSpy opened(panel, &TriagePanel::reportRequested);
@@ -285,12 +342,81 @@ class TstRoom : public QObject {
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
     QCOMPARE(table->selectionModel()->currentIndex().row(), 1);
     const QString name = table->model()->index(1, TriageModel::EntryColumn).data().toString();
-    const QString fix = table->model()->index(1, TriageModel::FixColumn).data().toString();
+    const QString fixText = table->model()->index(1, TriageModel::FixColumn).data().toString();
     QVERIFY(!name.isEmpty());
     QVERIFY2(panel->detailsView()->toPlainText().contains(name),
              qPrintable(panel->detailsView()->toPlainText()));
-    if (!fix.isEmpty()) QVERIFY(panel->detailsView()->toPlainText().contains(fix));
+    if (!fixText.isEmpty()) QVERIFY(panel->detailsView()->toPlainText().contains(fixText));
     QCOMPARE(opened.count(), 0);
+    QVERIFY(panel->detailsView()->isVisible() && panel->detailsView()->height() >= 100);
+  }
+
+  /// The room is the Triage's while it is in front: another tab, an entry's report
+  /// (Enter on a row), an error, or closing the dock brings the report views back.
+  void triageGivesTheRoomBack() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* triage = w.findChild<QDockWidget*>(QStringLiteral("triageDock"));
+    auto* findings = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+    auto* run = w.findChild<QDockWidget*>(QStringLiteral("runDock"));
+    auto* mask = w.findChild<QDockWidget*>(QStringLiteral("maskDock"));
+    const auto reportViews = [&] {
+      return !w.triageHasTheRoom() && w.centralWidget()->isVisible() && run->isVisible() &&
+             mask->isVisible() && w.coveragePanel()->height() >= 200;
+    };
+    QVERIFY(reportViews());
+    const int bottom = findings->height();
+    QVERIFY2(w.openFile(kTriage), qPrintable(w.lastError()));
+    QTRY_VERIFY(w.triageHasTheRoom());
+    // Another tab in front: the report views are back, at their size.
+    findings->raise();
+    QTRY_VERIFY(reportViews());
+    QTRY_VERIFY2(std::abs(findings->height() - bottom) <= 8,
+                 qPrintable(QStringLiteral("%1 -> %2 px").arg(bottom).arg(findings->height())));
+    QVERIFY(!triage->isHidden());
+    // The Triage tab again: the room again.
+    triage->raise();
+    QTRY_VERIFY(w.triageHasTheRoom());
+    // Enter on the out-of-bounds entry opens its report in the report views.
+    TriagePanel* panel = w.triagePanel();
+    panel->setCategory(QStringLiteral("oob_write"));
+    QCOMPARE(panel->table()->model()->rowCount(), 1);
+    panel->table()->setFocus();
+    panel->table()->setCurrentIndex(panel->table()->model()->index(0, 0));
+    QTest::keyClick(panel->table(), Qt::Key_Return);
+    QTRY_VERIFY(reportViews());
+    QVERIFY(w.report());
+    QVERIFY(findings->isVisible());
+    QVERIFY(panel->triage() && !triage->isHidden());  // the next entry is a tab away
+    // A file that does not open says so in the message banner, which the room would hide.
+    triage->raise();
+    QTRY_VERIFY(w.triageHasTheRoom());
+    QVERIFY(!w.openFile(QStringLiteral(TILESCOPE_TEST_DATA "/no/such/triage.json")));
+    QTRY_VERIFY(reportViews());
+    QVERIFY(w.messageBanner()->isVisible());
+    // Closed, the dock gives the room back too.
+    triage->raise();
+    QTRY_VERIFY(w.triageHasTheRoom());
+    triage->close();
+    QTRY_VERIFY(reportViews());
+    // Closing the window in the room saves the report views' layout, at their size.
+    triage->show();
+    triage->raise();
+    QTRY_VERIFY(w.triageHasTheRoom());
+    w.close();
+    MainWindow again;
+    again.resize(1280, 800);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    auto* againFindings = again.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+    QTRY_VERIFY(againFindings->isVisible() &&
+                again.findChild<QDockWidget*>(QStringLiteral("runDock"))->isVisible());
+    QVERIFY(again.centralWidget()->isVisible());
+    QVERIFY2(std::abs(againFindings->height() - bottom) <= 8,
+             qPrintable(QStringLiteral("%1 -> %2 px").arg(bottom).arg(againFindings->height())));
+    QSettings().clear();
   }
 
   /// Docks move by their title bar only and never float off; the edge between the

@@ -1,6 +1,7 @@
 #include "panels/triagepanel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,6 +11,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "charts/chartplot.h"
 #include "charts/triagecharts.h"
@@ -49,6 +51,9 @@ void TriagePanel::setupWidgets() {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->verticalHeader()->hide();
+  // Rows a line and a margin tall (ncu-ui's summary), not the style's 30 px: more entries a screen.
+  m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 4);
+  m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
   m_taxonomy = new ChartPlot(content);
   m_taxonomy->setObjectName(QStringLiteral("triageTaxonomy"));
   m_taxonomy->setMinimumSize(340, 80);  // low: the bottom dock area takes the largest minimum of its tabs
@@ -70,17 +75,16 @@ void TriagePanel::setupWidgets() {
   below->addWidget(m_taxonomy);
   below->addWidget(m_speedups);
   below->setSizes({400, 440, 440});
-  auto* split = new QSplitter(Qt::Vertical, content);
-  split->addWidget(m_table);
-  split->addWidget(below);
-  split->setStretchFactor(0, 3);  // the entries first: the charts summarise them
-  split->setStretchFactor(1, 2);
-  split->setSizes({120, 240});  // the charts' labels a line apart, the table's rows scroll
+  m_split = new QSplitter(Qt::Vertical, content);
+  m_split->setObjectName(QStringLiteral("triageSplit"));
+  m_split->addWidget(m_table);
+  m_split->addWidget(below);
+  m_split->installEventFilter(this);  // the entries first, the charts a band (shareHeight)
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
   layout->addLayout(bar);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_split, 1);
   m_stack->addWidget(m_placeholder);
   m_stack->addWidget(content);
   auto* outer = new QVBoxLayout(this);
@@ -99,6 +103,7 @@ void TriagePanel::setupConnections() {
   connect(m_filter, &QAbstractItemModel::layoutChanged, this, [this] { showDetails(); });
   connect(m_taxonomy, &QCustomPlot::plottableClick, this,
           [this](QCPAbstractPlottable* p, int, QMouseEvent*) { setCategory(p->name()); });
+  connect(m_split, &QSplitter::splitterMoved, this, [this] { m_splitMoved = true; });
   connect(m_taxonomy, &ChartPlot::paletteChanged, this, [this] { replot(); });
   connect(m_speedups, &ChartPlot::paletteChanged, this, [this] { replot(); });
 }
@@ -120,6 +125,20 @@ void TriagePanel::setTriage(TriagePtr triage, const QString& path) {
   fitColumns();
   showDetails();
   replot();
+}
+
+bool TriagePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_split && event->type() == QEvent::Resize) shareHeight();
+  return QWidget::eventFilter(watched, event);
+}
+
+void TriagePanel::shareHeight() {
+  // The charts a fixed band (their labels a line apart at 160 px; more says no more),
+  // the table the rest: a main view's room is a screenful of entries.
+  if (m_splitMoved) return;
+  const int h = m_split->height() - m_split->handleWidth();
+  const int below = std::clamp(h * 2 / 5, std::min(160, h / 2), 300);
+  m_split->setSizes({h - below, below});
 }
 
 void TriagePanel::fitColumns() {

@@ -12,6 +12,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QSplitter;
 class QStackedWidget;
 class QTextBrowser;
 class QTableView;
@@ -61,7 +62,12 @@ class TriagePanel : public QWidget {
   void replot();
   void fitColumns();
   void showDetails();
+  void shareHeight();
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
   TriageModel* m_model;
   TriageFilter* m_filter;
   QString m_path;
@@ -74,6 +80,8 @@ class TriagePanel : public QWidget {
   ChartPlot* m_taxonomy = nullptr;
   ChartPlot* m_speedups = nullptr;
   QTextBrowser* m_details = nullptr;
+  QSplitter* m_split = nullptr;  ///< the table over the details and charts (shareHeight)
+  bool m_splitMoved = false;     ///< a hand set the split: it is kept
 };
 
 }  // namespace tilescope::ui
