@@ -369,6 +369,7 @@ Document buildDocument(const Report& r, const DocumentOptions& o) {
   if (!r.treePath.empty() || !r.treeSteps.empty()) doc.sections.push_back(troubleshooting(r, o.tree, o));
   if (DocSection d = diagnoseExperiments(r); !d.blocks.empty()) doc.sections.push_back(std::move(d));
   if (DocSection t = traceSection(r, o); !t.blocks.empty()) doc.sections.push_back(std::move(t));
+  if (DocSection t = doc_detail::sassSection(r); !t.blocks.empty()) doc.sections.push_back(std::move(t));
   for (DocSection& s : pointSections(r, o))
     if (!s.blocks.empty()) doc.sections.push_back(std::move(s));
   clipDocument(doc);

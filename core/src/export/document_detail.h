@@ -19,9 +19,13 @@ std::vector<DocSection> pointSections(const Report& r, const DocumentOptions& o)
 /// The trace section of the focus point (else the first traced point): source
 /// excerpt, footprints, bad accesses, hazards; no blocks when nothing was traced.
 DocSection traceSection(const Report& r, const DocumentOptions& o);
-/// The SASS of the source line finding `f` names (run/check --stages: the first
-/// point whose stages summarise that line): a summary line and the line's first
-/// instructions; nothing when no point has stages for it.
+/// The SASS of the source line finding `f` names (run/check --stages: the focus
+/// point's stages, else the first point's that summarise that line): its summary
+/// in one paragraph; nothing when no point has stages for it.
 std::vector<DocBlock> findingSass(const Report& r, const Finding& f);
+/// "SASS of the findings' lines": each source line the report's findings name
+/// (the first 8), its summary and its instructions from the SASS stage, those a
+/// finding or the trace names by offset marked "<- label"; no blocks without stages.
+DocSection sassSection(const Report& r);
 
 }  // namespace tilescope::doc_detail

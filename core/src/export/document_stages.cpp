@@ -1,48 +1,110 @@
-// The SASS of a finding's source line in the exports (document_detail.h): what
-// `--stages` summarised for that line, read first when a finding names a line.
+// The SASS of the findings' lines in the exports (document_detail.h): under each
+// finding that names a source line, what `--stages` summarised for it; and a
+// section that quotes each such line's SASS from the SASS stage, the
+// instructions a finding or the trace names marked, as the Source view's SASS
+// pane marks them (analysis/stage_map.h).
+#include <map>
+#include <set>
+#include <utility>
+
 #include "document_detail.h"
+#include "tilescope/analysis/stage_map.h"
 #include "tilescope/model/report.h"
 
 namespace tilescope::doc_detail {
 
 namespace {
 
-std::string widths(const char* what, const std::vector<WidthCount>& v) {
-  std::string out;
-  for (const auto& w : v)
-    out += (out.empty() ? "" : ", ") + std::to_string(w.count) + "×" +
-           (w.bytes > 0 ? std::to_string(w.bytes) + " B" : std::string("block (TMA)"));
-  return out.empty() ? out : std::string(what) + " " + out;
+/// The most source lines the section quotes, and instructions per line.
+constexpr std::size_t kMaxSassLines = 8;
+constexpr std::size_t kMaxSassInstructions = 64;
+
+/// The point whose stages summarise `file`:`line`: the focus point first.
+const Point* pointWithLine(const Report& r, const std::string& file, int line) {
+  const int focus = focusPoint(r);
+  if (focus >= 0 && r.points[std::size_t(focus)].stages.find(file, line))
+    return &r.points[std::size_t(focus)];
+  for (const auto& p : r.points)
+    if (p.stages.find(file, line)) return &p;
+  return nullptr;
 }
 
-std::string summaryText(const StageLineSummary& l) {
-  std::string text = std::to_string(l.sass) + " SASS instruction" + (l.sass == 1 ? "" : "s");
-  if (l.ptx > 0) text += " (" + std::to_string(l.ptx) + " PTX)";
-  for (const auto& part : {widths("global loads", l.globalLoads), widths("global stores", l.globalStores),
-                           widths("shared loads", l.sharedLoads), widths("shared stores", l.sharedStores)})
-    if (!part.empty()) text += "; " + part;
-  if (l.tensor > 0) text += "; " + std::to_string(l.tensor) + " tensor-core";
-  if (l.localLoads + l.localStores > 0)
-    text += "; spills: " + std::to_string(l.localStores) + " STL, " + std::to_string(l.localLoads) + " LDL";
-  return text;
+std::string where(const Point& p, const std::string& file, int line) {
+  return file + ":" + std::to_string(line) + " (" + p.stages.arch + ", point " + pointLabel(p) + ")";
+}
+
+/// The line's instructions as the SASS stage has them, each mark written after its
+/// instruction ("<- oob_write (trace)"): the first kMaxSassInstructions and every
+/// marked one after them, "... N more" where some were left out; the summary's
+/// first ones where the text was clipped before the line.
+std::string sassCode(const Point& p, const StageLineSummary& l, const std::map<int, std::string>& marks) {
+  const CompilerStage* sass = p.stages.stage("sass");
+  const auto lines = sass && sass->present ? stageExcerpt(*sass, l.file, l.line, std::size_t(-1))
+                                           : std::vector<StageExcerptLine>{};
+  std::string code;
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto m = marks.find(lines[i].textLine);
+    if (i >= kMaxSassInstructions && m == marks.end()) {
+      ++left;
+      continue;
+    }
+    if (left > 0) code += "... " + std::to_string(std::exchange(left, 0)) + " more\n";
+    code += compactSassLine(lines[i].text) + (m == marks.end() ? "" : "    <- " + m->second) + "\n";
+  }
+  if (lines.empty()) {
+    for (const auto& i : l.instructions) code += i + "\n";
+    left = std::size_t(std::max(0, l.sass - int(l.instructions.size())));
+  }
+  if (left > 0) code += "... " + std::to_string(left) + " more\n";
+  return code;
 }
 
 }  // namespace
 
 std::vector<DocBlock> findingSass(const Report& r, const Finding& f) {
   if (!f.location.line || *f.location.line <= 0) return {};
-  for (const auto& p : r.points) {
-    const StageLineSummary* l = p.stages.find(f.location.file, *f.location.line);
-    if (!l || l->instructions.empty()) continue;
-    std::string code;
-    for (const auto& i : l->instructions) code += i + "\n";
-    if (l->sass > int(l->instructions.size()))
-      code += "... " + std::to_string(l->sass - int(l->instructions.size())) + " more\n";
-    return {DocParagraph{"SASS of " + f.location.file + ":" + std::to_string(*f.location.line) + " (" +
-                         p.stages.arch + "): " + summaryText(*l) + "."},
-            DocCode{"", code}};
+  const Point* p = pointWithLine(r, f.location.file, *f.location.line);
+  if (!p) return {};
+  const StageLineSummary* l = p->stages.find(f.location.file, *f.location.line);
+  std::string text = "SASS of " + f.location.file + ":" + std::to_string(*f.location.line) + " (" +
+                     p->stages.arch + "): " + stageLineSummaryText(*l);
+  if (f.location.sassOffset)
+    text += "; the finding's instruction: " + sassAddress(f.location.function, *f.location.sassOffset);
+  return {DocParagraph{text + " (section \"SASS of the findings' lines\")."}};
+}
+
+DocSection sassSection(const Report& r) {
+  DocSection s{"sass", "SASS of the findings' lines", {}, false};
+  std::set<std::pair<std::string, int>> done;
+  std::map<const Point*, std::map<int, std::string>> marks;
+  std::size_t skipped = 0;
+  for (const Finding& f : r.findings) {
+    if (!f.location.line || *f.location.line <= 0) continue;
+    const Point* p = pointWithLine(r, f.location.file, *f.location.line);
+    const StageLineSummary* l = p ? p->stages.find(f.location.file, *f.location.line) : nullptr;
+    if (!l || !done.insert({l->file, l->line}).second) continue;
+    if (done.size() > kMaxSassLines) {
+      ++skipped;
+      continue;
+    }
+    if (!marks.count(p)) marks[p] = stageMarkTags(sassMarks(*p));
+    s.blocks.push_back(DocSubheading{"SASS of " + where(*p, f.location.file, *f.location.line)});
+    s.blocks.push_back(DocParagraph{stageLineSummaryText(*l) + "."});
+    s.blocks.push_back(DocCode{"", sassCode(*p, *l, marks[p])});
   }
-  return {};
+  if (skipped > 0)
+    s.blocks.push_back(DocParagraph{
+        "The first " + std::to_string(kMaxSassLines) + " lines are quoted; " + std::to_string(skipped) +
+            " more that findings name are in the report's stages section (the GUI's Source view shows them).",
+        true});
+  if (!s.blocks.empty())
+    s.blocks.insert(
+        s.blocks.begin(),
+        DocParagraph{"Each source line a finding names, in the SASS that --stages compiled for it "
+                     "(nvdisasm, with line information); \"<-\" marks an instruction a finding "
+                     "or the trace names by its offset."});
+  return s;
 }
 
 }  // namespace tilescope::doc_detail

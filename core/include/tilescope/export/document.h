@@ -53,8 +53,8 @@ struct DocFigure {
 using DocBlock = std::variant<DocParagraph, DocSubheading, DocTable, DocCode, DocFigure>;
 
 struct DocSection {
-  std::string id;  ///< summary | configuration | findings | troubleshooting | diagnose | trace | points |
-                   ///< compile | correctness | occupancy | coverage | counters
+  std::string id;  ///< summary | configuration | findings | troubleshooting | diagnose | trace | sass |
+                   ///< points | compile | correctness | occupancy | coverage | counters
   std::string heading;
   std::vector<DocBlock> blocks;
   bool pageBreakBefore = false;  ///< paged output starts it on a new page
