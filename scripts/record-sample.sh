@@ -21,7 +21,8 @@ done
 "$bin" run kernels/transpose/transpose_bank_conflicts.tscfg.json -o "$tmp/counters_transpose_bank_conflicts.json" 2>/dev/null
 for f in "$tmp"/*.json; do python3 tools/shrink_report.py "$f" "$dir/$(basename "$f")" 96; done
 # A traced capture (what the workbench opens with no argument: the Source view's
-# trace marks, the measured footprints): the unmasked GEMM, kept whole.
-"$bin" run --trace kernels/gemm/gemm_bug_no_mask.tscfg.json -o "$dir/traced.json" 2>/dev/null
+# trace marks and its IR panes with the traced instructions marked, the measured
+# footprints): the unmasked GEMM, kept whole, with its compiler stages.
+"$bin" run --trace --stages kernels/gemm/gemm_bug_no_mask.tscfg.json -o "$dir/traced.json" 2>/dev/null
 rm -rf "$tmp"
 ls -la "$dir"

@@ -4,9 +4,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include "models/qtconv.h"
+#include "panels/irpanes.h"
 #include "tilescope/base/resources.h"
 #include "tilescope/diagnose/headline.h"
 #include "tilescope/diagnose/tree.h"
@@ -66,12 +68,33 @@ QStringList SourcePanel::zooDirs() {
 SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent), m_selection(selection) {
   m_label = new QLabel(this);
   m_label->setWordWrap(true);
-  m_view = new SourceView(this);
+  m_split = new QSplitter(Qt::Horizontal, this);
+  m_view = new SourceView(m_split);
+  m_ir = new IrPanes(m_split);
+  m_split->addWidget(m_view);
+  m_split->addWidget(m_ir);
+  m_split->setStretchFactor(0, 1);
+  m_split->setStretchFactor(1, 1);
+  m_split->setChildrenCollapsible(false);
   clear();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_label);
-  layout->addWidget(m_view, 1);
+  layout->addWidget(m_split, 1);
+  // Both ways: the source cursor drives the panes; a person's line in a pane, the source.
+  connect(m_view, &QPlainTextEdit::cursorPositionChanged, this, &SourcePanel::followCursor);
+  connect(m_ir, &IrPanes::sourceLineActivated, this,
+          [this](const QString& file, int line) { showSourceLine(file, line); });
+}
+
+void SourcePanel::followCursor() {
+  if (m_path.isEmpty() || !m_ir->hasStages()) {
+    m_view->setRelatedLines({});
+    return;
+  }
+  const int line = m_view->cursorLine();
+  m_view->setRelatedLines({line});
+  m_ir->followSource(m_path, line);
 }
 
 QString SourcePanel::statusText() const { return m_label->text(); }
@@ -207,6 +230,7 @@ QPair<QString, int> SourcePanel::headlineLine(const Report& report) {
 void SourcePanel::onReportLoaded(const ReportPtr& report) {
   m_report = report;
   m_point = -1;
+  m_ir->clear();
   // Another report: its own source opens at the line the verdict banner names, else
   // on the shown point's first located finding (onSelectionChanged).
   clear();
@@ -218,6 +242,7 @@ void SourcePanel::onReportLoaded(const ReportPtr& report) {
 void SourcePanel::onReportClosed() {
   m_report.reset();
   m_point = -1;
+  m_ir->clear();
   clear();
 }
 
@@ -228,6 +253,7 @@ void SourcePanel::clear() {
   m_view->clear();
   m_view->setMarks({});
   m_view->setInactiveLines({});
+  m_view->setRelatedLines({});
   m_label->setText(
       tr("Select a finding with a source line, a compile error or a hot line (Speed of Light) to open the "
          "kernel source."));
@@ -237,6 +263,7 @@ void SourcePanel::onSelectionChanged(const SelectionState& state) {
   if (state.point == m_point) return;
   m_point = state.point;
   if (!m_report || m_point < 0 || m_point >= static_cast<int>(m_report->points.size())) return;
+  m_ir->setPoint(m_report, m_point);
   const Point& p = m_report->points[static_cast<size_t>(m_point)];
   // Nothing open yet: the point's first finding with a line (a traced fault, a compile error).
   if (m_path.isEmpty())
@@ -249,6 +276,7 @@ void SourcePanel::onSelectionChanged(const SelectionState& state) {
   if (m_path.isEmpty() && p.counters.pcSampling.collected && !p.counters.pcSampling.lines.empty())
     showSourceLine(qs(p.counters.pcSampling.lines.front().file), p.counters.pcSampling.lines.front().line);
   refreshMarks();
+  followCursor();
 }
 
 }  // namespace tilescope::ui

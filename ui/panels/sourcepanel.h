@@ -2,7 +2,10 @@
 // and highlighting, each line marked with what the point's findings and its trace
 // say about it (faulting accesses, hazards, bank-conflict ways, uninitialised
 // reads, access counts) and PC sampling (samples and stall reasons per line).
-// Selecting a finding with a file:line, or a hot line, opens it centred.
+// Selecting a finding with a file:line, or a hot line, opens it centred. With
+// compiler stages (`--stages`), IR panes beside it follow the cursor both ways
+// (IrPanes): the SASS, PTX and TTGIR of the cursor's line tinted, a click on
+// an IR line moves the source there, the line's summary above them.
 #pragma once
 
 #include <QStringList>
@@ -13,8 +16,11 @@
 #include "widgets/sourceview.h"
 
 class QLabel;
+class QSplitter;
 
 namespace tilescope::ui {
+
+class IrPanes;
 
 class SourcePanel : public QWidget, public ReportView {
   Q_OBJECT
@@ -27,6 +33,7 @@ class SourcePanel : public QWidget, public ReportView {
   /// Opens `file` and centres `line` (1-based). False (with the reason shown) when unreachable.
   bool showSourceLine(const QString& file, int line);
   SourceView* view() const { return m_view; }
+  IrPanes* irPanes() const { return m_ir; }
   QString shownPath() const { return m_path; }
   QString statusText() const;
   /// Where the sources of the bundled samples and the zoo live: kernels/<family>/.
@@ -48,6 +55,8 @@ class SourcePanel : public QWidget, public ReportView {
   QString resolve(const QString& file) const;
   void clear();
   void refreshMarks();
+  /// The IR panes follow the source cursor's line.
+  void followCursor();
 
   Selection* m_selection;
   ReportPtr m_report;
@@ -56,6 +65,8 @@ class SourcePanel : public QWidget, public ReportView {
   QString m_path, m_file;
   QLabel* m_label;
   SourceView* m_view;
+  QSplitter* m_split;
+  IrPanes* m_ir;
 };
 
 }  // namespace tilescope::ui

@@ -5,6 +5,7 @@
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
+#include <QTextLayout>
 #include <QToolTip>
 
 #include "style/colors.h"
@@ -113,13 +114,15 @@ class SourceMargin : public QWidget {
   SourceView* m_view;
 };
 
-SourceView::SourceView(QWidget* parent) : QPlainTextEdit(parent) {
+SourceView::SourceView(QWidget* parent, bool cudaHighlighting) : QPlainTextEdit(parent) {
   setReadOnly(true);
+  // Read-only, but the cursor moves by keys too: the IR panes follow it.
+  setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
   setLineWrapMode(QPlainTextEdit::NoWrap);
   QFont mono(QStringLiteral("monospace"));
   mono.setStyleHint(QFont::Monospace);
   setFont(mono);
-  new CudaHighlighter(document());
+  if (cudaHighlighting) new CudaHighlighter(document());
   m_margin = new SourceMargin(this);
   connect(this, &QPlainTextEdit::blockCountChanged, this,
           [this] { setViewportMargins(marginWidth(), 0, 0, 0); });
@@ -186,6 +189,15 @@ void SourceView::applySelections() {
     sel.cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
     sels << sel;
   }
+  for (int line : std::as_const(m_related)) {
+    const QTextBlock b = document()->findBlockByNumber(line - 1);
+    if (line < 1 || !b.isValid()) continue;
+    QTextEdit::ExtraSelection sel;
+    sel.format.setBackground(relatedColor());
+    sel.format.setProperty(QTextFormat::FullWidthSelection, true);
+    sel.cursor = QTextCursor(b);
+    sels << sel;
+  }
   const QTextBlock block = document()->findBlockByNumber(m_line - 1);
   if (m_line >= 1 && block.isValid()) {
     QTextEdit::ExtraSelection sel;
@@ -209,6 +221,16 @@ bool SourceView::showLine(int line) {
   return true;
 }
 
+int SourceView::cursorLine() const { return textCursor().blockNumber() + 1; }
+
+QColor SourceView::relatedColor() { return QColor(0x56, 0xb4, 0xe9, 70); }
+
+void SourceView::setRelatedLines(QList<int> lines) {
+  if (lines == m_related) return;
+  m_related = std::move(lines);
+  applySelections();
+}
+
 int SourceView::firstVisibleLine() const { return firstVisibleBlock().blockNumber() + 1; }
 
 int SourceView::lineAt(int y) const {
@@ -224,6 +246,38 @@ void SourceView::resizeEvent(QResizeEvent* event) {
   QPlainTextEdit::resizeEvent(event);
   const QRect cr = contentsRect();
   m_margin->setGeometry(QRect(cr.left(), cr.top(), marginWidth(), cr.height()));
+}
+
+void SourceView::paintEvent(QPaintEvent* event) {
+  QPlainTextEdit::paintEvent(event);
+  // Each mark's tag after its line's text, in the placeholder colour: read without a hover.
+  bool any = false;
+  for (const SourceMark& m : std::as_const(m_marks)) any = any || !m.tag.isEmpty();
+  if (!any) return;
+  QPainter p(viewport());
+  QFont f = font();
+  f.setItalic(true);
+  p.setFont(f);
+  for (QTextBlock b = firstVisibleBlock(); b.isValid(); b = b.next()) {
+    const QRectF r = blockBoundingGeometry(b).translated(contentOffset());
+    if (r.top() > event->rect().bottom()) break;
+    const auto it = m_marks.find(b.blockNumber() + 1);
+    if (!b.isVisible() || it == m_marks.end() || it->tag.isEmpty()) continue;
+    // The laid-out line's width: tabs expanded as drawn.
+    const QTextLine line = b.layout() ? b.layout()->lineAt(0) : QTextLine();
+    qreal x = r.left() + (line.isValid() ? line.x() + line.naturalTextWidth() : 0) +
+              fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 3;
+    // A long line keeps its tag in view, over the line's end on the page's colour.
+    const qreal w = QFontMetricsF(f).horizontalAdvance(it->tag) + 6;
+    if (x + w > viewport()->width()) {
+      x = std::max(r.left(), viewport()->width() - w);
+      const QRectF under(x - 4, r.top(), w + 4, r.height());
+      p.fillRect(under, palette().color(QPalette::Base));
+      if (m_related.contains(b.blockNumber() + 1)) p.fillRect(under, relatedColor());
+    }
+    p.setPen(it->severity >= 2 ? oobColor(true).darker(130) : palette().color(QPalette::PlaceholderText));
+    p.drawText(QRectF(x, r.top(), w, r.height()), Qt::AlignLeft | Qt::AlignVCenter, it->tag);
+  }
 }
 
 void SourceView::paintSamples(QPainter& p, const QRectF& r, int line, double maxShare) {

@@ -3,7 +3,10 @@
 // what the findings and the trace say about each line (a glyph by severity, the
 // details in its tooltip). With PC sampling, a column left of the numbers gives
 // each line's share of the kernel's samples as a bar and a percentage (ncu's
-// Source page), its stall reasons in the tooltip. Read-only.
+// Source page), its stall reasons in the tooltip. Read-only; the cursor moves
+// with the mouse and the keys. The IR panes (IrView) are SourceViews too: the
+// lines that came from the source cursor's line tinted ("related"), a mark's
+// tag written after its line.
 #pragma once
 
 #include <QMap>
@@ -22,12 +25,14 @@ struct SourceMark {
   bool glyph = false;  ///< a finding or the trace says something: the severity glyph is drawn
   std::int64_t samples = 0;  ///< PC samples that fell on the line (0: none)
   double sampleShare = 0;    ///< its share of the kernel's samples, 0..1
+  QString tag;               ///< drawn after the line's text ("◀ oob_write (trace)"), "" for none
 };
 
 class SourceView : public QPlainTextEdit {
   Q_OBJECT
  public:
-  explicit SourceView(QWidget* parent = nullptr);
+  /// `cudaHighlighting`: colour CUDA C++ (false: the caller installs its own highlighter).
+  explicit SourceView(QWidget* parent = nullptr, bool cudaHighlighting = true);
 
   /// Marks by 1-based line; replaces the previous ones.
   void setMarks(QMap<int, SourceMark> marks);
@@ -40,6 +45,14 @@ class SourceView : public QPlainTextEdit {
   /// Tints line `line` (1-based), puts the cursor there and centres it. False when out of range.
   bool showLine(int line);
   int shownLine() const { return m_line; }
+  /// The 1-based line the text cursor is on.
+  int cursorLine() const;
+  /// Tints lines (1-based) in the related colour: an IR pane's lines of the source
+  /// cursor's line, the source cursor's line itself. Replaces the previous ones.
+  void setRelatedLines(QList<int> lines);
+  const QList<int>& relatedLines() const { return m_related; }
+  /// The related tint (Okabe–Ito sky blue, light): text on it keeps its contrast.
+  static QColor relatedColor();
   /// The first visible line (1-based): tests read where the view scrolled to.
   int firstVisibleLine() const;
   int marginWidth() const;
@@ -50,6 +63,7 @@ class SourceView : public QPlainTextEdit {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   friend class SourceMargin;
@@ -61,6 +75,7 @@ class SourceView : public QPlainTextEdit {
   QWidget* m_margin;
   QMap<int, SourceMark> m_marks;
   QSet<int> m_inactive;
+  QList<int> m_related;
   int m_line = -1;
 };
 
