@@ -60,6 +60,9 @@ class Outputs(unittest.TestCase):
         self.assertIsNone(traps.cached_result(self.ref, self.ref, self.ref, self.ref, "c"))  # nor does the reference
         # Wrong after the refill but not the old output either: a mismatch's, not a cache's.
         self.assertIsNone(traps.cached_result(self.ref, self.other + 5, self.ref, self.other, "c"))
+        # Never written (the poison twice): wrong the first time already, not a cache.
+        nan = np.full_like(self.ref, np.nan)
+        self.assertIsNone(traps.cached_result(nan, nan.copy(), self.ref, self.other, "c"))
 
     def test_right_only_with_the_references_output_left_in_memory(self):
         poisoned = {"mismatches": 1024, "elements": 1024, "nan": 1024}
@@ -86,6 +89,7 @@ class Outputs(unittest.TestCase):
         self.assertEqual(f["evidence"]["output"], 1)
         self.assertIsNone(traps.lazy_output(["torch.Tensor"], ["torch.Tensor"], "c"))
         self.assertIsNone(traps.lazy_output(["x.Sub"], ["x.Sub"], "c"))  # the reference returns the same class
+        self.assertIsNone(traps.lazy_output(["torch.nn.parameter.Parameter"], ["torch.Tensor"], "c"))  # a weight
 
     def test_precision_against_a_float64_reference(self):
         rng = np.random.default_rng(2)
@@ -158,6 +162,9 @@ class Runs(unittest.TestCase):
         self.assertEqual(f["evidence"]["flags"], {"backends.cuda.matmul.allow_tf32": [False, True]})
         self.assertIsNone(traps.precision_flags({"a": 1}, {"a": 1}, "init"))
         self.assertEqual(detail(traps.persisting_l2(0, 1 << 20, 0, "c")), ("integrity", "persisting_l2"))
+        # The driver's own default is not zero everywhere (an H200 read 11796480): any change counts.
+        self.assertEqual(detail(traps.persisting_l2(11796480, 1 << 20, 0, "c")), ("integrity", "persisting_l2"))
+        self.assertIsNone(traps.persisting_l2(11796480, 11796480, 0, "c"))
         self.assertEqual(detail(traps.persisting_l2(0, 0, 4096, "c")), ("integrity", "persisting_l2"))
         self.assertIsNone(traps.persisting_l2(0, 0, 0, "c"))
         self.assertIsNone(traps.persisting_l2(None, None, None, "c"))  # no driver to ask
@@ -345,6 +352,17 @@ class Watchers(unittest.TestCase):
             running.join()
         finally:
             threading.Thread.start = orig
+
+
+class GuardPages(unittest.TestCase):
+    def test_a_copy_ends_as_close_to_the_mappings_end_as_its_alignment_allows(self):
+        g = 2 << 20
+        start = integrity.guard_page_start(0x7f0000000000, g, 1065220)  # 65 x 4097 float32
+        self.assertEqual(start % 16, 0)
+        end = start + 1065220
+        self.assertLessEqual(end, 0x7f0000000000 + g)
+        self.assertLess(0x7f0000000000 + g - end, 16)  # a load of one element past the end is unmapped
+        self.assertEqual(integrity.guard_page_start(0, g, g), 0)  # exactly one granule: no slack at all
 
 
 class Traces(unittest.TestCase):

@@ -110,6 +110,9 @@ class Traps(unittest.TestCase):
         refs = [self.ref, self.x]
         self.assertEqual(traps.input_invariant([self.ref, self.ref], refs, "base")["category"], "input_invariant")
         self.assertIsNone(traps.input_invariant(refs, refs, "base"))
+        # Memory never written (the poison, NaN, every time): the uninitialised-read trap's, not this one's.
+        nan = np.full_like(self.ref, np.nan)
+        self.assertIsNone(traps.input_invariant([nan, nan.copy()], refs, "base"))
 
     def test_poison_and_trials_tell_a_race_from_unwritten_memory(self):
         unwritten = self.ref.copy()

@@ -11,7 +11,7 @@ class Model(nn.Module):
 
 
 M = 256
-K = 128
+K = 32
 N = 192
 
 

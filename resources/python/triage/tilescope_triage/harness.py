@@ -22,6 +22,7 @@ POISON_A = 0xFF   # NaN in every float format: unwritten elements show
 POISON_B = 0x3C   # finite in every float format (f32 0.0115, f16 1.06): the second poison
 
 _perf = time.perf_counter
+_DELAY_CYCLES = 50_000_000  # about 25 ms of torch.cuda._sleep at 2 GHz
 
 
 def _flat(out):
@@ -47,6 +48,7 @@ class Run:
         self.threads = []     # the candidate's threads alive after it
         self.swallowed = []   # exceptions of the candidate's frames it caught
         self.pending = []     # streams of its kernels still busy when the caller's stream was done
+        self.streams = []     # the streams of its Triton launches other than the caller's
         self.out_bytes = 0
 
 
@@ -70,8 +72,9 @@ class Problem:
         self._bandwidth = None
         self._flush = None
         if self.device == "cuda":
+            T.zeros(1, device="cuda")  # the context exists: the driver's limits can be read
             self.l2 = integrity.DriverL2()
-            self.l2_limit = self.l2.limit() or 0  # before any context: the default, none set aside
+            self.l2_limit = self.l2.limit()  # the driver's default, before the candidate is imported
 
     # ------------------------------------------------------------ basics
 
@@ -159,13 +162,27 @@ class Problem:
         run.mutated = self._mutations(inputs, xs)
         run.out_bytes = sum(o.numel() * o.element_size() for o in flat if isinstance(o, T.Tensor))
 
+    def _others(self, caller):
+        """The streams of the candidate's Triton launches other than the caller's."""
+        return [] if caller is None else sorted(s for s in self.counter.streams if s != caller.cuda_stream)
+
+    def _delay(self, streams):
+        """Holds `streams` back (a sleep kernel at their head) before the
+        candidate enqueues its work there: a caller's stream that waits for them
+        then waits visibly, one that does not is done while they still sleep."""
+        T = self.torch
+        for h in streams:
+            try:
+                with T.cuda.stream(T.cuda.ExternalStream(h)):
+                    T.cuda._sleep(_DELAY_CYCLES)
+            except Exception:
+                pass
+
     def _pending(self, caller):
         """Streams of the candidate's Triton launches, other than the caller's,
         still busy once the caller's stream has done the forward's work."""
         T = self.torch
-        if caller is None:
-            return []
-        others = [s for s in self.counter.streams if s != caller.cuda_stream]
+        others = self._others(caller)
         if not others:
             return []
         ev = self._event()
@@ -180,8 +197,10 @@ class Problem:
                 pass
         return busy
 
-    def run_candidate(self, model, inputs, poison, case="", trace_exceptions=False):
-        """One forward of the candidate on guarded copies of `inputs`, from poison: a Run."""
+    def run_candidate(self, model, inputs, poison, case="", trace_exceptions=False, delay_streams=()):
+        """One forward of the candidate on guarded copies of `inputs`, from poison: a
+        Run.  delay_streams: side streams an earlier run used, held back so that
+        whether the caller's stream waits for them shows whatever the timing."""
         T = self.torch
         guards = self.guards
         xs = guards.guard_inputs(inputs) if guards else self.clone(inputs)
@@ -190,6 +209,7 @@ class Problem:
         caller = T.cuda.current_stream() if self.device == "cuda" else None
         n0 = self.counter.own()
         self.counter.streams.clear()
+        self._delay(delay_streams)
         catch = integrity.Swallowed(self.candidate_path) if trace_exceptions else None
         self.counter.active = True
         if guards:
@@ -207,6 +227,7 @@ class Problem:
             self.counter.active = False
             if guards:
                 guards.active = False
+        run.streams = self._others(caller)
         run.launches = self.counter.own() - n0
         run.swallowed = catch.exceptions() if catch else []
         run.threads = self.threads.alive() if self.threads else []
@@ -262,8 +283,7 @@ class Problem:
             self.sync()
         finally:
             self.counter.active = False
-        run.launches = self.counter.own() - n0
-        run.threads = self.threads.alive() if self.threads else []
+        run.launches = self.counter.own() - n0  # its threads are judged in the runs that follow
         run.outs = self.host(_flat(out))
         del ref_in
         return run, ref_outs
@@ -275,6 +295,8 @@ class Problem:
         xs = self.guards.guard_inputs(inputs) if self.guards else self.clone(inputs)
         outs = []
         self.counter.active = True
+        if self.guards:  # its allocations from poison, as in the case's own run
+            self.guards.poison, self.guards.active = POISON_A, True
         try:
             with T.no_grad():
                 outs.append(self.host(_flat(model(*xs))))
@@ -286,6 +308,8 @@ class Problem:
                 self.sync()
         finally:
             self.counter.active = False
+            if self.guards:
+                self.guards.active = False
         if self.guards:
             self.guards.check("")  # the guard zones were judged in the case's own run
         return outs
@@ -345,7 +369,14 @@ class Problem:
     # ------------------------------------------------------------ timing
 
     def bandwidth(self):
-        """Bytes per ns of a device-to-device copy (read + write), measured once."""
+        """Bytes per ns of a device-to-device copy (read + write), measured once (0: not measured)."""
+        try:
+            return self._measure_bandwidth()
+        except Exception:  # the harness's own measurement: never the candidate's failure
+            self._bandwidth = 0.0
+            return 0.0
+
+    def _measure_bandwidth(self):
         T = self.torch
         if self._bandwidth is None:
             free, _ = T.cuda.mem_get_info()
@@ -370,11 +401,15 @@ class Problem:
         T = self.torch
         if self._flush is None:
             try:
-                l2 = int(T.cuda.get_device_properties(0).L2_cache_size)
+                l2 = int(T.cuda.get_device_properties(T.cuda.current_device()).L2_cache_size)
             except Exception:
                 l2 = 64 << 20
-            self._flush = self._empty(max(2 * l2, 8 << 20))
-        self._flush.zero_()
+            try:
+                self._flush = self._empty(max(2 * l2, 8 << 20))
+            except Exception:  # no memory for it: the timing goes on with a warm L2
+                self._flush = False
+        if self._flush is not False:
+            self._flush.zero_()
 
     def refill(self, xs, values):
         T = self.torch

@@ -139,8 +139,8 @@ def input_invariant(outs, refs, case, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
         ra, rb = _f64(refs[0]), _f64(refs[i])
         if a.shape != b.shape or ra.shape != rb.shape or a.size == 0:
             continue
-        if np.nanmin(a) == np.nanmax(a):
-            continue  # all zero or constant: those traps say it more precisely
+        if not np.isfinite(a).any() or np.nanmin(a) == np.nanmax(a):
+            continue  # never written, all zero or constant: those traps say it more precisely
         if np.array_equal(a, b, equal_nan=True) and not np.allclose(ra, rb, rtol=rtol, atol=atol, equal_nan=True):
             return finding("input_invariant", "the output is the same for input seeds 0 and %d; the reference's "
                            "is not" % i, case=case, seeds=[0, i])
@@ -266,6 +266,8 @@ def cached_result(first, refilled, ref_first, ref_refilled, case, rtol=DEFAULT_R
         return None
     if np.allclose(ra, rb, rtol=rtol, atol=atol, equal_nan=True):
         return None  # the reference does not change either
+    if compare(a, ra, rtol, atol)["mismatches"]:
+        return None  # wrong the first time already (memory never written): not a cache's
     if not compare(b, rb, rtol, atol)["mismatches"]:
         return None
     if np.array_equal(a, b, equal_nan=True) or not compare(b, ra, rtol, atol)["mismatches"]:
@@ -309,8 +311,9 @@ def sentinel_aware(launches, poisoned_ok, plain_ok, case):
 def lazy_output(types, ref_types, case):
     """An output that is not a plain tensor (a subclass that computes when read,
     a proxy) where the reference's is."""
+    plain = ("torch.Tensor", "torch.nn.parameter.Parameter")
     for i, (t, r) in enumerate(zip(types, ref_types)):
-        if t != r and r in ("torch.Tensor", "torch.nn.parameter.Parameter"):
+        if t != r and r in plain and t not in plain:
             return integrity("lazy_output", "output %d is a %s, not a torch.Tensor: a lazy output computes when it is "
                              "read, outside the timed call" % (i, t), case=case, output=i, type=t)
     return None
@@ -378,9 +381,11 @@ def precision_flags(before, after, case):
 
 
 def persisting_l2(limit_before, limit_after, window_bytes, case):
-    """An L2 persistence carve-out or an access-policy window on the caller's
-    stream: inputs kept in L2 between timed calls."""
-    if (limit_after or 0) > (limit_before or 0) or (window_bytes or 0) > 0:
+    """The L2 persistence carve-out changed from the driver's value at the start,
+    or an access-policy window on the caller's stream: inputs kept in L2
+    between timed calls."""
+    changed = limit_after is not None and limit_before is not None and limit_after != limit_before
+    if changed or (window_bytes or 0) > 0:
         return integrity("persisting_l2", "the candidate set aside persisting L2 (limit %s bytes, stream window %s "
                          "bytes): the runner reset it" % (limit_after, window_bytes), case=case,
                          limit_before=limit_before, limit_after=limit_after, window_bytes=window_bytes)
