@@ -28,7 +28,7 @@ DocSection summarySection(const TriageReport& r, const TriageDocumentOptions& o)
     return it == counts.end() ? 0 : it->second;
   };
   DocSection s{"summary", "Summary", {}, false};
-  DocTable t{"", {"", ""}, {}};
+  DocTable t{"", {"Field", "Value"}, {}};
   t.rows = {{"entries", std::to_string(r.entries.size())},
             {"judged", std::to_string(count("done"))},
             {"correct (ok)", std::to_string(count("ok"))},
@@ -99,6 +99,13 @@ DocSection speedupSection(const TriageReport& r) {
   return s;
 }
 
+/// "1.80×" against the reference (the table says so below), "0.70× vs cublas" otherwise.
+std::string speedupCell(const TriageEntry& e) {
+  if (!e.speed.speedup) return "";
+  const std::string ratio = formatRatio(*e.speed.speedup);
+  return e.speed.against == "reference" || e.speed.against.empty() ? ratio : ratio + " vs " + e.speed.against;
+}
+
 std::string where(const TriageEntry& e) {
   if (!e.line) return "";
   return std::filesystem::path(e.file).filename().string() + ":" + std::to_string(*e.line);
@@ -110,10 +117,13 @@ DocSection entriesSection(const TriageReport& r, const TriageDocumentOptions& o)
   for (const TriageEntry& e : r.entries) {
     if (t.rows.size() >= o.maxRows) break;
     t.rows.push_back({e.name, entryKindName(e.kind), entryVerdictLabel(e), entryCategoryLabel(e), where(e),
-                      e.speed.speedup ? formatRatio(*e.speed.speedup) + " vs " + e.speed.against : "",
-                      e.level, formatDuration(e.seconds * 1e9)});
+                      speedupCell(e), e.level, formatDuration(e.seconds * 1e9)});
   }
   s.blocks.push_back(std::move(t));
+  s.blocks.push_back(
+      DocParagraph{"Speedups are the reference's time over the candidate's, unless another "
+                   "baseline is named.",
+                   true});
   if (r.entries.size() > o.maxRows)
     s.blocks.push_back(
         DocParagraph{std::to_string(r.entries.size() - o.maxRows) + " more entries are not listed.", true});
@@ -131,7 +141,9 @@ DocSection fixesSection(const TriageReport& r) {
     std::string text = e.name + ": " + e.message;
     if (e.line) text += " (" + where(e) + (e.sourceLine.empty() ? "" : ": " + e.sourceLine) + ")";
     s.blocks.push_back(DocParagraph{text, false});
-    if (!e.fix.empty()) s.blocks.push_back(DocParagraph{"Fix (" + e.treeNode + "): " + e.fix, false});
+    if (!e.fix.empty())
+      s.blocks.push_back(
+          DocParagraph{(e.treeNode.empty() ? "Fix: " : "Fix (" + e.treeNode + "): ") + e.fix, false});
   }
   if (s.blocks.empty()) s.blocks.push_back(DocParagraph{"No entry has a finding.", false});
   return s;
@@ -157,7 +169,8 @@ std::string entryVerdictLabel(const TriageEntry& e) {
 
 std::string entryCategoryLabel(const TriageEntry& e) {
   const std::string key = taxonomyKey(e);
-  return e.status == EntryStatus::done && !e.detail.empty() && !e.category.empty() ? key + "/" + e.detail
+  // " / ": a place to break the line in a narrow table column (the PDF's).
+  return e.status == EntryStatus::done && !e.detail.empty() && !e.category.empty() ? key + " / " + e.detail
                                                                                    : key;
 }
 
