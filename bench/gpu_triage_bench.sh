@@ -9,7 +9,7 @@
 # serves several) and then with --jobs 1 on every third problem for the time that
 # is left, each run with a fresh Triton cache, and prints the taxonomy, how many
 # entries name the manifest's category and line, wall time per entry and the
-# scaling. Total time stays under TRIAGE_BUDGET_S (default 210 s): --time-limit
+# scaling. Total time stays under TRIAGE_BUDGET_S (default 420 s): --time-limit
 # stops starting entries, and what is left stays pending in the output (it says so).
 #
 # Environment: TILESCOPE_PYTHON (default python3: the one with torch and Triton),
@@ -27,7 +27,7 @@ OUT=$(cd "$OUT" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 TS="$BUILD/app/tilescope-run"
 PROBLEMS=${TRIAGE_PROBLEMS:-"$HERE/triage/problems"}
-BUDGET=${TRIAGE_BUDGET_S:-210}
+BUDGET=${TRIAGE_BUDGET_S:-420}
 DEPTH=${TRIAGE_DEPTH:-run}
 export TILESCOPE_PYTHON=${TILESCOPE_PYTHON:-python3}
 START=$(date +%s)

@@ -64,14 +64,15 @@ class Problem:
         self.reported = set()    # (category, detail) of the harness checks said once
         T = torch
         self.flags = integrity.read_flags(T)
-        self._sync = T.cuda.synchronize
-        self._event = T.cuda.Event
-        self._record = T.cuda.Event.record
-        self._elapsed = T.cuda.Event.elapsed_time
-        self._esync = T.cuda.Event.synchronize
         self._bandwidth = None
         self._flush = None
+        self._sync = self._event = self._record = self._elapsed = self._esync = None
         if self.device == "cuda":
+            self._sync = T.cuda.synchronize
+            self._event = T.cuda.Event
+            self._record = T.cuda.Event.record
+            self._elapsed = T.cuda.Event.elapsed_time
+            self._esync = T.cuda.Event.synchronize
             T.zeros(1, device="cuda")  # the context exists: the driver's limits can be read
             self.l2 = integrity.DriverL2()
             self.l2_limit = self.l2.limit()  # the driver's default, before the candidate is imported
