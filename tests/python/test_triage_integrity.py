@@ -172,15 +172,23 @@ class Runs(unittest.TestCase):
 
 @unittest.skipIf(np is None, "numpy is not installed")
 class Timing(unittest.TestCase):
-    KERNELS = [  # a forward between the runner's two markers, ns
-        {"name": "marker", "stream": 7, "start": 0, "end": 1000, "dur": 1000},
+    MARK = "void at::cuda::(anonymous namespace)::spin_kernel(long)"
+    KERNELS = [  # the L2 flush, then a forward between the runner's two markers, ns
+        {"name": "void at::native::vectorized_elementwise_kernel<4, FillFunctor>", "stream": 7, "start": -9000,
+         "end": -1000, "dur": 8000},
+        {"name": MARK, "stream": 7, "start": 0, "end": 1000, "dur": 1000},
         {"name": "relu_kernel", "stream": 21, "start": 2000, "end": 90000, "dur": 88000},
-        {"name": "marker", "stream": 7, "start": 6000, "end": 7000, "dur": 1000},
+        {"name": MARK, "stream": 7, "start": 6000, "end": 7000, "dur": 1000},
     ]
 
     def test_a_kernel_on_a_stream_the_caller_never_waits_for(self):
-        caller, returned, kernels = integrity.forward_kernels(self.KERNELS)
+        forwards = integrity.split_forwards(self.KERNELS + [dict(k, start=k["start"] + 1e6, end=k["end"] + 1e6)
+                                                            for k in self.KERNELS])
+        self.assertEqual(len(forwards), 2)
+        caller, returned, kernels = forwards[0]
         self.assertEqual((caller, returned, [k["name"] for k in kernels]), (7, 6000, ["relu_kernel"]))
+        self.assertEqual(forwards[1][1], 1e6 + 6000)
+        self.assertEqual(integrity.split_forwards(self.KERNELS[:3]), [])  # no end marker: no forward
         f = traps.stream_escape(kernels, caller, returned)
         self.assertEqual(detail(f), ("integrity", "unsynchronized_stream"))
         self.assertEqual(f["evidence"]["stream"], 21)
@@ -379,7 +387,7 @@ class Traces(unittest.TestCase):
         self.assertEqual([k["name"] for k in ks], ["marker", "relu_kernel"])
         self.assertEqual((ks[1]["start"], ks[1]["end"], ks[1]["dur"]), (12000.0, 15500.0, 3500.0))
         self.assertEqual(integrity.parse_trace({}), [])
-        self.assertEqual(integrity.forward_kernels(ks[:1]), (None, None, []))
+
 
 
 class Flags(unittest.TestCase):

@@ -280,7 +280,7 @@ def _timing(answer, prob, models, args):
         c, r, reps = _timed(answer, prob, models, sets, refs, "base")
         in_bytes = sum(x.numel() * x.element_size() for x in sets[0] if isinstance(x, T.Tensor))
         out_bytes = prob.reference_run(ref_model, sets[0]).out_bytes
-        profile = prob.profile(cand_model, sets[0])
+        base_sets = sets
     timing = {"candidate_ns": c, "reference_ns": r, "speedup": r / c if c > 0 else None, "reps": reps,
               "fresh_inputs": len(sets), "l2_flushed": prob.device == "cuda"}
     if prob.device == "cuda":
@@ -289,16 +289,6 @@ def _timing(answer, prob, models, args):
         answer.add(traps.below_roofline(c, in_bytes + out_bytes, bw))
     else:
         answer.add(traps.below_roofline(c, 0, 0))
-    if profile:
-        caller, returned_at, kernels = profile
-        timing["cupti"] = {"kernels": len(kernels), "kernel_ns": sum(k["dur"] for k in kernels),
-                           "streams": sorted({str(k["stream"]) for k in kernels})}
-        if kernels:
-            span = max(k["end"] for k in kernels) - min(k["start"] for k in kernels)
-            timing["cupti"]["span_ns"] = span
-            _add_once(answer, traps.stream_escape(kernels, caller, returned_at))
-            _add_once(answer, traps.timer_mismatch(c, span))
-            answer.add(traps.library_fallback(kernels))
     if "scaled" in variants:
         with problem.Shape(ref, variants["scaled"]):
             sets = _input_sets(prob, ref)
@@ -306,6 +296,23 @@ def _timing(answer, prob, models, args):
             c2, r2, _ = _timed(answer, prob, models, sets, refs, "scaled")
         timing["scaled"] = {"candidate_ns": c2, "reference_ns": r2}
         answer.add(traps.timing_scaling(c, c2, r, r2))
+    # Last: CUPTI, once initialised, may leave every later launch a little slower.
+    with problem.Shape(ref, variants["base"]):
+        forwards = prob.profile(cand_model, base_sets[0])
+    if forwards:
+        caller, returned_at, kernels = forwards[0]
+        timing["cupti"] = {"forwards": len(forwards), "kernels": len(kernels),
+                           "kernel_ns": sum(k["dur"] for k in kernels),
+                           "streams": sorted({str(k["stream"]) for k in kernels})}
+        spans = [max(k["end"] for k in ks) - min(k["start"] for k in ks) for _, _, ks in forwards if ks]
+        if spans:
+            # The shortest of the forwards: another process's time slice may stretch one.
+            timing["cupti"]["span_ns"] = min(spans)
+            _add_once(answer, traps.timer_mismatch(c, min(spans)))
+        for caller, returned_at, ks in forwards:
+            if _add_once(answer, traps.stream_escape(ks, caller, returned_at)):
+                break
+        answer.add(traps.library_fallback(kernels))
     answer.doc["timing"] = timing
 
 

@@ -450,13 +450,12 @@ class Problem:
         return statistics.median(times), len(times), (last[0] if last else None), (i - 1) % len(input_sets)
 
     def profile(self, fn, inputs):
-        """The candidate's kernels of one forward as CUPTI saw them: (caller
-        stream, when the forward had returned, kernels), or None."""
+        """The candidate's kernels of three forwards as CUPTI saw them, each
+        (caller stream, when the forward had returned, kernels); [] when the
+        profiler cannot run."""
         if self.device != "cuda":
-            return None
+            return []
         xs = self.clone(inputs)
         folder = os.environ.get("TMPDIR") or os.path.dirname(os.path.abspath(self.answer.out))
         kernels = integrity.profile_forward(self.torch, fn, xs, folder, before=self.flush_l2)
-        if not kernels:
-            return None
-        return integrity.forward_kernels(kernels)
+        return integrity.split_forwards(kernels) if kernels else []

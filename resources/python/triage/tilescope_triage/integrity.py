@@ -409,37 +409,48 @@ def parse_trace(doc):
     return out
 
 
-def forward_kernels(kernels):
-    """Splits a trace whose first and last kernels are the runner's markers on
-    the caller's stream: (caller stream, when the end marker started, the
-    forward's kernels)."""
-    if len(kernels) < 2:
-        return None, None, []
-    first, last = kernels[0], kernels[-1]
-    return first["stream"], last["start"], kernels[1:-1]
+MARKER = "spin_kernel"  # torch.cuda._sleep's kernel: the runner's markers, no candidate launches it
 
 
-def profile_forward(torch, fn, xs, folder, before=None):
-    """The kernels of one call fn(*xs) as CUPTI records them, between two
-    markers on the caller's stream; None when the profiler cannot run."""
+def split_forwards(kernels, marker=MARKER):
+    """A trace of forwards each between two markers the runner launched on the
+    caller's stream: [(caller stream, when its end marker started, the forward's
+    kernels)], in order.  Kernels outside a pair (the L2 flush) belong to none."""
+    out, inside, start = [], None, None
+    for k in kernels:
+        if marker in k["name"]:
+            if inside is None:
+                inside, start = [], k
+            else:
+                out.append((start["stream"], k["start"], inside))
+                inside = None
+        elif inside is not None:
+            inside.append(k)
+    return out
+
+
+def profile_forward(torch, fn, xs, folder, before=None, repeats=3):
+    """The kernels of `repeats` calls fn(*xs) as CUPTI records them, each call
+    between two markers on the caller's stream (split_forwards reads them);
+    None when the profiler cannot run."""
     T = torch
     try:
         from torch.profiler import ProfilerActivity, profile
     except Exception:
         return None
-    marker = T.zeros(1, device="cuda")
     path = os.path.join(folder, "tilescope_profile_%d.json" % os.getpid())
     try:
-        if before:
-            before()
         T.cuda.synchronize()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                marker.add_(1)
-                with T.no_grad():
-                    fn(*xs)
-                marker.add_(1)
+                for _ in range(repeats):
+                    if before:
+                        before()
+                    T.cuda._sleep(1000)
+                    with T.no_grad():
+                        fn(*xs)
+                    T.cuda._sleep(1000)
                 T.cuda.synchronize()
             prof.export_chrome_trace(path)
         with open(path) as f:
