@@ -3,7 +3,7 @@
 ui/, app/ (the engine, the GUI, the programs) spans at most LIMIT lines, counted
 as clang-tidy's readability-function-size counts them: the line of the closing
 brace minus the line of the opening one. A lambda counts as part of the function
-it is written in. STYLE.md: functions mostly fit on a screen; a longer one is
+it is written in. The house rule: functions mostly fit on a screen; a longer one is
 split at the phases its comments mark.
 
 It reads the sources as text (comments, strings and preprocessor lines removed,
