@@ -26,8 +26,8 @@
 #include "tilescope/run/session.h"
 #include "tilescope/run/stream.h"
 #ifdef TILESCOPE_HAVE_CUDA
-#include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/live_device.h"
+#include "tilescope/cuda/measure.h"
 #include "tilescope/cuda/tracer.h"
 #endif
 
@@ -144,7 +144,7 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   gpu.host = hostName();
   const DeviceInfo deviceInfo = toDeviceInfo(dev);
   emit(DeviceEvent{deviceInfo, gpu});
-  cuda::CaptureOptions opts;
+  cuda::MeasureOptions opts;
   opts.device = a.gpu;
   opts.alignShiftBytes = a.alignShift;
   opts.sentinelVariant = a.sentinelVariant;
@@ -192,7 +192,7 @@ int captureOne(const WorkerArgs& a, const std::vector<SweepPoint>& points, const
   };
   // Before the profiling pass: the parent keeps this one if the worker dies in it.
   opts.checkpoint = [&](const Point& sofar) { emit(PartialEvent{complete(sofar)}); };
-  const Point p = complete(cuda::capturePoint(sp.config, opts));
+  const Point p = complete(cuda::measurePoint(sp.config, opts));
   *dead = p.status.stickyError.value_or(false);
   emit(PointEvent{p});
   return kExitOk;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "capture/capture_detail.h"
+#include "measure/measure_detail.h"
 #include "tilescope/base/python.h"
 #include "tilescope/cuda/compile.h"
 #include "tilescope/diagnose/compile_error.h"

@@ -33,7 +33,7 @@ CUDA = {
     "profile":   ["driver", "timing"],
     "reference": ["driver"],
     "trace":     ["compile", "driver"],
-    "capture":   ["compile", "driver", "timing", "profile", "reference", "trace"],
+    "measure":   ["compile", "driver", "timing", "profile", "reference", "trace"],
     "inject":    ["compile"],  # libtilescope_inject.so: CUPTI, the driver and the cubin reader, in the user's program
 }
 # core/cuda's own headers (include/ and internal/tilescope/cuda/) by folder.
@@ -42,7 +42,7 @@ CUDA_HEADERS = {
     "tensors": "driver", "device_tensor_view": "driver", "live_device": "driver", "launch": "driver",
     "cupti_collector": "timing", "cupti_errors": "timing", "timing": "timing",
     "pc_sampling": "profile", "profiler": "profile", "profiler_host": "profile",
-    "reference": "reference", "tracer": "trace", "capture": "capture",
+    "reference": "reference", "tracer": "trace", "measure": "measure",
 }
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 CUDA_SYSTEM = re.compile(r"^<(cuda|cupti|nvrtc|nvml|cublas|cudnn|sanitizer)[a-z_]*\.h$|^<cudnn_frontend")

@@ -8,7 +8,7 @@
 // source never promised. A healthy Triton kernel whose pointers are shifted by 4
 // bytes under that cubin faults; Triton itself would have compiled another
 // specialisation for those pointers. So the worker recompiles a Triton config
-// from its .py for every experiment (core/cuda/src/capture/capture.cpp passes
+// from its .py for every experiment (core/cuda/src/measure/measure.cpp passes
 // `alignShiftBytes % 16 == 0` as the pointers' alignment, resources/python/
 // tilescope_triton.py applies the JIT's rules), and these functions say so.
 // A binary without source (a captured cubin, a prebuilt PTX) cannot be rebuilt:

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "capture/capture_detail.h"
+#include "measure/measure_detail.h"
 
 namespace tilescope::cuda::detail {
 

@@ -1,4 +1,4 @@
-// The profiling pass of a capture: runs after the timed launches and the
+// The profiling pass of a measurement: runs after the timed launches and the
 // baseline's timing, so neither is perturbed by replay or sampling.
 //   1. the kernel under test, one range (kernel replay, the standard metrics + run.metrics)
 //   2. after a checkpoint (the worker's `partial` event), the baseline call, one
@@ -6,7 +6,7 @@
 //   3. PC sampling of the kernel, folded to source lines through the cubin's line table
 // Counters that cannot be read (no permission, another profiler, unsupported
 // GPU) leave one line in counters.note and set counters.pass_failed; the
-// capture's verdict never depends on them.
+// measurement's verdict never depends on them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,7 +15,7 @@
 #include <optional>
 #include <thread>
 
-#include "capture/capture_detail.h"
+#include "measure/measure_detail.h"
 #include "tilescope/base/dtype.h"
 #include "tilescope/base/hash.h"
 #include "tilescope/counters/counters.h"
@@ -31,7 +31,7 @@ bool busy(const RangeProfile& r) { return r.error.find("CUPTI_ERROR_HARDWARE_BUS
 
 /// profileRanges, waiting up to about 10 s for counters another process holds.
 RangeProfile profileWhenFree(const std::function<void(CUstream)>& call,
-                             const std::vector<std::string>& metrics, const CaptureOptions& opts) {
+                             const std::vector<std::string>& metrics, const MeasureOptions& opts) {
   RangeProfile r = profileRanges(call, metrics);
   double waited = 0;
   for (double pause : {0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 2.0}) {
@@ -58,7 +58,7 @@ KernelCounters toCounters(const std::map<std::string, double>& values, const std
 /// What makes one baseline call the same as another: its config sections, the
 /// tensors' resolved shapes, strides and dtypes, the metrics and the device.
 /// Points of a sweep over tile sizes share it.
-std::string baselineIdentity(const CaptureState& s, const std::vector<std::string>& metrics) {
+std::string baselineIdentity(const MeasureState& s, const std::vector<std::string>& metrics) {
   const nlohmann::json cfg = configToJson(*s.cfg);
   nlohmann::json id = {{"baseline", cfg.value("baseline", nlohmann::json())},
                        {"reference", cfg.value("reference", nlohmann::json())},
@@ -71,7 +71,7 @@ std::string baselineIdentity(const CaptureState& s, const std::vector<std::strin
 }
 
 /// A warm worker profiles a baseline once: the baseline's counters of an earlier
-/// capture in this process whose baseline call was the same.
+/// measurement in this process whose baseline call was the same.
 struct BaselineCounters {
   std::vector<KernelCounters> kernels;
   double seconds = 0;
@@ -81,8 +81,8 @@ std::map<std::string, BaselineCounters>& baselineCache() {
   return cache;
 }
 
-/// The sweep's shared file of a baseline call's counters (CaptureOptions::baselineCacheDir).
-std::filesystem::path sharedBaselineFile(const CaptureOptions& opts, const std::string& identity) {
+/// The sweep's shared file of a baseline call's counters (MeasureOptions::baselineCacheDir).
+std::filesystem::path sharedBaselineFile(const MeasureOptions& opts, const std::string& identity) {
   if (opts.baselineCacheDir.empty()) return {};
   const std::uint64_t h = fnv1a(identity);
   char name[32];
@@ -104,15 +104,15 @@ std::optional<std::vector<KernelCounters>> readSharedBaseline(const std::filesys
   }
 }
 
-void reuseBaseline(const std::vector<KernelCounters>& kernels, CaptureState& s, CountersInfo& c) {
+void reuseBaseline(const std::vector<KernelCounters>& kernels, MeasureState& s, CountersInfo& c) {
   c.baselineKernels = kernels;
   c.baselineSeconds = 0;
   if (!c.baselineKernels.empty()) c.baseline = combineKernels(c.baselineKernels, s.cfg->baseline.kind);
   c.baselineReused = true;
 }
 
-void profileBaseline(CaptureState& s, const std::vector<std::string>& metrics, CountersInfo& c,
-                     const CaptureOptions& opts) {
+void profileBaseline(MeasureState& s, const std::vector<std::string>& metrics, CountersInfo& c,
+                     const MeasureOptions& opts) {
   const std::string identity = baselineIdentity(s, metrics);
   if (const auto hit = baselineCache().find(identity); hit != baselineCache().end()) {
     reuseBaseline(hit->second.kernels, s, c);
@@ -179,7 +179,7 @@ struct ReloadedKernel {
       function = nullptr;
       return;
     }
-    // The launch may need the dynamic shared memory the capture opted the original into.
+    // The launch may need the dynamic shared memory the measurement opted the original into.
     int dynamic = 0;
     if (cuFuncGetAttribute(&dynamic, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, original) ==
             CUDA_SUCCESS &&
@@ -188,7 +188,7 @@ struct ReloadedKernel {
   }
 };
 
-void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args,
+void samplePcsOfKernel(MeasureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args,
                        const std::string& symbol, const Point& p, CountersInfo& c) {
   double clockMHz = p.timing.smClockAfterMHz > 0 ? p.timing.smClockAfterMHz : 1500;
   const int period = pcSamplingPeriodLog2(p.timing.measured ? p.timing.kernelNs.median : 0, clockMHz,
@@ -233,8 +233,8 @@ void samplePcsOfKernel(CaptureState& s, CUfunction fn, const LaunchGeometry& g, 
 
 }  // namespace
 
-void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
-                     const CaptureOptions& opts, const std::function<void(const Point&)>& checkpoint) {
+void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
+                     const MeasureOptions& opts, const std::function<void(const Point&)>& checkpoint) {
   const auto t0 = std::chrono::steady_clock::now();
   CountersInfo& c = p.counters;
   const std::string setName = !opts.counterSet.empty()         ? opts.counterSet
@@ -299,7 +299,7 @@ void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     c.pcSampling.note =
         "not sampled: basic counters on a kernel not slower than its baseline (--counters full)";
   }
-  // Nothing stays enabled for the next capture: a range profiler kept enabled
+  // Nothing stays enabled for the next measurement: a range profiler kept enabled
   // crashed CUPTI (SIGSEGV) in a later replay, in a warm worker and in
   // bench/profiler_sessions.cu alone; its first start after enabling is what
   // made a profile cost 0.3 s, and a session of the session API per profile

@@ -1,7 +1,7 @@
-// References (gemm, sdpa, kernel, npy) and baselines of a capture.
+// References (gemm, sdpa, kernel, npy) and baselines of a measurement.
 #include <stdexcept>
 
-#include "capture/capture_detail.h"
+#include "measure/measure_detail.h"
 #include "tilescope/analysis/compare.h"
 #include "tilescope/base/expr.h"
 #include "tilescope/base/npy.h"
@@ -12,14 +12,14 @@
 namespace tilescope::cuda::detail {
 namespace {
 
-const DeviceTensor& need(CaptureState& s, const std::string& name, const char* role) {
+const DeviceTensor& need(MeasureState& s, const std::string& name, const char* role) {
   DeviceTensor* t = s.tensor(name);
   if (!t) throw std::runtime_error(std::string("reference.") + role + ": unknown tensor '" + name + "'");
   return *t;
 }
 
 // Separate reference buffers for every output: they start with the output's init, or zeros.
-void allocateRefOutputs(CaptureState& s) {
+void allocateRefOutputs(MeasureState& s) {
   if (!s.refOutputs.empty()) return;
   for (const DeviceTensor& t : s.tensors) {
     if (!t.spec->output) continue;
@@ -39,13 +39,13 @@ void allocateRefOutputs(CaptureState& s) {
   }
 }
 
-DeviceTensorView refView(CaptureState& s, const std::string& name) {
+DeviceTensorView refView(MeasureState& s, const std::string& name) {
   DeviceTensor* r = s.refOutput(name);
   if (!r) throw std::runtime_error("reference.out: '" + name + "' is not an output tensor");
   return r->view();
 }
 
-void syncOrThrow(CaptureState& s, const std::string& what) {
+void syncOrThrow(MeasureState& s, const std::string& what) {
   CUresult r = cuCtxSynchronize();
   if (r == CUDA_SUCCESS) return;
   s.dead = isStickyError(r);
@@ -54,7 +54,7 @@ void syncOrThrow(CaptureState& s, const std::string& what) {
 
 // A trusted second kernel, compiled and launched like the kernel under test, its
 // outputs bound to the reference buffers.
-void runReferenceKernel(CaptureState& s) {
+void runReferenceKernel(MeasureState& s) {
   const ReferenceSpec& rs = s.cfg->reference;
   CompiledKernel ck;
   CompileInfo ci = compileKernel(rs.kernel, rs.kernel.defines, s.limits.arch(), &ck);
@@ -91,7 +91,7 @@ void runReferenceKernel(CaptureState& s) {
 
 }  // namespace
 
-std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions&, std::string* label) {
+std::map<std::string, HostTensor> runReference(MeasureState& s, const MeasureOptions&, std::string* label) {
   std::map<std::string, HostTensor> refs;
   const ReferenceSpec& rs = s.cfg->reference;
   if (rs.op == "none" || rs.op.empty()) return refs;
@@ -135,7 +135,7 @@ std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOpt
   return refs;
 }
 
-std::string transposedOperand(CaptureState& s, const HostTensor& out,
+std::string transposedOperand(MeasureState& s, const HostTensor& out,
                               const std::vector<std::int64_t>& tileExtent) {
   const ReferenceSpec& rs = s.cfg->reference;
   if (rs.op != "gemm" || rs.out != out.name) return "";
@@ -166,7 +166,7 @@ std::string transposedOperand(CaptureState& s, const HostTensor& out,
   return "";
 }
 
-StreamCall makeBaselineCall(CaptureState& s) {
+StreamCall makeBaselineCall(MeasureState& s) {
   const Config& cfg = *s.cfg;
   const ReferenceSpec& rs = cfg.reference;
   allocateRefOutputs(s);
@@ -186,7 +186,7 @@ StreamCall makeBaselineCall(CaptureState& s) {
   return {};
 }
 
-void timeBaseline(CaptureState& s, Point& p) {
+void timeBaseline(MeasureState& s, Point& p) {
   const Config& cfg = *s.cfg;
   p.baseline.name = cfg.baseline.kind;
   try {

@@ -1,5 +1,5 @@
-// capturePoint: the in-process capture of one config point (see capture.h).
-#include "tilescope/cuda/capture.h"
+// measurePoint: the in-process measurement of one config point (see measure.h).
+#include "tilescope/cuda/measure.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,8 +15,8 @@
 #include <map>
 #include <optional>
 
-#include "capture/capture_detail.h"
-#include "capture/capture_trace.h"
+#include "measure/measure_detail.h"
+#include "measure/measure_trace.h"
 #include "tilescope/analysis/compare.h"
 #include "tilescope/analysis/tiles.h"
 #include "tilescope/base/hash.h"
@@ -28,7 +28,7 @@
 namespace tilescope::cuda {
 namespace detail {
 
-CaptureState::~CaptureState() {
+MeasureState::~MeasureState() {
   if (dead) return;  // a dead context cannot free anything; the process exits next
   for (auto& t : tensors) freeTensor(&t);
   for (auto& t : refOutputs) freeTensor(&t);
@@ -37,13 +37,13 @@ CaptureState::~CaptureState() {
   for (CUdeviceptr d : scratch) cuMemFree(d);
 }
 
-DeviceTensor* CaptureState::tensor(const std::string& name) {
+DeviceTensor* MeasureState::tensor(const std::string& name) {
   for (auto& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
 }
 
-DeviceTensor* CaptureState::refOutput(const std::string& name) {
+DeviceTensor* MeasureState::refOutput(const std::string& name) {
   for (auto& t : refOutputs)
     if (t.name == name) return &t;
   return nullptr;
@@ -67,8 +67,8 @@ void finish(Point& p, Verdict floor = Verdict::ok) {
   p.verdict = worse(floor, verdictForFindings(p.findings));
 }
 
-// Compile for the live device and load; false when the capture cannot go on.
-bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+// Compile for the live device and load; false when the measurement cannot go on.
+bool compileAndLoad(const Config& cfg, MeasureState& s, const MeasureOptions& opts, Point& p) {
   CompiledKernel& ck = s.compiled;
   if (cfg.kernel.isPython()) {
     // Triton's JIT specialises on 16-byte aligned pointers: shifted bases compile as the
@@ -130,7 +130,7 @@ bool compileAndLoad(const Config& cfg, CaptureState& s, const CaptureOptions& op
 }
 
 /// Triton's global and profile scratch: size per CTA × CTAs, zero-filled; null when unused.
-bool allocateTritonScratch(CaptureState& s, Point& p, CUdeviceptr out[2]) {
+bool allocateTritonScratch(MeasureState& s, Point& p, CUdeviceptr out[2]) {
   const TritonKernelMeta& m = *s.triton;
   const std::int64_t ctas = s.resolved.launch.blocks() * std::max(m.numCtas, 1);
   const std::int64_t sizes[2] = {m.globalScratchSize, m.profileScratchSize};
@@ -150,7 +150,7 @@ bool allocateTritonScratch(CaptureState& s, Point& p, CUdeviceptr out[2]) {
   return true;
 }
 
-bool allocateAll(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+bool allocateAll(const Config& cfg, MeasureState& s, const MeasureOptions& opts, Point& p) {
   for (const ResolvedTensor& rt : s.resolved.tensors) {
     DeviceTensor t;
     t.spec = rt.spec;
@@ -192,7 +192,7 @@ std::vector<std::int64_t> tileExtentOf(const Config& cfg, const ResolvedPoint& r
 // Guards of every tensor, then coverage and correctness of every output.
 /// A plain mismatch whose output equals the product with a transposed operand
 /// becomes `mismatch`/`transposed`, naming the operand (docs/report.md, Finding categories).
-void labelTransposedOperand(CaptureState& s, const HostTensor& out, const std::vector<std::int64_t>& ext,
+void labelTransposedOperand(MeasureState& s, const HostTensor& out, const std::vector<std::int64_t>& ext,
                             CompareResult& cmp) {
   for (auto& f : cmp.findings) {
     if (f.category != "mismatch" || !f.detail.empty()) continue;
@@ -208,7 +208,7 @@ void labelTransposedOperand(CaptureState& s, const HostTensor& out, const std::v
   }
 }
 
-void collectEvidence(const Config& cfg, CaptureState& s, const CaptureOptions& opts, Point& p) {
+void collectEvidence(const Config& cfg, MeasureState& s, const MeasureOptions& opts, Point& p) {
   std::vector<TileCoverage> tiles;
   try {
     tiles = analyzeTiles(cfg, s.resolved);
@@ -333,7 +333,7 @@ class ProfilerLock {
   int m_fd = -1;
 };
 
-void say(const CaptureOptions& opts, const std::string& message) {
+void say(const MeasureOptions& opts, const std::string& message) {
   if (opts.progress) opts.progress(message);
 }
 
@@ -353,7 +353,7 @@ Point pointShell(const Config& cfg, const ResolvedLaunch& l) {
 
 /// The kernel's arguments and launch shape (a Triton kernel's own packing and
 /// scratch buffers). False, with the finding, when they cannot be made.
-bool kernelArgs(const Config& cfg, CaptureState& s, Point& p, KernelArgs* args, LaunchGeometry* g) {
+bool kernelArgs(const Config& cfg, MeasureState& s, Point& p, KernelArgs* args, LaunchGeometry* g) {
   std::map<std::string, CUdeviceptr> ptrs;
   for (const auto& t : s.tensors) ptrs[t.name] = t.ptr;
   const ResolvedLaunch& l = s.resolved.launch;
@@ -374,8 +374,8 @@ bool kernelArgs(const Config& cfg, CaptureState& s, Point& p, KernelArgs* args, 
   return true;
 }
 
-/// The untraced launch. Its verdict when it failed: the capture ends there.
-std::optional<Verdict> launchUntraced(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+/// The untraced launch. Its verdict when it failed: the measurement ends there.
+std::optional<Verdict> launchUntraced(const Config& cfg, MeasureState& s, const MeasureOptions& opts,
                                       CUfunction fn, const LaunchGeometry& g, KernelArgs& args,
                                       const TraceAnalysis& traced, Point& p) {
   say(opts, "launch " + cfg.kernel.entry);
@@ -392,9 +392,9 @@ std::optional<Verdict> launchUntraced(const Config& cfg, CaptureState& s, const 
 }
 
 /// The hardware counters of the launch, under the profiler lock. A traced
-/// capture reads none: the Sanitizer API's patches stay on the module, and a
+/// measurement reads none: the Sanitizer API's patches stay on the module, and a
 /// launch the trace stopped would fault untraced.
-void readCounters(CaptureState& s, const CaptureOptions& opts, CUfunction fn, const LaunchGeometry& g,
+void readCounters(MeasureState& s, const MeasureOptions& opts, CUfunction fn, const LaunchGeometry& g,
                   KernelArgs& args, Point& p) {
   if (opts.trace.enabled) {
     p.counters.note = "hardware counters not read: a traced capture (run it without --trace for counters)";
@@ -414,7 +414,7 @@ void readCounters(CaptureState& s, const CaptureOptions& opts, CUfunction fn, co
 }
 
 /// What is measured of a launch that ran: its time, the baseline's, the counters.
-void measure(const Config& cfg, CaptureState& s, const CaptureOptions& opts, CUfunction fn,
+void measure(const Config& cfg, MeasureState& s, const MeasureOptions& opts, CUfunction fn,
              const LaunchGeometry& g, KernelArgs& args, bool skipUntraced, Point& p) {
   if (opts.timing && skipUntraced) {
     p.timing.note = "not timed: the untraced kernel would fault (see the trace's findings)";
@@ -432,9 +432,9 @@ void measure(const Config& cfg, CaptureState& s, const CaptureOptions& opts, CUf
 
 }  // namespace
 
-Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
+Point measurePoint(const Config& cfg, const MeasureOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
-  CaptureState s;
+  MeasureState s;
   s.cfg = &cfg;
   s.resolved = resolvePoint(cfg);
   const ResolvedLaunch& l = s.resolved.launch;
@@ -478,7 +478,7 @@ Point capturePoint(const Config& cfg, const CaptureOptions& opts) {
   }
   if (skipUntraced) {
     // The traced launch completed with the faulting warps stopped: its output is
-    // what the rest of the capture judges; an untraced launch would kill the context.
+    // what the rest of the measurement judges; an untraced launch would kill the context.
     say(opts, "the trace stopped accesses that would fault: the capture judges the traced launch's output");
     p.launch.error = "not launched untraced: the trace stopped accesses that would have faulted";
   } else if (auto failed = launchUntraced(cfg, s, opts, fn, g, args, traced, p)) {

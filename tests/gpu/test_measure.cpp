@@ -1,4 +1,4 @@
-// capturePoint on a live GPU, each capture in a forked child (a fault kills the
+// measurePoint on a live GPU, each measurement in a forked child (a fault kills the
 // CUDA context; the parent never touches CUDA, so fork is safe). Every test
 // skips when the child finds no GPU.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "tilescope/config/config.h"
-#include "tilescope/cuda/capture.h"
+#include "tilescope/cuda/measure.h"
 #include "tilescope/model/report.h"
 
 namespace fs = std::filesystem;
@@ -21,7 +21,7 @@ fs::path configPath(const std::string& name) {
   return fs::path(TILESCOPE_TEST_DATA) / "kernels" / (name + ".tscfg.json");
 }
 
-// Runs the capture in a child process and returns its Point (JSON through a pipe).
+// Runs the measurement in a child process and returns its Point (JSON through a pipe).
 std::optional<Point> captureInChild(const std::string& name, std::string* problem, int alignShiftBytes = 0) {
   int fds[2];
   if (pipe(fds) != 0) return std::nullopt;
@@ -31,10 +31,10 @@ std::optional<Point> captureInChild(const std::string& name, std::string* proble
     std::string text;
     try {
       Config cfg = expandSweep(loadConfig(configPath(name))).front().config;
-      cuda::CaptureOptions opts;
+      cuda::MeasureOptions opts;
       opts.alignShiftBytes = alignShiftBytes;
-      opts.progress = [](const std::string& m) { std::cerr << "  [capture] " << m << "\n"; };
-      text = toJson(cuda::capturePoint(cfg, opts)).dump();
+      opts.progress = [](const std::string& m) { std::cerr << "  [measure] " << m << "\n"; };
+      text = toJson(cuda::measurePoint(cfg, opts)).dump();
     } catch (const std::exception& e) {
       text = nlohmann::json{{"exception", e.what()}}.dump();
     }
@@ -57,7 +57,7 @@ std::optional<Point> captureInChild(const std::string& name, std::string* proble
   waitpid(pid, &status, 0);
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) {
-    *problem = "the capture child wrote no report (status " + std::to_string(status) + ")";
+    *problem = "the measurement child wrote no report (status " + std::to_string(status) + ")";
     return std::nullopt;
   }
   if (j.contains("exception")) {
@@ -79,7 +79,7 @@ std::string findingsText(const Point& p) {
   return s;
 }
 
-#define CAPTURE_OR_SKIP(point, name, ...)                                                      \
+#define MEASURE_OR_SKIP(point, name, ...)                                                      \
   std::string problem_;                                                                        \
   auto point##Opt = captureInChild(name, &problem_ __VA_OPT__(, ) __VA_ARGS__);                \
   ASSERT_TRUE(point##Opt.has_value()) << problem_;                                             \
@@ -89,8 +89,8 @@ std::string findingsText(const Point& p) {
 
 }  // namespace
 
-TEST(Capture, CorrectKernelIsOkAndFullyCovered) {
-  CAPTURE_OR_SKIP(p, "gemm_naive_ok");
+TEST(Measure, CorrectKernelIsOkAndFullyCovered) {
+  MEASURE_OR_SKIP(p, "gemm_naive_ok");
   EXPECT_EQ(p.verdict, Verdict::ok);
   EXPECT_TRUE(p.compile.ok);
   EXPECT_GT(p.compile.regs, 0);
@@ -112,8 +112,8 @@ TEST(Capture, CorrectKernelIsOkAndFullyCovered) {
             << p.baseline.kernelNs.median << " ns, speedup " << *p.speedup << "\n";
 }
 
-TEST(Capture, WriteOnePastTheLastRowIsAnOobWrite) {
-  CAPTURE_OR_SKIP(p, "gemm_naive_oob_row");
+TEST(Measure, WriteOnePastTheLastRowIsAnOobWrite) {
+  MEASURE_OR_SKIP(p, "gemm_naive_oob_row");
   const Finding* f = findCategory(p, "oob_write");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->tensor, "C");
@@ -132,8 +132,8 @@ TEST(Capture, WriteOnePastTheLastRowIsAnOobWrite) {
   EXPECT_NE(p.verdict, Verdict::ok);
 }
 
-TEST(Capture, SkippedTileIsACoverageGap) {
-  CAPTURE_OR_SKIP(p, "gemm_naive_gap");
+TEST(Measure, SkippedTileIsACoverageGap) {
+  MEASURE_OR_SKIP(p, "gemm_naive_gap");
   ASSERT_NE(findCategory(p, "coverage_gap"), nullptr);
   ASSERT_EQ(p.coverage.size(), 1u);
   EXPECT_EQ(p.coverage[0].unwritten, 16 * 16);
@@ -141,16 +141,16 @@ TEST(Capture, SkippedTileIsACoverageGap) {
   EXPECT_EQ(findCategory(p, "oob_write"), nullptr);
 }
 
-TEST(Capture, ReferenceKernel) {
-  CAPTURE_OR_SKIP(p, "gemm_naive_refkernel");
+TEST(Measure, ReferenceKernel) {
+  MEASURE_OR_SKIP(p, "gemm_naive_refkernel");
   ASSERT_EQ(p.correctness.size(), 1u);
   EXPECT_EQ(p.correctness[0].reference, "kernel");
   EXPECT_EQ(p.correctness[0].mismatches, 0);
   EXPECT_EQ(p.verdict, Verdict::ok);
 }
 
-TEST(Capture, WildStoreIsAFault) {
-  CAPTURE_OR_SKIP(p, "gemm_naive_fault");
+TEST(Measure, WildStoreIsAFault) {
+  MEASURE_OR_SKIP(p, "gemm_naive_fault");
   EXPECT_EQ(p.verdict, Verdict::fault);
   const Finding* f = findCategory(p, "illegal_address");
   ASSERT_NE(f, nullptr) << findingsText(p);
@@ -159,23 +159,23 @@ TEST(Capture, WildStoreIsAFault) {
   EXPECT_FALSE(p.launch.ok);
 }
 
-TEST(Capture, AlignedVectorCopyIsOk) {
-  CAPTURE_OR_SKIP(p, "copy_vec4");
+TEST(Measure, AlignedVectorCopyIsOk) {
+  MEASURE_OR_SKIP(p, "copy_vec4");
   EXPECT_EQ(p.verdict, Verdict::ok);
   ASSERT_EQ(p.coverage.size(), 1u);
   EXPECT_EQ(p.coverage[0].unwritten, 0);
 }
 
-TEST(Capture, ShiftedBaseMakesVectorAccessesMisaligned) {
-  CAPTURE_OR_SKIP(p, "copy_vec4", 4);
+TEST(Measure, ShiftedBaseMakesVectorAccessesMisaligned) {
+  MEASURE_OR_SKIP(p, "copy_vec4", 4);
   EXPECT_EQ(p.verdict, Verdict::fault);
   const Finding* f = findCategory(p, "misaligned_access");
   ASSERT_NE(f, nullptr) << findingsText(p);
   EXPECT_EQ(f->evidence["error"], "CUDA_ERROR_MISALIGNED_ADDRESS");
 }
 
-TEST(Capture, SharedMemoryAbove48KiBIsRaisedWithANote) {
-  CAPTURE_OR_SKIP(p, "copy_smem_64k");
+TEST(Measure, SharedMemoryAbove48KiBIsRaisedWithANote) {
+  MEASURE_OR_SKIP(p, "copy_smem_64k");
   EXPECT_TRUE(p.launch.ok) << p.launch.error;
   EXPECT_EQ(p.verdict, Verdict::ok);
   // Raising the limit is its own category, not a failure users would read as one.
@@ -185,8 +185,8 @@ TEST(Capture, SharedMemoryAbove48KiBIsRaisedWithANote) {
   EXPECT_EQ(findCategory(p, "smem_exceeded"), nullptr) << findingsText(p);
 }
 
-TEST(Capture, SharedMemoryAboveTheOptInLimitIsALaunchError) {
-  CAPTURE_OR_SKIP(p, "copy_smem_too_big");
+TEST(Measure, SharedMemoryAboveTheOptInLimitIsALaunchError) {
+  MEASURE_OR_SKIP(p, "copy_smem_too_big");
   EXPECT_EQ(p.verdict, Verdict::launch_error);
   const Finding* f = findCategory(p, "smem_exceeded");
   ASSERT_NE(f, nullptr);

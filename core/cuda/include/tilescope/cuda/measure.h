@@ -1,7 +1,7 @@
-// One capture of one config point on a live GPU, run inside the worker process:
+// One measurement of one config point on a live GPU, run inside the worker process:
 // compile, load, guarded tensors, launch, fault/launch-error classification, guard
 // evidence, measured coverage, correctness against the reference, timing and the
-// baseline. A sticky CUDA error ends the capture at once: the context is unusable
+// baseline. A sticky CUDA error ends the measurement at once: the context is unusable
 // and the worker process must exit after reporting the Point.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 namespace tilescope::cuda {
 
-struct CaptureOptions {
+struct MeasureOptions {
   int device = 0;
   int alignShiftBytes = 0;  ///< moves every tensor's base off 256-byte alignment (diagnose)
   int sentinelVariant = 0;  ///< which sentinel outputs start with (tensor.h sentinelBits)
@@ -42,7 +42,7 @@ struct CaptureOptions {
   /// "launch" just before the kernel's first launch, "launched" once it completed
   /// (or failed): the parent's launch watchdog runs between the two. May be empty.
   std::function<void(const std::string&)> phase;
-  /// Called with the point as captured so far (verdict set) just before the
+  /// Called with the point as measured so far (verdict set) just before the
   /// profiling pass, which runs CUPTI's profilers in-process over the kernel and
   /// the baseline's library calls, and again with the kernel's counters before
   /// the baseline is profiled: if that pass kills the process, what came before
@@ -50,12 +50,12 @@ struct CaptureOptions {
   std::function<void(const Point&)> checkpoint;
 };
 
-/// Captures `pointConfig` (one sweep point: defines and params already substituted).
+/// Measures `pointConfig` (one sweep point: defines and params already substituted).
 /// Fills compile, launch, correctness, coverage, timing, baseline, speedup,
 /// counters, findings and verdict as far as the run got. Throws ConfigError only for
 /// configuration errors that resolvePoint reports.
 /// Point.status.stickyError is true when the context is dead (exit the process),
 /// and Point.extra["device"] holds {name, cc, sm_count, ...} of the live device.
-Point capturePoint(const Config& pointConfig, const CaptureOptions& opts);
+Point measurePoint(const Config& pointConfig, const MeasureOptions& opts);
 
 }  // namespace tilescope::cuda

@@ -1,15 +1,15 @@
-// The traced launch within capturePoint (capture_trace.cpp).
+// The traced launch within measurePoint (measure_trace.cpp).
 #pragma once
 
-#include "capture/capture_detail.h"
+#include "measure/measure_detail.h"
 #include "tilescope/trace/trace.h"
 
 namespace tilescope::cuda::detail {
 
 /// Runs the traced launch (opts.trace) and fills p.trace. Returns true when the
 /// untraced launch must be skipped: the trace stopped accesses that would have
-/// faulted, and the capture goes on from the traced launch's output.
-bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+/// faulted, and the measurement goes on from the traced launch's output.
+bool traceBeforeLaunch(const Config& cfg, MeasureState& s, const MeasureOptions& opts,
                        const LaunchGeometry& g, KernelArgs& args, Point& p, TraceAnalysis* analysis);
 
 /// Adds the trace's findings; a guard-zone oob_write of the same tensor and a

@@ -1,10 +1,10 @@
-// The traced launch inside a capture (`run --trace`): it runs first, on the
+// The traced launch inside a measurement (`run --trace`): it runs first, on the
 // same tensors and arguments, through a patched copy of the module; then the
-// tensors are restored and the capture goes on with the untraced module, which
+// tensors are restored and the measurement goes on with the untraced module, which
 // alone is timed. When the trace stopped accesses that would have faulted
 // (misaligned, outside every allocation), the untraced launch is skipped and
-// the capture judges the traced launch's output instead: the context survives.
-#include "capture/capture_trace.h"
+// the measurement judges the traced launch's output instead: the context survives.
+#include "measure/measure_trace.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,7 @@
 namespace tilescope::cuda::detail {
 namespace {
 
-TileLookup tileLookup(const Config& cfg, const CaptureState& s) {
+TileLookup tileLookup(const Config& cfg, const MeasureState& s) {
   std::shared_ptr<std::vector<TileCoverage>> tiles;
   try {
     tiles = std::make_shared<std::vector<TileCoverage>>(analyzeTiles(cfg, s.resolved));
@@ -37,7 +37,7 @@ TileLookup tileLookup(const Config& cfg, const CaptureState& s) {
 
 }  // namespace
 
-bool traceBeforeLaunch(const Config& cfg, CaptureState& s, const CaptureOptions& opts,
+bool traceBeforeLaunch(const Config& cfg, MeasureState& s, const MeasureOptions& opts,
                        const LaunchGeometry& g, KernelArgs& args, Point& p, TraceAnalysis* analysis) {
   auto progress = [&](const std::string& m) {
     if (opts.progress) opts.progress(m);

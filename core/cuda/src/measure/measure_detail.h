@@ -1,4 +1,4 @@
-// Internals shared by capture*.cpp (not a public header).
+// Internals shared by measure*.cpp (not a public header).
 #pragma once
 
 #include <cuda.h>
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "tilescope/config/config.h"
-#include "tilescope/cuda/capture.h"
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/launch.h"
+#include "tilescope/cuda/measure.h"
 #include "tilescope/cuda/module.h"
 #include "tilescope/cuda/reference.h"
 #include "tilescope/cuda/tensors.h"
@@ -52,8 +52,8 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
 /// A finding for a CUDA error of a launch (`what`: "kernel", "reference kernel").
 Finding errorFinding(CUresult r, const std::string& what, const ResolvedLaunch& l);
 
-/// Everything a capture allocated; freed on destruction unless the context is dead.
-struct CaptureState {
+/// Everything a measurement allocated; freed on destruction unless the context is dead.
+struct MeasureState {
   const Config* cfg = nullptr;
   ResolvedPoint resolved;
   LiveLimits limits;
@@ -65,7 +65,7 @@ struct CaptureState {
   std::vector<CUdeviceptr> scratch;              ///< Triton's global/profile scratch buffers
   std::vector<std::string> baselineKernelNames;  ///< one baseline call's kernels in launch order (timing)
   bool dead = false;
-  ~CaptureState();
+  ~MeasureState();
   DeviceTensor* tensor(const std::string& name);
   DeviceTensor* refOutput(const std::string& name);
 };
@@ -74,27 +74,27 @@ struct CaptureState {
 /// by output name (empty map when op is none). Sets *label (gemm(cublas), npy, ...).
 /// Throws std::runtime_error with a clear message when the reference fails;
 /// sets state.dead on a sticky error of a reference kernel.
-std::map<std::string, HostTensor> runReference(CaptureState& s, const CaptureOptions& opts,
+std::map<std::string, HostTensor> runReference(MeasureState& s, const MeasureOptions& opts,
                                                std::string* label);
 
 /// For a gemm reference: does `out` equal the product with operand a or b
 /// transposed? Returns "a", "b" or "" (no, or the shapes allow neither).
-std::string transposedOperand(CaptureState& s, const HostTensor& out,
+std::string transposedOperand(MeasureState& s, const HostTensor& out,
                               const std::vector<std::int64_t>& tileExtent);
 
 /// The baseline named by the config as a callable (cublas, sdpa, sdpa_math);
 /// empty for baselines that run outside the worker. Throws with a clear message
 /// when the config's reference does not name what the baseline needs.
-StreamCall makeBaselineCall(CaptureState& s);
+StreamCall makeBaselineCall(MeasureState& s);
 
 /// Times the baseline named by the config (cublas, sdpa, sdpa_math); fills p.baseline.
-void timeBaseline(CaptureState& s, Point& p);
+void timeBaseline(MeasureState& s, Point& p);
 
 /// The profiling pass (after timing, so timings stay unperturbed): hardware
 /// counters of the kernel and of the baseline's kernels, and PC sampling of the
 /// kernel folded to source lines. Fills p.counters; on any failure a note
-/// says what failed, p.counters.passFailed is set and the capture goes on.
-void profileCounters(CaptureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
-                     const CaptureOptions& opts, const std::function<void(const Point&)>& checkpoint);
+/// says what failed, p.counters.passFailed is set and the measurement goes on.
+void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, KernelArgs& args, Point& p,
+                     const MeasureOptions& opts, const std::function<void(const Point&)>& checkpoint);
 
 }  // namespace tilescope::cuda::detail
