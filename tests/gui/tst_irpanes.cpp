@@ -11,7 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "controllers/checkcontroller.h"
 #include "mainwindow.h"
+#include "models/qtconv.h"
+#include "panels/configpanel.h"
 #include "panels/irpanes.h"
 #include "panels/sourcepanel.h"
 #include "tilescope/analysis/compiler_stages.h"
@@ -112,7 +115,8 @@ class TstIrPanes : public QObject {
     QVERIFY2(ir->summaryText().startsWith(QStringLiteral("gemm_tiled.cu:183: 5 SASS instructions")),
              qPrintable(ir->summaryText()));
     QVERIFY(ir->summaryText().contains(QStringLiteral("global stores 1×8 B (vectorised)")));
-    QVERIFY(ir->summaryText().contains(QStringLiteral("spills: 1 STL, 1 LDL")));
+    QVERIFY(ir->summaryText().contains(
+        QStringLiteral("spills: 1 STL, 1 LDL; marked in the SASS: 1× oob_write (finding)\n")));
     // The finding's instruction is marked, in words as well as by the glyph.
     QCOMPARE(sass->marks().keys(), QList<int>{29});
     QCOMPARE(sass->marks()[29].severity, 2);
@@ -128,7 +132,7 @@ class TstIrPanes : public QObject {
     QCOMPARE(sass->cursorLine(), 16);  // the clicked pane did not jump to the span's start
     QVERIFY2(ir->summaryText().startsWith(QStringLiteral("gemm_tiled.cu:72: 3 SASS instructions")),
              qPrintable(ir->summaryText()));
-    QVERIFY(ir->summaryText().contains(QStringLiteral("(1 of 3 vectorised)")));
+    QVERIFY(ir->summaryText().contains(QStringLiteral("(1 of 3 vectorised)\n")));  // nothing marked
     // The inlined HMMA: line 110 and its tensor-core instructions.
     QTest::mouseClick(sass->viewport(), Qt::LeftButton, {}, lineCentre(sass, 23));
     QCOMPARE(src->cursorLine(), 110);
@@ -203,6 +207,40 @@ class TstIrPanes : public QObject {
     QCOMPARE(panel->view()->cursorLine(), 72);
     QVERIFY(
         panel->irPanes()->summaryText().contains(QStringLiteral("global loads 14×2 B (none vectorised)")));
+  }
+
+  /// A config opened without a GPU: its background check compiles the stages too,
+  /// and the Source view opens on the line with the most SASS.
+  void aConfigsCheckBringsItsStages() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.configPanel()->checker()->setRunExecutable(QStringLiteral(TILESCOPE_RUN_EXE));
+    QVERIFY2(w.openFile(QStringLiteral(TILESCOPE_SOURCE_DIR "/kernels/gemm/gemm_bug_no_mask.tscfg.json")),
+             qPrintable(w.lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(w.report() && w.report()->verb == "check", 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.configPanel()->isCompiled(), 240000);
+    if (!w.report()->points[0].compile.attempted)
+      QSKIP("this tilescope-run was built without CUDA: check does not compile");
+    const StagesInfo& stages = w.report()->points[0].stages;
+    QVERIFY(stages.collected);  // asked for: the check ran with --stages
+    const CompilerStage* sass = stages.stage("sass");
+    QVERIFY(sass);
+    if (!sass->present) QSKIP(qPrintable(QStringLiteral("no SASS here: ") + qs(sass->absent)));
+    SourcePanel* panel = w.sourcePanel();
+    QVERIFY(panel->irPanes()->hasStages());
+    QVERIFY2(panel->shownPath().endsWith(QStringLiteral("gemm_tiled.cu")), qPrintable(panel->statusText()));
+    int most = 0, line = 0;
+    for (const StageLineSummary& l : stages.lines)
+      if (l.sass > most) {
+        most = l.sass;
+        line = l.line;
+      }
+    QCOMPARE(panel->view()->cursorLine(), line);
+    const QList<int> related = panel->irPanes()->pane(QStringLiteral("sass"))->relatedLines();
+    QVERIFY(!related.isEmpty());
+    for (int l : related) QCOMPARE(stageSpanAt(*sass, l)->line, line);
+    QVERIFY(panel->irPanes()->pane(QStringLiteral("ptx")));
+    QVERIFY(!panel->irPanes()->pane(QStringLiteral("ptx"))->relatedLines().isEmpty());
   }
 
   void noStagesNoPanes() {

@@ -29,8 +29,10 @@ CheckController::~CheckController() { stopProcess(); }
 QString CheckController::runExecutable() { return RunController::runExecutable(); }
 
 QStringList CheckController::commandLine(const QString& configFile, const QString& deviceKey) {
-  return {runExecutable(), QStringLiteral("check"), configFile,         QStringLiteral("--device"),
-          deviceKey,       QStringLiteral("-o"),    QStringLiteral("-")};
+  // --stages: the Source view's IR panes (SASS, PTX, Triton's IR) for a config opened
+  // without a GPU; one more compile with line information per point (the first 4).
+  return {runExecutable(), QStringLiteral("check"),    configFile,           QStringLiteral("--device"),
+          deviceKey,       QStringLiteral("--stages"), QStringLiteral("-o"), QStringLiteral("-")};
 }
 
 bool CheckController::isCompiling() const { return m_process && m_process->state() != QProcess::NotRunning; }

@@ -163,7 +163,7 @@ void IrPanes::followSource(const QString& file, int line) {
       (l ? tr("%1: %2").arg(where, qs(stageLineSummaryText(*l)))
          : tr("%1: no instructions (a declaration, a comment, or code the compiler moved or removed)")
                .arg(where)) +
-      QLatin1Char('\n') + m_context);
+      markedText() + QLatin1Char('\n') + m_context);
 }
 
 void IrPanes::onPaneLine(const QString& stage, int line) {
@@ -179,6 +179,24 @@ void IrPanes::onPaneLine(const QString& stage, int line) {
           .arg(title(st->name))
           .arg(line) +
       QLatin1Char('\n') + m_context);
+}
+
+QString IrPanes::markedText() const {
+  // What the SASS pane marks among the line's instructions, said where a narrow pane
+  // cannot show the tags: "; marked: 13× oob_write (trace), 1× oob_write (finding, trace)".
+  const IrView* sass = pane(QStringLiteral("sass"));
+  if (!sass) return {};
+  QStringList tags;
+  QMap<QString, int> count;
+  for (int l : sass->relatedLines())
+    if (const auto it = sass->marks().find(l); it != sass->marks().end()) {
+      const QString tag = it->tag.mid(2);  // without the glyph
+      if (!count.contains(tag)) tags << tag;
+      ++count[tag];
+    }
+  QStringList parts;
+  for (const QString& t : std::as_const(tags)) parts << QStringLiteral("%1× %2").arg(count.value(t)).arg(t);
+  return parts.isEmpty() ? QString() : tr("; marked in the SASS: %1").arg(parts.join(QStringLiteral(", ")));
 }
 
 QString IrPanes::summaryText() const { return m_summary->text(); }

@@ -55,6 +55,7 @@ class IrPanes : public QWidget {
   void addPane(const CompilerStage& stage);
   void onPaneLine(const QString& stage, int line);
   const Point* shownPoint() const;
+  QString markedText() const;
 
   ReportPtr m_report;
   int m_stagesPoint = -1;

@@ -4,8 +4,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSplitter>
+#include <QTextBlock>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/qtconv.h"
 #include "panels/irpanes.h"
@@ -85,6 +88,24 @@ SourcePanel::SourcePanel(Selection* selection, QWidget* parent) : QWidget(parent
   connect(m_view, &QPlainTextEdit::cursorPositionChanged, this, &SourcePanel::followCursor);
   connect(m_ir, &IrPanes::sourceLineActivated, this,
           [this](const QString& file, int line) { showSourceLine(file, line); });
+  connect(m_split, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
+}
+
+void SourcePanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitSplit();
+}
+
+void SourcePanel::fitSplit() {
+  if (m_ir->isHidden() || m_userSplit) return;
+  const int total = m_split->width() - m_split->handleWidth();
+  // Every line of the kernel whole where it fits: the panes keep 44 columns, the source a third.
+  const int need = m_widest + m_view->marginWidth() + 2 * m_view->frameWidth() +
+                   2 * int(m_view->document()->documentMargin()) +
+                   m_view->verticalScrollBar()->sizeHint().width() + 8;
+  const int minIr = m_view->fontMetrics().horizontalAdvance(QLatin1Char('9')) * 44;
+  const int src = std::max(std::min(need, total - minIr), total / 3);
+  m_split->setSizes({src, total - src});
 }
 
 void SourcePanel::followCursor() {
@@ -95,6 +116,7 @@ void SourcePanel::followCursor() {
   const int line = m_view->cursorLine();
   m_view->setRelatedLines({line});
   m_ir->followSource(m_path, line);
+  fitSplit();
 }
 
 QString SourcePanel::statusText() const { return m_label->text(); }
@@ -128,6 +150,9 @@ bool SourcePanel::showSourceLine(const QString& file, int line) {
       return false;
     }
     m_view->setPlainText(QString::fromUtf8(f.readAll()));
+    m_widest = 0;
+    for (QTextBlock b = m_view->document()->begin(); b.isValid(); b = b.next())
+      m_widest = std::max(m_widest, m_view->fontMetrics().horizontalAdvance(b.text()));
     m_path = path;
     m_file = file;
     refreshMarks();
@@ -275,6 +300,13 @@ void SourcePanel::onSelectionChanged(const SelectionState& state) {
   // Else, as ncu's Source page: the hottest line of PC sampling.
   if (m_path.isEmpty() && p.counters.pcSampling.collected && !p.counters.pcSampling.lines.empty())
     showSourceLine(qs(p.counters.pcSampling.lines.front().file), p.counters.pcSampling.lines.front().line);
+  // Else, with compiler stages (a check of a config): the line with the most SASS.
+  if (m_path.isEmpty() && m_ir->hasStages()) {
+    const auto& lines = m_report->points[static_cast<size_t>(m_ir->stagesPoint())].stages.lines;
+    const auto busiest = std::max_element(lines.begin(), lines.end(),
+                                          [](const auto& a, const auto& b) { return a.sass < b.sass; });
+    if (busiest != lines.end() && busiest->sass > 0) showSourceLine(qs(busiest->file), busiest->line);
+  }
   refreshMarks();
   followCursor();
 }

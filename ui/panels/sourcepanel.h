@@ -2,7 +2,8 @@
 // and highlighting, each line marked with what the point's findings and its trace
 // say about it (faulting accesses, hazards, bank-conflict ways, uninitialised
 // reads, access counts) and PC sampling (samples and stall reasons per line).
-// Selecting a finding with a file:line, or a hot line, opens it centred. With
+// Selecting a finding with a file:line, or a hot line, opens it centred (with
+// nothing to select, the line with the most SASS where stages say). With
 // compiler stages (`--stages`), IR panes beside it follow the cursor both ways
 // (IrPanes): the SASS, PTX and TTGIR of the cursor's line tinted, a click on
 // an IR line moves the source there, the line's summary above them.
@@ -51,12 +52,17 @@ class SourcePanel : public QWidget, public ReportView {
   void onReportClosed() override;
   void onSelectionChanged(const SelectionState& state) override;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   QString resolve(const QString& file) const;
   void clear();
   void refreshMarks();
   /// The IR panes follow the source cursor's line.
   void followCursor();
+  /// The source its widest line where the panes keep 44 columns (until a person drags the split).
+  void fitSplit();
 
   Selection* m_selection;
   ReportPtr m_report;
@@ -67,6 +73,8 @@ class SourcePanel : public QWidget, public ReportView {
   SourceView* m_view;
   QSplitter* m_split;
   IrPanes* m_ir;
+  int m_widest = 0;          ///< the shown source's widest line, in pixels
+  bool m_userSplit = false;  ///< a person moved the split: it stays where they put it
 };
 
 }  // namespace tilescope::ui

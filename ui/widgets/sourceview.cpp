@@ -265,16 +265,9 @@ void SourceView::paintEvent(QPaintEvent* event) {
     if (!b.isVisible() || it == m_marks.end() || it->tag.isEmpty()) continue;
     // The laid-out line's width: tabs expanded as drawn.
     const QTextLine line = b.layout() ? b.layout()->lineAt(0) : QTextLine();
-    qreal x = r.left() + (line.isValid() ? line.x() + line.naturalTextWidth() : 0) +
-              fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 3;
-    // A long line keeps its tag in view, over the line's end on the page's colour.
+    const qreal x = r.left() + (line.isValid() ? line.x() + line.naturalTextWidth() : 0) +
+                    fontMetrics().horizontalAdvance(QLatin1Char(' ')) * 3;
     const qreal w = QFontMetricsF(f).horizontalAdvance(it->tag) + 6;
-    if (x + w > viewport()->width()) {
-      x = std::max(r.left(), viewport()->width() - w);
-      const QRectF under(x - 4, r.top(), w + 4, r.height());
-      p.fillRect(under, palette().color(QPalette::Base));
-      if (m_related.contains(b.blockNumber() + 1)) p.fillRect(under, relatedColor());
-    }
     p.setPen(it->severity >= 2 ? oobColor(true).darker(130) : palette().color(QPalette::PlaceholderText));
     p.drawText(QRectF(x, r.top(), w, r.height()), Qt::AlignLeft | Qt::AlignVCenter, it->tag);
   }
