@@ -130,7 +130,7 @@ int cmdTriage(const TriageArgs& a) {
   if (std::string why = plan(a, report); !why.empty()) return usageError(why);
   opts.exe = {selfExecutable()};
   opts.python = {pythonInterpreter()};
-  opts.runner = resourceDir() / "python" / "triage" / "runner.py";
+  opts.runner = resourceDir() / "python" / "tilescope" / "triage" / "__main__.py";
   opts.output = fs::absolute(a.output);
   opts.jobs = a.jobs;
   opts.gpus = gpuIds();

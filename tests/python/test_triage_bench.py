@@ -11,10 +11,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "bench", "triage"))
-sys.path.insert(0, os.path.join(ROOT, "resources", "python", "triage"))
+sys.path.insert(0, os.path.join(ROOT, "resources", "python"))
 
 import summarize  # noqa: E402
-from tilescope_triage import pairing  # noqa: E402
+from tilescope.triage import pairing  # noqa: E402
 
 MANIFEST = {"problems": [
     {"name": "01_relu", "candidate": "problems/01_relu_new.py", "category": ["ok"], "line": None},

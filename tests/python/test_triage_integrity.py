@@ -12,14 +12,14 @@ import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python", "triage"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python"))
 
-from tilescope_triage import integrity  # noqa: E402
-from tilescope_triage.problem import load_module  # noqa: E402
+from tilescope.triage import integrity  # noqa: E402
+from tilescope.triage.problem import load_module  # noqa: E402
 
 try:
     import numpy as np
-    from tilescope_triage import traps
+    from tilescope.triage import traps
 except ImportError:  # a plain python3 without numpy
     np = None
 
@@ -150,7 +150,7 @@ class Runs(unittest.TestCase):
     def test_the_harness_replaced(self):
         self.assertEqual(detail(traps.tampering(["torch.cuda.Event.elapsed_time"], "import")),
                          ("integrity", "timer_patched"))
-        f = traps.tampering(["torch.allclose", "tilescope_triage.traps.compare"], "import")
+        f = traps.tampering(["torch.allclose", "tilescope.triage.traps.compare"], "import")
         self.assertEqual(detail(f), ("integrity", "harness_tampering"))
         self.assertIn("torch.allclose", f["message"])
         self.assertIsNone(traps.tampering([], "import"))

@@ -1,4 +1,4 @@
-"""The Python folder search (tilescope_triage/pairing.py) keeps the C++ rule
+"""The Python folder search (tilescope/triage/pairing.py) keeps the C++ rule
 (core/src/triage/triage_inputs.cpp, tests/unit/test_triage_inputs.cpp): roles
 read line by line, links out of the folder not followed, a folder reached twice
 taken once (issue 38, T4)."""
@@ -8,9 +8,9 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python", "triage"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python"))
 
-from tilescope_triage import pairing  # noqa: E402
+from tilescope.triage import pairing  # noqa: E402
 
 REFERENCE = "import torch\nclass Model(torch.nn.Module):\n    pass\ndef get_inputs():\n    return []\n"
 CANDIDATE = "import torch\nclass ModelNew(torch.nn.Module):\n    pass\n"

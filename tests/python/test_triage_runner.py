@@ -1,4 +1,4 @@
-"""Unit tests of the triage runner's pure parts (resources/python/triage):
+"""Unit tests of the triage runner's pure parts (resources/python/tilescope/triage):
 pairing, the traps on numpy arrays, locating an exception's line, the problem's
 shapes.  No GPU and no PyTorch: the tests that need numpy skip without it."""
 import os
@@ -9,13 +9,13 @@ import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python", "triage"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "resources", "python"))
 
-from tilescope_triage import locate, pairing, problem  # noqa: E402
+from tilescope.triage import locate, pairing, problem  # noqa: E402
 
 try:
     import numpy as np
-    from tilescope_triage import traps
+    from tilescope.triage import traps
 except ImportError:  # a plain python3 without numpy
     np = None
 
@@ -248,7 +248,7 @@ class Progress(unittest.TestCase):
     def test_each_phase_is_written_and_the_answer_replaces_it(self):
         import json
 
-        from tilescope_triage import run
+        from tilescope.triage import run
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "runner.json")
             args = types.SimpleNamespace(reference="r.py", candidate="c.py", out=out)

@@ -1,6 +1,6 @@
 // Running a triage (docs/triage.md): every planned entry in processes of its
 // own — `tilescope-run check`, `run` or `diagnose` for a config; the Python
-// runner (resources/python/triage/runner.py) for a problem, then `capture` of
+// runner (resources/python/tilescope/triage) for a problem, then `capture` of
 // the candidate and `diagnose` of its kernels that fail — spread over the local
 // GPUs, each with a watchdog, the output rewritten atomically after every entry.
 // Core code: it never touches the GPU itself. The summaries that turn a report
@@ -67,7 +67,7 @@ std::vector<std::string> runnerLimitArgs(const RunnerLimits& l, double timeoutS,
 struct TriageOptions {
   std::vector<std::string> exe;     ///< tilescope-run (argv prefix: {"/path/tilescope-run"})
   std::vector<std::string> python;  ///< the runner's interpreter (pythonInterpreter())
-  std::filesystem::path runner;     ///< resources/python/triage/runner.py
+  std::filesystem::path runner;     ///< resources/python/tilescope/triage/__main__.py
   std::filesystem::path output;     ///< the triage file; entry folders go beside it (OUTPUT.d/)
   int jobs = 1;
   /// CUDA_VISIBLE_DEVICES values to spread entries over (slot % size); empty:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for resources/python/triage/runner.py in the orchestration tests:
+"""A stand-in for resources/python/tilescope/triage/__main__.py in the orchestration tests:
 the candidate's FAKE_* marker decides the answer (or the way it dies)."""
 import json
 import os

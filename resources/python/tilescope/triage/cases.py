@@ -9,7 +9,7 @@ import os
 import sys
 
 from . import limits, problem, traps
-from .harness import INIT_SEED, POISON_A, POISON_B
+from ..common.constants import INIT_SEED, POISON_A, POISON_B
 
 _SEEDS = {"base": None, "boundary": 2, "scaled": 1}  # None: --seeds
 

@@ -15,11 +15,8 @@ import os
 import statistics
 import time
 
+from ..common.constants import POISON_A
 from . import integrity, traps
-
-INIT_SEED = 42
-POISON_A = 0xFF   # NaN in every float format: unwritten elements show
-POISON_B = 0x3C   # finite in every float format (f32 0.0115, f16 1.06): the second poison
 
 _perf = time.perf_counter
 _DELAY_CYCLES = 50_000_000  # about 25 ms of torch.cuda._sleep at 2 GHz

@@ -22,13 +22,9 @@ reads nothing outside the folder (see scan).
 import os
 import re
 
-# The same numbers as core/include/tilescope/triage/triage_inputs.h.
-MAX_SEARCH_ENTRIES = 10000  # kMaxTriageSearchEntries
-MAX_SEARCH_FOLDERS = 10000  # kMaxTriageSearchFolders
-MAX_ROLE_LINE = 256  # kMaxRoleLineChars
-MAX_DEPTH = 8
-MAX_MIRROR_DEPTH = 8  # kMaxMirrorDepth
-MAX_SOURCE_BYTES = 4 << 20
+# The same numbers as the C++ side's (tests/unit/test_python_constants.cpp checks them).
+from ..common.constants import (MAX_DEPTH, MAX_MIRROR_DEPTH, MAX_ROLE_LINE, MAX_SEARCH_ENTRIES, MAX_SEARCH_FOLDERS,
+                                MAX_SOURCE_BYTES)
 _BLANKS = " \t\f\v\r"
 
 

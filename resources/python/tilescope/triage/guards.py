@@ -15,9 +15,7 @@ Contiguous CUDA tensors only (others are left alone).
 """
 import traceback
 
-GUARD_BYTES = 64 << 10
-INPUT_GUARD = 0xFF
-OUTPUT_GUARD = 0xA5
+from ..common.constants import GUARD_BYTES, INPUT_GUARD, OUTPUT_GUARD, POISON_A
 
 _WRAPPED = (("empty", True), ("empty_like", True), ("zeros", False), ("zeros_like", False),
             ("ones_like", False), ("full_like", False))
@@ -38,7 +36,7 @@ class Guards:
     def __init__(self, torch, candidate):
         self.torch, self.candidate = torch, candidate
         self.active = False
-        self.poison = 0xFF
+        self.poison = POISON_A
         self.records = []      # (kind, name, buffer, nbytes, guard byte, line, text)
         self.originals = {}
 

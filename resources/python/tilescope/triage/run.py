@@ -15,7 +15,8 @@ import sys
 import time
 import traceback
 
-from . import RUNNER_SCHEMA, limits, locate
+from ..common.constants import DEFAULT_SEEDS, EXIT_NO_GPU, EXIT_USAGE, RUNNER_SCHEMA
+from . import limits, locate
 
 
 class Answer:
@@ -52,7 +53,7 @@ class Answer:
     def error(self, why, no_gpu=False):
         """The problem could not be judged here (not the candidate's fault)."""
         self.doc.update(status="error", error=why, no_gpu=no_gpu)
-        return self.write(3 if no_gpu else 2)
+        return self.write(EXIT_NO_GPU if no_gpu else EXIT_USAGE)
 
     def exception(self, exc, candidate, case=None):
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -180,7 +181,7 @@ def _parse(argv):
     p.add_argument("--reference", required=True)
     p.add_argument("--candidate", required=True)
     p.add_argument("--out", default="runner.json")
-    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS)
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--replay", action="store_true", help="run the candidate once on --case (under capture)")
     p.add_argument("--case", default="")
