@@ -119,7 +119,7 @@ fi
 "$venv/bin/ruff" --version >/dev/null 2>&1 \
   || "$venv/bin/python3" -m pip install -q --disable-pip-version-check "ruff>=0.15,<0.18" \
   || echo "note: could not install ruff into $venv; the test python.ruff skips" >&2
-# NumPy for the capture recorder's tests (.npy files; resources/python/capture).
+# NumPy for the capture recorder's tests (.npy files; resources/python/tilescope/capture).
 "$venv/bin/python3" -c "import numpy" 2>/dev/null \
   || "$venv/bin/python3" -m pip install -q --disable-pip-version-check numpy \
   || echo "note: could not install numpy into $venv; the capture recorder's tests skip" >&2

@@ -286,7 +286,7 @@ int captureLocal(const CaptureArgs& a, const fs::path& dir, const LaunchSelectio
   env.push_back("TILESCOPE_CAPTURE_DIR=" + dir.string());
   env.push_back("CUDA_INJECTION64_PATH=" + injection);
   env.push_back("TILESCOPE_CAPTURE_INJECTION=" + injection);
-  const std::string site = (resourceDir() / "python" / "capture" / "site").string();
+  const std::string site = (resourceDir() / "python" / "tilescope" / "capture" / "site").string();
   const char* pp = std::getenv("PYTHONPATH");
   env.push_back("PYTHONPATH=" + site + (pp && *pp ? ":" + std::string(pp) : ""));
   // One cudaMalloc per tensor: a pointer's allocation is its tensor, so the

@@ -395,7 +395,7 @@ def error_result(exc, path):
 def _load_kernel_ast():
     """The capture's reader of pointer arithmetic (one copy of it), loaded by its
     path: no folder goes on sys.path ahead of the kernel's own imports."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capture", "tilescope_capture", "kernel_ast.py")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tilescope", "common", "kernel_ast.py")
     spec = importlib.util.spec_from_file_location("tilescope_kernel_ast", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

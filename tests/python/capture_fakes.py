@@ -2,7 +2,7 @@
 injection library, for tests/python/test_capture_recorder.py (no GPU, no torch).
 """
 import glob
-import importlib.util
+import importlib
 import inspect
 import itertools
 import json
@@ -15,7 +15,8 @@ from collections import namedtuple
 from types import SimpleNamespace
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CAPTURE = os.path.join(REPO, "resources", "python", "capture")
+PYTHON_ROOT = os.path.join(REPO, "resources", "python")
+CAPTURE = os.path.join(PYTHON_ROOT, "tilescope", "capture")
 SITE = os.path.join(CAPTURE, "site")
 
 try:
@@ -25,17 +26,15 @@ except ImportError:          # plain python3: the tests needing numpy skip
 
 
 def load_capture():
-    """The tilescope_capture package, loaded from its path as sitecustomize does."""
-    if "tilescope_capture" in sys.modules:
-        return sys.modules["tilescope_capture"]
-    package = os.path.join(CAPTURE, "tilescope_capture")
-    spec = importlib.util.spec_from_file_location("tilescope_capture", os.path.join(package, "__init__.py"),
-                                                  submodule_search_locations=[package])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["tilescope_capture"] = module
-    spec.loader.exec_module(module)
+    """The tilescope.capture package, imported from the package's root as
+    sitecustomize does (the root stays on sys.path: the tests import from it)."""
+    if "tilescope.capture" in sys.modules:
+        return sys.modules["tilescope.capture"]
+    if PYTHON_ROOT not in sys.path:
+        sys.path.insert(0, PYTHON_ROOT)
+    module = importlib.import_module("tilescope.capture")
     for sub in ("selection", "tensors", "describe", "output", "recorder", "hooks"):
-        importlib.import_module("tilescope_capture." + sub)
+        importlib.import_module("tilescope.capture." + sub)
     return module
 
 
@@ -196,8 +195,8 @@ class RecorderBase(unittest.TestCase):
 
     def recorder(self, **kw):
         load_capture()
-        from tilescope_capture.recorder import Recorder
-        from tilescope_capture.selection import Settings
+        from tilescope.capture.recorder import Recorder
+        from tilescope.capture.selection import Settings
         return Recorder(Settings(self.root, **kw), device=self.device, injection=self.inj)
 
     def record(self, rid):

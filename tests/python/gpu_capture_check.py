@@ -21,7 +21,7 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SITE = os.path.join(HERE, "..", "..", "resources", "python", "capture", "site")
+SITE = os.path.join(HERE, "..", "..", "resources", "python", "tilescope", "capture", "site")
 
 
 def run(work, name, capture, caches, **extra):

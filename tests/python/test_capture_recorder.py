@@ -1,4 +1,4 @@
-"""Tests of TileScope's Triton launch recorder (resources/python/capture).
+"""Tests of TileScope's Triton launch recorder (resources/python/tilescope/capture).
 
 Run with the Triton venv (numpy added) for everything, or with any python3 >=
 3.10: tests needing numpy or triton then skip.  No GPU and no torch needed:
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import capture_fakes as fk  # noqa: E402
 
 fk.load_capture()
-from tilescope_capture import selection  # noqa: E402
+from tilescope.capture import selection  # noqa: E402
 
 read_events, launch_dirs = fk.read_events, fk.launch_dirs
 needs_numpy = unittest.skipIf(fk.np is None, "numpy is not installed in this Python")
@@ -245,7 +245,7 @@ class InjectionTests(unittest.TestCase):
     """The ctypes side of the coordination with the CUDA injection library."""
 
     def test_absent_library_or_symbols_are_tolerated(self):
-        from tilescope_capture.hooks import Injection
+        from tilescope.capture.hooks import Injection
         inj = Injection("/nonexistent/libtilescope_capture.so")
         inj.claim(5)
         self.assertIsNone(inj.next_index())
@@ -257,7 +257,7 @@ class InjectionTests(unittest.TestCase):
 
     @unittest.skipIf(shutil.which("cc") is None, "no C compiler")
     def test_loaded_library_is_called(self):
-        from tilescope_capture.hooks import Injection
+        from tilescope.capture.hooks import Injection
         tmp = tempfile.mkdtemp(prefix="tscap-inj-")
         self.addCleanup(shutil.rmtree, tmp, True)
         src, lib = os.path.join(tmp, "inj.c"), os.path.join(tmp, "libinj.so")
@@ -286,7 +286,7 @@ class SitecustomizeTests(unittest.TestCase):
             f.write("import os\nos.environ['OTHER_SITECUSTOMIZE'] = 'ran'\nMARK = 42\n")
 
     def run_child(self, site, **env):
-        code = ("import sys, os, json, sitecustomize; print(json.dumps({'loaded': 'tilescope_capture' in sys.modules, "
+        code = ("import sys, os, json, sitecustomize; print(json.dumps({'loaded': 'tilescope.capture' in sys.modules, "
                 "'other': os.environ.get('OTHER_SITECUSTOMIZE'), 'mark': getattr(sitecustomize, 'MARK', None), "
                 "'ours': sitecustomize.__file__}))")
         full = dict(os.environ)
@@ -307,13 +307,15 @@ class SitecustomizeTests(unittest.TestCase):
         self.assertEqual((r["loaded"], r["other"], r["mark"]), (True, "ran", 42))
 
     def test_recorder_that_fails_to_load_is_a_note(self):
-        broken = os.path.join(self.tmp, "capture-copy")
-        shutil.copytree(fk.SITE, os.path.join(broken, "site"))
-        os.makedirs(os.path.join(broken, "tilescope_capture"))
-        with open(os.path.join(broken, "tilescope_capture", "__init__.py"), "w") as f:
+        broken = os.path.join(self.tmp, "root-copy")
+        capture = os.path.join(broken, "tilescope", "capture")
+        shutil.copytree(fk.SITE, os.path.join(capture, "site"))
+        with open(os.path.join(broken, "tilescope", "__init__.py"), "w") as f:
+            f.write("")
+        with open(os.path.join(capture, "__init__.py"), "w") as f:
             f.write("raise RuntimeError('broken recorder')\n")
         out_dir = os.path.join(self.tmp, "capture")
-        r = self.run_child(os.path.join(broken, "site"), TILESCOPE_CAPTURE_DIR=out_dir)
+        r = self.run_child(os.path.join(capture, "site"), TILESCOPE_CAPTURE_DIR=out_dir)
         self.assertEqual((r["loaded"], r["other"]), (False, "ran"))
         notes = [e["message"] for e in read_events(out_dir)]
         self.assertTrue(notes and re.search("did not start.*broken recorder", notes[0]), notes)

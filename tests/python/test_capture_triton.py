@@ -49,7 +49,7 @@ class TritonTests(fk.RecorderBase):
 
     def setUp(self):
         super().setUp()
-        from tilescope_capture import hooks
+        from tilescope.capture import hooks
         self.rec = self.recorder()
         hooks.patch_triton(self.rec)
         self.addCleanup(hooks.unpatch, self.rec)
@@ -111,7 +111,7 @@ class TritonTests(fk.RecorderBase):
 
     def test_import_hook_patches_triton_in_a_child(self):
         code = ("import triton, json; from triton.compiler.compiler import CompiledKernel as K; "
-                "from triton import knobs; import tilescope_capture as t; "
+                "from triton import knobs; import tilescope.capture as t; "
                 "print(json.dumps([hasattr(K.launch_metadata, '_tilescope_original'), "
                 "t.RECORDER.enter_hook in knobs.runtime.launch_enter_hook.calls]))")
         env = dict(os.environ, PYTHONPATH=fk.SITE, TILESCOPE_CAPTURE_DIR=self.root)

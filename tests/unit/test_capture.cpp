@@ -39,7 +39,7 @@ void writeF32(const fs::path& p, const std::vector<float>& v) {
   writeNpy(p, DType::f32, {std::int64_t(v.size())}, v.data(), v.size() * sizeof(float));
 }
 
-/// A Triton launch as resources/python/capture writes it: add_kernel(x, y, out, n, BLOCK).
+/// A Triton launch as resources/python/tilescope/capture writes it: add_kernel(x, y, out, n, BLOCK).
 json tritonRecord(const std::string& id) {
   return json::parse(R"({
     "schema": "tilescope.launch/1", "recorder": "triton", "language": "triton", "id": ")" +

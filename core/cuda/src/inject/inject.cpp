@@ -146,7 +146,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   return result;
 }
 
-// The Triton recorder's calls (ctypes, resources/python/capture).
+// The Triton recorder's calls (ctypes, resources/python/tilescope/capture).
 extern "C" __attribute__((visibility("default"))) int tilescope_capture_claim(unsigned long long function) {
   Recorder::instance().claim(function);
   return 0;

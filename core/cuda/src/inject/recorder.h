@@ -51,7 +51,7 @@ class Recorder {
   void runtimeEnter();
   void runtimeExit(const char* symbol);
 
-  // The Triton recorder's side (resources/python/capture): it records a
+  // The Triton recorder's side (resources/python/tilescope/capture): it records a
   // Triton launch itself, claims it here so that it is not recorded twice,
   // and numbers it in the same sequence.
   void claim(std::uint64_t function);

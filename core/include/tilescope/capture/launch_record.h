@@ -1,6 +1,6 @@
 // One kernel launch recorded inside a user's program (`tilescope-run capture`,
 // docs/capture.md): schema tilescope.launch/1, written by the Triton recorder
-// (resources/python/capture, from Triton's launch hooks) or by the CUDA
+// (resources/python/tilescope/capture, from Triton's launch hooks) or by the CUDA
 // recorder (libtilescope_inject.so, from CUPTI callbacks) into
 // DIR/launches/<id>/launch.json, beside the .npy files of its arguments.
 #pragma once

@@ -11,6 +11,7 @@ or 0x hex) or `A << B`.
 
 # --- what crosses a process boundary ------------------------------------------------
 RUNNER_SCHEMA = "tilescope.triage.runner/1"  # C++: kRunnerSchema (triage/triage_run.h)
+LAUNCH_SCHEMA = "tilescope.launch/1"  # C++: kLaunchSchema (capture/launch_record.h); a recorded launch
 
 # Exit statuses of the helpers and the runner (model/vocabulary.h).
 EXIT_USAGE = 2  # C++: kExitUsage; a bad request, or a problem that could not be judged
@@ -32,3 +33,6 @@ MAX_ROLE_LINE = 256  # C++: kMaxRoleLineChars
 MAX_SOURCE_BYTES = 4 << 20  # C++: kMaxTriageSourceBytes (core/src/triage/triage_pairing.h); a larger .py is no problem
 MAX_DEPTH = 8  # C++: kMaxDepth (core/src/triage/triage_inputs.cpp); folders below an input
 MAX_MIRROR_DEPTH = 8  # C++: kMaxMirrorDepth (core/src/triage/triage_pairing.cpp); folders up to candidate[s]/
+
+# --- capture: which buffers the recorder saves (capture/selection.h) --------------------
+CAPTURE_MAX_BYTES = 4 << 30  # C++: LaunchSelection::maxBytes; a larger buffer is not saved

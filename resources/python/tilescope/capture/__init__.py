@@ -16,6 +16,9 @@ Layout:
   recorder.py    the enter/exit hook logic
   hooks.py       patching Triton/Inductor, the CUDA injection library's functions
   postimport.py  the import hook
+  site/          the sitecustomize.py that tilescope-run puts on PYTHONPATH
+The reader of a kernel's stores (kernel_ast) and the constants shared with the
+C++ side come from tilescope.common.
 """
 import os
 import sys

@@ -19,8 +19,9 @@ import os
 import re
 import threading
 
+from ..common.constants import CAPTURE_MAX_BYTES
+
 GIB = 1 << 30
-DEFAULT_MAX_BYTES = 4 * GIB
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
           "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -60,7 +61,7 @@ def format_bytes(n):
 class Settings:
     """The environment, read once when the recorder starts."""
 
-    def __init__(self, out_dir, max_bytes=DEFAULT_MAX_BYTES, kernel_pattern=None,
+    def __init__(self, out_dir, max_bytes=CAPTURE_MAX_BYTES, kernel_pattern=None,
                  skip=None, count=None, injection=None):
         self.out_dir = out_dir
         self.max_bytes = max_bytes
@@ -73,7 +74,7 @@ class Settings:
     def from_env(cls, env=None):
         env = os.environ if env is None else env
         return cls(out_dir=env.get("TILESCOPE_CAPTURE_DIR") or None,
-                   max_bytes=parse_bytes(env.get("TILESCOPE_CAPTURE_MAX_BYTES"), DEFAULT_MAX_BYTES),
+                   max_bytes=parse_bytes(env.get("TILESCOPE_CAPTURE_MAX_BYTES"), CAPTURE_MAX_BYTES),
                    kernel_pattern=env.get("TILESCOPE_CAPTURE_KERNEL") or None,
                    skip=parse_count(env.get("TILESCOPE_CAPTURE_LAUNCH_SKIP")),
                    count=parse_count(env.get("TILESCOPE_CAPTURE_LAUNCH_COUNT")),

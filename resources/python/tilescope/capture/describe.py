@@ -7,7 +7,8 @@ import os
 import re
 import sys
 
-from . import kernel_ast, tensors
+from ..common import kernel_ast
+from . import tensors
 
 _DEF_LINE = re.compile(r"^\s*(async\s+)?def\s")
 

@@ -4,6 +4,8 @@ assignments and additive pointer arithmetic to parameter names.
 
 An output the launch rewrote with the bytes it already held (a buffer reused
 at the same address) is still an output: the capture's config must expect it.
+The capture's recorder and the Triton helper's `signature` verb both read
+kernels with it.
 """
 import ast
 
@@ -13,7 +15,7 @@ _STORES = {"store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "at
 
 class PointerRoots(ast.NodeVisitor):
     """Follows a kernel body's assignments so that a pointer expression can be
-    traced back to the names it was built from (tilescope_triton.py's signature
+    traced back to the names it was built from (the Triton helper's signature
     reader extends it too)."""
 
     def __init__(self):

@@ -4,14 +4,15 @@ tilescope-run puts this folder first on the child's PYTHONPATH, so Python's
 site module imports this file at startup in every Python process of the
 captured program.  It
 
-1. starts the Triton launch recorder (../tilescope_capture) when
-   TILESCOPE_CAPTURE_DIR is set, and does nothing otherwise;
+1. starts the Triton launch recorder (tilescope.capture, the package around
+   this folder) when TILESCOPE_CAPTURE_DIR is set, and does nothing otherwise;
 2. then runs the sitecustomize that Python would have found without us (the
    next one on sys.path, e.g. Debian's), so the user's environment behaves as
    before.
 
-The recorder's folder is on sys.path only while it is imported: left there, it
-would put a `site` package in front of the program's imports.
+The package's root (resources/python) is on sys.path only while the recorder
+is imported: left there, it would put TileScope's modules in front of the
+program's imports.
 Nothing the recorder does may stop the program: a failure to load it becomes
 a note in the capture's events.jsonl.
 """
@@ -39,15 +40,15 @@ def _tilescope_start():
     if not out_dir:
         return
     try:
-        module = sys.modules.get("tilescope_capture")
+        module = sys.modules.get("tilescope.capture")
         if module is None:
-            # Its folder is on sys.path only for this one import.
-            parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            sys.path.insert(0, parent)
+            # The root is on sys.path only for this one import: tilescope/capture/site/ -> resources/python.
+            root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+            sys.path.insert(0, root)
             try:
-                import tilescope_capture as module
+                import tilescope.capture as module
             finally:
-                sys.path.remove(parent)
+                sys.path.remove(root)
         module.install()
     except Exception as e:
         _tilescope_note(out_dir, "the Triton recorder did not start (%s: %s): Triton launches are "

@@ -18,6 +18,7 @@ import threading
 import time
 import traceback
 
+from ..common.constants import LAUNCH_SCHEMA
 from . import describe, tensors
 from .output import Output, env_facts, dumps
 from .selection import Selector, format_bytes
@@ -153,7 +154,7 @@ class Recorder:
         for i, (pname, value) in enumerate(pairs):
             if i in info.declared and pname not in tri["constexprs"]:
                 tri["constexprs"][pname] = describe.jsonable(value)   # as launched
-        record = {"schema": "tilescope.launch/1", "recorder": "triton", "language": info.language,
+        record = {"schema": LAUNCH_SCHEMA, "recorder": "triton", "language": info.language,
                   "id": rid, "pid": pid, "seq": seq, "time_unix_ns": now,
                   "kernel": name, "symbol": info.symbol}
         ctx = self._tuner_context(name)
