@@ -50,7 +50,11 @@ std::string pythonInterpreter() {
   return "python3";
 }
 
-std::filesystem::path tritonHelperScript() { return resourceDir() / "python" / "tilescope_triton.py"; }
+std::filesystem::path pythonPackageRoot() { return resourceDir() / "python"; }
+
+std::filesystem::path tritonHelperScript() {
+  return pythonPackageRoot() / "tilescope" / "triton_helper" / "__main__.py";
+}
 
 std::string PythonResult::describe() const {
   if (!started) return "could not start";
@@ -158,7 +162,7 @@ PythonResult runKernelHelper(const std::vector<std::string>& args, double timeou
   } remove{own};
   SandboxPaths paths;
   paths.readable = interpreterPaths();
-  paths.readable.push_back(tritonHelperScript().parent_path());
+  paths.readable.push_back(pythonPackageRoot());  // the helper imports the whole package
   for (const auto& p : kernelReadable(kernelDir)) paths.readable.push_back(p);
   paths.writable = workDir.empty() ? std::filesystem::path(own) : workDir;
   // The helper limits the size of the files the kernel's code may write (RLIMIT_FSIZE).

@@ -10,7 +10,7 @@
 // specialisation for those pointers. So the worker recompiles a Triton config
 // from its .py for every experiment (core/cuda/src/measure/measure.cpp passes
 // `alignShiftBytes % 16 == 0` as the pointers' alignment, resources/python/
-// tilescope_triton.py applies the JIT's rules), and these functions say so.
+// tilescope/triton_helper applies the JIT's rules), and these functions say so.
 // A binary without source (a captured cubin, a prebuilt PTX) cannot be rebuilt:
 // the experiments that change what it may assume are skipped with the reason.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The Python side of Triton and TileLang kernels: which interpreter TileScope runs
-// its helper (resources/python/tilescope_triton.py) with, and running it as a child
+// its helper (resources/python/tilescope/triton_helper) with, and running it as a child
 // process with a time limit (a compiler that hangs ends only the helper).
 #pragma once
 
@@ -15,7 +15,11 @@ namespace tilescope {
 /// tree's resources/); python3 on PATH.
 std::string pythonInterpreter();
 
-/// resourceDir()/python/tilescope_triton.py.
+/// resourceDir()/python: the root of TileScope's Python package `tilescope`
+/// (the helpers, the capture's recorder, the triage runner).
+std::filesystem::path pythonPackageRoot();
+
+/// pythonPackageRoot()/tilescope/triton_helper/__main__.py: the Triton and TileLang helper.
 std::filesystem::path tritonHelperScript();
 
 struct PythonResult {

@@ -1,6 +1,6 @@
 // A starting config for a Triton kernel (`tilescope-run init-triton FILE.py::KERNEL`,
 // the GUI's File → New from Triton kernel): pure functions over the signature the
-// helper describes (resources/python/tilescope_triton.py `signature`).
+// helper describes (resources/python/tilescope/triton_helper `signature`).
 #pragma once
 
 #include <string>

@@ -90,7 +90,7 @@ CompileInfo compileKernelIsolated(const KernelSpec& k,
                                   const std::vector<std::pair<std::string, DefineValue>>& defines,
                                   const std::string& arch, double timeoutS);
 /// Compiles a Triton config point (kernel.language "triton") for `arch` through the
-/// Python helper (resources/python/tilescope_triton.py), as a child process with a
+/// Python helper (resources/python/tilescope/triton_helper), as a child process with a
 /// time limit; cached like compileKernel, keyed by the source (and the .py modules
 /// beside it that it imports), the constexprs, the options, the specialisation of
 /// the arguments and the Triton version. `alignedPointers`: whether tensor base
