@@ -3,10 +3,14 @@
 ui/, app/ (the engine, the GUI, the programs) spans at most LIMIT lines, counted
 as clang-tidy's readability-function-size counts them: the line of the closing
 brace minus the line of the opening one. A lambda counts as part of the function
-it is written in. The house rule: functions mostly fit on a screen; a longer one is
-split at the phases its comments mark.
+it is written in. The Python package (resources/python/tilescope) is held to the
+same limit: a function's last line minus the line of its `def` (Python's own
+parser, so decorators, docstrings and nested functions are read exactly; a
+nested function counts in the one around it and on its own). The house rule:
+functions mostly fit on a screen; a longer one is split at the phases its
+comments mark.
 
-It reads the sources as text (comments, strings and preprocessor lines removed,
+It reads the C++ sources as text (comments, strings and preprocessor lines removed,
 then braces matched), so it runs in a second with no compile database. A brace
 opens a function when the text before it ends like a function's head: `)`,
 optionally followed by qualifiers, a trailing return type or a constructor's
@@ -16,6 +20,7 @@ Usage: check_function_size.py [SOURCE_DIR] [--limit N] [--list N] [--self-test]
   --limit N:   the limit (default 100); exit 1 when a function is longer
   --list N:    print every function longer than N lines (no failure), longest first
   --self-test: check the reader itself on sources written for it"""
+import ast
 import os
 import re
 import sys
@@ -27,6 +32,7 @@ FOLDERS = ("core", "ui", "app")
 PENDING = {
 }
 SUFFIXES = (".h", ".hpp", ".cpp", ".cu", ".cuh")
+PY_FOLDERS = (os.path.join("resources", "python", "tilescope"),)
 
 # What may stand between a function's `)` and its `{`.
 QUALIFIERS = r"(?:\s|const|volatile|noexcept(?:\([^()]*\))?|override|final|mutable|&|&&|->\s*[\w:<>,\s*&]+)*"
@@ -140,6 +146,32 @@ def sources(root):
                     yield os.path.relpath(os.path.join(d, f), root)
 
 
+def python_functions(text, path="<text>"):
+    """(first line, lines, qualified name) of each def in Python source."""
+    found = []
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((child.lineno, child.end_lineno - child.lineno, prefix + child.name))
+                walk(child, prefix + child.name + ".")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, prefix + child.name + ".")
+            else:
+                walk(child, prefix)
+
+    walk(ast.parse(text, path), "")
+    return found
+
+
+def python_sources(root):
+    for top in PY_FOLDERS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
 NOT_NAMES = {"decltype", "alignas", "sizeof", "noexcept", "requires", "__attribute__", "__launch_bounds__"}
 
 
@@ -167,6 +199,13 @@ def main():
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
             for first, lines, head in functions(fh.read()):
                 rows.append((lines, rel, first, name_of(head)))
+    py_files = 0
+    for rel in python_sources(root):
+        py_files += 1
+        with open(os.path.join(root, rel), encoding="utf-8") as fh:
+            for first, lines, name in python_functions(fh.read(), rel):
+                rows.append((lines, rel, first, name))
+    py_rows = sum(1 for r in rows if r[1].endswith(".py"))
     rows.sort(key=lambda r: (-r[0], r[1], r[2]))
     if listing is not None:
         over = [r for r in rows if r[0] > listing]
@@ -181,6 +220,8 @@ def main():
     for lines, rel, first, name in pending:
         print(f"pending: {rel}:{first}: {name} spans {lines} lines (held at {PENDING[(rel, name)]})")
     print(f"{len(rows)} functions read, {len(over)} over {limit} lines")
+    print(f"  of them Python: {py_rows} functions in {py_files} files of {', '.join(PY_FOLDERS)}, "
+          f"{sum(1 for r in over if r[1].endswith('.py'))} over {limit} lines")
     return 1 if over else 0
 
 
@@ -203,14 +244,30 @@ SELF_TEST = {
 }
 
 
+PY_SELF_TEST = {
+    "python: def to last line": ("def f(a):\n" + "    a += 1\n" * 101 + "    return a\n", [("f", 102)]),
+    "python: decorators do not count, a docstring does": (
+        '@dec\n@dec2(x=1)\ndef g():\n    """Doc.\n\n    More."""\n    return 1\n', [("g", 4)]),
+    "python: methods, nested and async functions by their qualified names": (
+        "class C:\n    def m(self):\n        def inner():\n            pass\n        return inner\n\n\n"
+        "async def h():\n    await x\n", [("C.m", 3), ("C.m.inner", 1), ("h", 1)]),
+    "python: a multi-line string that holds braces and defs": (
+        'def s():\n    return """\ndef fake():\n{\n"""\n', [("s", 4)]),
+}
+
+
 def self_test():
     failed = 0
-    for what, (source, expected) in SELF_TEST.items():
-        got = [(name_of(head), lines) for _, lines, head in functions(source)]
+    cases = [(what, source, expected, lambda src: [(name_of(h), n) for _, n, h in functions(src)])
+             for what, (source, expected) in SELF_TEST.items()]
+    cases += [(what, source, expected, lambda src: [(name, n) for _, n, name in python_functions(src)])
+              for what, (source, expected) in PY_SELF_TEST.items()]
+    for what, source, expected, read in cases:
+        got = read(source)
         if got != expected:
             print(f"FAIL {what}: found {got}, expected {expected}")
             failed += 1
-    print(f"{len(SELF_TEST) - failed} of {len(SELF_TEST)} self-test cases pass")
+    print(f"{len(cases) - failed} of {len(cases)} self-test cases pass")
     return 1 if failed else 0
 
 

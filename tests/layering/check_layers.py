@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The layering test (ctest -R layering): reads every #include of core/, core/cuda/,
-ui/ and app/ and fails on an edge the tables below do not allow. One line per layer;
-a layer may always include itself. The tables hold the edges in use, no more: a
-layer that starts to need another gets its edge here (and, for core, in the DEPS of
-core/CMakeLists.txt, which the layer_link_* targets link). docs/architecture.md
-explains the layers.
+ui/ and app/, and every import of the Python package resources/python/tilescope/,
+and fails on an edge the tables below do not allow. One line per layer; a layer
+may always include itself. The tables hold the edges in use, no more: a layer
+that starts to need another gets its edge here (and, for core, in the DEPS of
+core/CMakeLists.txt, which the layer_link_* targets link). In the Python package
+a module-level import cycle is an error too (an import inside a function, done
+when it runs, is not one). docs/architecture.md explains the layers.
 
 Usage: check_layers.py [SOURCE_DIR] [--edges]   (--edges: print the edges in use
 and the allowed ones unused)"""
+import ast
 import os
 import re
 import sys
@@ -47,6 +50,16 @@ CUDA_HEADERS = {
     "pc_sampling": "profile", "profiler": "profile", "profiler_host": "profile",
     "reference": "reference", "tracer": "trace", "measure": "measure",
 }
+# resources/python/tilescope: subpackage -> the subpackages it may import
+# (tilescope/__init__.py describes them). The package's own __init__.py imports nothing.
+PYTHON = {
+    "common":          [],
+    "capture":         ["common"],
+    "triage":          ["common"],
+    "tilelang_helper": ["common"],
+    "triton_helper":   ["common", "tilelang_helper"],  # its command line serves TileLang's verb
+}
+PY_ROOT = os.path.join("resources", "python")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 CUDA_SYSTEM = re.compile(r"^<(cuda|cupti|nvrtc|nvml|cublas|cudnn|sanitizer)[a-z_]*\.h$|^<cudnn_frontend")
 QT = re.compile(r"^<Q[A-Za-z]+")
@@ -57,6 +70,117 @@ def sources(root, top):
         for f in files:
             if f.endswith((".h", ".cpp", ".cu", ".hpp")):
                 yield os.path.relpath(os.path.join(d, f), root)
+
+
+def python_modules(root):
+    """{"tilescope.triage.run": path relative to root} for every .py under resources/python."""
+    out = {}
+    for d, _, files in os.walk(os.path.join(root, PY_ROOT)):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(d, f), os.path.join(root, PY_ROOT))
+                name = rel[:-3].replace(os.sep, ".")
+                out[name[:-len(".__init__")] if name.endswith(".__init__") else name] = os.path.join(PY_ROOT, rel)
+    return out
+
+
+def python_imports(tree, module, is_package):
+    """(imported module, at module level?) for each import of ours (tilescope.*) in the tree."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+
+    def walk(nodes, top):
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                found.extend((a.name, top) for a in node.names if a.name.split(".")[0] == "tilescope")
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                if base.split(".")[0] == "tilescope":
+                    found.extend((base + "." + a.name, top) for a in node.names)
+            inner = not top or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                walk(getattr(node, field, []) or [], top and not inner)
+
+    walk(tree.body, True)
+    return found
+
+
+def check_python(root, errors, show):
+    """The Python package's imports against PYTHON, and its module-level import cycles."""
+    modules = python_modules(root)
+    edges, graph = defaultdict(int), defaultdict(set)
+    for name, rel in sorted(modules.items()):
+        parts = name.split(".")
+        if parts[0] != "tilescope":
+            errors.append(f"{rel}: a Python file outside the package resources/python/tilescope/")
+            continue
+        sub = parts[1] if len(parts) > 1 else ""
+        if sub and sub not in PYTHON:
+            errors.append(f"{rel}: in a subpackage the PYTHON table does not list ({sub})")
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), rel)
+        for target, top in python_imports(tree, name, rel.endswith("__init__.py")):
+            while target not in modules and "." in target:  # `from .x import f` names f, a function of x
+                target = target.rpartition(".")[0]
+            tparts = target.split(".")
+            tsub = tparts[1] if len(tparts) > 1 else ""
+            if top and target != name:
+                graph[name].add(target)
+            if target not in modules:
+                errors.append(f"{rel}: imports {target}, which the package does not have")
+            elif not sub:
+                errors.append(f"{rel}: the package's __init__.py imports {target}: it imports nothing")
+            elif tsub != sub:
+                edges[(sub, tsub)] += 1
+                if tsub not in PYTHON[sub]:
+                    errors.append(f"{rel}: {sub} imports {target} ({tsub}), which the PYTHON table does not allow")
+    cycles = import_cycles(graph)
+    for c in cycles:
+        errors.append("resources/python: a module-level import cycle: " + " -> ".join(c + [c[0]]))
+    if show:
+        for (a, b), n in sorted(edges.items()):
+            print(f"py/{a} -> py/{b}: {n}")
+        for a, targets in PYTHON.items():
+            for b in targets:
+                if (a, b) not in edges:
+                    print(f"py/{a} -> py/{b}: allowed, unused")
+    print(f"layering (python): {len(modules)} modules, {sum(len(v) for v in PYTHON.values())} allowed subpackage "
+          f"edges, {len(edges)} in use, {len(cycles)} import cycles")
+
+
+def import_cycles(graph):
+    """Each strongly connected group of more than one module, as a list (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
 
 
 def main():
@@ -166,6 +290,7 @@ def main():
                 for b in targets:
                     if (f"{side}/{a}", f"{side}/{b}") not in edges:
                         print(f"{side}/{a} -> {side}/{b}: allowed, unused")
+    check_python(root, errors, show)
     allowed = sum(len(v) for v in CORE.values()) + sum(len(v) for v in CUDA.values())
     used = sum(1 for (a, b) in edges if not a.startswith(("ui", "app")))
     print(f"layering: {len(core_headers)} core headers, {allowed} allowed layer edges, {used} in use, "

@@ -77,7 +77,8 @@ class BuildSignature(unittest.TestCase):
     def test_what_is_not_specialised(self):
         fn = kernel(param("p", do_not_specialize_on_alignment=True), param("q"), param("n", do_not_specialize=True),
                     param("m", annotation_type="i64"), param("k"))
-        request = {"args": [{"kind": "pointer", "dtype": "fp32"}, {"kind": "pointer", "dtype": "fp32", "aligned": False},
+        request = {"args": [{"kind": "pointer", "dtype": "fp32"},
+                            {"kind": "pointer", "dtype": "fp32", "aligned": False},
                             {"kind": "int", "value": 1}, {"kind": "int", "value": 1}, {"kind": "int", "value": 17}]}
         sig, constexprs, attrs, _ = signature.build_signature(fn, request)
         self.assertEqual(sig, {"p": "*fp32", "q": "*fp32", "n": "i32", "m": "i64", "k": "i32"})
@@ -99,7 +100,8 @@ class BuildSignature(unittest.TestCase):
                   "kernel.constexprs.x_ptr: parameter x_ptr of k is not a tl.constexpr"),
                  ({"args": [{"kind": "pointer", "dtype": "fp32"}]},
                   "kernel.constexprs: constexpr BLOCK of k has no value and no default"),
-                 ({"args": [{"kind": "tensor"}], "constexprs": {"BLOCK": 1}}, "args[0]: unknown argument kind 'tensor'")]
+                 ({"args": [{"kind": "tensor"}], "constexprs": {"BLOCK": 1}},
+                  "args[0]: unknown argument kind 'tensor'")]
         for request, message in cases:
             with self.assertRaises(ValueError) as e:
                 signature.build_signature(fn, request)
