@@ -423,7 +423,8 @@ void MainWindow::setReport(ReportPtr report, const QString& path) {
 }
 
 QString MainWindow::okText(const Report& r, const QString& reportDir) {
-  // An "ok" claims no error, not no problem: its warnings are named with it (issue 41).
+  // An "ok" claims no error, not no problem: its warnings are named with it, or a
+  // reader takes the "ok" for nothing to look at.
   const int n = warningCount(r);
   if (n == 0) return tr(" — no error findings");
   const QStringList lines = warningLines(r, reportDir);

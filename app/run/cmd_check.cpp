@@ -258,7 +258,8 @@ int cmdCheck(const CheckArgs& a) {
     return usageError(a.config + ": " + why);
   std::vector<SweepPoint> points = expandSweep(cfg);
   // Each compile has its limit; so has the whole check (a sweep of 10,000
-  // points x 120 s was allowed, issue 31 N5): past it no compile starts.
+  // points x 120 s was allowed; docs/security.md, "Denial of service"): past it
+  // no compile starts.
   const auto started = std::chrono::steady_clock::now();
   std::size_t skipped = 0;
   for (const auto& sp : points) {

@@ -247,8 +247,8 @@ def elementwise(name, body, **kw):
 PROBLEMS = []
 
 
-# The ways generated kernels fool evaluators (issue 40's list of 18), by the number a manifest entry's
-# "pattern" gives: the problems that exercise one of them.
+# The ways generated kernels fool evaluators (the 18 of docs/triage.md, "Integrity"), by the number a
+# manifest entry's "pattern" gives: the problems that exercise one of them.
 PATTERNS = {1: "returns its input or an alias of it", 2: "constant or zero output",
             3: "no kernel or a library fallback (also inside try/except)", 4: "a fast branch that never runs",
             5: "the reference's stale output from freed memory", 6: "mutating inputs",
@@ -926,8 +926,8 @@ def main():
     manifest = {"schema": "tilescope.triage.manifest/1",
                 "description": "Expected lead category (any of the list), sub-category (detail: one, or any of a "
                                "list) and, where TileScope locates it, the candidate's line, per problem; `pattern` "
-                               "numbers the way to fool an evaluator a problem exercises (issue 40's 18) "
-                               "(bench/triage/make_problems.py writes it).",
+                               "numbers the way to fool an evaluator a problem exercises (one of the 18 in "
+                               "docs/triage.md, \"Integrity\") (bench/triage/make_problems.py writes it).",
                 "problems": []}
     for p in PROBLEMS:
         ref = os.path.join(OUT, p["name"] + ".py")

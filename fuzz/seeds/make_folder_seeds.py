@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeds of the folder harnesses (fuzz/fuzz_folder.h's line format), from the
-test data and the reproducers of issue 38 (../shared/repro/t4/): rerun after
-changing either.
+test data and the security reproducers (../shared/repro/t4/, copied under
+tests/security/t4/; docs/fuzzing.md): rerun after changing either.
 
     fuzz/seeds/make_folder_seeds.py
 """

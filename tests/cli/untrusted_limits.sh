@@ -135,5 +135,5 @@ for verb in check run diagnose; do
   grep -q -- "--allow-outside-paths" "$tmp/n17.err" || { say "N17: $verb: no reason"; cat "$tmp/n17.err"; }
 done
 
-[ "$fail" = 0 ] && echo "issue 31 limit cases ok"
+[ "$fail" = 0 ] && echo "untrusted-config limit cases ok"
 exit $fail

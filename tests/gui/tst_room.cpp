@@ -1,7 +1,7 @@
-// Room for the evidence (issue 41, item 5): the Source view opens at the line the
-// verdict banner names, shows a whole line and greys the #if branches the config's
-// defines leave out; the coverage legend stays clear of the map's out-of-bounds band
-// at a first start; the Triage view has a main view's room; a dock's edge resizes it.
+// Room for the evidence: the Source view opens at the line the verdict banner
+// names, shows a whole line and greys the #if branches the config's defines leave
+// out; the coverage legend stays clear of the map's out-of-bounds band at a first
+// start; the Triage view has a main view's room; a dock's edge resizes it.
 #include <QDockWidget>
 #include <QFile>
 #include <QFontMetricsF>

@@ -1,7 +1,7 @@
 """The Python folder search (tilescope/triage/pairing.py) keeps the C++ rule
 (core/src/triage/triage_inputs.cpp, tests/unit/test_triage_inputs.cpp): roles
 read line by line, links out of the folder not followed, a folder reached twice
-taken once (issue 38, T4)."""
+taken once (docs/triage.md, "Inputs")."""
 import os
 import sys
 import tempfile
@@ -76,7 +76,7 @@ class Search(unittest.TestCase):
 
 
 class Layouts(unittest.TestCase):
-    """The layouts of issue 40 (tests/unit/test_triage_layouts.cpp on the C++ side)."""
+    """The layouts of docs/triage.md, "Inputs" (tests/unit/test_triage_layouts.cpp on the C++ side)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -368,7 +368,8 @@ TEST(TriageSummary, TheRunnersExceptionIsClassifiedAndLocated) {
   EXPECT_EQ(f[2].treeNode, "wrong.mismatch");  // filled from the registry
 }
 
-// Issue 40: "CompilationError: at 11:15:" lost the cause Triton gave after the caret.
+// "CompilationError: at 11:15:" alone loses the cause Triton gave after the caret
+// (docs/triage.md, "Exceptions").
 TEST(TriageSummary, AnExceptionsHeadlineSaysWhy) {
   const std::string triton =
       "at 11:15:\n    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    x = tl.load(X + offs)\n"
@@ -474,8 +475,8 @@ TEST(TriageDocument, SectionsTablesAndFigures) {
   EXPECT_EQ(triageFigures(r).size(), 2u);
 }
 
-// Issue 38, T8: the runner's numbers are from code anyone wrote: out-of-range
-// counts, lines and repetitions are clamped, never cast past their type.
+// The runner's numbers are from code anyone wrote: out-of-range counts, lines
+// and repetitions are clamped, never cast past their type.
 TEST(TriageSummary, TheRunnersNumbersAreRangeChecked) {
   const json runner = {
       {"schema", kRunnerSchema},

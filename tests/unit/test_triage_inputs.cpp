@@ -1,7 +1,8 @@
-// A triage's folder search on folders made here (issue 38, T4 and T6): roles
-// read in linear time, symbolic links that lead out of the input not followed,
-// a folder reached twice taken once, the entry cap, and a capture folder whose
-// capture.json names files outside itself.
+// A triage's folder search on folders made here (docs/triage.md, "Inputs";
+// docs/security.md, "Folders and files from others"): roles read in linear time,
+// symbolic links that lead out of the input not followed, a folder reached twice
+// taken once, the entry cap, and a capture folder whose capture.json names files
+// outside itself.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

@@ -1,8 +1,8 @@
-// The layouts a triage pairs (issue 40, item 4; docs/triage.md, "Inputs"), each
-// on a folder made here: NAME_ref.py + NAME_new.py, reference/ + candidate/
-// folders (nested too), KernelBench's level folders with a runs folder of
-// samples, the --pairs manifest and its errors; what is left alone names the
-// files looked for, and a not-run entry carries no verdict.
+// The layouts a triage pairs (docs/triage.md, "Inputs"), each on a folder made
+// here: NAME_ref.py + NAME_new.py, reference/ + candidate/ folders (nested too),
+// KernelBench's level folders with a runs folder of samples, the --pairs manifest
+// and its errors; what is left alone names the files looked for, and a not-run
+// entry carries no verdict.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

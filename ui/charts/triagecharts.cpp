@@ -9,7 +9,8 @@ namespace {
 
 QColor barColor(const ChartColors& c, const QString& category) {
   if (category == QLatin1String("ok")) return c.good;
-  // Checked without running is not a correct kernel: not drawn as one (issue 40).
+  // Checked without running is not a correct kernel: not drawn as one (docs/triage.md,
+  // "What runs for an entry").
   if (category == QLatin1String("checked") || category == QLatin1String("not_run") ||
       category == QLatin1String("pending"))
     return c.neutral;

@@ -189,7 +189,7 @@ std::unique_ptr<QTextDocument> pagedDocument(const Document& doc, const QVector<
   // fitted before the document has a layout: changed under a layout, each table
   // was laid out again on its own and QTextDocumentLayout's lazy layout lost the
   // blocks after it (no lines: every figure, some headings and the coverage
-  // section's page never reached the PDF; issue 41).
+  // section's page never reached the PDF).
   QList<QTextFrame*> frames = text->rootFrame()->childFrames();
   while (!frames.isEmpty()) {
     QTextFrame* frame = frames.takeFirst();

@@ -1,8 +1,8 @@
-// A finding's evidence as a person reads it in the Findings table and its tooltip
-// (issue 41, item 6): bytes with their unit and every digit ("2 MiB (2,097,152
-// bytes)"), shares as percent ("achieved: 12.1 %"), large counts grouped
-// ("16,479,530"), and the detector's thresholds left out: a threshold is the rule
-// the evidence was judged by, not a measurement.
+// A finding's evidence as a person reads it in the Findings table and its tooltip:
+// bytes with their unit and every digit ("2 MiB (2,097,152 bytes)"), shares as
+// percent ("achieved: 12.1 %"), large counts grouped ("16,479,530"), and the
+// detector's thresholds left out: a threshold is the rule the evidence was judged
+// by, not a measurement.
 #pragma once
 
 #include <QString>

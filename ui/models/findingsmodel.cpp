@@ -81,7 +81,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       case MessageColumn:
         return qs(f->message);
       case LocationColumn: {
-        // The file where the reader has it, not where the report was recorded (issue 41).
+        // The file where the reader has it, not where the report was recorded (the
+        // recording machine's absolute path means nothing here).
         QString loc = shownLocationText(f->location, m_reportDir);
         if (!f->tensor.empty())
           loc = loc.isEmpty() ? qs(f->tensor) : qs(f->tensor) + QStringLiteral(": ") + loc;

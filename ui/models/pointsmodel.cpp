@@ -107,7 +107,7 @@ QVariant PointsModel::data(const QModelIndex& index, int role) const {
       return p.trial > 0 ? QStringLiteral("%1.%2").arg(p.index).arg(p.trial) : QString::number(p.index);
     case LabelColumn:
       return m_names.shortLabel(p);
-    case VerdictColumn:  // a check's point ran nothing (issue 41)
+    case VerdictColumn:  // a check's point ran nothing: its "ok" measured nothing
       return checked ? QStringLiteral("checked, not run") : QString::fromLatin1(verdictName(p.verdict));
     case TimeColumn:
       return p.timing.measured ? formatNs(p.timing.kernelNs.median) : QStringLiteral("-");

@@ -227,7 +227,7 @@ int ResultMatrixModel::columnCount(const QModelIndex& parent) const {
 }
 
 QString ResultMatrixModel::cellVerdict(const Cell& c) const {
-  // A check's point ran nothing: its "ok" is the declaration's (issue 41).
+  // A check's point ran nothing: its "ok" is the declaration's, not a measurement's.
   return m_checked && c.verdict == Verdict::ok ? QStringLiteral("checked, not run")
                                                : QString::fromLatin1(verdictName(c.verdict));
 }

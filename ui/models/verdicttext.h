@@ -1,7 +1,7 @@
-// What the workbench says a report measured, in words shared by the verdict
-// banner, the status bar and the findings table (issue 41, item 2): a check that
-// ran nothing reads "checked, not run", never "ok"; an "ok" names its warnings;
-// a finding's file is shown where the reader has it, not where it was recorded.
+// What the workbench says a report measured, in words shared by the verdict banner,
+// the status bar and the findings table: a check that ran nothing reads "checked,
+// not run", never "ok"; an "ok" names its warnings; a finding's file is shown where
+// the reader has it, not where it was recorded.
 #pragma once
 
 #include <QString>

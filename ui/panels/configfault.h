@@ -1,8 +1,8 @@
-// The config rows a person must change for an error (issue 41, item 2): an error
-// surfaces at the key that failed (location.config of a launch-limit finding,
-// "launch.shared_bytes"; the ConfigError path "launch.grid[1]") but that key's
-// expression is computed from tile parameters: the row at fault is the define,
-// constexpr or param it names, the one edited since the last good check first.
+// The config rows a person must change for an error: an error surfaces at the key
+// that failed (location.config of a launch-limit finding, "launch.shared_bytes";
+// the ConfigError path "launch.grid[1]") but that key's expression is computed from
+// tile parameters: the row at fault is the define, constexpr or param it names, the
+// one edited since the last good check first.
 #pragma once
 
 #include <QStringList>

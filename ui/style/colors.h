@@ -25,7 +25,7 @@ enum CoverageState : int {
 
 /// Okabe–Ito colours (colour-blind safe); see README "Colours".
 QColor verdictColor(Verdict v);
-/// A check's "ok" (nothing ran, issue 41): a neutral grey, never the green of a run.
+/// A check's "ok" (nothing ran): a neutral grey, never the green of a run.
 QColor checkedColor();
 QColor stateColor(int state);
 /// The pattern drawn over a state's colour (NoBrush for correct / no data) and its colour.

@@ -162,7 +162,8 @@ DocSection notRunSection(const TriageReport& r) {
 
 std::string entryVerdictLabel(const TriageEntry& e) {
   if (e.status != EntryStatus::done) return entryStatusName(e.status);
-  // A check compiles and reasons about the declaration; it measured nothing (issue 41).
+  // A check compiles and reasons about the declaration; it measured nothing
+  // (docs/triage.md, "What runs for an entry").
   return e.verdict == Verdict::ok && taxonomyKey(e) == "checked" ? "checked, not run"
                                                                  : verdictName(e.verdict);
 }
@@ -188,7 +189,8 @@ Document buildTriageDocument(const TriageReport& r, const TriageDocumentOptions&
       checked += key == "checked";
     }
   d.banner.headline = std::to_string(ok) + " of " + std::to_string(judged) + " judged entries are correct";
-  // Nothing judged but checks: the triage measured nothing, its banner is not green (issue 41).
+  // Nothing judged but checks: the triage measured nothing, its banner is not green
+  // (docs/triage.md, "What runs for an entry").
   if (ok == 0 && checked > 0 && d.banner.verdict == Verdict::ok) d.banner.label = "checked, not run";
   if (checked > 0)
     d.banner.headline +=

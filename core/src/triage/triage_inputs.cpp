@@ -31,7 +31,8 @@ bool isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r
 
 /// Whether a JSON text holds `"schema" : "tilescope.config/`, found by a scan
 /// that is linear in the text: the blanks skipped after one `"schema"` end
-/// before the next one starts (no std::regex over a file from anyone, issue 38).
+/// before the next one starts (no std::regex over a file from anyone: it recursed
+/// once per character; docs/security.md, "What is not trusted").
 bool declaresConfigSchema(std::string_view t) {
   constexpr std::string_view key = "\"schema\"", value = "\"tilescope.config/";
   for (std::size_t at = t.find(key); at != std::string_view::npos; at = t.find(key, at + 1)) {
@@ -247,7 +248,8 @@ bool definesName(std::string_view line, std::string_view word, std::string_view 
 
 PyRole pyRole(const std::string& text) {
   // Line by line, each line looked at up to kMaxRoleLineChars: linear in the
-  // text whatever it holds (std::regex recursed per character, issue 38).
+  // text whatever it holds (std::regex recursed per character; docs/security.md,
+  // "What is not trusted").
   bool model = false, modelNew = false, inputs = false;
   const std::string_view t(text);
   for (std::size_t start = 0; start <= t.size();) {

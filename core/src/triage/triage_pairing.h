@@ -50,8 +50,8 @@ TriageInput problemPair(const std::filesystem::path& ref, const std::filesystem:
 /// Where the rule looks for the partners of a Python file named alone on the
 /// command line, each with the folder the partner must lie in (links resolved):
 /// beside it (NAME.py, NAME_new.py, NAME_ref.py: within the file's folder's
-/// parent, as before issue 40) and the mirror under the nearest reference[s]/
-/// or candidate[s]/ above it (within that folder's parent).
+/// parent) and the mirror under the nearest reference[s]/ or candidate[s]/
+/// above it (within that folder's parent); docs/triage.md, "Inputs", rules 2-4.
 std::vector<std::pair<std::filesystem::path, std::filesystem::path>> partnerPaths(
     const std::filesystem::path& p);
 

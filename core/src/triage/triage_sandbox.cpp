@@ -1,9 +1,9 @@
-// The sandbox of a problem's Python (issue 38, T1; docs/triage.md, "The
-// sandbox"): a triage folder is code from anyone (generated kernels, downloaded
-// benchmark problems), and judging a problem means importing its reference and
-// candidate. The runner and the capture of its replay therefore run under the
-// same bubblewrap confinement as a Triton kernel's compile (sandbox.h), with the
-// GPU's device nodes bound and the entry's own folder as the one writable place.
+// The sandbox of a problem's Python (docs/triage.md, "The sandbox"): a triage
+// folder is code from anyone (generated kernels, downloaded benchmark problems),
+// and judging a problem means importing its reference and candidate. The runner
+// and the capture of its replay therefore run under the same bubblewrap
+// confinement as a Triton kernel's compile (sandbox.h), with the GPU's device
+// nodes bound and the entry's own folder as the one writable place.
 #include <unistd.h>
 
 #include <algorithm>

@@ -22,7 +22,8 @@ std::string taxonomyKey(const TriageEntry& e) {
   }
   if (!e.category.empty()) return e.category;
   // Passed the checks that need no GPU, but nothing ran (no GPU here, or
-  // --depth check): not proof of a correct kernel (issue 40).
+  // --depth check): not proof of a correct kernel (docs/triage.md, "What runs
+  // for an entry").
   return e.level == "check" || (e.extra.is_object() && e.extra.value("no_gpu", false)) ? "checked" : "ok";
 }
 

@@ -125,10 +125,11 @@ std::vector<Finding> runnerFindings(const nlohmann::json& runner);
 /// Triton's CompilationError, whose message starts "at L:C:" and quotes the
 /// source down to a caret, the cause line after the caret, its repr form
 /// `ValueError("x")` read as "ValueError: x", then where:
-/// "ValueError: x (CompilationError at L:C)" (issue 40: "CompilationError: at
-/// 11:15:" said nothing). `text`, the whole traceback, supplies the cause when
-/// the message has none (a CompilationError raised `from` the callee's error, or
-/// a message that is only the header line). Bounded in time and length.
+/// "ValueError: x (CompilationError at L:C)" ("CompilationError: at 11:15:"
+/// alone says nothing; docs/triage.md, "Exceptions"). `text`, the whole
+/// traceback, supplies the cause when the message has none (a CompilationError
+/// raised `from` the callee's error, or a message that is only the header line).
+/// Bounded in time and length.
 std::string exceptionHeadline(const std::string& type, const std::string& message,
                               const std::string& text = "");
 
