@@ -7,16 +7,19 @@
 // call them wild. Correct: each block scales one 1024-element chunk.
 
 namespace {
-constexpr int kMaxTensors = 110;
+#ifndef TL_MAX_TENSORS
+#define TL_MAX_TENSORS 110  // 4240 bytes; a define so that tests can vary the size
+#endif
+constexpr int kMaxTensors = TL_MAX_TENSORS;
 constexpr int kMaxBlocks = 320;
 constexpr int kChunk = 1024;
 
 struct TensorList {
   const float* in[kMaxTensors];    // offset 0
-  float* out[kMaxTensors];         // offset 880
-  long long numel[kMaxTensors];    // offset 1760
-  unsigned char blockToTensor[kMaxBlocks];  // offset 2640
-  int blockToChunk[kMaxBlocks];    // offset 2960; 4240 bytes in all
+  float* out[kMaxTensors];         // offset 8T (880)
+  long long numel[kMaxTensors];    // offset 16T (1760)
+  unsigned char blockToTensor[kMaxBlocks];  // offset 24T (2640)
+  int blockToChunk[kMaxBlocks];    // offset 24T+320 (2960); 24T+1600 bytes in all (4240)
 };
 
 __device__ __noinline__ void scaleChunk(const TensorList& list, float s) {

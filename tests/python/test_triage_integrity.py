@@ -71,6 +71,26 @@ class Outputs(unittest.TestCase):
         self.assertIsNone(traps.stale_output(poisoned, {"mismatches": 3}, "c"))       # wrong either way
         self.assertIsNone(traps.stale_output({"mismatches": 0}, {"mismatches": 0}, "c"))  # right either way
 
+    def test_a_garbage_read_is_not_a_stale_output(self):
+        # Unwritten f32 memory holds the poison's bytes; a NaN the kernel computed from
+        # memory it read past an input's end is the canonical one (0x7FFFFFFF on the GPU).
+        ref = np.ones(64, np.float32)
+        unwritten = np.frombuffer(b"\xff" * 4 * 64, np.float32).copy()
+        computed = np.frombuffer(np.full(64, 0x7FFFFFFF, np.uint32).tobytes(), np.float32).copy()
+        from_f16 = np.full(64, np.float16("nan"), np.float16)
+        from_f16.view(np.uint16)[:] = 0xFFFF  # the poison in an f16 output, as the runner's float() sees it
+        plain = {"mismatches": 0, "elements": 64}
+        held = traps.compare(unwritten, ref)
+        self.assertEqual(held["poison_held"], 64)
+        self.assertEqual(detail(traps.stale_output(held, plain, "c")), ("uninitialized_read", "stale_reference_output"))
+        self.assertEqual(traps.compare(from_f16.astype(np.float32), ref)["poison_held"], 64)
+        wrote = traps.compare(computed, ref)
+        self.assertEqual(wrote["poison_held"], 0)
+        self.assertIsNone(traps.stale_output(wrote, plain, "c"))
+        self.assertTrue(traps.is_library_kernel("void softmax_warp_forward<float, float, float, 10, false, false>"))
+        self.assertTrue(traps.is_library_kernel("_ZN2at6native40_GLOBAL__N__cunn_SoftMaxForward"))
+        self.assertFalse(traps.is_library_kernel("my_gemv_kernel"))
+
     def test_a_candidate_that_looks_for_the_harness(self):
         runs = {"poison A": 1, "poison A again": 1, "poison B": 0, "plain": 0}
         f = traps.sentinel_aware(runs, True, True, "c")

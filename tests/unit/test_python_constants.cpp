@@ -89,7 +89,7 @@ std::uint64_t cppSourceConstant(const std::string& relative, const std::string& 
 const std::set<std::string> kChecked{
     "RUNNER_SCHEMA",    "LAUNCH_SCHEMA", "EXIT_USAGE",         "EXIT_NO_GPU",        "DEFAULT_SEEDS",
     "GUARD_BYTES",      "OUTPUT_GUARD",  "MAX_SEARCH_ENTRIES", "MAX_SEARCH_FOLDERS", "MAX_ROLE_LINE",
-    "MAX_SOURCE_BYTES", "MAX_DEPTH",     "MAX_MIRROR_DEPTH",   "CAPTURE_MAX_BYTES"};
+    "MAX_SOURCE_BYTES", "MAX_DEPTH",     "MAX_MIRROR_DEPTH",   "CAPTURE_MAX_BYTES",  "LIBRARY_KERNELS"};
 
 TEST(PythonConstants, TheFileIsReadLineByLine) {
   const auto& all = pythonConstants();
@@ -109,6 +109,7 @@ TEST(PythonConstants, EveryOneThatNamesACppConstantIsChecked) {
 TEST(PythonConstants, AgreeWithTheHeaders) {
   EXPECT_EQ(py("RUNNER_SCHEMA").str(), kRunnerSchema);
   EXPECT_EQ(py("LAUNCH_SCHEMA").str(), kLaunchSchema);
+  EXPECT_EQ(py("LIBRARY_KERNELS").str(), kLibraryKernelPattern);
   EXPECT_EQ(py("EXIT_USAGE").number(), std::uint64_t(kExitUsage));
   EXPECT_EQ(py("EXIT_NO_GPU").number(), std::uint64_t(kExitNoGpu));
   EXPECT_EQ(py("DEFAULT_SEEDS").number(), std::uint64_t(TriageOptions{}.seeds));

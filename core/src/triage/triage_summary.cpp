@@ -326,11 +326,7 @@ std::vector<Finding> runnerFindings(const json& runner) {
 }
 
 bool isLibraryKernel(const std::string& name) {
-  static const Regex lib(
-      R"(^(void )?(at|c10|cub|cub_\w+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas\w*|nvte)::)"
-      R"(|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash))"
-      R"(|^(ampere|volta|turing|hopper|sm\d+|nvjet|cutlass)_|cublas|cudnn|\bgemv|gemmk|splitKreduce)"
-      R"(|elementwise_kernel|reduce_kernel|indexSelect|CatArrayBatched|Memset|memcpy|fill_kernel)");
+  static const Regex lib(kLibraryKernelPattern);
   return lib.search(name);
 }
 

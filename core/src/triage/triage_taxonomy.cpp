@@ -152,6 +152,8 @@ FailureClass cudaMemoryClass(const Finding& f) {
     return {"cuda_memory_error", "misaligned_address"};
   if (f.category == "oob_write") return {"cuda_memory_error", "out_of_bounds_write"};
   if (f.category == "oob_read") return {"cuda_memory_error", "out_of_bounds_read"};
+  if (has(m, "global/shared address space") || f.detail == "cuda_invalid_address_space")
+    return {"cuda_memory_error", "invalid_address_space"};  // a generic access to a wild pointer
   if (f.category == "illegal_address" || has(m, "illegal memory access"))
     return {"cuda_memory_error", "illegal_address"};
   if (has(m, "illegal instruction")) return {"cuda_memory_error", "illegal_instruction"};

@@ -27,6 +27,15 @@ namespace tilescope {
 struct Tree;
 
 inline constexpr const char* kRunnerSchema = "tilescope.triage.runner/1";
+/// The kernels of PyTorch and its libraries (cuBLAS, cuDNN, CUTLASS, ...) by name, mangled
+/// or not: launches that are not the candidate's own (isLibraryKernel). The Python
+/// runner uses the same pattern (common/constants.py LIBRARY_KERNELS; a test checks).
+inline constexpr const char* kLibraryKernelPattern =
+    "^(void "
+    ")?(at|c10|cub|cub_[A-Za-z0-9_]+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas[A-Za-z0-9_]*|nvte):"
+    ":|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash)|^(ampere|volta|turing|hopper|sm[0-9]+|nvjet|cutlass)"
+    "_|cublas|cudnn|(^|[^A-Za-z0-9_])gemv|gemmk|splitKreduce|elementwise_kernel|reduce_kernel|indexSelect|"
+    "CatArrayBatched|Memset|memcpy|fill_kernel|softmax_warp_(forward|backward)|cunn_[A-Za-z]+";
 
 /// How deep a config entry is judged: `check` (no GPU: validation, compile,
 /// static analysis), `run` (one capture), `diagnose` (the capture and the

@@ -36,3 +36,6 @@ MAX_MIRROR_DEPTH = 8  # C++: kMaxMirrorDepth (core/src/triage/triage_pairing.cpp
 
 # --- capture: which buffers the recorder saves (capture/selection.h) --------------------
 CAPTURE_MAX_BYTES = 4 << 30  # C++: LaunchSelection::maxBytes; a larger buffer is not saved
+
+# --- triage: which kernels are the framework's, not the candidate's (one pattern, no backslashes) ---
+LIBRARY_KERNELS = "^(void )?(at|c10|cub|cub_[A-Za-z0-9_]+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas[A-Za-z0-9_]*|nvte)::|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash)|^(ampere|volta|turing|hopper|sm[0-9]+|nvjet|cutlass)_|cublas|cudnn|(^|[^A-Za-z0-9_])gemv|gemmk|splitKreduce|elementwise_kernel|reduce_kernel|indexSelect|CatArrayBatched|Memset|memcpy|fill_kernel|softmax_warp_(forward|backward)|cunn_[A-Za-z]+"  # C++: kLibraryKernelPattern (triage/triage_run.h); PyTorch's and its libraries' kernels by name

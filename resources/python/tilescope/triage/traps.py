@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from ..common.constants import LIBRARY_KERNELS, POISON_A
+
 DEFAULT_RTOL = 1e-2   # KernelBench's tolerances
 DEFAULT_ATOL = 1e-2
 
@@ -59,7 +61,23 @@ def compare(out, ref, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL):
         inf=int((np.isinf(o) & finite_r).sum()))
     if stats["mismatches"]:
         stats["first_mismatch"] = _flat_index(o.shape, np.argmax(bad.reshape(-1)))
+        held = poison_held(out)
+        if held is not None:
+            stats["poison_held"] = int((held & bad).sum())
     return stats
+
+
+def poison_held(out):
+    """Where the output still holds the allocator's poison (POISON_A in every
+    byte), as the runner's float32 copy shows it: the top two bytes of an f32,
+    f16 or bf16 element full of it survive the conversion to float32.  None
+    where the copy is not float32.  A kernel that computed a NaN from memory it
+    read wrote the canonical NaN instead: its element is not poison."""
+    a = np.asarray(out)
+    if a.dtype != np.float32 or a.size == 0:
+        return None
+    top = np.uint32((POISON_A << 24) | (POISON_A << 16))
+    return (np.ascontiguousarray(a).view(np.uint32) & np.uint32(0xFFFF0000)) == top
 
 
 def mismatch(stats, case, detail=None):
@@ -285,6 +303,12 @@ def stale_output(poisoned_stats, plain_stats, case):
         return None
     if not (poisoned_stats.get("mismatches") or poisoned_stats.get("nan")):
         return None
+    # Memory the candidate never wrote still holds the poison; elements it wrote
+    # from memory it should not have read (an unmasked load past an input's end)
+    # do not: that is a garbage read, which the capture and its trace locate.
+    held = poisoned_stats.get("poison_held")
+    if held is not None and 2 * held < poisoned_stats.get("mismatches", 0):
+        return None
     return finding("uninitialized_read", "the output is right only when the reference's freed output is left in "
                    "memory: from poisoned memory %d of %d elements are wrong (memory the candidate never writes)"
                    % (poisoned_stats.get("mismatches", 0), poisoned_stats.get("elements", 0)),
@@ -435,11 +459,7 @@ def shape_overfit(cases):
     return None
 
 
-_LIBRARY = re.compile(
-    r"^(void )?(at|c10|cub|cub_\w+|thrust|cutlass|cute|flash|pytorch_flash|cudnn|cublas\w*|nvte)::"
-    r"|^_ZN(2at|3c10|3cub|6thrust|7cutlass|4cute|5flash)"
-    r"|^(ampere|volta|turing|hopper|sm\d+|nvjet|cutlass)_|cublas|cudnn|\bgemv|gemmk|splitKreduce"
-    r"|elementwise_kernel|reduce_kernel|indexSelect|CatArrayBatched|Memset|memcpy|fill_kernel")
+_LIBRARY = re.compile(LIBRARY_KERNELS)
 _MOVES = re.compile(r"[Ff]ill|[Cc]opy|Memset|memcpy|FillFunctor")
 
 
