@@ -7,10 +7,10 @@
 
 #include "commands.h"
 #include "options.h"
+#include "tilescope/base/atomic_write.h"
 #include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/config/triton_init.h"
-#include "tilescope/model/report.h"
 
 namespace tilescope::cli {
 

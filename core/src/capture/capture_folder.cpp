@@ -3,11 +3,12 @@
 #include <fstream>
 #include <system_error>
 
+#include "tilescope/base/atomic_write.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/capture/capture.h"
 #include "tilescope/config/config.h"
 #include "tilescope/config/trust.h"
-#include "tilescope/model/report.h"
 
 namespace tilescope {
 

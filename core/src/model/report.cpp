@@ -4,15 +4,7 @@
 // the report that was there.
 #include "tilescope/model/report.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace tilescope {
@@ -74,46 +66,6 @@ LaunchGeometry launchGeometry(const LaunchInfo& l) {
 
 int exitCodeFor(const Report& r) { return r.verdict == Verdict::ok ? kExitOk : kExitFindings; }
 
-// ---------------------------------------------------------------- JSON text
-
-namespace {
-
-/// "line L, column C: problem" where the text locates it, else "JSON.PATH: problem".
-std::string inputMessage(const JsonInputError& e) {
-  if (e.position.empty()) return e.what();
-  const std::size_t colon = e.position.find(':');
-  return "line " + e.position.substr(0, colon) + ", column " + e.position.substr(colon + 1) + ": " +
-         e.problem;
-}
-
-}  // namespace
-
-JsonLimits reportJsonLimits() {
-  JsonLimits limits;
-  limits.maxBytes = kMaxReportBytes;
-  limits.maxDepth = kMaxJsonDepth;
-  limits.maxMembers = 65536;
-  return limits;
-}
-
-json parseJson(const std::string& text) {
-  try {
-    return parseJson(text, reportJsonLimits());
-  } catch (const JsonInputError& e) {
-    throw std::runtime_error(inputMessage(e));
-  }
-}
-
-json parseJson(std::istream& in) {
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parseJson(s.str());
-}
-
-std::string dumpJson(const json& j, int indent) {
-  return j.dump(indent, ' ', false, json::error_handler_t::replace);
-}
-
 // ---------------------------------------------------------------- files
 
 Report loadReport(const std::filesystem::path& file) {
@@ -123,44 +75,6 @@ Report loadReport(const std::filesystem::path& file) {
     return reportFromJson(parseJson(text));
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
-  }
-}
-
-void writeFileAtomically(const std::filesystem::path& file, const std::string& text) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // Not a regular file (-o /dev/stdout, a pipe): write through, there is nothing to replace.
-  if (fs::exists(file, ec) && !fs::is_regular_file(file, ec)) {
-    std::ofstream out(file, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) throw std::runtime_error(file.string() + ": cannot write");
-    return;
-  }
-  // A link is followed: the file it names gets the new content, the link stays.
-  const fs::path target = fs::is_symlink(file, ec) ? fs::canonical(file, ec) : file;
-  static std::atomic<unsigned> counter{0};
-  const fs::path tmp =
-      target.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  // O_EXCL: never through a file or link someone placed under that name.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw std::runtime_error(file.string() + ": cannot write (" + std::strerror(errno) + ")");
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(file.string() + ": write failed (" + why + ")");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 || std::rename(tmp.c_str(), target.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(file.string() + ": write failed (" + why + ")");
   }
 }
 

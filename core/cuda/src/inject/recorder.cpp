@@ -8,9 +8,10 @@
 
 #include <cstdio>
 
+#include "tilescope/base/atomic_write.h"
 #include "tilescope/base/hash.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/cuda/compile.h"
-#include "tilescope/model/report.h"
 
 namespace tilescope::inject {
 

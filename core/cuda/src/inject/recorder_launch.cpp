@@ -7,11 +7,12 @@
 #include <cstring>
 
 #include "inject/recorder.h"
+#include "tilescope/base/atomic_write.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/base/npy.h"
 #include "tilescope/capture/kernel_signature.h"
 #include "tilescope/capture/param_pointers.h"
 #include "tilescope/config/config.h"
-#include "tilescope/model/report.h"
 
 namespace tilescope::inject {
 

@@ -17,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilescope/base/atomic_write.h"
 #include "tilescope/base/json_input.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/model/counters_model.h"
 #include "tilescope/model/location.h"
 #include "tilescope/model/stages_info.h"
@@ -501,32 +503,12 @@ DeviceInfo deviceInfoFromJson(const nlohmann::json& j, const std::string& path =
 nlohmann::json toJson(const Location& l);
 Location locationFromJson(const nlohmann::json& j, const std::string& path = "location");
 
-/// Deepest nesting of arrays and objects a report or stream line may have:
-/// deeper documents are rejected while parsing (a hostile file must not exhaust the
-/// stack of a recursive reader). The deepest report TileScope writes nests about 10.
-inline constexpr int kMaxJsonDepth = 128;
-/// The largest report file read (a 10,000-point sweep with maps is about 100 MiB).
-inline constexpr std::size_t kMaxReportBytes = std::size_t{512} << 20;
-/// The limits a report is read with (json_input.h): kMaxReportBytes, kMaxJsonDepth,
-/// 65,536 members an object, no duplicate keys.
-JsonLimits reportJsonLimits();
-/// Parses JSON text with reportJsonLimits() (parseJson of json_input.h). Throws
-/// std::runtime_error "line L, column C: invalid JSON: ...", "line L, column C:
-/// nested deeper than 128 levels" or, for a value, "JSON.PATH: what is wrong".
-nlohmann::json parseJson(const std::string& text);
-nlohmann::json parseJson(std::istream& in);
-/// JSON text of `j`: invalid UTF-8 in strings (compile logs, worker stderr) is
-/// replaced by U+FFFD instead of throwing. `indent` as json::dump (-1: one line).
-std::string dumpJson(const nlohmann::json& j, int indent = -1);
-
 /// Reads a report (a regular file with reportJsonLimits()); errors name the file
 /// and where: "FILE: line L, column C: ..." or "FILE: JSON.PATH: ...".
 Report loadReport(const std::filesystem::path& file);
 /// Writes to a temporary file beside `file` and renames it over: `file` is either
-/// the old content or the whole new report, never truncated.
+/// the old content or the whole new report, never truncated (writeFileAtomically).
 void saveReport(const Report& r, const std::filesystem::path& file);
-/// Writes `text` to `file` the same way (temporary file, then rename).
-void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
 
 /// The verdict a finding implies on its own (the category registry's verdict for
 /// severity error; warnings and infos imply ok, except slow_vs_baseline → slow).
