@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tilescope/logs/device_output.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 namespace {

@@ -8,6 +8,7 @@
 #include "charts/occupancycharts.h"
 #include "tilescope/analysis/occupancy.h"
 #include "tilescope/model/devices.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

@@ -5,7 +5,8 @@
 #include <QString>
 #include <QVector>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/device_info.h"
+#include "tilescope/model/measurements.h"
 
 class QCustomPlot;
 

@@ -8,8 +8,9 @@
 #include <QVector>
 
 #include "tilescope/counters/counters.h"
+#include "tilescope/model/device_info.h"
 #include "tilescope/model/devices.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 class QCustomPlot;
 

@@ -5,7 +5,7 @@
 
 #include <QImage>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::ui {
 

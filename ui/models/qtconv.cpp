@@ -1,7 +1,6 @@
 #include "models/qtconv.h"
 
 #include "tilescope/base/format.h"
-#include "tilescope/model/report.h"
 
 namespace tilescope::ui {
 

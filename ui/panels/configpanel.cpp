@@ -22,8 +22,9 @@
 #include "models/qtconv.h"
 #include "panels/configfault.h"
 #include "panels/configform.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/config/config.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::ui {
 
@@ -174,7 +175,7 @@ void ConfigPanel::setJsonText(const QString& text) {
 
 void ConfigPanel::parseText() {
   try {
-    // Depth-limited (report.h, kMaxJsonDepth): a hostile config cannot exhaust the
+    // Depth-limited (json_text.h, kMaxJsonDepth): a hostile config cannot exhaust the
     // stack; then read again keeping the author's key order for the form and the text.
     (void)parseJson(m_text->toPlainText().toStdString());
     m_doc = ordered_json::parse(m_text->toPlainText().toStdString());

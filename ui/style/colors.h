@@ -6,7 +6,7 @@
 #include <QIcon>
 #include <QString>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/vocabulary.h"
 
 namespace tilescope::ui {
 

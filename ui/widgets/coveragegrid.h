@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::ui {
 

@@ -11,7 +11,7 @@
 
 #include "stage_text.h"
 #include "tilescope/analysis/compiler_stages.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 

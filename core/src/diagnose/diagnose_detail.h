@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::diagnose_detail {
 

@@ -2,7 +2,7 @@
 
 #include "tilescope/base/regex.h"
 #include "tilescope/logs/logtext.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 namespace {

@@ -16,8 +16,10 @@
 #include <thread>
 
 #include "measure/measure_detail.h"
+#include "tilescope/base/atomic_write.h"
 #include "tilescope/base/dtype.h"
 #include "tilescope/base/hash.h"
+#include "tilescope/base/json_text.h"
 #include "tilescope/counters/counters.h"
 #include "tilescope/cuda/pc_sampling.h"
 #include "tilescope/cuda/profiler.h"

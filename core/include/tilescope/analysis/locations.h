@@ -4,7 +4,7 @@
 #pragma once
 
 #include "tilescope/config/config.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilescope/model/devices.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/measurements.h"
 
 namespace tilescope {
 

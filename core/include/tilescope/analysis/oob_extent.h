@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
 
 namespace tilescope {
 

@@ -6,7 +6,7 @@
 
 #include "tilescope/config/config.h"
 #include "tilescope/model/devices.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "tilescope/model/counters_model.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/device_info.h"
+#include "tilescope/model/point.h"
 #include "tilescope/trace/trace_lines.h"
 
 namespace tilescope {

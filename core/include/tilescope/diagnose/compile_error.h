@@ -6,7 +6,8 @@
 #include <string>
 
 #include "tilescope/config/config.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
+#include "tilescope/model/measurements.h"
 
 namespace tilescope {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/device_info.h"
 
 namespace tilescope {
 

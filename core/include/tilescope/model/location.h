@@ -100,4 +100,9 @@ struct Location {
 /// exports and the GUI's findings table all print a location with it.
 std::string locationText(const Location& l);
 
+/// The location's JSON (docs/report.md); the reader throws ReportError (finding.h)
+/// naming the JSON path of a value of the wrong type.
+nlohmann::json toJson(const Location& l);
+Location locationFromJson(const nlohmann::json& j, const std::string& path = "location");
+
 }  // namespace tilescope

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/run_info.h"
 
 namespace tilescope {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
 
 namespace tilescope {
 

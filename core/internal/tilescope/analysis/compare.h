@@ -23,11 +23,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tilescope/config/tensor.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
+#include "tilescope/model/measurements.h"
 
 namespace tilescope {
 
-// CellState (report.h) codes the coverage map: scanOutput sets ok, unwritten and
+// CellState (measurements.h) codes the coverage map: scanOutput sets ok, unwritten and
 // nan_inf; applyMismatchStates sets mismatch; overlapped and oob come from the
 // access tracer (raiseCellState).
 

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
 #include "tilescope/model/trace_info.h"
 #include "tilescope/trace/trace_lines.h"
 

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "tilescope/config/config.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/measurements.h"
+#include "tilescope/model/stages_info.h"
 
 namespace tilescope::cuda {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tilescope/model/devices.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::cuda {
 

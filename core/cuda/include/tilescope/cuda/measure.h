@@ -10,7 +10,7 @@
 
 #include "tilescope/config/config.h"
 #include "tilescope/cuda/tracer.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope::cuda {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/vocabulary.h"
 
 namespace tilescope::cuda {
 

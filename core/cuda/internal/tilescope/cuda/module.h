@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tilescope/cuda/compile.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/measurements.h"
 
 namespace tilescope::cuda {
 

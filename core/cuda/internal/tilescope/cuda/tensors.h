@@ -13,7 +13,7 @@
 #include "tilescope/config/config.h"
 #include "tilescope/config/tensor.h"
 #include "tilescope/cuda/device_tensor_view.h"
-#include "tilescope/model/report.h"
+#include "tilescope/model/finding.h"
 
 namespace tilescope {
 class TileCoverage;

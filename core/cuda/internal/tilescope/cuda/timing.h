@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tilescope/model/report.h"
+#include "tilescope/model/measurements.h"
 
 namespace tilescope::cuda {
 
