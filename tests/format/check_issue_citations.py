@@ -21,9 +21,6 @@ PATHS = ["core", "app", "ui", "tests", "bench", "fuzz", "kernels", "resources", 
 # "issue" or "issues", a blank, a number (or #number): self_check() lists what it takes and what not.
 CITATION = re.compile(r"\b[Ii]ssues? #?[0-9]+")
 SELF = "tests/format/check_issue_citations.py"
-# Headers being split by other work when this check came (their citations are
-# replaced with the split): drop these once that lands.
-PENDING = ("core/include/tilescope/base/", "core/include/tilescope/model/report")
 
 
 def self_check():
@@ -69,7 +66,7 @@ def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
     self_check()
     files = [p.replace(os.sep, "/") for p in tracked_files(root)]
-    files = [p for p in files if p != SELF and not p.startswith(PENDING)]
+    files = [p for p in files if p != SELF]
     found = [(p, n, line) for p in files for n, line in citations(root, p)]
     print("issue citations: %d files looked at, %d lines cite an issue" % (len(files), len(found)))
     for p, n, line in found:

@@ -65,7 +65,7 @@ std::string jsonPathIndex(const std::string& path, std::size_t index);
 /// A JSON path spelled out only when a message needs it (str(), with
 /// jsonPathChild and jsonPathIndex): a reader descending a report names every
 /// value's path, and building those strings eagerly cost more than reading the
-/// values (issue 31, N19). A child refers to its parent and its key without
+/// values (docs/report.md, "Reading and writing"). A child refers to its parent and its key without
 /// copying them: make children as arguments of the call that reads the value,
 /// and never keep one past its parent or its key.
 class JsonPath {

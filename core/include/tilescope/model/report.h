@@ -99,7 +99,7 @@ nlohmann::json toJson(const Report& r);
 Report reportFromJson(const nlohmann::json& j);  ///< also throws ReportError on a wrong schema
 /// A report's text decoded without building a document (one pass indexes the text,
 /// one decodes it: a 20,000-point sweep of 209 MB reads in a fifth of the time,
-/// issue 31 N19); loadReport and openDocument read files with it. nullopt where
+/// docs/report.md, "Reading and writing"); loadReport and openDocument read files with it. nullopt where
 /// the text is not a tilescope.report/1 object this reader takes on its own (not
 /// JSON, over a limit of reportJsonLimits(), another schema, a byte-order mark):
 /// reportFromJson(parseJson(text)) then reads it or says why. A report with a
