@@ -16,6 +16,7 @@
 #define TS_OPT_SHARED 0x2u     // shared-memory bank conflicts
 #define TS_OPT_HAZARDS 0x4u    // shared-memory hazards (per-word shadow, per-thread barrier epochs)
 #define TS_OPT_UNINIT 0x8u     // reads of tracked tensors before any write
+#define TS_OPT_NOP 0x10u       // diagnostic (TILESCOPE_TRACE_NOP=1): the memory callbacks return at once
 
 // TsTensor.flags
 #define TS_T_OUTPUT 0x1u
@@ -134,4 +135,7 @@ struct TsHeader {
   uint64_t outsideGlobal, outsideShared, outsideLocal, outsideBarriers;  // thread accesses / warp barriers
   uint64_t outsidePcs, stoppedWarps;
   uint64_t mbarrierOps;  // cuda::barrier (mbarrier) operations, warp-wide; saturates at 2^32 warps' worth
+  // Callbacks that came without userdata (in an out-of-line device function,
+  // trace_patches.cu headerOf): their arguments are not trusted, they are skipped.
+  uint64_t orphanCalls;
 };

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "tilescope/cuda/driver.h"
 #include "tilescope/cuda/module.h"
@@ -187,6 +189,15 @@ struct BufferPlan {
   }
 };
 
+/// Diagnostic (docs/measurements.md, "The tracer's own switches"):
+/// TILESCOPE_TRACE_POINTS=0,2 patches only those entries of the point list
+/// (0 global, 1 shared, 2 local, 3 barrier, 4 cp.async, 5 ldmatrix, 6 block
+/// entry, 7 block exit) and no bulk copies or mbarriers; "none" patches nothing.
+bool patchPointWanted(const char* only, std::size_t i) {
+  if (!only || std::string(only) == "all") return true;
+  return (std::string(",") + only + ",").find("," + std::to_string(i) + ",") != std::string::npos;
+}
+
 /// Setup: the Sanitizer API, and a second copy of the module patched (the first
 /// stays untouched for the untraced launch and the timing). "" or why not.
 std::string patchCopy(const TraceInputs& s, const CompiledKernel& ck, const TraceOptions& o, TraceRun& run,
@@ -205,12 +216,15 @@ std::string patchCopy(const TraceInputs& s, const CompiledKernel& ck, const Trac
     return "loading the module to trace: " + err;
   }
   s.modules.push_back(*tk);
-  std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess,
-                                 PatchPoint::localAccess,  PatchPoint::barrier,
-                                 PatchPoint::memcpyAsync,  PatchPoint::matrixAccess};
-  if (o.hazards) points.insert(points.end(), {PatchPoint::blockEnter, PatchPoint::blockExit});
-  for (PatchPoint p : points)
-    if (auto e = api.patch(tk->module, p); !e.empty()) return e;
+  std::vector<PatchPoint> points{PatchPoint::globalAccess, PatchPoint::sharedAccess, PatchPoint::localAccess,
+                                 PatchPoint::barrier,      PatchPoint::memcpyAsync,  PatchPoint::matrixAccess,
+                                 PatchPoint::blockEnter};  // always: it records the header (trace_patches.cu)
+  if (o.hazards) points.push_back(PatchPoint::blockExit);
+  const char* only = std::getenv("TILESCOPE_TRACE_POINTS");
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (patchPointWanted(only, i))
+      if (auto e = api.patch(tk->module, points[i]); !e.empty()) return e;
+  if (only && std::string(only) != "all") return api.patchModule(tk->module);
   // Hopper's bulk copies: where the API cannot patch them, the rest is still traced.
   for (PatchPoint p : {PatchPoint::bulkCopyGlobalToShared, PatchPoint::bulkCopySharedToGlobal})
     if (auto e = api.patch(tk->module, p); !e.empty())
@@ -231,6 +245,7 @@ TsHeader traceHeader(const LaunchGeometry& g, const TraceOptions& o, std::uint64
   h.magic = TS_TRACE_MAGIC;
   h.version = TS_TRACE_VERSION;
   h.options = TS_OPT_FOOTPRINT | TS_OPT_SHARED | TS_OPT_UNINIT | (o.hazards ? TS_OPT_HAZARDS : 0u);
+  if (const char* e = std::getenv("TILESCOPE_TRACE_NOP"); e && *e == '1') h.options |= TS_OPT_NOP;
   h.codeBase = lo;
   h.codeSize = hi - lo;
   h.numPcs = std::uint32_t((hi - lo + 15) / 16);
@@ -528,6 +543,10 @@ TraceRun traceLaunch(const TraceInputs& s, const CompiledKernel& ck, const Launc
       !download(buf, h.pcsOffset, pcs.data(), pcs.size() * sizeof(TsPc)))
     return fail("copying the trace back");
   readPcs(pcs, back, lo, c);
+  if (back.orphanCalls)
+    run.note += (run.note.empty() ? "" : "; ") + std::to_string(back.orphanCalls) +
+                " patched accesses in out-of-line device functions came without the trace buffer "
+                "(the Sanitizer API passed no userdata) and were not checked";
   readRecords(buf, h, back, c);
   RawMaps raw = readMaps(ctx, buf, h, o, c, run);
   mark("readback");

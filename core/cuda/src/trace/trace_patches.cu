@@ -462,6 +462,24 @@ __device__ SanitizerPatchResult stopWarp(TsHeader* h) {
   return SANITIZER_PATCH_ERROR;
 }
 
+// The trace buffer a callback acts on. The Sanitizer API passes it as
+// `userdata` to the patches of the kernel's own code, but came with a null one
+// to accesses in a __noinline__ device function that reads a by-value struct
+// through a reference (kernels/trace/tensor_list.cu, PyTorch's
+// multi_tensor_apply; docs/measurements.md), with arguments that made no sense
+// (pc 0, sizes in the billions). Such a callback acts on nothing: it is
+// counted, in the buffer that each warp records at its block's entry (one
+// traced launch runs per context at a time, so the record is current).
+__device__ TsHeader* g_header;
+
+__device__ TsHeader* traceBuffer(void* userdata) {
+  if (userdata) return static_cast<TsHeader*>(userdata);
+  TsHeader* h = *reinterpret_cast<TsHeader* volatile*>(&g_header);
+  if (h && h->magic == TS_TRACE_MAGIC)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&h->orphanCalls), 1ull);
+  return nullptr;
+}
+
 }  // namespace
 
 // --- the callbacks ------------------------------------------------------------
@@ -469,7 +487,9 @@ __device__ SanitizerPatchResult stopWarp(TsHeader* h) {
 extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* userdata, uint64_t pc, void* ptr,
                                                                        uint32_t size, uint32_t flags,
                                                                        const void* pData) {
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
+  if (h->options & TS_OPT_NOP) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
   // A generic access that resolves to shared or local memory is not global; nor
@@ -494,7 +514,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
                                                                        uint32_t size, uint32_t flags,
                                                                        const void* pData) {
   (void)pData;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
+  if (h->options & TS_OPT_NOP) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   const uint32_t offset = uint32_t(reinterpret_cast<uint64_t>(ptr));
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
@@ -519,7 +541,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
 // its bank conflicts are the asynchronous unit's business, not counted.
 extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* userdata, uint64_t pc, void* src,
                                                                       uint32_t dst, uint32_t size) {
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   TsPc* s = pcSlot(h, pc);
   countPc(h, s, mask, TS_PC_GLOBAL | TS_PC_READ | TS_PC_ASYNC, size, &h->outsideGlobal);
@@ -545,7 +568,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
                                                                        uint32_t flags, uint32_t count,
                                                                        const void* pNewValue) {
   (void)pNewValue;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
   const unsigned all = __activemask();
   const bool addressing = laneId() < 8 * count;
   const unsigned mask = __ballot_sync(all, addressing);
@@ -570,6 +594,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
 // side is in other CTAs' windows too: only its global side is checked.
 static __device__ SanitizerPatchResult bulkCopy(TsHeader* h, uint64_t pc, uint64_t global, uint32_t shared,
                                                 uint32_t bytes, bool toShared, bool checkShared) {
+  if (!h) return SANITIZER_PATCH_SUCCESS;
   const unsigned all = __activemask();
   const unsigned first = unsigned(__ffs(all) - 1);
   bool stop = false;
@@ -596,20 +621,22 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBulkCopyGlobalToShared
                                                                                  uint32_t data,
                                                                                  uint32_t isMulticast) {
   (void)barrier;
-  return bulkCopy(static_cast<TsHeader*>(userdata), pc, src, dst, (data & 0xFFFFu) * 16, true, !isMulticast);
+  return bulkCopy(traceBuffer(userdata), pc, src, dst, (data & 0xFFFFu) * 16, true, !isMulticast);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsBulkCopySharedToGlobal(void* userdata, uint64_t pc,
                                                                                  uint64_t dst, uint32_t src,
                                                                                  uint32_t numBlocks) {
-  return bulkCopy(static_cast<TsHeader*>(userdata), pc, dst, src, numBlocks * 16, false, true);
+  return bulkCopy(traceBuffer(userdata), pc, dst, src, numBlocks * 16, false, true);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* userdata, uint64_t pc, void* ptr,
                                                                       uint32_t size, uint32_t flags,
                                                                       const void* pData) {
   (void)ptr, (void)pData;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
+  if (h->options & TS_OPT_NOP) return SANITIZER_PATCH_SUCCESS;
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   countPc(h, pcSlot(h, pc), __activemask(), TS_PC_LOCAL | (write ? TS_PC_WRITE : TS_PC_READ), size,
           &h->outsideLocal);
@@ -620,8 +647,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsLocalAccess(void* user
 // per warp, so that the hazards of a kernel ordered by them are reported as
 // unproven (trace_fold.cpp, raceFinding).
 __device__ void countMbarrier(void* userdata) {
-  TsHeader* h = static_cast<TsHeader*>(userdata);
-  if (isLeader(__activemask()) && h->mbarrierOps < (uint64_t(1) << 32)) add64(&h->mbarrierOps, 1);
+  TsHeader* h = traceBuffer(userdata);
+  if (h && isLeader(__activemask()) && h->mbarrierOps < (uint64_t(1) << 32)) add64(&h->mbarrierOps, 1);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsCudaBarrier(void* userdata, uint64_t pc,
@@ -644,7 +671,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata
                                                                   uint32_t barIndex, uint32_t threadCount,
                                                                   uint32_t flags) {
   (void)barIndex, (void)threadCount, (void)flags;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
   const unsigned mask = __activemask();
   if (isLeader(mask)) {
     if (TsPc* s = pcSlot(h, pc)) {
@@ -665,7 +693,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBarrier(void* userdata
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsBlockEnter(void* userdata, uint64_t pc) {
   (void)pc;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
+  if (isLeader(__activemask())) g_header = h;  // see traceBuffer
   if (!(h->options & TS_OPT_HAZARDS)) return SANITIZER_PATCH_SUCCESS;
   const uint32_t b = blockLinear();
   if (b >= h->maxCtas) {
@@ -696,7 +726,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsBlockEnter(void* userd
 
 extern "C" __device__ __noinline__ SanitizerPatchResult TsBlockExit(void* userdata, uint64_t pc) {
   (void)pc;
-  TsHeader* h = static_cast<TsHeader*>(userdata);
+  TsHeader* h = traceBuffer(userdata);
+  if (!h) return SANITIZER_PATCH_SUCCESS;
   if (!(h->options & TS_OPT_HAZARDS)) return SANITIZER_PATCH_SUCCESS;
   const int32_t slot = mySlot(h);
   if (slot < 0) return SANITIZER_PATCH_SUCCESS;
