@@ -469,6 +469,36 @@ TEST(TraceDiagnose, EveryDiagnoseTracesWithTheEvidencesQuestion) {
   EXPECT_NE(why(base, {race}).find("trials disagree"), std::string::npos) << why(base, {race});
 }
 
+TEST(TraceDiagnose, WildReadsThatTheBaselineSurvivedAreWarnings) {
+  auto wild = [](const std::string& access) {
+    Finding f;
+    f.category = "illegal_address";
+    f.detail = "wild";
+    f.severity = Severity::error;
+    f.message = "8-byte read outside every tensor of the launch";
+    f.evidence = {{"source", "trace"}};
+    f.location.access = MemoryAccess{access, 8, "global"};
+    return f;
+  };
+  Finding oob = wild("read");
+  oob.category = "oob_read";
+  oob.detail = "";
+  Point base;
+  base.verdict = Verdict::ok;
+  std::vector<Finding> traced{wild("read"), wild("write"), oob};
+  weighWildReads(traced, base);
+  EXPECT_EQ(traced[0].severity, Severity::warning);
+  EXPECT_EQ(traced[0].evidence.value("baseline", ""), "ok");
+  EXPECT_NE(traced[0].message.find("not proven a fault"), std::string::npos) << traced[0].message;
+  EXPECT_EQ(traced[1].severity, Severity::error) << "a wild write stays an error";
+  EXPECT_EQ(traced[2].severity, Severity::error) << "a read past a tensor's end stays an error";
+  // A baseline that failed proves nothing for the reads: they stay errors.
+  base.verdict = Verdict::incorrect;
+  std::vector<Finding> failing{wild("read")};
+  weighWildReads(failing, base);
+  EXPECT_EQ(failing[0].severity, Severity::error);
+}
+
 TEST(TraceDiagnose, ConclusionsAreTheTracedFindings) {
   Point p;
   Finding traced, guard;

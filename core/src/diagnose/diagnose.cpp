@@ -180,6 +180,7 @@ struct Diagnosis {
     const double total = budget > 0 ? std::max(opts.hangFollowupS, budget - elapsed() - 2) : 0;
     Point p = run(e, watchdog, total);
     traced = traceConclusions(p);
+    weighWildReads(traced, report.points.front());
     std::string summary = p.trace.traced() ? std::to_string(traced.size()) + " traced finding(s)"
                                            : "trace " + p.trace.status + ": " + p.trace.reason;
     if (p.verdict == Verdict::hang && watchdog > 0 &&

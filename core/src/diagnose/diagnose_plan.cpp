@@ -399,4 +399,18 @@ std::vector<Finding> traceConclusions(const Point& traced) {
   return out;
 }
 
+void weighWildReads(std::vector<Finding>& traced, const Point& base) {
+  if (base.verdict != Verdict::ok) return;
+  for (Finding& f : traced) {
+    const bool read = f.location.access && f.location.access->kind == "read";
+    if (f.detail != "wild" || !read || f.severity != Severity::error) continue;
+    f.severity = Severity::warning;
+    f.evidence["baseline"] = "ok";
+    f.message +=
+        " (not proven a fault: the untraced launch read the same addresses without faulting "
+        "and passed; the tracer knows only the launch's tensors, not memory such as a by-value "
+        "struct read through a pointer or a workspace of the program's)";
+  }
+}
+
 }  // namespace tilescope

@@ -169,6 +169,15 @@ std::optional<std::string> traceCalledFor(const Point& base, const std::vector<F
 /// the experiment "trace".
 std::vector<Finding> traceConclusions(const Point& traced);
 
+/// The traced reads outside every tensor of the launch ("wild") that the
+/// untraced baseline survived with a passing verdict are not proven faults:
+/// they read memory the tracer does not know (a by-value struct read through a
+/// pointer in the parameter window, a workspace of the program's own) and
+/// neither faulted nor spoiled the output. They become warnings that say so
+/// (evidence "baseline": "ok"); wild writes, and every wild access of a
+/// baseline that failed, stay errors.
+void weighWildReads(std::vector<Finding>& traced, const Point& base);
+
 /// The groups the baseline's findings call for, in the order they run, each with
 /// its experiments (shapes and alignment are staged: later runs of a group only
 /// happen while the group is not settled). `requested` adds groups the tree asked
