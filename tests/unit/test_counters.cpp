@@ -399,6 +399,22 @@ TEST(PcSampling, SamplesFoldToTheLinesOfTheLineTable) {
   EXPECT_EQ(info.stalls[0].reason, "mio_throttle");
   EXPECT_EQ(info.stalls[1].reason, "barrier");
   EXPECT_EQ(info.stalls[1].samples, 47);
+  // Per instruction, hottest first, the one without a line too.
+  ASSERT_EQ(info.pcs.size(), 4u);
+  EXPECT_EQ(info.pcs[0].offset, 0x130u);
+  EXPECT_EQ(info.pcs[0].samples, 55);
+  EXPECT_EQ(info.pcs[0].function, "transpose");
+  EXPECT_EQ(info.pcs[0].stalls.front().reason, "mio_throttle");
+  EXPECT_EQ(info.pcs[1].offset, 0x190u);
+  EXPECT_EQ(info.pcs[3].offset, 0x900u);
+  EXPECT_EQ(info.pcs[3].samples, 7);
+  // ... and through the report's JSON and back.
+  CountersInfo c;
+  c.collected = true;
+  c.pcSampling = info;
+  const CountersInfo back = countersFromJson(toJson(c));
+  EXPECT_EQ(back.pcSampling.pcs, info.pcs);
+  EXPECT_EQ(toJson(c)["pc_sampling"]["pcs"][0].value("sass_offset", 0), 0x130);
 }
 
 TEST(PcSampling, PeriodGivesAboutTheTargetSampleCount) {

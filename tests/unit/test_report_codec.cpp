@@ -132,7 +132,8 @@ CountersInfo fullCounters() {
                   1,
                   2,
                   {{"long_scoreboard", 600}},
-                  {{"gemm_tiled.cu", 42, 800, {{"long_scoreboard", 600}, {"barrier", 200}}}}};
+                  {{"gemm_tiled.cu", 42, 800, {{"long_scoreboard", 600}, {"barrier", 200}}}},
+                  {{"gemm_tiled", 0x1dd0, 500, {{"long_scoreboard", 400}}}}};
   return c;
 }
 
@@ -207,7 +208,7 @@ TEST(CountersCodec, EveryFieldRoundTrips) {
                                    "pc_sampling"}));
   EXPECT_EQ(keysOf(j["pc_sampling"]),
             (std::set<std::string>{"collected", "note", "period_log2", "total_samples", "dropped_samples",
-                                   "unmapped_samples", "stalls", "lines"}));
+                                   "unmapped_samples", "stalls", "lines", "pcs"}));
   // Not collected: the flag alone, so a reader tells "not measured" from zero.
   EXPECT_EQ(toJson(CountersInfo{}), json({{"collected", false}}));
 }

@@ -158,6 +158,22 @@ TEST(StageMap, FindingsAndTheTraceMarkTheirInstructions) {
                                  {29, 2, "trace: oob_write at ...", "oob_write", true},
                                  {29, 2, "trace: oob_read at ...", "oob_read", true}};
   EXPECT_EQ(stageMarkTags(both).at(29), "oob_write, oob_read (finding, trace)");
+  // PC sampling's hottest instructions: those with at least 1 % of the samples.
+  p.counters.pcSampling.collected = true;
+  p.counters.pcSampling.totalSamples = 1000;
+  p.counters.pcSampling.pcs = {{"gemm_tiled", 0xb0, 400, {{"long_scoreboard", 300}, {"selected", 100}}},
+                               {"gemm_tiled", 0x40, 5, {{"barrier", 5}}}};
+  const auto hot = sassMarks(p);
+  ASSERT_EQ(hot.size(), 5u);
+  EXPECT_EQ(hot[4].textLine, 29);
+  EXPECT_TRUE(hot[4].sampled);
+  EXPECT_EQ(hot[4].label, "hot 40.0 % long_scoreboard");
+  EXPECT_EQ(
+      hot[4].note,
+      "samples: hot 40.0 % long_scoreboard at gemm_tiled+0xb0: 400 of 1000 samples; long_scoreboard 300, "
+      "selected 100");
+  EXPECT_EQ(stageMarkTags(hot).at(29), "oob_write, hot 40.0 % long_scoreboard (finding, samples)");
+  p.counters.pcSampling = {};
   p.findings[1].severity = Severity::warning;
   EXPECT_EQ(sassMarks(p)[3].severity, 1);
   p.stages.stages.pop_back();  // no SASS stage: nothing to mark

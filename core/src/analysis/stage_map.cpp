@@ -4,6 +4,7 @@
 #include "tilescope/analysis/stage_map.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -75,14 +76,32 @@ struct MarkSink {
   const std::vector<SassInstruction>& listing;
   std::vector<StageMark> marks;
   void add(const std::string& function, std::uint64_t offset, int severity, std::string label,
-           const std::string& what, bool trace) {
+           const std::string& what, bool trace, bool sampled = false) {
     const int line = sassLineIn(listing, function, offset);
     if (line <= 0) return;
-    std::string note = (trace ? "trace: " : "") + label + " at " + sassAddress(function, offset) +
-                       (what.empty() ? "" : ": " + what);
-    marks.push_back({line, severity, std::move(note), std::move(label), trace});
+    std::string note = std::string(trace     ? "trace: "
+                                   : sampled ? "samples: "
+                                             : "") +
+                       label + " at " + sassAddress(function, offset) + (what.empty() ? "" : ": " + what);
+    marks.push_back({line, severity, std::move(note), std::move(label), trace, sampled});
   }
 };
+
+/// The hottest instructions that took at least 1 % of the kernel's samples.
+void sampleMarks(MarkSink& sink, const PcSamplingInfo& pc) {
+  if (!pc.collected || pc.totalSamples <= 0) return;
+  for (const HotPc& h : pc.pcs) {
+    const double share = 100.0 * double(h.samples) / double(pc.totalSamples);
+    if (share < 1.0) continue;
+    char label[80];
+    std::snprintf(label, sizeof label, "hot %.1f %%%s%s", share, h.stalls.empty() ? "" : " ",
+                  h.stalls.empty() ? "" : h.stalls.front().reason.c_str());
+    std::string what = std::to_string(h.samples) + " of " + std::to_string(pc.totalSamples) + " samples";
+    for (std::size_t i = 0; i < h.stalls.size() && i < 3; ++i)
+      what += (i ? ", " : "; ") + h.stalls[i].reason + " " + std::to_string(h.stalls[i].samples);
+    sink.add(h.function, h.offset, 0, label, what, false, true);
+  }
+}
 
 void traceMarks(MarkSink& sink, const TraceInfo& t) {
   for (const TraceFault& f : t.faults) {
@@ -144,6 +163,7 @@ std::vector<StageMark> sassMarks(const Point& p) {
       sink.add(f.location.function, *f.location.sassOffset, int(f.severity), f.category,
                f.message.substr(0, 200), false);
   traceMarks(sink, p.trace);
+  sampleMarks(sink, p.counters.pcSampling);
   std::vector<StageMark> out;
   std::set<std::pair<int, std::string>> seen;
   for (auto& m : sink.marks)
@@ -155,18 +175,20 @@ std::vector<StageMark> sassMarks(const Point& p) {
 
 std::map<int, std::string> stageMarkTags(const std::vector<StageMark>& marks) {
   std::map<int, std::vector<std::string>> labels;
-  std::map<int, std::pair<bool, bool>> from;  // a finding, the trace
+  std::map<int, std::array<bool, 3>> from;  // a finding, the trace, PC sampling
   for (const StageMark& m : marks) {
     auto& l = labels[m.textLine];
     if (std::find(l.begin(), l.end(), m.label) == l.end()) l.push_back(m.label);
-    (m.trace ? from[m.textLine].second : from[m.textLine].first) = true;
+    from[m.textLine][m.trace ? 1 : m.sampled ? 2 : 0] = true;
   }
+  static const char* const kSources[3] = {"finding", "trace", "samples"};
   std::map<int, std::string> out;
   for (const auto& [line, ls] : labels) {
-    std::string tag;
+    std::string tag, sources;
     for (const auto& l : ls) tag += (tag.empty() ? "" : ", ") + l;
-    const auto [finding, trace] = from[line];
-    out[line] = tag + (finding && trace ? " (finding, trace)" : finding ? " (finding)" : " (trace)");
+    for (int i = 0; i < 3; ++i)
+      if (from[line][std::size_t(i)]) sources += (sources.empty() ? "" : ", ") + std::string(kSources[i]);
+    out[line] = tag + " (" + sources + ")";
   }
   return out;
 }

@@ -38,6 +38,7 @@ PcSamplingInfo foldPcSamples(const std::vector<PcSample>& samples, const std::st
     std::map<std::string, std::int64_t> stalls;
   };
   std::map<std::pair<std::string, int>, Acc> lines;
+  std::map<std::uint64_t, Acc> pcs;
   std::map<std::string, std::int64_t> total;
   for (const PcSample& s : samples) {
     if (s.function != function) continue;
@@ -48,6 +49,10 @@ PcSamplingInfo foldPcSamples(const std::vector<PcSample>& samples, const std::st
       total[c.reason] += c.samples;
     }
     info.totalSamples += n;
+    Acc& at = pcs[s.pcOffset];
+    at.samples += n;
+    for (const StallCount& c : s.stalls)
+      if (!c.reason.empty()) at.stalls[c.reason] += c.samples;
     const LineRow* where = table.lookup(s.function, s.pcOffset);
     if (!where) {
       info.unmappedSamples += n;
@@ -66,6 +71,11 @@ PcSamplingInfo foldPcSamples(const std::vector<PcSample>& samples, const std::st
   std::stable_sort(info.lines.begin(), info.lines.end(),
                    [](const HotLine& a, const HotLine& b) { return a.samples > b.samples; });
   if (maxLines >= 0 && info.lines.size() > std::size_t(maxLines)) info.lines.resize(std::size_t(maxLines));
+  for (const auto& [offset, a] : pcs)
+    if (a.samples > 0) info.pcs.push_back({function, offset, a.samples, sorted(a.stalls)});
+  std::stable_sort(info.pcs.begin(), info.pcs.end(),
+                   [](const HotPc& a, const HotPc& b) { return a.samples > b.samples; });
+  if (info.pcs.size() > std::size_t(kMaxHotPcs)) info.pcs.resize(std::size_t(kMaxHotPcs));
   if (table.empty())
     info.note = "the kernel has no line table (compiled without -lineinfo): samples are per kernel only";
   return info;

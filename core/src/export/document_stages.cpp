@@ -103,7 +103,8 @@ DocSection sassSection(const Report& r) {
         s.blocks.begin(),
         DocParagraph{"Each source line a finding names, in the SASS that --stages compiled for it "
                      "(nvdisasm, with line information); \"<-\" marks an instruction a finding "
-                     "or the trace names by its offset."});
+                     "or the trace names by its offset, and the hottest ones of PC sampling "
+                     "(\"hot N %\" of the kernel's samples, with the top stall reason)."});
   return s;
 }
 

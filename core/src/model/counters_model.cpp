@@ -38,6 +38,14 @@ void fields(IO& io, S& l) {
   io("stalls", l.stalls);
 }
 
+template <class IO, Is<HotPc> S>
+void fields(IO& io, S& h) {
+  io("function", h.function);
+  io("sass_offset", h.offset);
+  io("samples", h.samples);
+  io("stalls", h.stalls);
+}
+
 template <class IO, Is<PcSamplingInfo> S>
 void fields(IO& io, S& p) {
   const auto notCollected = skipIf(!p.collected);
@@ -49,6 +57,7 @@ void fields(IO& io, S& p) {
   io("unmapped_samples", p.unmappedSamples, notCollected);
   io("stalls", p.stalls, notCollected);
   io("lines", p.lines, notCollected);
+  io("pcs", p.pcs, skipIfEmpty(p.pcs));  // absent in reports from before it
 }
 
 template <class IO, Is<CountersInfo> S>

@@ -38,19 +38,21 @@ const StageSpan* stageSpanAt(const CompilerStage& stage, int textLine);
 /// listing of one function takes any name.
 int sassLineOf(const CompilerStage& sass, std::string_view function, std::uint64_t offset);
 
-/// A SASS line that a finding or the trace names by its instruction.
+/// A SASS line that a finding, the trace or PC sampling names by its instruction.
 struct StageMark {
-  int textLine = 0;    ///< 1-based line of the SASS stage's text
-  int severity = 0;    ///< 0 info, 1 warning, 2 error (the finding's; a traced fault or hazard: 2)
-  std::string note;    ///< "oob_write at gemm_tiled+0x1dd0: C: 2-byte write ...", "trace: oob_write at ..."
-  std::string label;   ///< short: a finding's category, a traced fault's kind, "RAW hazard"
-  bool trace = false;  ///< the trace's (a bad access, a hazard), not a finding's
+  int textLine = 0;      ///< 1-based line of the SASS stage's text
+  int severity = 0;      ///< 0 info, 1 warning, 2 error (the finding's; a traced fault or hazard: 2)
+  std::string note;      ///< "oob_write at gemm_tiled+0x1dd0: C: 2-byte write ...", "trace: oob_write at ..."
+  std::string label;     ///< short: a finding's category, a traced fault's kind, "RAW hazard"
+  bool trace = false;    ///< the trace's (a bad access, a hazard), not a finding's
+  bool sampled = false;  ///< PC sampling's (a hot instruction), not a finding's
   bool operator==(const StageMark&) const = default;
 };
 
 /// The SASS lines of point `p` named by an instruction offset: its findings'
 /// locations (function + sass_offset), the trace's bad accesses and both sides of
-/// its hazards; in text order, one mark per (line, note). Empty without a SASS stage.
+/// its hazards, PC sampling's hottest instructions (label "hot 12.3 % long_scoreboard");
+/// in text order, one mark per (line, note). Empty without a SASS stage.
 std::vector<StageMark> sassMarks(const Point& p);
 
 /// Per marked line, its marks in a few words, what the SASS pane writes after the

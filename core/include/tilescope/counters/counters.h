@@ -160,7 +160,8 @@ struct PcSample {
 std::string stallReasonName(const std::string& cuptiName);
 
 /// The samples of `function` summed per source line through `table` (the
-/// cubin's line table, trace_lines.h), hottest first, at most `maxLines`;
+/// cubin's line table, trace_lines.h), hottest first, at most `maxLines`; per
+/// instruction (SASS offset), hottest first, at most kMaxHotPcs;
 /// per-kernel stall totals; samples at PCs the table does not cover are counted
 /// as unmapped.
 PcSamplingInfo foldPcSamples(const std::vector<PcSample>& samples, const std::string& function,

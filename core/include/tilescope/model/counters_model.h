@@ -45,6 +45,15 @@ struct HotLine {
   bool operator==(const HotLine&) const = default;
 };
 
+/// An instruction and the PC samples that fell on it.
+struct HotPc {
+  std::string function;      ///< the kernel's (mangled) name, as CUPTI gives it
+  std::uint64_t offset = 0;  ///< SASS offset in the function
+  std::int64_t samples = 0;
+  std::vector<StallCount> stalls;  ///< most samples first
+  bool operator==(const HotPc&) const = default;
+};
+
 struct PcSamplingInfo {
   bool collected = false;
   std::string note;               ///< why not collected, or what a reader must know
@@ -54,10 +63,12 @@ struct PcSamplingInfo {
   std::int64_t unmappedSamples = 0;  ///< samples at PCs without a line (no line info)
   std::vector<StallCount> stalls;    ///< over the whole kernel, most first
   std::vector<HotLine> lines;        ///< hottest first (at most kMaxHotLines)
+  std::vector<HotPc> pcs;  ///< hottest instructions first (at most kMaxHotPcs), with or without a line
   bool operator==(const PcSamplingInfo&) const = default;
 };
 
 inline constexpr int kMaxHotLines = 20;
+inline constexpr int kMaxHotPcs = 32;
 
 struct CountersInfo {
   bool collected = false;  ///< the kernel's counters were read
