@@ -136,6 +136,6 @@ struct TsHeader {
   uint64_t outsidePcs, stoppedWarps;
   uint64_t mbarrierOps;  // cuda::barrier (mbarrier) operations, warp-wide; saturates at 2^32 warps' worth
   // Callbacks that came without userdata (in an out-of-line device function,
-  // trace_patches.cu headerOf): their arguments are not trusted, they are skipped.
+  // trace_patches.cu traceBuffer): their arguments are not trusted, they are skipped.
   uint64_t orphanCalls;
 };

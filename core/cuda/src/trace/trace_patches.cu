@@ -463,11 +463,11 @@ __device__ SanitizerPatchResult stopWarp(TsHeader* h) {
 }
 
 // The trace buffer a callback acts on. The Sanitizer API passes it as
-// `userdata` to the patches of the kernel's own code, but came with a null one
-// to accesses in a __noinline__ device function that reads a by-value struct
-// through a reference (kernels/trace/tensor_list.cu, PyTorch's
-// multi_tensor_apply; docs/measurements.md), with arguments that made no sense
-// (pc 0, sizes in the billions). Such a callback acts on nothing: it is
+// `userdata` to the patches of the kernel's own code, but called some patches
+// in a __noinline__ device function that reads a by-value struct through a
+// reference (kernels/trace/tensor_list.cu, PyTorch's multi_tensor_apply;
+// docs/measurements.md) with a null one and arguments that made no sense (pc 0,
+// sizes in the billions). Such a callback acts on nothing: it is
 // counted, in the buffer that each warp records at its block's entry (one
 // traced launch runs per context at a time, so the record is current).
 __device__ TsHeader* g_header;
