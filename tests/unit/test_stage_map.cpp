@@ -277,6 +277,33 @@ TEST(StageMap, ExportsQuoteTheSassOfTheFindingsLines) {
   EXPECT_EQ(buildDocument(r).section("sass"), nullptr);
 }
 
+TEST(StageMap, ExportsQuoteTheHottestLineWhereNoFindingNamesIt) {
+  Report r;
+  r.verb = "run";
+  Point p = gemmPoint();
+  PcSamplingInfo& pc = p.counters.pcSampling;
+  pc.collected = true;
+  pc.totalSamples = 1000;
+  pc.lines = {{"gemm_tiled.cu", 72, 300, {{"long_scoreboard", 250}}}};
+  pc.pcs = {{"gemm_tiled", 0x20, 300, {{"long_scoreboard", 250}}}};
+  r.points = {p};
+  const Document doc = buildDocument(r);
+  const DocSection* s = doc.section("sass");
+  ASSERT_NE(s, nullptr) << "a slow kernel without findings still shows where its warps wait";
+  std::string code, text;
+  for (const auto& b : s->blocks) {
+    if (const auto* c = std::get_if<DocCode>(&b)) code += c->text;
+    if (const auto* t = std::get_if<DocSubheading>(&b)) text += t->text + "\n";
+  }
+  EXPECT_NE(text.find("gemm_tiled.cu:72"), std::string::npos) << text;
+  EXPECT_NE(text.find("the hottest line: 30.0 % of the samples, most long_scoreboard"), std::string::npos)
+      << text;
+  EXPECT_NE(code.find("<- hot 30.0 % long_scoreboard (samples)"), std::string::npos) << code;
+  // Without samples there is nothing to quote.
+  r.points[0].counters.pcSampling = {};
+  EXPECT_EQ(buildDocument(r).section("sass"), nullptr);
+}
+
 TEST(StageMap, ExportsKeepMarkedInstructionsPastTheCap) {
   // 70 instructions of k.cu:5; the finding at the last, past the 64 quoted.
   std::string text = ".text.k:\n\t//## File \"/src/k.cu\", line 5\n";

@@ -3,6 +3,7 @@
 // section that quotes each such line's SASS from the SASS stage, the
 // instructions a finding or the trace names marked, as the Source view's SASS
 // pane marks them (analysis/stage_map.h).
+#include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
@@ -93,6 +94,25 @@ DocSection sassSection(const Report& r) {
     s.blocks.push_back(DocParagraph{stageLineSummaryText(*l) + "."});
     s.blocks.push_back(DocCode{"", sassCode(*p, *l, marks[p])});
   }
+  // The hottest line of the focus point's PC samples, where no finding names it:
+  // a slow kernel's SASS where the warps wait.
+  const int focus = focusPoint(r);
+  const Point* fp = focus >= 0 ? &r.points[std::size_t(focus)] : nullptr;
+  const PcSamplingInfo* pc = fp ? &fp->counters.pcSampling : nullptr;
+  if (pc && pc->collected && pc->totalSamples > 0 && !pc->lines.empty()) {
+    const HotLine& hot = pc->lines.front();
+    const StageLineSummary* l = fp->stages.find(hot.file, hot.line);
+    if (l && done.insert({l->file, l->line}).second && done.size() <= kMaxSassLines) {
+      if (!marks.count(fp)) marks[fp] = stageMarkTags(sassMarks(*fp));
+      char share[64];
+      std::snprintf(share, sizeof share, "%.1f %%", 100.0 * double(hot.samples) / double(pc->totalSamples));
+      s.blocks.push_back(DocSubheading{"SASS of " + where(*fp, l->file, l->line) +
+                                       ", the hottest line: " + share + " of the samples" +
+                                       (hot.stalls.empty() ? "" : ", most " + hot.stalls.front().reason)});
+      s.blocks.push_back(DocParagraph{stageLineSummaryText(*l) + "."});
+      s.blocks.push_back(DocCode{"", sassCode(*fp, *l, marks[fp])});
+    }
+  }
   if (skipped > 0)
     s.blocks.push_back(DocParagraph{
         "The first " + std::to_string(kMaxSassLines) + " lines are quoted; " + std::to_string(skipped) +
@@ -101,7 +121,8 @@ DocSection sassSection(const Report& r) {
   if (!s.blocks.empty())
     s.blocks.insert(
         s.blocks.begin(),
-        DocParagraph{"Each source line a finding names, in the SASS that --stages compiled for it "
+        DocParagraph{"Each source line a finding names, and the hottest line of PC sampling, in the SASS "
+                     "that --stages compiled for it "
                      "(nvdisasm, with line information); \"<-\" marks an instruction a finding "
                      "or the trace names by its offset, and the hottest ones of PC sampling "
                      "(\"hot N %\" of the kernel's samples, with the top stall reason)."});
