@@ -407,7 +407,7 @@ void weighWildReads(std::vector<Finding>& traced, const Point& base) {
     f.severity = Severity::warning;
     f.evidence["baseline"] = "ok";
     f.message +=
-        " (not proven a fault: the untraced launch read the same addresses without faulting "
+        " (not proven a fault: the untraced launch ran the same reads without faulting "
         "and passed; the tracer knows only the launch's tensors, not memory such as a by-value "
         "struct read through a pointer or a workspace of the program's)";
   }

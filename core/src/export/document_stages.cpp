@@ -1,8 +1,9 @@
 // The SASS of the findings' lines in the exports (document_detail.h): under each
 // finding that names a source line, what `--stages` summarised for it; and a
-// section that quotes each such line's SASS from the SASS stage, the
-// instructions a finding or the trace names marked, as the Source view's SASS
-// pane marks them (analysis/stage_map.h).
+// section that quotes each such line's SASS from the SASS stage, and that of the
+// hottest line of PC sampling, the instructions a finding, the trace or PC
+// sampling names marked, as the Source view's SASS pane marks them
+// (analysis/stage_map.h).
 #include <cstdio>
 #include <map>
 #include <set>
