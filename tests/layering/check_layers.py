@@ -68,7 +68,7 @@ QT = re.compile(r"^<Q[A-Za-z]+")
 def sources(root, top):
     for d, _, files in os.walk(os.path.join(root, top)):
         for f in files:
-            if f.endswith((".h", ".cpp", ".cu", ".hpp")):
+            if f.endswith((".h", ".cpp", ".cu", ".cuh", ".hpp")):
                 yield os.path.relpath(os.path.join(d, f), root)
 
 
