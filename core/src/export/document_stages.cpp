@@ -62,6 +62,14 @@ std::string sassCode(const Point& p, const StageLineSummary& l, const std::map<i
   return code;
 }
 
+/// ", the hottest line: 29.2 % of the samples, most short_scoreboard".
+std::string hotText(const HotLine& hot, std::int64_t total) {
+  char share[64];
+  std::snprintf(share, sizeof share, "%.1f %%", 100.0 * double(hot.samples) / double(total));
+  return std::string(", the hottest line: ") + share + " of the samples" +
+         (hot.stalls.empty() ? "" : ", most " + hot.stalls.front().reason);
+}
+
 }  // namespace
 
 std::vector<DocBlock> findingSass(const Report& r, const Finding& f) {
@@ -80,6 +88,13 @@ DocSection sassSection(const Report& r) {
   DocSection s{"sass", "SASS of the findings' lines", {}, false};
   std::set<std::pair<std::string, int>> done;
   std::map<const Point*, std::map<int, std::string>> marks;
+  auto quote = [&](const Point& p, const StageLineSummary& l, const std::string& file,
+                   const std::string& heading) {
+    if (!marks.count(&p)) marks[&p] = stageMarkTags(sassMarks(p));
+    s.blocks.push_back(DocSubheading{"SASS of " + where(p, file, l.line) + heading});
+    s.blocks.push_back(DocParagraph{stageLineSummaryText(l) + "."});
+    s.blocks.push_back(DocCode{"", sassCode(p, l, marks[&p])});
+  };
   std::size_t skipped = 0;
   for (const Finding& f : r.findings) {
     if (!f.location.line || *f.location.line <= 0) continue;
@@ -90,29 +105,19 @@ DocSection sassSection(const Report& r) {
       ++skipped;
       continue;
     }
-    if (!marks.count(p)) marks[p] = stageMarkTags(sassMarks(*p));
-    s.blocks.push_back(DocSubheading{"SASS of " + where(*p, f.location.file, *f.location.line)});
-    s.blocks.push_back(DocParagraph{stageLineSummaryText(*l) + "."});
-    s.blocks.push_back(DocCode{"", sassCode(*p, *l, marks[p])});
+    quote(*p, *l, f.location.file, "");
   }
   // The hottest line of the focus point's PC samples, where no finding names it:
   // a slow kernel's SASS where the warps wait.
   const int focus = focusPoint(r);
-  const Point* fp = focus >= 0 ? &r.points[std::size_t(focus)] : nullptr;
-  const PcSamplingInfo* pc = fp ? &fp->counters.pcSampling : nullptr;
-  if (pc && pc->collected && pc->totalSamples > 0 && !pc->lines.empty()) {
-    const HotLine& hot = pc->lines.front();
-    const StageLineSummary* l = fp->stages.find(hot.file, hot.line);
-    if (l && done.insert({l->file, l->line}).second && done.size() <= kMaxSassLines) {
-      if (!marks.count(fp)) marks[fp] = stageMarkTags(sassMarks(*fp));
-      char share[64];
-      std::snprintf(share, sizeof share, "%.1f %%", 100.0 * double(hot.samples) / double(pc->totalSamples));
-      s.blocks.push_back(DocSubheading{"SASS of " + where(*fp, l->file, l->line) +
-                                       ", the hottest line: " + share + " of the samples" +
-                                       (hot.stalls.empty() ? "" : ", most " + hot.stalls.front().reason)});
-      s.blocks.push_back(DocParagraph{stageLineSummaryText(*l) + "."});
-      s.blocks.push_back(DocCode{"", sassCode(*fp, *l, marks[fp])});
-    }
+  if (focus >= 0) {
+    const Point& fp = r.points[std::size_t(focus)];
+    const PcSamplingInfo& pc = fp.counters.pcSampling;
+    const StageLineSummary* l = pc.collected && pc.totalSamples > 0 && !pc.lines.empty()
+                                    ? fp.stages.find(pc.lines.front().file, pc.lines.front().line)
+                                    : nullptr;
+    if (l && done.size() < kMaxSassLines && done.insert({l->file, l->line}).second)
+      quote(fp, *l, l->file, hotText(pc.lines.front(), pc.totalSamples));
   }
   if (skipped > 0)
     s.blocks.push_back(DocParagraph{
