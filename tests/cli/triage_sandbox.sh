@@ -70,6 +70,12 @@ if os.fork() == 0:
             open("heartbeat", "a").write("x")
             time.sleep(0.1)
     os._exit(0)
+# The child's first heartbeat before the problem goes on: under load the entry
+# could end, and its children be killed, before the child was ever scheduled.
+for _ in range(100):
+    if os.path.exists("heartbeat"):
+        break
+    time.sleep(0.05)
 import torch  # noqa: E402
 PY
 problem_tail >>"$tmp/p/17_hostile.py"
