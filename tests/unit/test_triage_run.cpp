@@ -141,6 +141,9 @@ TEST(TriageRun, EachEntryEndsOnItsOwn) {
   EXPECT_EQ(e["nokernel"].category, "no_kernel");
   EXPECT_EQ(e["nokernel"].launches, 0);
   EXPECT_EQ(e["nokernel"].extra["capture_launches"]["total"], 1);
+  // Why it has no kernel line: nothing of its own was there to diagnose.
+  EXPECT_EQ(e["nokernel"].extra.value("kernel_diagnoses", json()), "the capture gave no config to diagnose");
+  EXPECT_FALSE(e["fault"].extra.contains("kernel_diagnoses"));  // its kernel led
 
   EXPECT_EQ(e["compile"].verdict, Verdict::compile_error);
   EXPECT_EQ(e["compile"].level, "check");

@@ -121,6 +121,9 @@ void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector
   const Finding* runnerLead = leadFinding(e.findings);
   const int runnerRank = runnerLead ? categoryRank(runnerLead->category) : 1 << 20;
   int n = 0;
+  // What each captured kernel's diagnosis said, kept where none of them leads:
+  // the reason an entry has no kernel line (docs/triage.md, `kernel_diagnoses`).
+  json said = json::array();
   for (const fs::path& cfg : configs) {
     if (n >= opts.maxDiagnosed) break;
     const fs::path out = ctx.dir / ("kernel-" + std::to_string(n++) + ".json");
@@ -128,6 +131,12 @@ void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector
             opts.entryTimeoutS);
     const std::optional<Report> rep = tryLoadReport(out);
     const Finding* lead = rep && rep->verdict != Verdict::ok ? leadFinding(rep->findings) : nullptr;
+    json one;
+    one["config"] = ctx.relative(cfg);
+    one["verdict"] = rep ? std::string(verdictName(rep->verdict)) : std::string("no report");
+    one["lead"] = lead ? json(lead->category) : json();
+    one["line"] = lead && lead->location.line ? json(*lead->location.line) : json();
+    said.push_back(std::move(one));
     // The kernel's finding leads when it is the cause of the runner's (a root cause
     // ranks first) or the same category located at a line; a replay that only
     // differs from the program (a race replayed once) leaves the runner's word.
@@ -150,6 +159,8 @@ void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector
     e.extra["diagnosed_kernel"] = ctx.relative(cfg);
     return;
   }
+  if (configs.empty()) said = "the capture gave no config to " + verb;
+  e.extra["kernel_diagnoses"] = said;
 }
 
 std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,
