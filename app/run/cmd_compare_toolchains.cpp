@@ -78,6 +78,11 @@ Side compileSide(const ToolchainCompareArgs& a, const Config& cfg, Toolchain t, 
     s.unavailable = why;
     return s;
   }
+  // Installed first, so that a version pip does not know says so (tests/cli/toolchains.sh).
+  if (std::string why = unsupportedVersion(s.toolchain.package, s.toolchain.version); !why.empty()) {
+    s.unavailable = why;
+    return s;
+  }
   const fs::path out = dir / ("side" + std::to_string(index) + ".json");
   // A check compiles for a device of the database; a run for the GPU it runs on.
   std::vector<std::string> argv{selfExecutable(), a.run ? "run" : "check", a.config, "--stages", "-o",
@@ -113,16 +118,17 @@ Side compileSide(const ToolchainCompareArgs& a, const Config& cfg, Toolchain t, 
         (s.point() && !s.point()->status.captureError.empty() ? s.point()->status.captureError : "no GPU");
     s.noGpu = s.report->noGpu;
     s.report.reset();
+    return s;
   }
+  // An interpreter's Triton (python=PATH, the default one) too old for the helper:
+  // its "does not compile" would be the helper's, not the kernel's.
+  const std::string& compiler = s.point()->compile.compiler;
+  if (compiler.rfind("triton ", 0) == 0)
+    if (std::string why = unsupportedVersion("triton", compiler.substr(7)); !why.empty()) {
+      s.unavailable = why;
+      s.report.reset();
+    }
   return s;
-}
-
-/// The compile error a side's check found: its message and location.
-const Finding* compileError(const Side& s) {
-  if (!s.point()) return nullptr;
-  for (const auto& f : s.point()->findings)
-    if (f.category == "compile_error") return &f;
-  return nullptr;
 }
 
 json sideJson(const Side& s) {
@@ -141,13 +147,11 @@ json sideJson(const Side& s) {
   if (p.compile.smemStatic >= 0) j["static_shared_bytes"] = p.compile.smemStatic;
   if (p.compile.spillStores >= 0) j["spill_store_bytes"] = p.compile.spillStores;
   j["shared_bytes"] = p.launch.sharedBytes;
-  if (!p.compile.ok && !compileError(s) && !p.compile.log.empty())
-    j["error"] = p.compile.log.substr(0, p.compile.log.find('\n'));
-  if (const Finding* f = compileError(s)) {
-    j["error"] = f->message;
-    if (!f->location.file.empty())
-      j["error_location"] =
-          f->location.file + (f->location.line ? ":" + std::to_string(*f->location.line) : "");
+  if (!p.compile.ok) {
+    const CompileFailure why = compileFailure(p);
+    if (!why.message.empty()) j["error"] = why.message;
+    if (!why.location.empty()) j["error_location"] = why.location;
+    if (!why.sourceLine.empty()) j["error_source_line"] = why.sourceLine;
   }
   json stages = json::object();
   for (const auto& st : p.stages.stages) stages[st.name] = st.present ? json(st.lines) : json(nullptr);
@@ -171,6 +175,31 @@ json diffJson(const Side& a, const Side& b, std::string* firstStage) {
   return d;
 }
 
+std::string bisectText(const json& r) {
+  return r.contains("bisect") ? "  bisect: " + r["bisect"]["summary"].get<std::string>() + "\n" : "";
+}
+
+/// When one side made no stage at all (it did not compile), one line for the
+/// stage table: the other side's stages and their ops. False when both made some.
+bool stagesOfOneSide(const json& r, std::ostringstream& o) {
+  const json& stages = r["diff"]["stages"]["stages"];
+  auto none = [&](const char* present) {
+    return std::none_of(stages.begin(), stages.end(),
+                        [&](const json& st) { return st[present].get<bool>(); });
+  };
+  const bool noneA = none("present_a"), noneB = none("present_b");
+  if (noneA == noneB) return false;
+  const std::string empty = r["sides"][noneA ? 0 : 1]["toolchain"].get<std::string>();
+  const std::string other = r["sides"][noneA ? 1 : 0]["toolchain"].get<std::string>();
+  o << "    no stage under " << empty << "; under " << other << ":";
+  for (const auto& st : stages)
+    if (st[noneA ? "present_b" : "present_a"].get<bool>())
+      o << ' ' << st["stage"].get<std::string>() << ' ' << st[noneA ? "ops_b" : "ops_a"].get<int>() << " ops"
+        << (&st == &stages.back() ? "" : ",");
+  o << '\n';
+  return true;
+}
+
 std::string text(const json& r) {
   std::ostringstream o;
   o << "compare " << r["config"].get<std::string>() << " under " << r["sides"].size() << " toolchains\n";
@@ -184,11 +213,12 @@ std::string text(const json& r) {
     if (!s["compiler"].get<std::string>().empty())
       o << " (" << s["compiler"].get<std::string>() << ", " << s["arch"].get<std::string>() << ")";
     if (s.contains("registers")) o << ", " << s["registers"].get<int>() << " registers";
-    o << ", " << s["shared_bytes"].get<std::int64_t>() << " B shared";
+    if (s["compiled"].get<bool>()) o << ", " << s["shared_bytes"].get<std::int64_t>() << " B shared";
     if (s.contains("error"))
       o << "\n      error"
         << (s.contains("error_location") ? " at " + s["error_location"].get<std::string>() : "") << ": "
         << s["error"].get<std::string>();
+    if (s.contains("error_source_line")) o << "\n        " << s["error_source_line"].get<std::string>();
     o << '\n';
   }
   if (r.contains("diff") && r["diff"].contains("stages")) {
@@ -198,6 +228,7 @@ std::string text(const json& r) {
               ? "none (every stage's ops agree)"
               : r["first_differing_stage"].get<std::string>())
       << '\n';
+    if (stagesOfOneSide(r, o)) return o.str() + bisectText(r);
     for (const auto& st : d["stages"]["stages"]) {
       o << "    " << st["stage"].get<std::string>() << ": ";
       if (!st["present_a"].get<bool>() || !st["present_b"].get<bool>()) {
@@ -215,8 +246,7 @@ std::string text(const json& r) {
       o << '\n';
     }
   }
-  if (r.contains("bisect")) o << "  bisect: " << r["bisect"]["summary"].get<std::string>() << '\n';
-  return o.str();
+  return o.str() + bisectText(r);
 }
 
 }  // namespace
@@ -273,7 +303,7 @@ json bisect(const ToolchainCompareArgs& a, const Config& cfg, const std::vector<
     j["first_bad"] = specs[hi].spec;
     j["summary"] = specs[hi].spec + " is the first that " + outcome(at(hi)) + " (" + specs[lo].spec + ": " +
                    first + "; " + std::to_string(tried.size()) + " of " + std::to_string(specs.size()) +
-                   " versions compiled)";
+                   " versions tried)";
     sides->push_back(at(lo));
     sides->push_back(at(hi));
   }
@@ -297,8 +327,13 @@ int compareToolchains(const ToolchainCompareArgs& a) {
   if (specs.size() < 2)
     return usageError(a.bisect.empty() ? "compare CONFIG needs two toolchains: --toolchain A --toolchain B"
                                        : "--bisect needs at least two versions (V1,V2,...)");
-  for (const auto& t : specs)
+  for (const auto& t : specs) {
     if (std::string why = mismatch(t, cfg); !why.empty()) return usageError(why);
+    // A bisect over a version the helper cannot use would find the helper's change, not the kernel's.
+    if (std::string why = unsupportedVersion(t.package, t.version); !a.bisect.empty() && !why.empty())
+      return usageError("--bisect " + t.spec + ": " + why + "; start the list at " + kOldestTriton +
+                        " or later");
+  }
   TempDir dir;
   if (dir.path.empty()) return usageError("could not create a temporary folder");
   std::vector<Side> sides;
@@ -345,7 +380,7 @@ void addToolchainCompareOptions(CLI::App* c, ToolchainCompareArgs& a) {
                 "compare CONFIG: a toolchain (triton==3.5.1, tilelang==0.1.15, python=PATH, "
                 "\"nvcc -O0 -G\", \"nvrtc device=a100\"); give two (docs/toolchains.md)");
   c->add_option("--bisect", a.bisect,
-                "compare CONFIG: versions oldest first (3.4.0,3.5.1,3.6.0): the first whose compile "
+                "compare CONFIG: versions oldest first (3.5.0,3.5.1,3.6.0): the first whose compile "
                 "differs from the first's");
   c->add_flag("--run", a.run,
               "compare CONFIG: run each side on the GPU (tilescope-run run) and compare the runs too: "

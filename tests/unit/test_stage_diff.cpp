@@ -1,13 +1,16 @@
 // The toolchain comparison's stage diff (analysis/stage_diff.h): ops counted per
 // stage on checked-in text (tests/data/stages: real PTX and an sm_90 nvdisasm
 // listing) and on Triton-style MLIR and LLVM IR, and the first stage whose counts
-// differ between two sides.
+// differ between two sides; why a side did not compile, and the Triton versions
+// the comparison refuses.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "tilescope/analysis/stage_diff.h"
+#include "tilescope/base/toolchain.h"
+#include "tilescope/model/report.h"
 
 namespace tilescope {
 namespace {
@@ -141,6 +144,64 @@ TEST(StageDiff, FirstDifferingStageIsTheEarliestWhoseCountsChange) {
   EXPECT_FALSE(d.stages[0].presentB);
   EXPECT_EQ(toJson(d)["stages"][0]["absent_b"], "not made");
   EXPECT_FALSE(toJson(d)["stages"][0].contains("absent_a"));
+}
+
+// A real side: kernels/triton/add_bias_col_mask under Triton 3.5.1 (`check
+// --stages`, trimmed to the point's compile and finding). The finding's message
+// starts with "add_bias.py:33: "; the comparison shows Triton's cause after the
+// location, with the column, and the line's text.
+TEST(CompileFailure, TritonCauseAtItsLineAndColumnWithoutTheLocationTwice) {
+  const Report r =
+      loadReport(std::string(TILESCOPE_TEST_DATA) + "/stages/triton_3.5.1_store_mask.report.json");
+  ASSERT_EQ(r.points.size(), 1u);
+  const CompileFailure f = compileFailure(r.points.front());
+  EXPECT_EQ(f.message, "Cannot broadcast, rank mismatch: ['1024'], ['4', '1024']");
+  EXPECT_EQ(f.location, "add_bias.py:33:9");
+  EXPECT_EQ(f.sourceLine, "tl.store(out_ptr + offs, x + bias[None, :], mask=col_mask)");
+}
+
+TEST(CompileFailure, WithoutTheCauseTheMessageLosesItsLocationPrefix) {
+  Point p;
+  Finding f;
+  f.category = "compile_error";
+  f.message = "k.py:7: NameError: name 'tl' is not defined";
+  f.location.file = "k.py";
+  f.location.line = 7;
+  p.findings.push_back(f);
+  CompileFailure c = compileFailure(p);
+  EXPECT_EQ(c.message, "NameError: name 'tl' is not defined");
+  EXPECT_EQ(c.location, "k.py:7");
+  EXPECT_EQ(c.sourceLine, "");
+  p.findings.front().message = "k.py: cannot import name 'knobs' from 'triton'";  // no line
+  p.findings.front().location.line.reset();
+  EXPECT_EQ(compileFailure(p).message, "cannot import name 'knobs' from 'triton'");
+  EXPECT_EQ(compileFailure(p).location, "k.py");
+  // No finding (a CUDA C++ compiler): the log's first line, and no location.
+  Point cuda;
+  cuda.compile.log = "  kernel.cu(12): error: identifier \"x\" is undefined\nmore\n";
+  c = compileFailure(cuda);
+  EXPECT_EQ(c.message, "kernel.cu(12): error: identifier \"x\" is undefined");
+  EXPECT_EQ(c.location, "");
+}
+
+// The helper sets triton.knobs (3.4) and reads JITFunction.raw_src (3.5): under
+// 3.4.0 every kernel "does not compile" in the helper, which is no finding about
+// the kernel, so the comparison refuses those versions.
+TEST(ToolchainVersions, TritonOlderThanTheHelperNeedsIsRefused) {
+  EXPECT_NE(unsupportedVersion("triton", "3.4.0"), "");
+  EXPECT_NE(unsupportedVersion("triton", "3.2.0"), "");
+  EXPECT_NE(unsupportedVersion("triton", "2.3.1"), "");
+  EXPECT_NE(unsupportedVersion("triton", "3.4.99rc1"), "");
+  EXPECT_NE(unsupportedVersion("triton", "3.4.0").find("3.5.0"), std::string::npos);
+  EXPECT_EQ(unsupportedVersion("triton", "3.5.0"), "");
+  EXPECT_EQ(unsupportedVersion("triton", "3.5"), "");
+  EXPECT_EQ(unsupportedVersion("triton", "3.5.1"), "");
+  EXPECT_EQ(unsupportedVersion("triton", "3.6.0"), "");
+  EXPECT_EQ(unsupportedVersion("triton", "3.10.0"), "");  // numbers, not text
+  EXPECT_EQ(unsupportedVersion("triton", "4"), "");
+  EXPECT_EQ(unsupportedVersion("triton", ""), "");          // the default interpreter's
+  EXPECT_EQ(unsupportedVersion("tilelang", "0.1.15"), "");  // not Triton
+  EXPECT_EQ(unsupportedVersion("triton", "3.6.0+git1a2b"), "");
 }
 
 }  // namespace

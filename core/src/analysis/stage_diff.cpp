@@ -7,6 +7,7 @@
 #include <map>
 
 #include "tilescope/model/json_fields.h"
+#include "tilescope/model/point.h"
 
 namespace tilescope {
 
@@ -192,5 +193,48 @@ void fields(IO& io, S& d) {
 }
 
 nlohmann::json toJson(const StagesDiff& d) { return json_io::toValue(d); }
+
+namespace {
+
+std::string evidenceText(const nlohmann::json& evidence, const char* key) {
+  if (!evidence.is_object()) return {};
+  const auto it = evidence.find(key);
+  return it != evidence.end() && it->is_string() ? std::string(trim(it->get<std::string>())) : std::string();
+}
+
+}  // namespace
+
+CompileFailure compileFailure(const Point& p) {
+  CompileFailure out;
+  const auto f = std::find_if(p.findings.begin(), p.findings.end(),
+                              [](const Finding& x) { return x.category == "compile_error"; });
+  if (f == p.findings.end()) {
+    out.message = std::string(trim(std::string_view(p.compile.log).substr(0, p.compile.log.find('\n'))));
+    return out;
+  }
+  const Location& l = f->location;
+  if (!l.file.empty()) {
+    out.location = l.file;
+    if (l.line) {
+      out.location += ":" + std::to_string(*l.line);
+      const auto c = l.extra.is_object() ? l.extra.find("column") : l.extra.end();
+      if (c != l.extra.end() && c->is_number_integer() && c->get<int>() > 0)
+        out.location += ":" + std::to_string(c->get<int>());
+    }
+  }
+  out.message = evidenceText(f->evidence, "first_error");
+  if (out.message.empty()) {
+    // The message names the file (and line) first; the location says it already.
+    out.message = f->message;
+    for (const std::string& prefix :
+         {l.file + (l.line ? ":" + std::to_string(*l.line) : "") + ": ", l.file + ": "})
+      if (!l.file.empty() && out.message.rfind(prefix, 0) == 0) {
+        out.message.erase(0, prefix.size());
+        break;
+      }
+  }
+  out.sourceLine = evidenceText(f->evidence, "source_line");
+  return out;
+}
 
 }  // namespace tilescope

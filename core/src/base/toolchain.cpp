@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -117,6 +119,35 @@ Toolchain parseToolchain(const std::string& spec) {
   if (t.spec.rfind("triton", 0) == 0 || t.spec.rfind("tilelang", 0) == 0)
     throw std::invalid_argument("toolchain '" + t.spec + "': not a version (" + kForms + ")");
   throw std::invalid_argument("toolchain '" + t.spec + "': unknown (" + kForms + ")");
+}
+
+namespace {
+
+/// The leading numbers of a version ("3.5.0rc1" -> 3, 5, 0, 0; "3.5" -> 3, 5, 0, 0),
+/// or none when it does not start with a number.
+std::vector<int> versionNumbers(const std::string& v) {
+  std::vector<int> out;
+  std::size_t i = 0;
+  while (i < v.size() && out.size() < 4 && std::isdigit(static_cast<unsigned char>(v[i]))) {
+    int n = 0;
+    for (; i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])); ++i)
+      n = std::min(n * 10 + (v[i] - '0'), 1000000);
+    out.push_back(n);
+    if (i < v.size() && v[i] == '.') ++i;
+  }
+  if (!out.empty()) out.resize(4, 0);
+  return out;
+}
+
+}  // namespace
+
+std::string unsupportedVersion(const std::string& package, const std::string& version) {
+  if (package != "triton") return {};
+  const std::vector<int> v = versionNumbers(version), oldest = versionNumbers(kOldestTriton);
+  if (v.empty() || !std::lexicographical_compare(v.begin(), v.end(), oldest.begin(), oldest.end())) return {};
+  return "Triton " + version + " is older than " + kOldestTriton +
+         ", the oldest that TileScope's Triton helper compiles with (it uses triton.knobs and "
+         "JITFunction.raw_src): every kernel would fail in the helper, not in the kernel";
 }
 
 std::string toolchainCacheDir() {

@@ -2,7 +2,8 @@
 // each stage's operations counted by name, and the first stage of
 // the pipeline (ttir, ttgir, llir, ptx, sass) whose counts differ. Counting ops
 // rather than diffing text keeps value names, register numbers and addresses,
-// which change with any edit, out of the answer.
+// which change with any edit, out of the answer. And why a side did not
+// compile, as the comparison shows it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 #include "tilescope/model/stages_info.h"
 
 namespace tilescope {
+
+struct Point;
 
 struct OpCount {
   std::string op;  ///< tt.load, ttg.convert_layout, load, ld.global.v4.f32, LDG.E.128, ...
@@ -52,5 +55,19 @@ struct StagesDiff {
 StagesDiff diffStages(const StagesInfo& a, const StagesInfo& b, std::size_t maxOps = 12);
 
 nlohmann::json toJson(const StagesDiff& d);
+
+/// Why a side did not compile: the compiler's own cause (Triton's "Cannot
+/// broadcast, rank mismatch: ..."), without the "file:line: " the finding's
+/// message starts with (the comparison prints the location before it), where
+/// (`add_bias.py:32:9`), and that line's text, trimmed.
+struct CompileFailure {
+  std::string message;
+  std::string location;    ///< file[:line[:column]], or "" when the compiler named none
+  std::string sourceLine;  ///< "" when unknown
+};
+
+/// The point's compile_error finding as a CompileFailure; without one (a CUDA
+/// C++ compiler's log), the log's first line.
+CompileFailure compileFailure(const Point& p);
 
 }  // namespace tilescope

@@ -42,6 +42,15 @@ struct ToolchainInstall {
   std::function<void(const std::string&)> progress;  ///< one line per step
 };
 
+/// The oldest Triton TileScope's Triton helper compiles with: it sets
+/// triton.knobs (new in 3.4) and reads JITFunction.raw_src (new in 3.5). Under an
+/// older one every kernel would fail in the helper, not in the kernel.
+inline constexpr const char* kOldestTriton = "3.5.0";
+
+/// "" when TileScope can compile with `package` at `version` (a version that
+/// does not read as numbers counts as supported), else why not.
+std::string unsupportedVersion(const std::string& package, const std::string& version);
+
 /// $TILESCOPE_TOOLCHAINS, else $XDG_CACHE_HOME/tilescope/toolchains, else ~/.cache/tilescope/toolchains.
 std::string toolchainCacheDir();
 
