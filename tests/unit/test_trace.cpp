@@ -269,6 +269,29 @@ TEST(TraceAnalysis, WildAccessNamesTheNearestTensor) {
   EXPECT_TRUE(a.wouldFault);
 }
 
+// A wrapped index that lands in the generic window of local memory: the
+// patch stops the warp and flags the record; the finding says where it went.
+TEST(TraceAnalysis, WildAccessInTheLocalWindowSaysSo) {
+  Fixture fx;
+  TracePc pc;
+  pc.pc = 0x10040;
+  pc.faults = 1;
+  pc.firstFaultKey = Fixture::key(0, 0);
+  fx.c.pcs.push_back(pc);
+  fx.c.records = {{TraceFaultKind::wild, -1, 4, 2 | 0x200, 0x10040, 0x7fff00100000ull, {0, 0, 0}, {0, 0, 0}}};
+  TraceAnalysis a = analyzeTrace(fx.c, fx.lines, {}, {});
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].category, "illegal_address");
+  EXPECT_NE(a.findings[0].message.find("generic window of local memory"), std::string::npos)
+      << a.findings[0].message;
+  ASSERT_EQ(a.info.faults.size(), 1u);
+  EXPECT_EQ(a.info.faults[0].window, "local");
+  EXPECT_TRUE(a.wouldFault);
+  // Without the flag the same record names no window.
+  fx.c.records[0].flags = 2;
+  EXPECT_EQ(analyzeTrace(fx.c, fx.lines, {}, {}).info.faults[0].window, "");
+}
+
 TEST(TraceAnalysis, UninitialisedReadAndTileHint) {
   Fixture fx;
   TracePc pc;

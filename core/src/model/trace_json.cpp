@@ -60,6 +60,7 @@ void fields(IO& io, S& x) {
   io("kind", x.kind);
   io("category", x.category);
   io("space", x.space);
+  io("window", x.window, skipIfEmpty(x.window));
   io("tensor", x.tensor);
   io("site", x.site);
   io("element", x.element);

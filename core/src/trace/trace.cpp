@@ -181,6 +181,8 @@ TraceFault describe(const TraceCapture& c, const LineTable& lines, const TileLoo
   f.block = r.block;
   f.thread = r.thread;
   if (r.flags & 0x100) f.space = "shared";
+  if (r.flags & 0x200) f.window = "local";
+  if (r.flags & 0x400) f.window = "shared";
   f.count = pc ? (r.kind == TraceFaultKind::uninit ? pc->uninit : pc->faults) : 1;
   f.stopped = r.kind == TraceFaultKind::misaligned || r.kind == TraceFaultKind::wild ||
               r.kind == TraceFaultKind::shared_oob;
@@ -233,6 +235,10 @@ std::string faultMessage(const TraceFault& f, std::uint64_t total, std::size_t s
            std::to_string(f.size) + "-byte alignment (element " + elementText(f) + ")";
   } else if (f.kind == "wild") {
     what = acc + " outside every tensor of the launch";
+    if (!f.window.empty())
+      what += ", in the generic window of " + f.window + " memory beyond the " +
+              (f.window == "local" ? "thread's" : "block's") +
+              " own (a global access there faults with an invalid address space)";
     if (!f.tensor.empty())
       what += " (nearest: " + f.tensor + ", " +
               (f.bytesBeforeStart ? std::to_string(*f.bytesBeforeStart) + " bytes before its start"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define TS_TRACE_MAGIC 0x54534331u  // "TSC1"
-#define TS_TRACE_VERSION 2u
+#define TS_TRACE_VERSION 3u
 #define TS_MAX_TENSORS 16
 
 // TsHeader.options
@@ -51,6 +51,11 @@
 
 // TsRecord.flags: the Sanitizer API's access flags, plus
 #define TS_REC_SHARED 0x100u  // a shared-memory access (addr is the shared-window offset)
+// A wild global access whose generic address lies in the window of local
+// memory past this thread's own, or of shared memory past this block's: a
+// global instruction there faults with an invalid address space.
+#define TS_REC_LOCAL_WINDOW 0x200u
+#define TS_REC_SHARED_WINDOW 0x400u
 
 #define TS_NONE32 0xFFFFFFFFu
 #define TS_NONE64 0xFFFFFFFFFFFFFFFFull
@@ -119,6 +124,10 @@ struct TsHeader {
   uint32_t numPcs, maxRecords, maxHazards, maxCtas;
   uint32_t grid[3], block[3];
   uint32_t blockThreads, smemBytes;  // per block, as launched (static + dynamic + reserved)
+  // Per thread: the local-window offsets a generic access may use (the
+  // function's frame, the stack limit and slack); CTAs per cluster (above 1
+  // the shared window also holds the cluster's other CTAs).
+  uint32_t localBytes, clusterCtas;
   uint64_t pcsOffset, recordsOffset, hazardsOffset;
   // shared hazards: slots for resident CTAs
   uint32_t numSlots, smemWords;
@@ -127,6 +136,8 @@ struct TsHeader {
   uint64_t ctaSlotOffset;    // u32 per CTA (maxCtas): its slot + 1, 0 unassigned
   uint64_t epochOffset;      // u32 per slot x blockThreads: barriers each thread passed
   uint64_t shadowOffset;     // 2 x u64 per slot x smemWords: last write, last read
+  uint64_t
+      valueOffset;  // u64 per slot x smemWords: the last write's value << 32 | its thread + 1 (0: unknown)
   TsTensor tensors[TS_MAX_TENSORS];
   // Device-side counters, on cache lines of their own: the fields above are
   // read by every patched access and stay in L1 while these change. Accesses

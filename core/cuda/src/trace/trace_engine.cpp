@@ -256,7 +256,20 @@ TsHeader traceHeader(const LaunchGeometry& g, const TraceOptions& o, std::uint64
   h.blockThreads = g.block[0] * g.block[1] * g.block[2];
   // The shared window: static + dynamic + the 1 KiB the system reserves from sm_90 on (slack elsewhere).
   h.smemBytes = std::uint32_t(staticSmem) + g.sharedBytes + 1024;
+  h.clusterCtas = g.cluster[0] * g.cluster[1] * g.cluster[2];
   return h;
+}
+
+/// The local-window offsets a generic access of the traced function may use:
+/// its frame and the stack (the patches' frames included), with 64 KiB of
+/// slack, since where the driver puts a thread's stack top is not exposed.
+std::uint32_t localWindowBytes(CUfunction traced) {
+  int local = 0;
+  std::size_t stack = 0;
+  cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, traced);
+  cuCtxGetLimit(&stack, CU_LIMIT_STACK_SIZE);
+  const std::uint64_t bytes = std::uint64_t(std::max(local, 0)) + stack + (std::uint64_t(64) << 10);
+  return std::uint32_t(std::min<std::uint64_t>(bytes, 0xFFFFFFFFu));
 }
 
 /// Each tensor's slot in the header, with its map, boxes and init bits in the
@@ -312,7 +325,7 @@ void planHazards(const TraceInputs& s, CUfunction plain, const LaunchGeometry& g
   std::uint64_t slots =
       std::min<std::uint64_t>(h.maxCtas, std::uint64_t(std::max(perSm, 1)) * std::max(s.limits.smCount, 1));
   h.smemWords = h.smemBytes / 4;
-  const std::uint64_t perSlot = std::uint64_t(h.smemWords) * 16 + std::uint64_t(threads) * 4 + 8;
+  const std::uint64_t perSlot = std::uint64_t(h.smemWords) * 24 + std::uint64_t(threads) * 4 + 8;
   slots = std::max<std::uint64_t>(
       1, std::min<std::uint64_t>(slots, free / 4 / std::max<std::uint64_t>(perSlot, 1)));
   h.numSlots = std::uint32_t(slots);
@@ -321,6 +334,7 @@ void planHazards(const TraceInputs& s, CUfunction plain, const LaunchGeometry& g
   h.ctaSlotOffset = plan.reserve(std::uint64_t(h.maxCtas) * 4, 0);
   h.epochOffset = plan.reserve(slots * threads * 4, 0);
   h.shadowOffset = plan.reserve(slots * h.smemWords * 16, 0);
+  h.valueOffset = plan.reserve(slots * h.smemWords * 8, 0);
 }
 
 /// The PC slots that saw anything, and the access counts by space.
@@ -452,6 +466,7 @@ std::string planBuffer(const TraceInputs& s, const CompiledKernel& ck, const Lau
   if (g.sharedBytes > 48 * 1024)
     cuFuncSetAttribute(tk.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(g.sharedBytes));
   *h = traceHeader(g, o, lo, hi, staticSmem);
+  h->localBytes = localWindowBytes(tk.function);
   plan->layout.take(sizeof(TsHeader));
   h->pcsOffset = plan->reserve(std::uint64_t(h->numPcs) * sizeof(TsPc), 0);
   h->recordsOffset = plan->reserve(std::uint64_t(h->maxRecords) * sizeof(TsRecord), 0);

@@ -282,8 +282,13 @@ __device__ __forceinline__ int32_t mySlot(TsHeader* h) {
 
 // One word of a shared access, checked against the last write and read of it in
 // this CTA. Accesses of the same warp are not hazards (lanes of a warp are
-// ordered by the warp's own execution and __syncwarp).
-__device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write, uint64_t pc) {
+// ordered by the warp's own execution and __syncwarp). A write of the value the
+// last write wrote (`newValue`, when known) changes nothing whichever warp goes
+// first: no WAW (Triton's replicated layouts store each element from several
+// warps). The last value is kept beside the shadow, not read from shared memory:
+// a patch runs before its store, so the other warp's may not have happened yet.
+__device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write, uint64_t pc,
+                           const uint32_t* newValue) {
   const uint32_t tid = threadLinear(), warp = tid >> 5;
   const uint32_t epoch = at<uint32_t>(h, h->epochOffset)[uint64_t(slot) * h->blockThreads + tid];
   const uint32_t tag = (blockLinear() + 1) & 0xFFFFFu;
@@ -294,7 +299,14 @@ __device__ void hazardWord(TsHeader* h, int32_t slot, uint32_t word, bool write,
   auto sameInterval = [&](uint64_t v) { return v != 0 && shTag(v) == tag && shEpoch(v) == (epoch & 0x7FFu); };
   if (write) {
     const uint64_t prev = atomicExch(&sh[0], (unsigned long long)mine);
-    if (sameInterval(prev) && (shTid(prev) >> 5) != warp)
+    unsigned long long* value = reinterpret_cast<unsigned long long*>(at<uint64_t>(h, h->valueOffset) +
+                                                                      uint64_t(slot) * h->smemWords + word);
+    const uint64_t written = newValue ? (uint64_t(*newValue) << 32) | (tid + 1u) : 0ull;
+    const uint64_t last = atomicExch(value, (unsigned long long)written);
+    // The same value, written by the thread the shadow names (a stale slot proves nothing).
+    const bool rewrite =
+        newValue && last != 0 && uint32_t(last) == shTid(prev) + 1u && uint32_t(last >> 32) == *newValue;
+    if (sameInterval(prev) && (shTid(prev) >> 5) != warp && !rewrite)
       recordHazard(h, TS_H_WAW, h->codeBase + uint64_t(shPc(prev)) * 16, pc, word * 4, shTid(prev));
     const uint64_t r = *reinterpret_cast<volatile unsigned long long*>(&sh[1]);
     if (sameInterval(r) && (shTid(r) == TS_SH_TID_MULTI || (shTid(r) >> 5) != warp))
@@ -431,12 +443,17 @@ __device__ bool sharedFault(TsHeader* h, TsPc* s, uint64_t pc, uint32_t offset, 
 // Hazards of a shared access (or the shared side of cp.async): lanes of one
 // warp that touch the same word act as one access.
 __device__ void sharedHazards(TsHeader* h, unsigned mask, uint64_t pc, uint32_t offset, uint32_t size,
-                              bool write, bool stop) {
+                              bool write, bool stop, const void* newValue) {
   const int32_t slot = mySlot(h);
   const unsigned same = __match_any_sync(mask, (slot < 0 || stop) ? 0xFFFFFFFFu : offset);
   if (slot >= 0 && !stop && isLeader(same)) {
     const uint32_t w0 = offset >> 2, w1 = (offset + size - 1) >> 2;
-    for (uint32_t w = w0; w <= w1 && w < h->smemWords; ++w) hazardWord(h, slot, w, write, pc);
+    // Whole words only: a narrower write's value is compared with nothing.
+    const uint32_t* words = (write && newValue && size >= 4 && (offset & 3) == 0)
+                                ? static_cast<const uint32_t*>(newValue)
+                                : nullptr;
+    for (uint32_t w = w0; w <= w1 && w < h->smemWords; ++w)
+      hazardWord(h, slot, w, write, pc, words ? words + (w - w0) : nullptr);
   }
 }
 

@@ -36,14 +36,25 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
   TsHeader* h = traceBuffer(userdata);
   if (!h) return SANITIZER_PATCH_SUCCESS;
   if (h->options & TS_OPT_NOP) return SANITIZER_PATCH_SUCCESS;
-  const unsigned mask = __activemask();
   if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
-  // A generic access that resolves to shared or local memory is not global; nor
-  // is one of a kernel parameter read in place through its generic address (a
-  // __grid_constant__ struct, PyTorch's multi_tensor_apply lists) or of constant
-  // memory: compute-sanitizer checks neither against the allocations.
-  if (__isShared(ptr) || __isLocal(ptr) || __isGridConstant(ptr) || __isConstant(ptr))
-    return SANITIZER_PATCH_SUCCESS;
+  // A kernel parameter read in place through its generic address (a
+  // __grid_constant__ struct, PyTorch's multi_tensor_apply lists) or constant
+  // memory is not checked against the allocations; nor is a generic access that
+  // resolves to this thread's local memory or this block's shared memory, as
+  // compute-sanitizer does. An address in those windows past them is wild: a
+  // global instruction there (an index that wrapped) faults with an invalid
+  // address space, a generic one past the memory faults too.
+  if (__isGridConstant(ptr) || __isConstant(ptr)) return SANITIZER_PATCH_SUCCESS;
+  uint32_t window = 0;
+  if (__isLocal(ptr)) {
+    if (uint64_t(__cvta_generic_to_local(ptr)) + size <= h->localBytes) return SANITIZER_PATCH_SUCCESS;
+    window = TS_REC_LOCAL_WINDOW;
+  } else if (__isShared(ptr)) {
+    if (h->clusterCtas > 1 || uint64_t(__cvta_generic_to_shared(ptr)) + size <= h->smemBytes)
+      return SANITIZER_PATCH_SUCCESS;
+    window = TS_REC_SHARED_WINDOW;
+  }
+  const unsigned mask = __activemask();
   const bool write = flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE;
   const bool atomic = write && (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ);
   TsPc* s = pcSlot(h, pc);
@@ -51,7 +62,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
           TS_PC_GLOBAL | (write ? TS_PC_WRITE : TS_PC_READ) | (atomic ? TS_PC_ATOMIC | TS_PC_READ : 0u), size,
           &h->outsideGlobal);
   const uint32_t used = (!write && pData) ? *static_cast<const uint32_t*>(pData) : 0xFFFFFFFFu;
-  if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, size, flags, write, atomic, used))
+  if (globalAccess(h, s, mask, pc, reinterpret_cast<uint64_t>(ptr), size, size, flags | window, write, atomic,
+                   used))
     return stopWarp(h);
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -59,7 +71,6 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsGlobalAccess(void* use
 extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* userdata, uint64_t pc, void* ptr,
                                                                        uint32_t size, uint32_t flags,
                                                                        const void* pData) {
-  (void)pData;
   TsHeader* h = traceBuffer(userdata);
   if (!h) return SANITIZER_PATCH_SUCCESS;
   if (h->options & TS_OPT_NOP) return SANITIZER_PATCH_SUCCESS;
@@ -76,7 +87,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsSharedAccess(void* use
   // window. The lanes that stop still take part in the warp intrinsics below:
   // every lane of `mask` must reach them.
   const bool stop = sharedFault(h, s, pc, offset, size, size, flags);
-  if ((h->options & TS_OPT_HAZARDS) && !atomic) sharedHazards(h, mask, pc, offset, size, write, stop);
+  if ((h->options & TS_OPT_HAZARDS) && !atomic) sharedHazards(h, mask, pc, offset, size, write, stop, pData);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
 
@@ -102,7 +113,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMemcpyAsync(void* user
                           SANITIZER_MEMORY_DEVICE_FLAG_READ, false, false, 0xFFFFFFFFu);
   }
   stop = sharedFault(h, s, pc, dst, size, size, SANITIZER_MEMORY_DEVICE_FLAG_WRITE) || stop;
-  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, dst, size, true, stop);
+  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, dst, size, true, stop, nullptr);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
 
@@ -126,7 +137,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult TsMatrixAccess(void* use
           &h->outsideShared);
   if (h->options & TS_OPT_SHARED) bankConflicts(s, mask, address, size);
   const bool stop = sharedFault(h, s, pc, address, size, size, flags);
-  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, address, size, write, stop);
+  if (h->options & TS_OPT_HAZARDS) sharedHazards(h, mask, pc, address, size, write, stop, nullptr);
   return stop ? stopWarp(h) : SANITIZER_PATCH_SUCCESS;
 }
 

@@ -40,7 +40,10 @@ struct TraceFault {
   std::string category;          ///< vocabulary.h: oob_read, oob_write, misaligned_access, illegal_address,
                                  ///< uninitialized_read
   std::string space = "global";  ///< global | shared
-  std::string tensor;            ///< the tensor it belongs to (wild: the nearest one)
+  /// wild: the generic window the address lies in, past this thread's or
+  /// block's part of it ("local", "shared"), or "" (none)
+  std::string window;
+  std::string tensor;  ///< the tensor it belongs to (wild: the nearest one)
   TraceSite site;
   std::vector<std::int64_t> element;  ///< index per dimension (may lie outside the shape)
   std::int64_t elementLinear = 0;

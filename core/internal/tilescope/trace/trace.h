@@ -77,7 +77,8 @@ struct TraceTensor {
 struct TraceRecord {
   TraceFaultKind kind = TraceFaultKind::oob_read;
   int tensor = -1;                    ///< index into tensors, -1 none
-  std::uint32_t size = 0, flags = 0;  ///< flags: 1 read, 2 write (both: atomic), 0x100 shared memory
+  std::uint32_t size = 0, flags = 0;  ///< flags: 1 read, 2 write (both: atomic), 0x100 shared memory,
+                                      ///< 0x200 / 0x400 in the local / shared window (trace_abi.h)
   std::uint64_t pc = 0, addr = 0;     ///< addr: shared-window offset for shared_oob
   Dim3 block{}, thread{};
 };
