@@ -26,11 +26,11 @@ namespace fs = std::filesystem;
 struct TriageArgs {
   std::vector<std::string> inputs;
   std::string pairs;  ///< --pairs FILE: a manifest of reference/candidate pairs
-  std::string output, depth = "diagnose", capture = "failed", device, remote;
+  std::string output, depth = "diagnose", capture = "launched", device, remote;
   int jobs = 1, seeds = 3, maxDiagnosed = 2;
   double timeoutS = 600, timeLimitS = 0, maxCpuS = 0;
   std::uint64_t maxFileBytes = 0, maxMemoryBytes = 0;
-  bool resume = false, force = false, stream = false;
+  bool resume = false, force = false, stream = false, fast = false;
   Consent consent;
 };
 
@@ -96,7 +96,8 @@ std::string plan(const TriageArgs& a, TriageReport& report) {
   report.inputs = a.inputs;
   if (!a.pairs.empty()) report.inputs.push_back(a.pairs);  // the manifest: a file of inputs
   report.seconds = previous ? previous->seconds : 0;
-  report.options = {{"depth", a.depth}, {"capture", a.capture}, {"jobs", a.jobs}, {"seeds", a.seeds}};
+  report.options = {
+      {"depth", a.depth}, {"capture", a.fast ? "failed" : a.capture}, {"jobs", a.jobs}, {"seeds", a.seeds}};
   report.entries = mergeWithPrevious(inputs, previous ? &*previous : nullptr);
   if (!a.remote.empty())
     for (TriageEntry& e : report.entries)
@@ -123,6 +124,7 @@ int cmdTriage(const TriageArgs& a) {
   try {
     opts.depth = parseTriageDepth(a.depth);
     opts.capture = parseCaptureWhen(a.capture);
+    if (a.fast) opts.capture = CaptureWhen::failed;
   } catch (const std::invalid_argument& e) {
     return usageError(e.what());
   }
@@ -190,7 +192,10 @@ Verb addTriageCommand(CLI::App& app) {
   t->add_flag("--force", a->force, "start again over an existing output");
   t->add_option("--depth", a->depth, "check | run | diagnose (default): how far a config entry goes");
   t->add_option("--capture", a->capture,
-                "failed (default) | always | never: when a problem's candidate runs again under capture");
+                "launched (default: every candidate that ran, its kernels traced once) | failed | always | "
+                "never: when a problem's candidate runs again under capture");
+  t->add_flag("--fast", a->fast,
+              "capture and trace only the candidates whose failure the replay locates (--capture failed)");
   t->add_option("--timeout", a->timeoutS, "watchdog per child process in seconds (default 600)");
   t->add_option("--time-limit", a->timeLimitS,
                 "start no entry after this many seconds (the rest stay pending)");

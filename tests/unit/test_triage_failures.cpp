@@ -265,3 +265,52 @@ TEST(TriageTaxonomy, EntriesCarryTheirClassAndTheDocumentCountsThem) {
   EXPECT_NE(md.find("Failure classes"), std::string::npos);
   EXPECT_NE(md.find("arange\\_constexpr"), std::string::npos) << md;
 }
+
+// A mismatch the runner found, whose kernel was traced clean: the entry gets
+// the kernel and the line of its busiest global store, and says where the line
+// came from; a located finding or another category is left alone.
+TEST(TriageSymptoms, AMismatchTakesTheTracedKernelsStoreLine) {
+  TriageEntry e;
+  Finding mismatch;
+  mismatch.category = "mismatch";
+  mismatch.severity = Severity::error;
+  mismatch.message = "312 of 4096 elements differ";
+  e.findings = {mismatch};
+  e.category = "mismatch";
+  Report traced;
+  Point p;
+  p.trace.status = "ok";
+  p.trace.kernel = "matvec_kernel";
+  TraceLine load, smallStore, store;
+  load.file = "k.py", load.line = 12, load.read = true, load.accesses = 9000, load.spaces = {"global"};
+  smallStore.file = "k.py", smallStore.line = 14, smallStore.write = true, smallStore.accesses = 32;
+  smallStore.spaces = {"global"};
+  store.file = "k.py", store.line = 19, store.write = true, store.accesses = 4096, store.spaces = {"global"};
+  TraceLine shared = store;
+  shared.line = 16, shared.accesses = 100000, shared.spaces = {"shared"};
+  p.trace.lines = {load, smallStore, shared, store};
+  traced.points = {p};
+
+  TriageEntry none = e;
+  Report untraced = traced;
+  untraced.points[0].trace.status = "unavailable";
+  EXPECT_FALSE(locateSymptom(none, untraced)) << "no trace, no line";
+  EXPECT_FALSE(none.line);
+
+  ASSERT_TRUE(locateSymptom(e, traced));
+  ASSERT_TRUE(e.line);
+  EXPECT_EQ(*e.line, 19) << "the busiest global store, not the shared one or the load";
+  EXPECT_EQ(e.file, "k.py");
+  EXPECT_EQ(e.findings[0].location.kernel, "matvec_kernel");
+  EXPECT_NE(e.findings[0].evidence.value("line_from", "").find("2 storing lines"), std::string::npos)
+      << e.findings[0].evidence.dump();
+  EXPECT_FALSE(locateSymptom(e, traced)) << "a line already: nothing more to do";
+
+  TriageEntry oob;
+  Finding f;
+  f.category = "oob_read";
+  f.severity = Severity::error;
+  oob.findings = {f};
+  EXPECT_FALSE(locateSymptom(oob, traced)) << "a memory error is located by the trace itself";
+  EXPECT_FALSE(oob.line);
+}

@@ -141,8 +141,9 @@ TEST(TriageRun, EachEntryEndsOnItsOwn) {
   EXPECT_EQ(e["nokernel"].category, "no_kernel");
   EXPECT_EQ(e["nokernel"].launches, 0);
   EXPECT_EQ(e["nokernel"].extra["capture_launches"]["total"], 1);
-  // Why it has no kernel line: nothing of its own was there to diagnose.
-  EXPECT_EQ(e["nokernel"].extra.value("kernel_diagnoses", json()), "the capture gave no config to diagnose");
+  // Why it has no kernel line: nothing of its own was there to trace (a no-kernel
+  // verdict is no memory finding: its kernels would be traced, not diagnosed).
+  EXPECT_EQ(e["nokernel"].extra.value("kernel_diagnoses", json()), "the capture gave no config to run");
   EXPECT_FALSE(e["fault"].extra.contains("kernel_diagnoses"));  // its kernel led
 
   EXPECT_EQ(e["compile"].verdict, Verdict::compile_error);
@@ -198,4 +199,37 @@ TEST(TriageRun, ATimeLimitLeavesEntriesPendingAndResumeRunsOnlyThose) {
   EXPECT_EQ(second.entries[0].note, "kept from the first run");
   EXPECT_EQ(second.entries[1].category, "mismatch");
   EXPECT_GE(second.seconds, previous.seconds);
+}
+
+// The default (`--capture launched`) captures a healthy-looking candidate too and
+// runs its kernel traced (`run`, not `diagnose`: there is no failure to follow
+// up); `--fast` (`failed`) leaves it at the runner's word.
+TEST(TriageRun, EveryCandidateIsTracedOnceUnlessFast) {
+  for (const CaptureWhen when : {CaptureWhen::launched, CaptureWhen::failed}) {
+    TempDir d;
+    const std::vector<TriageInput> plan = {problem(d, "ok", "FAKE_OK"),
+                                           problem(d, "mismatch", "FAKE_MISMATCH")};
+    TriageReport report;
+    report.entries = mergeWithPrevious(plan, nullptr);
+    TriageOptions opts = fakeOptions(d);
+    opts.capture = when;
+    const TriageReport r = runTriage(report, opts);
+    auto e = byName(r);
+    if (when == CaptureWhen::failed) {
+      EXPECT_EQ(e["ok"].level, "runner");
+      EXPECT_EQ(e["mismatch"].level, "runner");
+      continue;
+    }
+    for (const char* name : {"ok", "mismatch"}) {
+      EXPECT_EQ(e[name].level, "runner+capture") << name;
+      const json said = e[name].extra.value("kernel_diagnoses", json());
+      ASSERT_TRUE(said.is_array() && said.size() == 1) << name << ": " << said.dump();
+      EXPECT_EQ(said[0]["verdict"], "ok") << name;
+      // `run`, not `diagnose`: the fake writes the verb into its report.
+      const fs::path kernel = fs::path(entryReportPath(e[name], opts.output)).parent_path() / "kernel-0.json";
+      EXPECT_EQ(loadReport(kernel).verb, "run") << name;
+    }
+    EXPECT_EQ(e["ok"].verdict, Verdict::ok);
+    EXPECT_EQ(e["mismatch"].category, "mismatch");
+  }
 }

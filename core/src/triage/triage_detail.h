@@ -47,10 +47,13 @@ nlohmann::json sandboxDescription(const TriageOptions& opts);
 void runConfigEntry(TriageEntry& e, const EntryContext& ctx);
 /// A problem: the runner, its report, the capture and the diagnosis of its kernels.
 void runProblemEntry(TriageEntry& e, const EntryContext& ctx);
-/// `diagnose` (or `run`) of a problem's captured kernels, the faulting first, at
-/// most opts.maxDiagnosed; the first whose verdict is not ok leads the entry (its
-/// located finding and fix), the runner's speed and findings kept.
+/// `diagnose` (or `run --trace`: at --depth run, or `traceOnly`) of a problem's
+/// captured kernels, the faulting first, at most opts.maxDiagnosed; the first
+/// whose verdict is not ok leads the entry (its located finding and fix), the
+/// runner's speed and findings kept. Where none leads, a symptom the runner
+/// found (a mismatch, NaN, race, unwritten output) gets the line of the traced
+/// kernel's store (locateSymptom).
 void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx,
-                      const std::vector<std::filesystem::path>& configs);
+                      const std::vector<std::filesystem::path>& configs, bool traceOnly = false);
 
 }  // namespace tilescope

@@ -236,6 +236,15 @@ std::string replayCase(const json& runner) {
   return cases.empty() ? "" : cases.front().value("label", "");
 }
 
+/// Findings about memory accesses: the replay's guard zones and trace locate
+/// them, and `diagnose` follows them up. A wrong value, a race or a trap replays
+/// as the program ran: its kernels are traced (`run --trace`), not diagnosed.
+bool locatedByReplay(const TriageEntry& e) {
+  static const std::set<std::string> located = {"oob_write",         "oob_read", "illegal_address",
+                                                "misaligned_access", "nan_inf",  "device_assert"};
+  return e.verdict != Verdict::ok && located.count(e.category) > 0;
+}
+
 bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
   if (opts.depth == TriageDepth::check || opts.capture == CaptureWhen::never) return false;
   if (opts.capture == CaptureWhen::always) return true;
@@ -243,11 +252,9 @@ bool wantCapture(const TriageEntry& e, const TriageOptions& opts) {
   if (e.verdict == Verdict::compile_error || e.verdict == Verdict::hang || e.category == "crash")
     return false;
   if (e.launches == 0) return true;  // the capture's count decides a no-kernel verdict
-  // Findings about memory accesses: the replay's guard zones and trace locate them.
-  // A wrong value, a race or a trap would only replay as the program ran.
-  static const std::set<std::string> located = {"oob_write",         "oob_read", "illegal_address",
-                                                "misaligned_access", "nan_inf",  "device_assert"};
-  return e.verdict != Verdict::ok && located.count(e.category) > 0;
+  // `launched`: every other candidate too, so that a silent out-of-bounds read of a
+  // healthy-looking one is found and a symptom gets its kernel's line.
+  return opts.capture == CaptureWhen::launched || locatedByReplay(e);
 }
 
 struct CapturedKernels {
@@ -375,7 +382,7 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
         rep = problemReport(e, runner, ctx.tree);
         summarizeReport(e, rep, ctx.tree);
         e.level = "runner+capture";
-        diagnoseCaptured(e, ctx, k.configs);
+        diagnoseCaptured(e, ctx, k.configs, !locatedByReplay(e));
       } catch (const std::exception& ex) {
         e.note = std::string("the capture could not be read: ") + ex.what();
       }

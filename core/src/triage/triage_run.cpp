@@ -112,12 +112,19 @@ void runConfigEntry(TriageEntry& e, const EntryContext& ctx) {
   e.report = ctx.relative(out);
 }
 
-void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector<fs::path>& configs) {
+void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector<fs::path>& configs,
+                      bool traceOnly) {
   const TriageOptions& opts = *ctx.opts;
-  const std::string verb = opts.depth == TriageDepth::run ? "run" : "diagnose";
+  const bool runOnly = traceOnly || opts.depth == TriageDepth::run;
+  const std::string verb = runOnly ? "run" : "diagnose";
   // `run` traces its one capture: the trace is what names the line of a bad access.
-  const std::vector<std::string> trace =
-      opts.depth == TriageDepth::run ? std::vector<std::string>{"--trace"} : std::vector<std::string>{};
+  // A kernel traced only to be looked at (no memory failure to follow up) reads no
+  // counters: the runner timed it already, and the profiler's passes cost seconds.
+  std::vector<std::string> trace;
+  if (runOnly) trace = {"--trace"};
+  if (traceOnly) trace.insert(trace.end(), {"--counters", "none"});
+  std::optional<Report> firstTraced;  // the first kernel's report, for a symptom's line
+  fs::path firstTracedOut;
   const Finding* runnerLead = leadFinding(e.findings);
   const int runnerRank = runnerLead ? categoryRank(runnerLead->category) : 1 << 20;
   int n = 0;
@@ -137,6 +144,7 @@ void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector
     one["lead"] = lead ? json(lead->category) : json();
     one["line"] = lead && lead->location.line ? json(*lead->location.line) : json();
     said.push_back(std::move(one));
+    if (rep && !firstTraced) firstTraced = rep, firstTracedOut = out;
     // The kernel's finding leads when it is the cause of the runner's (a root cause
     // ranks first) or the same category located at a line; a replay that only
     // differs from the program (a race replayed once) leaves the runner's word.
@@ -161,6 +169,10 @@ void diagnoseCaptured(TriageEntry& e, const EntryContext& ctx, const std::vector
   }
   if (configs.empty()) said = "the capture gave no config to " + verb;
   e.extra["kernel_diagnoses"] = said;
+  if (firstTraced && locateSymptom(e, *firstTraced)) {
+    e.level += "+trace";
+    e.extra["traced_kernel"] = ctx.relative(firstTracedOut);
+  }
 }
 
 std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,

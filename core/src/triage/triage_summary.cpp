@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <string_view>
 
 #include "tilescope/base/format.h"
@@ -36,10 +37,11 @@ TriageDepth parseTriageDepth(const std::string& s) {
 }
 
 CaptureWhen parseCaptureWhen(const std::string& s) {
+  if (s == "launched") return CaptureWhen::launched;
   if (s == "failed") return CaptureWhen::failed;
   if (s == "always") return CaptureWhen::always;
   if (s == "never") return CaptureWhen::never;
-  throw std::invalid_argument("--capture '" + s + "': expected failed, always or never");
+  throw std::invalid_argument("--capture '" + s + "': expected launched, failed, always or never");
 }
 
 namespace {
@@ -156,6 +158,42 @@ void summarizeReport(TriageEntry& e, const Report& report, const Tree* tree) {
     applyFix(e, report, *lead, tree);
   }
   applySpeed(e, report);
+}
+
+bool locateSymptom(TriageEntry& e, const Report& traced) {
+  // Symptoms of the output's values: the store that wrote them is where to look.
+  static const std::set<std::string> symptoms = {"mismatch",           "nan_inf",        "all_zero", "race",
+                                                 "uninitialized_read", "constant_output"};
+  const auto lead = std::find_if(e.findings.begin(), e.findings.end(),
+                                 [&](const Finding& f) { return leadFinding(e.findings) == &f; });
+  if (lead == e.findings.end() || lead->location.line || !symptoms.count(lead->category)) return false;
+  const TraceInfo* trace = nullptr;
+  for (const Point& p : traced.points)
+    if (p.trace.traced()) {
+      trace = &p.trace;
+      break;
+    }
+  if (!trace) return false;
+  // The busiest line that stores to global memory (most thread accesses; a tie: the first).
+  const TraceLine* store = nullptr;
+  for (const TraceLine& l : trace->lines)
+    if (l.write && l.line > 0 && std::count(l.spaces.begin(), l.spaces.end(), "global") &&
+        (!store || l.accesses > store->accesses))
+      store = &l;
+  if (!store) return false;
+  int stores = 0;
+  for (const TraceLine& l : trace->lines)
+    stores += l.write && l.line > 0 && std::count(l.spaces.begin(), l.spaces.end(), "global") > 0;
+  lead->location.kernel = trace->kernel;
+  lead->location.file = store->file;
+  lead->location.line = store->line;
+  if (!lead->evidence.is_object()) lead->evidence = json::object();
+  lead->evidence["line_from"] = "the traced kernel's store to global memory (" + std::to_string(stores) +
+                                " storing line" + (stores == 1 ? "" : "s") + ", this one the busiest)";
+  e.file = store->file;
+  e.line = store->line;
+  e.sourceLine = sourceLineOf(*lead, e);
+  return true;
 }
 
 namespace {

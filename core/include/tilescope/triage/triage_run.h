@@ -45,11 +45,14 @@ const char* triageDepthName(TriageDepth d);
 TriageDepth parseTriageDepth(const std::string& s);  ///< throws std::invalid_argument
 
 /// When a problem's candidate runs again under `tilescope-run capture`:
-/// `failed` (the runner's finding is about memory accesses — out of bounds, an
-/// illegal address, misalignment, NaN, a device assert — which the replay's guard
-/// zones and trace locate; or it launched none of its own kernels as the runner
-/// counted them: the capture's count then decides), `always`, `never`.
-enum class CaptureWhen { failed, always, never };
+/// `launched` (the default: every candidate the runner judged, healthy-looking
+/// ones included, so that each one's own kernels are traced once; not a compile
+/// error, a hang or a crash), `failed` (`--fast`: only where the runner's finding
+/// is about memory accesses — out of bounds, an illegal address, misalignment,
+/// NaN, a device assert — which the replay's guard zones and trace locate; or it
+/// launched none of its own kernels as the runner counted them: the capture's
+/// count then decides), `always`, `never`.
+enum class CaptureWhen { launched, failed, always, never };
 CaptureWhen parseCaptureWhen(const std::string& s);  ///< throws std::invalid_argument
 
 struct TriageProgress {
@@ -83,7 +86,7 @@ struct TriageOptions {
   /// leave the environment alone.
   std::vector<std::string> gpus;
   TriageDepth depth = TriageDepth::diagnose;
-  CaptureWhen capture = CaptureWhen::failed;
+  CaptureWhen capture = CaptureWhen::launched;
   double entryTimeoutS = 600;         ///< each child process's watchdog
   double timeLimitS = 0;              ///< > 0: no entry starts after this many seconds (resume later)
   int seeds = 3;                      ///< input seeds per problem shape
@@ -117,6 +120,12 @@ std::vector<TriageEntry> mergeWithPrevious(const std::vector<TriageInput>& plan,
 /// located at a line), else the first warning of a wrong-results category (a
 /// trap), else nullptr.
 const Finding* leadFinding(const std::vector<Finding>& findings);
+/// The lead finding of `e`, a symptom of the output's values with no line (a
+/// mismatch, NaN, race, all-zero or constant output, an unwritten element),
+/// located at the traced kernel's busiest global store: its kernel, file and
+/// line, with `evidence.line_from` saying so. False when there is nothing to
+/// locate (another category, a line already, no traced store).
+bool locateSymptom(TriageEntry& e, const Report& traced);
 
 /// Fills the judged fields of `e` from an entry report (check, run, diagnose):
 /// verdict, lead finding (category, detail, message, location, source line),
