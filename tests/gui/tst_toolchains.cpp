@@ -4,6 +4,7 @@
 // sides listed, -G's registers differ, the stage table marks what differs and
 // the summary names the first stage; the export carries both tables. A spec
 // tilescope-run refuses ends with its message, and an incomplete form starts nothing.
+// A Triton config is offered only the Triton versions the comparison accepts.
 #include <QFile>
 #include <QJsonArray>
 #include <QStandardPaths>
@@ -12,12 +13,15 @@
 #include <QtTest>
 
 #include "panels/toolchaindialog.h"
+#include "tilescope/base/toolchain.h"
 
 using namespace tilescope::ui;
 
 namespace {
 const QString kRun = QStringLiteral(TILESCOPE_RUN_EXE);
 const QString kConfig = QStringLiteral(TILESCOPE_SOURCE_DIR "/kernels/gemm/gemm_tiled_tail.tscfg.json");
+const QString kTritonConfig =
+    QStringLiteral(TILESCOPE_SOURCE_DIR "/kernels/triton/add_bias_col_mask.tscfg.json");
 }  // namespace
 
 class TestToolchains : public QObject {
@@ -25,8 +29,38 @@ class TestToolchains : public QObject {
  private slots:
   void init() {
     qputenv("TILESCOPE_TOOLCHAINS", m_cache.path().toUtf8());
-    if (QStandardPaths::findExecutable(QStringLiteral("nvcc")).isEmpty())
+    if (qstrcmp(QTest::currentTestFunction(), "offersOnlyTheVersionsTheCompareAccepts") != 0 &&
+        QStandardPaths::findExecutable(QStringLiteral("nvcc")).isEmpty())
       QSKIP("no nvcc: the CUDA toolkit's compiler");
+  }
+
+  // Triton 3.4.0 and older fail in TileScope's helper, so compare refuses them
+  // (base/toolchain.h, kOldestTriton): the form offers none of them, and still
+  // the two versions that add_bias_col_mask tells apart (docs/toolchains.md).
+  void offersOnlyTheVersionsTheCompareAccepts() {
+    ToolchainDialog d;
+    d.setConfig(kTritonConfig, QStringLiteral("triton"));
+    const QStringList offered = d.offeredToolchains();
+    QVERIFY2(offered.size() >= 3, qPrintable(offered.join(QStringLiteral(", "))));
+    QCOMPARE(offered.first(), QStringLiteral("triton"));
+    QVERIFY(offered.contains(QStringLiteral("triton==3.6.0")));
+    QVERIFY(offered.contains(QStringLiteral("triton==3.5.1")));
+    QVERIFY(!offered.contains(QStringLiteral("triton==3.4.0")));
+    for (const QString& t : offered.mid(1)) {
+      QVERIFY2(t.startsWith(QStringLiteral("triton==")), qPrintable(t));
+      const std::string why = tilescope::unsupportedVersion("triton", t.mid(8).toStdString());
+      QVERIFY2(why.empty(), qPrintable(t + QStringLiteral(": ") + QString::fromStdString(why)));
+    }
+    // A against B: the interpreter's Triton against the oldest version offered.
+    const QStringList args = d.arguments(QStringLiteral("out.json"));
+    QCOMPARE(args.value(3), QStringLiteral("triton"));
+    QCOMPARE(args.value(5), offered.last());
+    d.setConfig(kConfig, QStringLiteral("tilelang"));
+    QCOMPARE(d.offeredToolchains(),
+             (QStringList{QStringLiteral("tilelang"), QStringLiteral("tilelang==0.1.15")}));
+    d.setConfig(kConfig, QStringLiteral("cuda"));
+    QCOMPARE(d.offeredToolchains().value(0), QStringLiteral("nvrtc"));
+    QCOMPARE(d.arguments(QStringLiteral("out.json")).value(5), QStringLiteral("nvcc"));
   }
 
   void comparesNvrtcWithNvccDashG() {

@@ -204,5 +204,14 @@ TEST(ToolchainVersions, TritonOlderThanTheHelperNeedsIsRefused) {
   EXPECT_EQ(unsupportedVersion("triton", "3.6.0+git1a2b"), "");
 }
 
+// What the workbench offers by name goes through the same rule: no version
+// that compare would refuse, newest first.
+TEST(ToolchainVersions, OfferedVersionsAreTheAcceptedOnes) {
+  EXPECT_EQ(offeredVersions("triton"), (std::vector<std::string>{"3.6.0", "3.5.1", "3.5.0"}));
+  for (const std::string& v : offeredVersions("triton")) EXPECT_EQ(unsupportedVersion("triton", v), "") << v;
+  EXPECT_EQ(offeredVersions("tilelang"), (std::vector<std::string>{"0.1.15"}));
+  EXPECT_TRUE(offeredVersions("nvcc").empty());
+}
+
 }  // namespace
 }  // namespace tilescope

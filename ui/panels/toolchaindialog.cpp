@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "controllers/runcontroller.h"
+#include "tilescope/base/toolchain.h"
 #include "tilescope/export/document.h"
 
 namespace tilescope::ui {
@@ -164,18 +165,30 @@ ToolchainDialog::~ToolchainDialog() { cancel(); }
 void ToolchainDialog::setConfig(const QString& path, const QString& language) {
   m_config->setText(path);
   QStringList offered;
-  if (language == QLatin1String("triton"))
-    offered = {QStringLiteral("triton"), QStringLiteral("triton==3.5.1"), QStringLiteral("triton==3.4.0")};
-  else if (language == QLatin1String("tilelang"))
-    offered = {QStringLiteral("tilelang"), QStringLiteral("tilelang==0.1.15")};
-  else
+  const bool versioned = language == QLatin1String("triton") || language == QLatin1String("tilelang");
+  if (versioned) {
+    // The interpreter's own, then the versions the comparison accepts
+    // (base/toolchain.h: the same rule refuses the older ones), newest first.
+    offered << language;
+    for (const std::string& v : offeredVersions(language.toStdString()))
+      offered << language + QStringLiteral("==") + QString::fromStdString(v);
+  } else {
     offered = {QStringLiteral("nvrtc"), QStringLiteral("nvcc"), QStringLiteral("nvcc -G"),
                QStringLiteral("nvrtc -lineinfo"), QStringLiteral("nvrtc device=a100")};
+  }
   for (QComboBox* c : {m_a, m_b}) {
     c->clear();
     c->addItems(offered);
   }
-  m_b->setCurrentIndex(offered.size() > 1 ? 1 : 0);
+  // B: for a Python package the oldest version offered (the newest is likely
+  // the interpreter's own), else the second compiler.
+  m_b->setCurrentIndex(versioned ? static_cast<int>(offered.size()) - 1 : (offered.size() > 1 ? 1 : 0));
+}
+
+QStringList ToolchainDialog::offeredToolchains() const {
+  QStringList out;
+  for (int i = 0; i < m_a->count(); ++i) out << m_a->itemText(i);
+  return out;
 }
 
 QString ToolchainDialog::configPath() const { return m_config->text().trimmed(); }

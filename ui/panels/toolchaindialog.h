@@ -29,6 +29,8 @@ class ToolchainDialog : public QDialog {
   /// The config to compare, and the toolchains offered for its language
   /// (`language`: cuda | triton | tilelang).
   void setConfig(const QString& path, const QString& language);
+  /// The toolchains setConfig() offered (both lists hold the same).
+  QStringList offeredToolchains() const;
   QString configPath() const;
   void setToolchains(const QString& a, const QString& b);
   void setOffline(bool offline);

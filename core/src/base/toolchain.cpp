@@ -150,6 +150,21 @@ std::string unsupportedVersion(const std::string& package, const std::string& ve
          "JITFunction.raw_src): every kernel would fail in the helper, not in the kernel";
 }
 
+std::vector<std::string> offeredVersions(const std::string& package) {
+  // Newest first. Triton's older releases stay listed so that the floor
+  // (kOldestTriton) alone decides which are offered.
+  static const std::vector<std::string> kTriton = {"3.6.0", "3.5.1", "3.5.0", "3.4.0", "3.3.1", "3.2.0"};
+  static const std::vector<std::string> kTileLang = {"0.1.15"};
+  const std::vector<std::string>* known = package == "triton"     ? &kTriton
+                                          : package == "tilelang" ? &kTileLang
+                                                                  : nullptr;
+  std::vector<std::string> out;
+  if (known)
+    for (const std::string& v : *known)
+      if (unsupportedVersion(package, v).empty()) out.push_back(v);
+  return out;
+}
+
 std::string toolchainCacheDir() {
   if (const char* e = std::getenv("TILESCOPE_TOOLCHAINS"); e && *e) return e;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)

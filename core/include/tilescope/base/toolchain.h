@@ -51,6 +51,13 @@ inline constexpr const char* kOldestTriton = "3.5.0";
 /// does not read as numbers counts as supported), else why not.
 std::string unsupportedVersion(const std::string& package, const std::string& version);
 
+/// The versions of `package` (triton | tilelang) a person is offered by name,
+/// newest first, as `package==V` (the workbench's File > Compare toolchains...):
+/// the releases TileScope was compared under (docs/measurements.md) that
+/// unsupportedVersion() lets through, so a version the comparison refuses is
+/// never offered. Empty for another package.
+std::vector<std::string> offeredVersions(const std::string& package);
+
 /// $TILESCOPE_TOOLCHAINS, else $XDG_CACHE_HOME/tilescope/toolchains, else ~/.cache/tilescope/toolchains.
 std::string toolchainCacheDir();
 
