@@ -153,6 +153,38 @@ class TstIrPanes : public QObject {
     QCOMPARE(sass->relatedLines(), (QList<int>{21, 22, 23, 24}));
   }
 
+  /// PC sampling's hot instructions: marked in the SASS one by one, summed in the
+  /// line's summary into one part with their stall reasons, most first.
+  void hotInstructionsAreSummedInTheSummary() {
+    Selection selection;
+    SourcePanel panel(&selection);
+    panel.resize(1400, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto r = std::make_shared<Report>(*fixtureReport());
+    PcSamplingInfo& pc = r->points[0].counters.pcSampling;
+    pc.collected = true;
+    pc.totalSamples = 1000;
+    pc.pcs = {{"gemm_tiled", 0xb0, 120, {{"long_scoreboard", 100}, {"wait", 20}}},
+              {"gemm_tiled", 0x90, 30, {{"short_scoreboard", 30}}},
+              {"gemm_tiled", 0xa0, 25, {{"long_scoreboard", 25}}},
+              {"gemm_tiled", 0x80, 5, {{"wait", 5}}}};  // 0.5 %: under the 1 % mark
+    panel.onReportLoaded(r);
+    IrPanes* ir = panel.irPanes();
+    QCOMPARE(panel.view()->cursorLine(), 183);
+    IrView* sass = ir->pane(QStringLiteral("sass"));
+    QVERIFY(sass);
+    QVERIFY2(sass->marks().contains(27) && sass->marks()[27].tag.contains(QStringLiteral("hot 3.0 %")),
+             qPrintable(sass->marks().value(27).tag));
+    // The finding's instruction is hot too: its tag says both, the summary counts it once each way.
+    QVERIFY2(sass->marks()[29].tag.contains(QStringLiteral("hot 12.0 %")), qPrintable(sass->marks()[29].tag));
+    QVERIFY(!sass->marks().contains(26));
+    QVERIFY2(ir->summaryText().contains(
+                 QStringLiteral("marked in the SASS: 1× oob_write (finding), 3× hot, 17.5 % "
+                                "of the kernel's samples (long_scoreboard 2, short_scoreboard 1)")),
+             qPrintable(ir->summaryText()));
+  }
+
   /// The traced sample: its 19 traced bad accesses marked at their instructions
   /// (gemm_tiled+0x1dd0 the first store past C's end), its stages compiled for sm_90.
   void tracedSampleMarksTheTracedInstructions() {

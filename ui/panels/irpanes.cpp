@@ -2,8 +2,10 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QSet>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/qtconv.h"
 #include "tilescope/analysis/stage_map.h"
@@ -184,18 +186,51 @@ void IrPanes::onPaneLine(const QString& stage, int line) {
 QString IrPanes::markedText() const {
   // What the SASS pane marks among the line's instructions, said where a narrow pane
   // cannot show the tags: "; marked: 13× oob_write (trace), 1× oob_write (finding, trace)".
+  // PC sampling's hot instructions are summed into one part: "12× hot, 24.3 % of the
+  // kernel's samples (short_scoreboard 8, wait 4)", their top stall reasons, most first.
   const IrView* sass = pane(QStringLiteral("sass"));
-  if (!sass) return {};
+  const Point* p = shownPoint();
+  if (!sass || !p) return {};
+  const QList<int> related = sass->relatedLines();
+  std::vector<StageMark> plain;
+  QSet<int> hotLines;
+  double hotShare = 0;
+  QStringList reasons;
+  QMap<QString, int> reasonCount;
+  for (const StageMark& m : sassMarks(*p)) {
+    if (!related.contains(m.textLine)) continue;
+    if (!m.sampled) {
+      plain.push_back(m);
+      continue;
+    }
+    hotLines.insert(m.textLine);
+    const QString label = qs(m.label);  // "hot 3.4 % short_scoreboard"
+    hotShare += label.section(QLatin1Char(' '), 1, 1).toDouble();
+    const QString reason = label.section(QLatin1Char(' '), 3, 3);
+    if (reason.isEmpty()) continue;
+    if (!reasonCount.contains(reason)) reasons << reason;
+    ++reasonCount[reason];
+  }
   QStringList tags;
   QMap<QString, int> count;
-  for (int l : sass->relatedLines())
-    if (const auto it = sass->marks().find(l); it != sass->marks().end()) {
-      const QString tag = it->tag.mid(2);  // without the glyph
-      if (!count.contains(tag)) tags << tag;
-      ++count[tag];
-    }
+  for (const auto& [line, tag] : stageMarkTags(plain)) {
+    const QString t = qs(tag);
+    if (!count.contains(t)) tags << t;
+    ++count[t];
+  }
   QStringList parts;
   for (const QString& t : std::as_const(tags)) parts << QStringLiteral("%1× %2").arg(count.value(t)).arg(t);
+  if (!hotLines.isEmpty()) {
+    std::stable_sort(reasons.begin(), reasons.end(),
+                     [&](const QString& a, const QString& b) { return reasonCount[a] > reasonCount[b]; });
+    QStringList why;
+    for (const QString& r : std::as_const(reasons)) why << QStringLiteral("%1 %2").arg(r).arg(reasonCount[r]);
+    parts << tr("%1× hot, %2 % of the kernel's samples%3")
+                 .arg(hotLines.size())
+                 .arg(QString::number(hotShare, 'f', 1))
+                 .arg(why.isEmpty() ? QString()
+                                    : QStringLiteral(" (%1)").arg(why.join(QStringLiteral(", "))));
+  }
   return parts.isEmpty() ? QString() : tr("; marked in the SASS: %1").arg(parts.join(QStringLiteral(", ")));
 }
 
