@@ -191,11 +191,13 @@ Verb addTriageCommand(CLI::App& app) {
   t->add_flag("--resume", a->resume, "keep the entries the output already finished; run the rest");
   t->add_flag("--force", a->force, "start again over an existing output");
   t->add_option("--depth", a->depth, "check | run | diagnose (default): how far a config entry goes");
-  t->add_option("--capture", a->capture,
-                "launched (default: every candidate that ran, its kernels traced once) | failed | always | "
-                "never: when a problem's candidate runs again under capture");
+  CLI::Option* capture = t->add_option(
+      "--capture", a->capture,
+      "launched (default: every candidate that ran, its kernels traced once) | failed | always | "
+      "never: when a problem's candidate runs again under capture");
   t->add_flag("--fast", a->fast,
-              "capture and trace only the candidates whose failure the replay locates (--capture failed)");
+              "capture and trace only the candidates whose failure the replay locates (--capture failed)")
+      ->excludes(capture);
   t->add_option("--timeout", a->timeoutS, "watchdog per child process in seconds (default 600)");
   t->add_option("--time-limit", a->timeLimitS,
                 "start no entry after this many seconds (the rest stay pending)");
