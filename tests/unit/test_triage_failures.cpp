@@ -305,6 +305,8 @@ TEST(TriageSymptoms, AMismatchTakesTheTracedKernelsStoreLine) {
   EXPECT_NE(e.findings[0].evidence.value("line_from", "").find("2 storing lines"), std::string::npos)
       << e.findings[0].evidence.dump();
   EXPECT_FALSE(locateSymptom(e, traced)) << "a line already: nothing more to do";
+  // The tables say the line is the store's, not a located bad access.
+  EXPECT_EQ(entryLineLabel(e), "k.py:19 (store)");
 
   TriageEntry oob;
   Finding f;
@@ -313,4 +315,8 @@ TEST(TriageSymptoms, AMismatchTakesTheTracedKernelsStoreLine) {
   oob.findings = {f};
   EXPECT_FALSE(locateSymptom(oob, traced)) << "a memory error is located by the trace itself";
   EXPECT_FALSE(oob.line);
+  EXPECT_EQ(entryLineLabel(oob), "");
+  oob.findings[0].location.line = 12;
+  oob.file = "/abs/k.py", oob.line = 12;
+  EXPECT_EQ(entryLineLabel(oob), "k.py:12");
 }

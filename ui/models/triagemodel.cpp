@@ -1,7 +1,6 @@
 #include "models/triagemodel.h"
 
 #include <QFileInfo>
-#include <filesystem>
 
 #include "models/qtconv.h"
 #include "style/colors.h"
@@ -43,9 +42,7 @@ QVariant TriageModel::display(const TriageEntry& e, int column) const {
     case DetailColumn:
       return qs(e.detail);
     case LineColumn:
-      return e.line ? qs(std::filesystem::path(e.file).filename().string()) + QLatin1Char(':') +
-                          QString::number(*e.line)
-                    : QString();
+      return qs(entryLineLabel(e));
     case SpeedupColumn:
       return e.speed.speedup ? qs(formatRatio(*e.speed.speedup)) : QString();
     case LevelColumn:

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tilescope/base/format.h"
+#include "tilescope/triage/triage_run.h"
 
 namespace tilescope {
 
@@ -106,10 +107,7 @@ std::string speedupCell(const TriageEntry& e) {
   return e.speed.against == "reference" || e.speed.against.empty() ? ratio : ratio + " vs " + e.speed.against;
 }
 
-std::string where(const TriageEntry& e) {
-  if (!e.line) return "";
-  return std::filesystem::path(e.file).filename().string() + ":" + std::to_string(*e.line);
-}
+std::string where(const TriageEntry& e) { return entryLineLabel(e); }
 
 DocSection entriesSection(const TriageReport& r, const TriageDocumentOptions& o) {
   DocSection s{"entries", "Entries", {}, true};
@@ -166,6 +164,14 @@ std::string entryVerdictLabel(const TriageEntry& e) {
   // (docs/triage.md, "What runs for an entry").
   return e.verdict == Verdict::ok && taxonomyKey(e) == "checked" ? "checked, not run"
                                                                  : verdictName(e.verdict);
+}
+
+std::string entryLineLabel(const TriageEntry& e) {
+  if (!e.line) return "";
+  const Finding* lead = leadFinding(e.findings);
+  const bool store = lead && lead->evidence.is_object() && lead->evidence.contains("line_from");
+  return std::filesystem::path(e.file).filename().string() + ":" + std::to_string(*e.line) +
+         (store ? " (store)" : "");
 }
 
 std::string entryCategoryLabel(const TriageEntry& e) {

@@ -32,4 +32,9 @@ std::string entryVerdictLabel(const TriageEntry& e);
 /// "ok", "mismatch/tail_tiles": the taxonomy label of an entry.
 std::string entryCategoryLabel(const TriageEntry& e);
 
+/// "k.py:17", or "k.py:17 (store)" where the line is the traced kernel's store
+/// that wrote a symptom's values (locateSymptom), not a located bad access; ""
+/// without a line.
+std::string entryLineLabel(const TriageEntry& e);
+
 }  // namespace tilescope
