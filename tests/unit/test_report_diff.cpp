@@ -183,3 +183,34 @@ TEST(ReportDiff, DocumentAndText) {
   EXPECT_NE(renderMarkdown(doc).find("| kernel median |"), std::string::npos);
   EXPECT_NE(renderHtml(doc).find("kernel median"), std::string::npos);
 }
+
+// Outputs compared with each other, not only with the reference: the workers'
+// digests of each output's bytes, equal or not, and one side's alone.
+TEST(ReportDiff, OutputBytesComparedBetweenTheSides) {
+  Report a = sample("gemm_bug_no_mask.json"), b = a;
+  a.points[0].status.outputDigest = {{"C", "8a1f00d2c3b4a596"}, {"D", "0000000000000001"}};
+  b.points[0].status.outputDigest = {{"C", "8a1f00d2c3b4a596"}, {"D", "0000000000000002"}, {"E", "77"}};
+  const ReportDiff d = diffReports(a, "A.json", 0, b, "B.json", 0);
+  ASSERT_EQ(d.outputs.size(), 3u);
+  EXPECT_EQ(d.outputs[0].tensor, "C");
+  EXPECT_TRUE(d.outputs[0].identical);
+  EXPECT_EQ(d.outputs[1].tensor, "D");
+  EXPECT_FALSE(d.outputs[1].identical);
+  EXPECT_EQ(d.outputs[2].tensor, "E");
+  EXPECT_TRUE(d.outputs[2].digestA.empty());
+  EXPECT_FALSE(d.outputs[2].identical);
+  EXPECT_EQ(reportDiffFromJson(toJson(d)), d);
+  const std::string text = renderPlainText(buildCompareDocument(d));
+  EXPECT_NE(text.find("C: the same bytes on both sides (digest 8a1f00d2c3b4a596)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("D: the bytes differ (digest 0000000000000001 against 0000000000000002)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("E: only B digested its bytes"), std::string::npos) << text;
+  // Without digests (an older report) there is no such part, and the JSON reads as before.
+  a.points[0].status.outputDigest.clear();
+  b.points[0].status.outputDigest.clear();
+  const ReportDiff none = diffReports(a, "A.json", 0, b, "B.json", 0);
+  EXPECT_TRUE(none.outputs.empty());
+  EXPECT_FALSE(toJson(none).contains("outputs"));
+}

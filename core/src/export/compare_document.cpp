@@ -126,6 +126,14 @@ std::string mapText(const ErrorMapDiff& m) {
   return o.str();
 }
 
+/// "C: the same bytes on both sides (digest 1f2e...)", "C: the bytes differ (...)".
+std::string outputBytesText(const OutputBytesDiff& o) {
+  if (o.identical) return o.tensor + ": the same bytes on both sides (digest " + o.digestA + ").";
+  if (o.digestA.empty() || o.digestB.empty())
+    return o.tensor + ": only " + (o.digestA.empty() ? "B" : "A") + " digested its bytes.";
+  return o.tensor + ": the bytes differ (digest " + o.digestA + " against " + o.digestB + ").";
+}
+
 DocSection correctnessSection(const ReportDiff& d) {
   DocSection s{"correctness", "Correctness", {}, false};
   if (d.correctness.empty()) s.blocks.push_back(DocParagraph{"Neither side checked an output.", false});
@@ -134,6 +142,10 @@ DocSection correctnessSection(const ReportDiff& d) {
     s.blocks.push_back(valueTable("Correctness of " + c.tensor, c.values));
     s.blocks.push_back(
         DocParagraph{c.map ? mapText(*c.map) : "No map difference: " + c.mapNote + ".", false});
+  }
+  if (!d.outputs.empty()) {
+    s.blocks.push_back(DocSubheading{"Output bytes, A against B"});
+    for (const OutputBytesDiff& o : d.outputs) s.blocks.push_back(DocParagraph{outputBytesText(o), false});
   }
   return s;
 }

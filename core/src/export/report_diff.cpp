@@ -210,6 +210,7 @@ ReportDiff diffReports(const Report& a, const std::string& fileA, int pointA, co
   d.timing = timingDiff(pa, pb);
   d.resources = resourcesDiff(pa, pb);
   d.correctness = diff_detail::correctnessDiff(pa, pb);
+  d.outputs = diff_detail::outputsDiff(pa, pb);
   d.counters = countersDiff(pa, pb);
   d.findings = diff_detail::findingsDiff(pa.findings, pb.findings);
   return d;

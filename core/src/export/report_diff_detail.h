@@ -9,6 +9,7 @@ namespace tilescope::diff_detail {
 
 /// Each output either side checked, matched by tensor name (A's order first).
 std::vector<CorrectnessDiff> correctnessDiff(const Point& a, const Point& b);
+std::vector<OutputBytesDiff> outputsDiff(const Point& a, const Point& b);
 /// B's map against A's (on A's grid); nullopt with *note when they cannot be compared.
 std::optional<ErrorMapDiff> errorMapDiff(const CorrectnessInfo& a, const CorrectnessInfo& b,
                                          std::string* note);

@@ -105,6 +105,14 @@ void fields(IO& io, S& c) {
   io("map_note", c.mapNote, skipIfEmpty(c.mapNote));
 }
 
+template <class IO, Is<OutputBytesDiff> S>
+void fields(IO& io, S& o) {
+  io("tensor", o.tensor);
+  io("digest_a", o.digestA, skipIfEmpty(o.digestA));
+  io("digest_b", o.digestB, skipIfEmpty(o.digestB));
+  io("identical", o.identical);
+}
+
 template <class IO, Is<CountersDiff> S>
 void fields(IO& io, S& c) {
   io("collected_a", c.collectedA);
@@ -135,6 +143,7 @@ void fields(IO& io, S& d) {
   io("timing", d.timing);
   io("resources", d.resources);
   io("correctness", d.correctness);
+  io("outputs", d.outputs, skipIfEmpty(d.outputs));
   io("counters", d.counters);
   io("findings", d.findings);
 }

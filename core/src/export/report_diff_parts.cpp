@@ -169,6 +169,23 @@ std::vector<CorrectnessDiff> correctnessDiff(const Point& a, const Point& b) {
   return out;
 }
 
+std::vector<OutputBytesDiff> outputsDiff(const Point& a, const Point& b) {
+  std::vector<std::string> tensors;  // A's order (a map's: by name), then B's others
+  for (const Point* p : {&a, &b})
+    for (const auto& [t, digest] : p->status.outputDigest)
+      if (std::find(tensors.begin(), tensors.end(), t) == tensors.end()) tensors.push_back(t);
+  std::vector<OutputBytesDiff> out;
+  for (const std::string& t : tensors) {
+    OutputBytesDiff d;
+    d.tensor = t;
+    if (auto it = a.status.outputDigest.find(t); it != a.status.outputDigest.end()) d.digestA = it->second;
+    if (auto it = b.status.outputDigest.find(t); it != b.status.outputDigest.end()) d.digestB = it->second;
+    d.identical = !d.digestA.empty() && d.digestA == d.digestB;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::vector<FindingDiff> findingsDiff(const std::vector<Finding>& a, const std::vector<Finding>& b) {
   std::vector<int> match(a.size(), -1);  // A's finding -> B's
   std::vector<bool> used(b.size(), false);

@@ -108,6 +108,17 @@ struct CorrectnessDiff {
   bool operator==(const CorrectnessDiff&) const = default;
 };
 
+/// One output's bytes on both sides, from the digests the workers wrote
+/// (`extra.output_digest`: FNV-1a 64 of its 8-byte words, then its last bytes):
+/// equal digests mean the two outputs are the same bit for bit, whatever the
+/// reference says of either.
+struct OutputBytesDiff {
+  std::string tensor;
+  std::string digestA, digestB;  ///< "" where that side wrote none
+  bool identical = false;        ///< both present and equal
+  bool operator==(const OutputBytesDiff&) const = default;
+};
+
 struct CountersDiff {
   bool collectedA = false, collectedB = false;
   std::vector<DiffValue> speedOfLight;  ///< counterFigures(): SOL %, caches, occupancy, FLOPs, ...
@@ -147,6 +158,7 @@ struct ReportDiff {
   /// spills, threads per block, theoretical occupancy.
   std::vector<DiffValue> resources;
   std::vector<CorrectnessDiff> correctness;
+  std::vector<OutputBytesDiff> outputs;  ///< per output either side digested
   CountersDiff counters;
   std::vector<FindingDiff> findings;
   bool operator==(const ReportDiff&) const = default;
