@@ -65,6 +65,7 @@ void IrPanes::clear() {
   m_report.reset();
   m_stagesPoint = -1;
   m_context.clear();
+  m_sassMarks.clear();
   m_panes.clear();
   while (m_tabs->count() > 0) {
     QWidget* w = m_tabs->widget(0);
@@ -101,7 +102,8 @@ bool IrPanes::setPoint(const ReportPtr& report, int point) {
     const CompilerStage* st = p.stages.stage(kPaneOrder[i]);
     if (st && (st->present || i < kAlwaysListed)) addPane(*st);
   }
-  if (IrView* sass = pane(QStringLiteral("sass"))) sass->setMarks(marksFor(p));
+  m_sassMarks = sassMarks(p);
+  if (IrView* sass = pane(QStringLiteral("sass"))) sass->setMarks(marksOf(m_sassMarks));
   m_summary->setText(m_context);
   setVisible(true);
   return true;
@@ -132,9 +134,8 @@ void IrPanes::addPane(const CompilerStage& st) {
                                        : tr("%1 lines").arg(st.lines));
 }
 
-QMap<int, SourceMark> IrPanes::marksFor(const Point& p) {
+QMap<int, SourceMark> IrPanes::marksOf(const std::vector<StageMark>& all) {
   QMap<int, SourceMark> marks;
-  const std::vector<StageMark> all = sassMarks(p);
   for (const StageMark& m : all) {
     SourceMark& s = marks[m.textLine];
     s.severity = std::max(s.severity, m.severity);
@@ -189,15 +190,14 @@ QString IrPanes::markedText() const {
   // PC sampling's hot instructions are summed into one part: "12× hot, 24.3 % of the
   // kernel's samples (short_scoreboard 8, wait 4)", their top stall reasons, most first.
   const IrView* sass = pane(QStringLiteral("sass"));
-  const Point* p = shownPoint();
-  if (!sass || !p) return {};
+  if (!sass) return {};
   const QList<int> related = sass->relatedLines();
   std::vector<StageMark> plain;
   QSet<int> hotLines;
   double hotShare = 0;
   QStringList reasons;
   QMap<QString, int> reasonCount;
-  for (const StageMark& m : sassMarks(*p)) {
+  for (const StageMark& m : m_sassMarks) {
     if (!related.contains(m.textLine)) continue;
     if (!m.sampled) {
       plain.push_back(m);

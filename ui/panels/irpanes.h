@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include "reportview.h"
+#include "tilescope/analysis/stage_map.h"
 #include "widgets/sourceview.h"
 
 class QLabel;
@@ -45,7 +46,7 @@ class IrPanes : public QWidget {
   QString summaryText() const;
 
   /// The SASS pane's marks of point `p`: its findings' and its trace's instructions.
-  static QMap<int, SourceMark> marksFor(const Point& p);
+  static QMap<int, SourceMark> marksFor(const Point& p) { return marksOf(sassMarks(p)); }
 
  signals:
   /// A person put an IR pane's cursor on a line that came from `file`:`line`.
@@ -56,10 +57,13 @@ class IrPanes : public QWidget {
   void onPaneLine(const QString& stage, int line);
   const Point* shownPoint() const;
   QString markedText() const;
+  static QMap<int, SourceMark> marksOf(const std::vector<StageMark>& marks);
 
   ReportPtr m_report;
   int m_stagesPoint = -1;
   QString m_context;  ///< whose stages, their compiler and arch, what was cut
+  std::vector<StageMark>
+      m_sassMarks;  ///< the shown point's, once: the summary reads them at every cursor move
   QLabel* m_summary;
   QTabWidget* m_tabs;
   QMap<QString, IrView*> m_panes;

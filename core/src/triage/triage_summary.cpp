@@ -164,9 +164,9 @@ bool locateSymptom(TriageEntry& e, const Report& traced) {
   // Symptoms of the output's values: the store that wrote them is where to look.
   static const std::set<std::string> symptoms = {"mismatch",           "nan_inf",        "all_zero", "race",
                                                  "uninitialized_read", "constant_output"};
-  const auto lead = std::find_if(e.findings.begin(), e.findings.end(),
-                                 [&](const Finding& f) { return leadFinding(e.findings) == &f; });
-  if (lead == e.findings.end() || lead->location.line || !symptoms.count(lead->category)) return false;
+  const Finding* found = leadFinding(e.findings);
+  if (!found || found->location.line || !symptoms.count(found->category)) return false;
+  Finding* lead = &e.findings[std::size_t(found - e.findings.data())];
   const TraceInfo* trace = nullptr;
   for (const Point& p : traced.points)
     if (p.trace.traced()) {
@@ -176,14 +176,13 @@ bool locateSymptom(TriageEntry& e, const Report& traced) {
   if (!trace) return false;
   // The busiest line that stores to global memory (most thread accesses; a tie: the first).
   const TraceLine* store = nullptr;
-  for (const TraceLine& l : trace->lines)
-    if (l.write && l.line > 0 && std::count(l.spaces.begin(), l.spaces.end(), "global") &&
-        (!store || l.accesses > store->accesses))
-      store = &l;
-  if (!store) return false;
   int stores = 0;
-  for (const TraceLine& l : trace->lines)
-    stores += l.write && l.line > 0 && std::count(l.spaces.begin(), l.spaces.end(), "global") > 0;
+  for (const TraceLine& l : trace->lines) {
+    if (!l.write || l.line <= 0 || !std::count(l.spaces.begin(), l.spaces.end(), "global")) continue;
+    ++stores;
+    if (!store || l.accesses > store->accesses) store = &l;
+  }
+  if (!store) return false;
   lead->location.kernel = trace->kernel;
   lead->location.file = store->file;
   lead->location.line = store->line;
