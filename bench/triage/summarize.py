@@ -88,6 +88,17 @@ def run_stats(triage):
             "entries_per_min": 60.0 * len(done) / wall if wall else 0}
 
 
+def phase_stats(triage):
+    """Seconds per phase of the problem entries (`extra.phase_seconds`), summed and per entry."""
+    sums, counts = {}, {}
+    for e in triage.get("entries", []):
+        for name, sec in ((e.get("extra") or {}).get("phase_seconds") or {}).items():
+            sums[name] = sums.get(name, 0.0) + sec
+            counts[name] = counts.get(name, 0) + 1
+    return {name: {"entries": counts[name], "total_s": sums[name], "mean_s": sums[name] / counts[name]}
+            for name in sums}
+
+
 def scaling(run_n, run_1):
     """Throughput of the N-job run over the 1-job run's (entries per second)."""
     a, b = run_stats(run_n), run_stats(run_1)
@@ -130,6 +141,12 @@ def print_tables(manifest, triage, triage1=None, out=sys.stdout):
         w("| %s | %s | %d | %.1f | %.2f | %.2f | %.2f | %.1f |\n" % (label, s["jobs"], s["entries"], s["wall_s"],
                                                                     s["wall_per_entry_s"], s["per_entry_mean_s"],
                                                                     s["per_entry_median_s"], s["entries_per_min"]))
+    for label, t in runs:
+        ph = phase_stats(t)
+        if ph:
+            w("\nphases of run %s (entry-seconds, summed over the slots): %s\n" % (label, "; ".join(
+                "%s %.1f s over %d entries (%.2f s each)" % (n, v["total_s"], v["entries"], v["mean_s"])
+                for n, v in ph.items())))
     if triage1:
         sc = scaling(triage, triage1)
         w("\nscaling (throughput --jobs N / --jobs 1): %s\n" % ("%.2fx" % sc if sc else "n/a"))
@@ -150,7 +167,7 @@ def main(argv=None):
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"accuracy": acc, "integrity": integrity(check(manifest, triage)),
-                       "rows": check(manifest, triage), "run_n": run_stats(triage),
+                       "rows": check(manifest, triage), "run_n": run_stats(triage), "phases_n": phase_stats(triage),
                        "run_1": run_stats(triage1) if triage1 else None,
                        "scaling": scaling(triage, triage1) if triage1 else None}, f, indent=1)
     return 0

@@ -215,6 +215,12 @@ TEST(TriageRun, EveryCandidateIsTracedOnceUnlessFast) {
     opts.capture = when;
     const TriageReport r = runTriage(report, opts);
     auto e = byName(r);
+    // Where each entry's time went: the phases it went through, and no others.
+    const json phases = e["ok"].extra.value("phase_seconds", json());
+    EXPECT_TRUE(phases.contains("runner")) << phases.dump();
+    EXPECT_EQ(phases.contains("capture"), when == CaptureWhen::launched) << phases.dump();
+    EXPECT_EQ(phases.contains("kernels"), when == CaptureWhen::launched) << phases.dump();
+    for (const auto& [phase, s] : phases.items()) EXPECT_GE(s.get<double>(), 0.0) << phase;
     if (when == CaptureWhen::failed) {
       EXPECT_EQ(e["ok"].level, "runner");
       EXPECT_EQ(e["mismatch"].level, "runner");

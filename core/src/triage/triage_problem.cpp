@@ -2,6 +2,8 @@
 // Python runner's answer as a report, then the candidate under `capture` and its
 // failing kernels under `diagnose`.
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <set>
@@ -308,6 +310,17 @@ void reconcileLaunches(TriageEntry& e, std::vector<Finding>& findings, const Cap
   }
 }
 
+/// Seconds since the last lap, added to `extra.phase_seconds[name]`.
+struct PhaseClock {
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  void lap(TriageEntry& e, const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    e.extra["phase_seconds"][name] =
+        std::round(std::chrono::duration<double>(now - last).count() * 1e3) / 1e3;
+    last = now;
+  }
+};
+
 }  // namespace
 
 void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
@@ -338,7 +351,10 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
                            "--out", fs::absolute(runnerOut).string(), "--seeds", std::to_string(opts.seeds)});
   argv.insert(argv.end(), limits.begin(), limits.end());
   if (opts.depth == TriageDepth::check) argv.push_back("--no-timing");
+  // Where the entry's time went (`extra.phase_seconds`): the bench sums it per phase.
+  PhaseClock clock;
   const ChildResult r = ctx.runUntrusted(argv, files, opts.entryTimeoutS);
+  clock.lap(e, "runner");
   json runner = readRunner(runnerOut).value_or(json());
   // "running": the runner's progress, written at each phase; it stopped before its answer.
   if (runner.is_null() || runner.value("status", "") == "running")
@@ -372,6 +388,7 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
                            fs::absolute(box / "replay.json").string()});
     cap.insert(cap.end(), limits.begin(), limits.end());
     const ChildResult c = ctx.runUntrusted(cap, files, opts.entryTimeoutS + 30);
+    clock.lap(e, "capture");
     if (!fs::exists(capDir / "capture.json", ec)) {
       e.note = "the capture did not run: " + lastLine(c.stderrText.empty() ? c.startError : c.stderrText);
     } else {
@@ -383,6 +400,7 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
         summarizeReport(e, rep, ctx.tree);
         e.level = "runner+capture";
         diagnoseCaptured(e, ctx, k.configs, !locatedByReplay(e));
+        clock.lap(e, "kernels");
       } catch (const std::exception& ex) {
         e.note = std::string("the capture could not be read: ") + ex.what();
       }
