@@ -9,6 +9,9 @@
 #             pip install it, or put its wheel on PYTHONPATH), PyTorch's own
 #             kernels beside them (structs by value, cuBLAS, SDPA, AdamW)
 #   misaligned a CUDA C++ program whose float4 copy on `src + 1` faults
+#   tilelang  a TileLang program (PyPI tilelang; its JIT compiles kernels/tilelang/gemm.py
+#             for the GPU's own architecture: on Hopper, TMA descriptors by value)
+#   tilelang80 the same program compiled for sm_80 (cp.async, mma.sync, plain pointers)
 # Each is captured; every config it gives is replayed with `run` (the replay
 # must reproduce the program's output bytes: verdict ok, 0 mismatches under
 # tolerance 0; bench/capture_table.py counts them) and the healthy ones are
@@ -46,8 +49,10 @@ declare -A progs=(
   [structs]="$out/params_struct 65536"
   [cupy]="$py $here/cupy_kernel.py 100000"
   [liger]="$py $here/liger_step.py 2"
-  [misaligned]="$out/misaligned_vec4 4096")
-all="triton inductor cuda structs cupy liger misaligned"
+  [misaligned]="$out/misaligned_vec4 4096"
+  [tilelang]="$py $here/tilelang_gemm.py 1024"
+  [tilelang80]="$py $here/tilelang_gemm.py 1024 sm_80")
+all="triton inductor cuda structs cupy liger misaligned tilelang tilelang80"
 summary=()
 for name in ${CAPTURE_ONLY:-$all}; do
   cmd=${progs[$name]}
@@ -57,7 +62,7 @@ for name in ${CAPTURE_ONLY:-$all}; do
   rc=$?
   t1=$(now)
   diag=()
-  [[ " ${CAPTURE_DIAGNOSE-inductor cuda structs cupy liger} " == *" $name "* ]] && diag=(--diagnose)
+  [[ " ${CAPTURE_DIAGNOSE-inductor cuda structs cupy liger tilelang tilelang80} " == *" $name "* ]] && diag=(--diagnose)
   row=$("$py" bench/capture_table.py "$run" "$out/$name" "$name" --jobs "${CAPTURE_JOBS:-4}" "${diag[@]}" \
         --faulty '^(add_kernel|copy4)$' --diagnose-only "${CAPTURE_DIAGNOSE_ONLY:-}" --diagnose-budget "${DIAGNOSE_BUDGET:-240}" 2>&1)
   line="$row"$'\n'"    capture rc=$rc, $(secs "$t0" "$t1") s"
