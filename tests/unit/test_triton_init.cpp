@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tilescope/config/config.h"
 #include "tilescope/config/triton_init.h"
@@ -113,6 +114,91 @@ TEST(TritonInit, UnexplainedStridesBecomeParams) {
   EXPECT_EQ(doc["params"]["stride_q"], 1);
   EXPECT_EQ(doc["launch"]["grid"], json({1}));
   EXPECT_NO_THROW(resolvePoint(load(doc)));
+}
+
+/// Signatures that reach every branch of the draft: autotuned and default constexprs
+/// of every JSON kind, row strides, unexplained strides, made-up sizes, no sizes, no
+/// constexprs, two program axes, and pointers whose tensor names collide.
+std::vector<std::pair<std::string, TritonSignatureInfo>> draftSignatures() {
+  std::vector<std::pair<std::string, TritonSignatureInfo>> out;
+  auto add = [&](const std::string& label, TritonSignatureInfo s) { out.emplace_back(label, std::move(s)); };
+  TritonSignatureInfo s;
+  s.name = "matmul_kernel";
+  s.params = {ptr("a_ptr", false, "*fp16"),
+              ptr("b_ptr", false, "*fp16"),
+              ptr("c_ptr", true, "*fp32"),
+              scalar("M", "i32"),
+              scalar("N", "i32"),
+              scalar("K", "i32"),
+              scalar("stride_am"),
+              scalar("stride_ak"),
+              scalar("stride_bk"),
+              scalar("stride_bn"),
+              scalar("stride_cm"),
+              scalar("stride_cn"),
+              cexpr("BLOCK_M"),
+              cexpr("BLOCK_N"),
+              cexpr("BLOCK_K", 32),
+              cexpr("GROUP_M"),
+              cexpr("BUG_DOT_SHAPE", false)};
+  s.programIdAxes = {0, 1};
+  s.autotuneConfigs = json::array({{{"kwargs", {{"BLOCK_M", 128}, {"BLOCK_N", 256}}},
+                                    {"num_warps", 8},
+                                    {"num_stages", 4},
+                                    {"num_ctas", 2}},
+                                   {{"kwargs", {{"BLOCK_M", 64}}}, {"num_warps", 4}}});
+  add("matmul", s);
+  s = {};
+  s.name = "add_kernel";
+  s.params = {ptr("x_ptr"), ptr("y_ptr"), ptr("out_ptr", true), scalar("n_elements"), cexpr("BLOCK_SIZE")};
+  s.programIdAxes = {0};
+  add("add", s);
+  s = {};
+  s.name = "softmax_kernel";
+  s.params = {ptr("x_ptr"),       ptr("y_ptr", true),    scalar("N"),     scalar("stride_x"),
+              scalar("stride_y"), scalar("eps", "fp32"), scalar("scale"), cexpr("BLOCK")};
+  s.programIdAxes = {0};
+  add("softmax", s);
+  s = {};
+  s.name = "k";
+  s.params = {ptr("src", false, "*fp16"), ptr("dst", true, "*bf16"),
+              ptr("idx", false, "*i64"),  scalar("size"),
+              scalar("stride_q"),         cexpr("B")};
+  add("unexplained_stride", s);
+  s = {};
+  s.name = "fill";
+  s.params = {ptr("out_ptr", true, "*u8"), scalar("stride_out_rows")};
+  add("no_sizes_no_constexprs", s);
+  s = {};
+  s.name = "kinds";
+  s.params = {ptr("X"),
+              ptr("X_ptr", true),
+              ptr("X_ptrs"),
+              scalar("n"),
+              cexpr("HEAD_DIM"),
+              cexpr("IS_CAUSAL"),
+              cexpr("MODE", "ieee"),
+              cexpr("RATIO", 0.25),
+              cexpr("HUGE", json(std::uint64_t(18446744073709551615ull))),
+              cexpr("NEG", -3),
+              cexpr("STAGES")};
+  s.autotuneConfigs = json::array({{{"kwargs", {{"STAGES", 2.5}, {"MODE", true}}}}});
+  add("constexpr_kinds", s);
+  return out;
+}
+
+// The drafts as init-triton writes them, key order included (what a person opens):
+// tests/data/triton_init/drafts.json holds one document per signature above.
+TEST(TritonInit, DraftsMatchTheirGoldenDocuments) {
+  const std::string file = std::string(TILESCOPE_TEST_DATA) + "/triton_init/drafts.json";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  const auto golden = nlohmann::ordered_json::parse(in);
+  for (const auto& [label, sig] : draftSignatures()) {
+    SCOPED_TRACE(label);
+    ASSERT_TRUE(golden.contains(label));
+    EXPECT_EQ(initTritonConfig(sig, label + ".py").dump(2), golden[label].dump(2));
+  }
 }
 
 TEST(TritonInit, HelperErrorsSurface) {
