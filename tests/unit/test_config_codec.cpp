@@ -89,10 +89,14 @@ Config everyField(const fs::path& dir) {
   file.isBytes = true;
   file.bytes = {1, 2, 3, 4, 5, 6, 7, 8};
   file.file = "p.bin";
+  ArgSpec two = scalar("2", "2", ScalarType::i32);
+  two.integer = true;  // written 2, not "2"
   c.args = {tensorArg("A"),
             tensorArg("C"),
             scalar("N * 2:i64", "N * 2", ScalarType::i64),
             scalar("4359484439294640128:u64", "4359484439294640128", ScalarType::u64),
+            two,
+            scalar("3", "3", ScalarType::i32),
             hex,
             file};
   c.launch = {{"ceil_div(N, BLOCK)", "2", "1"}, {"BLOCK", "1", "1"}, "BLOCK * 4", {"2", "1", "1"}};
@@ -183,6 +187,7 @@ void expectSame(const std::vector<ArgSpec>& a, const std::vector<ArgSpec>& b) {
     }
     EXPECT_EQ(a[i].ambiguous, b[i].ambiguous) << i;
     EXPECT_EQ(a[i].file, b[i].file) << i;
+    EXPECT_EQ(a[i].integer, b[i].integer) << i;
     EXPECT_EQ(a[i].size, b[i].size) << i;
   }
 }

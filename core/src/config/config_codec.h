@@ -57,6 +57,7 @@ struct Opt {
   std::size_t maxBytes = ConfigLimits::kMaxStringBytes;
   bool anyLength = false;  ///< a list without ConfigLimits::kMaxListLength (run.metrics)
   bool point = false;      ///< a sweep point or --set sets it: PointWriter writes it over the document
+  bool draftSkip = false;  ///< a draft's writer (draftDocument) leaves the key out too
 };
 
 struct NoCheck {
@@ -210,15 +211,18 @@ Json toValue(const ArgSpec& a);
 Json toValue(const BaselineSpec& b);
 Json toValue(const std::vector<SweepAxis>& sweep);
 
+/// Writes a struct in its list's order. A draft's writer (a config a person will
+/// finish, init-triton's) also leaves out what Opt::draftSkip says; the sections
+/// inside are written by plain writers.
 class Writer {
  public:
   static constexpr bool reading = false;
-  explicit Writer(Json& out) : m_out(out) {
+  explicit Writer(Json& out, bool draft = false) : m_out(out), m_draft(draft) {
     if (!m_out.is_object()) m_out = Json::object();
   }
   template <class T, class C = NoCheck>
   void operator()(const char* key, const T& v, Opt o = {}, C = {}) {
-    if (o.skip) return;
+    if (o.skip || (m_draft && o.draftSkip)) return;
     Json j = toValue(v);
     if (o.omitEmpty && (j.is_object() || j.is_array()) && j.empty()) return;
     m_out[key] = std::move(j);
@@ -233,6 +237,7 @@ class Writer {
 
  private:
   Json& m_out;
+  bool m_draft = false;
 };
 
 /// Writes the fields a sweep point or --set sets (Opt::point) over a loaded document

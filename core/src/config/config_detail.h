@@ -83,6 +83,9 @@ std::uint64_t stableNameHash(const std::string& name);
 // config_fields.cpp: the field lists (config_codec.h)
 /// A parsed document as a Config: every section read and validated through its field list.
 Config readConfigDocument(const Json& doc, const std::filesystem::path& dir);
+/// A config a person will finish (init-triton's) as a document: configDocument's,
+/// less what Opt::draftSkip leaves out (the tolerance at its default).
+Json draftDocument(const Config& config);
 /// Writes what a sweep point or --set sets (the fields of Opt::point) over `doc`.
 void writePointFields(const Config& config, Json& doc);
 

@@ -497,7 +497,9 @@ void fields(IO& io, S& c) {
   if constexpr (IO::reading) io.check([](const Node&, ReadContext& ctx) { ctx.symbols = &ctx.base; });
   io("reference", c.reference);
   io("baseline", c.baseline);
-  io("tolerance", c.tolerance);
+  // A draft leaves the tolerance to its default; a written config says it.
+  io("tolerance", c.tolerance,
+     Opt{.draftSkip = c.tolerance.rtol == Tolerance{}.rtol && c.tolerance.atol == Tolerance{}.atol});
   io("run", c.run, Opt{.omitEmpty = true});
   io("sweep", c.sweep, Opt{.skip = c.sweep.empty(), .omitEmpty = true, .point = c.sweep.empty()});
   if constexpr (IO::reading) io.check(sweepTrials);
@@ -622,7 +624,7 @@ void readSweep(const Node& n, std::vector<SweepAxis>& out, ReadContext& ctx) {
 }
 
 Json toValue(const ArgSpec& a) {
-  if (!a.isBytes) return a.text;
+  if (!a.isBytes) return a.integer && isDecimalInteger(a.text) ? Json(std::stoll(a.text)) : Json(a.text);
   Json j = Json::object();
   Writer w(j);
   fields(w, a);
@@ -640,6 +642,13 @@ Json toValue(const BaselineSpec& b) {
 Json toValue(const std::vector<SweepAxis>& sweep) {
   Json j = Json::object();
   for (const SweepAxis& axis : sweep) j[axis.name] = axis.values;
+  return j;
+}
+
+Json draftDocument(const Config& config) {
+  Json j = Json::object();
+  Writer w(j, /*draft=*/true);
+  fields(w, config);
   return j;
 }
 

@@ -71,6 +71,7 @@ void parseDefines(const Node& n, KernelSpec& k, bool allowBool) {
 ArgSpec parseArg(const Node& n, const Config& c, const SymbolCheck& symbols) {
   ArgSpec a;
   a.text = n.j.is_string() ? n.str() : n.expr();
+  a.integer = n.j.is_number_integer();
   if (n.j.is_string() && c.tensor(a.text)) {
     a.isTensor = true;
     a.tensor = a.text;

@@ -82,6 +82,7 @@ struct ArgSpec {
   std::vector<std::uint32_t> ambiguous;    ///< offsets a capture could not tell from integers (left as bytes)
   std::string file{};                      ///< a bytes argument's `file` as written ("": given as `hex`)
   std::uint32_t size{0};                   ///< a bytes argument's `size` as written (0: not given)
+  bool integer = false;  ///< given as a JSON integer (2), not a string ("2"): written as one
 };
 
 struct LaunchSpec {
