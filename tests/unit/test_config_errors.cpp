@@ -99,6 +99,9 @@ const BadCase kCases[] = {
     {"npy_fortran", "tensors.in.init", {"fortran_2x2_f32.npy", "fortran_order", "C-order"}},
     {"tolerance", "tolerance.rtol", {"must be >= 0"}},
     {"strides_rank", "tensors.A.strides", {"has 1 entries but shape has 2"}},
+    {"run_reps_order", "run.max_reps", {"max_reps is below min_reps (100)"}},
+    {"define_function_name", "kernel.defines.min", {"'min' is a function name"}},
+    {"param_tile_name", "params.pid_x", {"'pid_x' is reserved for tiles expressions"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(ConfigErrors, ConfigErrorTest, ::testing::ValuesIn(kCases),

@@ -144,6 +144,11 @@ TEST(ConfigTriton, ErrorsNameThePathAndTheFix) {
   std::string clash = doc();
   clash.replace(clash.find("\"N\": 1000"), 9, "\"N\": 1000, \"num_warps\": 2");
   EXPECT_NE(errorOf(clash).find("params.num_warps: 'num_warps' is a launch option"), std::string::npos);
+  // Nor a constexpr (its path is kernel.constexprs, where a CUDA kernel's is kernel.defines).
+  std::string reserved = doc();
+  reserved.replace(reserved.find("\"BLOCK\": 1024"), 13, "\"BLOCK\": 1024, \"pid_x\": 1");
+  EXPECT_NE(errorOf(reserved).find("kernel.constexprs.pid_x: 'pid_x' is reserved"), std::string::npos)
+      << errorOf(reserved);
   // A .py source without the language, and a .cu with it.
   std::string noLang = doc();
   noLang.erase(noLang.find("\"language\": \"triton\", "), 22);

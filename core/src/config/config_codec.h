@@ -17,7 +17,9 @@
 // (a callable of the value's Node and the ReadContext, or each(f) for every
 // element of a list) validates the value as it is read, before an integer is
 // narrowed to its member; io.check hooks (reader only) validate across fields
-// and set what is derived (a source's resolved path, the symbols).
+// and set what is derived (a source's resolved path, the symbols). A hook that
+// fails at a field finds it by its member, io.at(r.maxReps).fail(...): the key
+// comes from the list (fieldKey), not a second spelling.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -185,6 +188,74 @@ class KeyLister {
 
 /// Fails at the first key of `n` not in `allowed` ("unknown key (allowed here: ...)").
 void onlyKeys(const Node& n, const std::vector<const char*>& allowed);
+
+/// Finds the key a field list gives one member: the field that reads `target`
+/// itself, or the member a shape wraps (hex(a.bytes) is a.bytes's field).
+template <class M>
+class MemberFinder {
+ public:
+  static constexpr bool reading = false;
+  explicit MemberFinder(const M& target) : m_target(&target) {}
+  const char* key = nullptr;
+  template <class T, class C = NoCheck>
+  void operator()(const char* k, const T& v, Opt = {}, C = {}) {
+    if (!key && reads(v)) key = k;
+  }
+  template <class T, class C = NoCheck>
+  void first(const char* k, const T& v, Opt o = {}, C c = {}) {
+    (*this)(k, v, o, c);
+  }
+  template <class F>
+  void check(F&&) {}
+  void checkKeys() {}
+
+ private:
+  template <class T>
+  bool reads(const T& v) const {
+    if constexpr (IsShape<T, Expr>::value)
+      return same(v.s);
+    else if constexpr (IsShape<T, Exprs>::value || IsShape<T, Defines>::value || IsShape<T, Named>::value)
+      return same(v.v);
+    else if constexpr (IsShape<T, Hex>::value)
+      return same(v.bytes);
+    else if constexpr (IsShape<T, LaunchOf>::value)
+      return same(v.launch);
+    else if constexpr (IsShape<T, Counters>::value)
+      return false;  // wraps the whole RunSettings, not one member
+    else
+      return same(v);
+  }
+  // The type as well as the address: a struct and its first member share one.
+  template <class T>
+  bool same(const T& v) const {
+    if constexpr (std::is_same_v<std::remove_cv_t<T>, M>)
+      return &v == m_target;
+    else
+      return false;
+  }
+  const M* m_target;
+};
+
+/// The key `obj`'s field list reads `member` from (a member of obj, or of a struct
+/// its list reads inline: a reference's kernel): a message located at a field
+/// names it through the list instead of spelling it again.
+template <class S, class M>
+const char* fieldKey(const S& obj, const M& member) {
+  MemberFinder<M> finder(member);
+  fields(finder, obj);
+  if (!finder.key) throw std::logic_error("fieldKey: no field of the list reads this member");
+  return finder.key;
+}
+
+/// `n`'s value of the field that reads `member` ("missing (required)" when absent).
+template <class S, class M>
+Node fieldNode(const Node& n, const S& obj, const M& member) {
+  return n.at(fieldKey(obj, member));
+}
+template <class S, class M>
+bool hasField(const Node& n, const S& obj, const M& member) {
+  return n.has(fieldKey(obj, member));
+}
 
 template <class T>
 concept Listed = requires(KeyLister& l, const T& t) {
@@ -490,6 +561,16 @@ class Reader {
   template <class F>
   void check(F&& f) {
     f(m_n, m_ctx);
+  }
+  /// The value of the field that reads `member` (a hook's located message: io.at(r.op).fail(...)).
+  template <class M>
+  Node at(const M& member) const {
+    return fieldNode(m_n, std::as_const(m_obj), member);
+  }
+  /// Whether the section gives the field that reads `member`.
+  template <class M>
+  bool has(const M& member) const {
+    return hasField(m_n, std::as_const(m_obj), member);
   }
   /// The section's unknown keys, once (before its first field that is not `first`).
   void checkKeys() {

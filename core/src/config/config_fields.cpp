@@ -172,20 +172,20 @@ void fields(IO& io, S& t) {
 template <class IO, class S>
 void cudaKernelFields(IO& io, S& k, bool isReference) {
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext& ctx) {
+    io.check([&](const Node&, ReadContext& ctx) {
       // A .py source without a language is a Triton kernel missing its language: say
       // that before its Triton keys are reported as unknown.
-      if (!isReference && n.has("source") && n.at("source").j.is_string()) {
-        const std::string src = n.at("source").str();
+      if (!isReference && io.has(k.source) && io.at(k.source).j.is_string()) {
+        const std::string src = io.at(k.source).str();
         if (src.size() > 3 && src.compare(src.size() - 3, 3, ".py") == 0)
-          parseSource(n.at("source"), ctx.config->dir, k);
+          parseSource(io.at(k.source), ctx.config->dir, k);
       }
     });
   io("source", k.source, Opt{.required = true});
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext& ctx) {
+    io.check([&](const Node&, ReadContext& ctx) {
       k.baseDir = ctx.config->dir;
-      parseSource(n.at("source"), ctx.config->dir, k);
+      parseSource(io.at(k.source), ctx.config->dir, k);
     });
   io("entry", k.entry, Opt{.required = true}, nonEmptyName);
   io("compiler", k.compiler, Opt{.skip = k.compiler == "nvrtc"}, checkCompiler);
@@ -199,16 +199,16 @@ void pythonKernelFields(IO& io, S& k) {
   const bool tilelang = k.language == "tilelang";
   io.checkKeys();
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext&) {
+    io.check([&](const Node&, ReadContext&) {
       if (tilelang && !pythonHasModule("tilelang"))
-        n.at("language")
+        io.at(k.language)
             .fail("TileLang is not installed for " + pythonInterpreter() +
                   " (pip install tilelang, or set TILESCOPE_PYTHON to an interpreter that has it); "
                   "TileLang's generated .cu can be opened as a CUDA kernel without it");
     });
   io("source", k.source, Opt{.required = true});
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext& ctx) { parsePySource(n.at("source"), ctx.config->dir, k); });
+    io.check([&](const Node&, ReadContext& ctx) { parsePySource(io.at(k.source), ctx.config->dir, k); });
   io("entry", k.entry, Opt{.required = true}, nonEmptyName);
   if constexpr (IO::reading) io.check([&](const Node&, ReadContext&) { k.compiler = k.language; });
   io("constexprs", defines(k.defines, true), Opt{.skip = k.defines.empty(), .point = true});
@@ -284,10 +284,10 @@ void fields(IO& io, S& r) {
      });
   io("delta", r.delta);
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext& ctx) {
+    io.check([&](const Node&, ReadContext& ctx) {
       for (const ArgRelocation& o : ctx.bytesArg->relocations)
         if (r.offset < o.offset + 8 && o.offset < r.offset + 8)
-          n.at("offset").fail("overlaps the relocation at offset " + std::to_string(o.offset));
+          io.at(r.offset).fail("overlaps the relocation at offset " + std::to_string(o.offset));
     });
 }
 
@@ -315,21 +315,21 @@ void fields(IO& io, S& a) {
   });
   if constexpr (IO::reading)
     io.check([&](const Node& n, ReadContext&) {
-      if (n.has("hex") == n.has("file"))
-        n.fail(n.has("hex") ? "both `hex` and `file`: give the bytes once"
-                            : "missing `hex` or `file` (the bytes)");
+      if (io.has(a.bytes) == io.has(a.file))  // `hex` and `file`
+        n.fail(io.has(a.bytes) ? "both `hex` and `file`: give the bytes once"
+                               : "missing `hex` or `file` (the bytes)");
     });
   io("hex", hex(a.bytes), Opt{.skip = !a.file.empty()});
   io("file", a.file, Opt{.skip = a.file.empty()});
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext& ctx) {
-      if (n.has("file")) a.bytes = readBytesFile(n.at("file"), ctx.config->dir);
-      const Node where = n.has("hex") ? n.at("hex") : n.at("file");
+    io.check([&](const Node&, ReadContext& ctx) {
+      if (io.has(a.file)) a.bytes = readBytesFile(io.at(a.file), ctx.config->dir);
+      const Node where = io.has(a.bytes) ? io.at(a.bytes) : io.at(a.file);
       if (a.bytes.empty()) where.fail("no bytes: a parameter has at least one");
       if (a.bytes.size() > kMaxKernelParamBytes)
         where.fail(count(a.bytes.size()) + " bytes, above " + sizeLimitText());
-      if (n.has("size") && a.size != a.bytes.size())
-        n.at("size").fail("says " + count(a.size) + " bytes but the content has " + count(a.bytes.size()));
+      if (io.has(a.size) && a.size != a.bytes.size())
+        io.at(a.size).fail("says " + count(a.size) + " bytes but the content has " + count(a.bytes.size()));
     });
   io("relocations", a.relocations, Opt{.skip = a.relocations.empty()});
   io("ambiguous", a.ambiguous, Opt{.skip = a.ambiguous.empty()}, each([&a](const Node& n, ReadContext&) {
@@ -351,10 +351,10 @@ template <class IO, Is<ReferenceSpec> S>
 void fields(IO& io, S& r) {
   io.first("op", r.op, Opt{.required = true});
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext&) {
+    io.check([&](const Node&, ReadContext&) {
       if (r.op != "gemm" && r.op != "sdpa" && r.op != "kernel" && r.op != "npy" && r.op != "none")
-        n.at("op").fail("unknown reference op '" + clipForMessage(r.op) +
-                        "' (expected gemm, sdpa, kernel, npy or none)");
+        io.at(r.op).fail("unknown reference op '" + clipForMessage(r.op) +
+                         "' (expected gemm, sdpa, kernel, npy or none)");
     });
   if (r.op == "gemm") {
     io("a", r.a, Opt{.required = true}, tensorIn(false));
@@ -426,9 +426,9 @@ void fields(IO& io, S& r) {
   io("max_reps", r.maxReps, Opt{.skip = r.maxReps == 1000}, repetitions(1));
   io("warmup", r.warmup, Opt{.skip = r.warmup == 3}, repetitions(0));
   if constexpr (IO::reading)
-    io.check([&](const Node& n, ReadContext&) {
+    io.check([&](const Node&, ReadContext&) {
       if (r.maxReps < r.minReps)
-        n.at("max_reps").fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
+        io.at(r.maxReps).fail("max_reps is below min_reps (" + std::to_string(r.minReps) + ")");
     });
   io("counters", counters(r), Opt{.skip = r.counters && r.counterSet.empty()});
   io("metrics", r.metrics, Opt{.skip = r.metrics.empty(), .anyLength = true}, each(checkMetricName));
@@ -439,24 +439,25 @@ void fields(IO& io, S& r) {
 namespace {
 
 /// The hooks of the top level between its sections (reader only).
-void checkSchema(const Node& n, ReadContext&) {
-  if (!n.j.contains("schema"))
-    throw ConfigError("schema", "missing (expected \"" + std::string(kConfigSchema) + "\")");
-  const Node schema = n.at("schema");
+void checkSchema(const Node& n, ReadContext& ctx) {
+  const Config& c = *ctx.config;
+  if (!hasField(n, c, c.schema))
+    throw ConfigError(fieldKey(c, c.schema), "missing (expected \"" + std::string(kConfigSchema) + "\")");
+  const Node schema = fieldNode(n, c, c.schema);
   if (!schema.j.is_string() || schema.j.get<std::string>() != kConfigSchema)
     schema.fail("expected \"" + std::string(kConfigSchema) + "\", found " + schema.j.dump());
 }
 
 void checkDefineNames(const Node& n, ReadContext& ctx) {
   const Config& c = *ctx.config;
-  const char* definesKey = c.kernel.isPython() ? "constexprs" : "defines";
-  for (const auto& [name, v] : c.kernel.defines)
-    checkSymbolName(n.at("kernel").at(definesKey).at(name), name, c.kernel);
+  if (c.kernel.defines.empty()) return;
+  const Node defines = fieldNode(fieldNode(n, c, c.kernel), c.kernel, c.kernel.defines);
+  for (const auto& [name, v] : c.kernel.defines) checkSymbolName(defines.at(name), name, c.kernel);
 }
 
 void startSymbols(const Node& n, ReadContext& ctx) {
   Config& c = *ctx.config;
-  for (const auto& [name, v] : c.params) checkSymbolName(n.at("params").at(name), name, c.kernel);
+  for (const auto& [name, v] : c.params) checkSymbolName(fieldNode(n, c, c.params).at(name), name, c.kernel);
   if (c.name.empty()) c.name = c.kernel.entry;
   ctx.base = baseSymbols(c);
   ctx.tiles = ctx.base;
@@ -465,9 +466,11 @@ void startSymbols(const Node& n, ReadContext& ctx) {
 }
 
 void sweepTrials(const Node& n, ReadContext& ctx) {
-  if (!n.has("sweep") || !n.at("sweep").has("trials")) return;
-  const Node trials = n.at("sweep").at("trials");
-  if (n.has("trials")) trials.fail("trials is also given at the top level; give it once");
+  const Config& c = *ctx.config;
+  // sweep.trials is no field of a list: readSweep passes over it.
+  if (!hasField(n, c, c.sweep) || !fieldNode(n, c, c.sweep).has("trials")) return;
+  const Node trials = fieldNode(n, c, c.sweep).at("trials");
+  if (hasField(n, c, c.trials)) trials.fail("trials is also given at the top level; give it once");
   checkTrials(trials, ctx);
   ctx.config->trials = static_cast<int>(trials.integer());
   ctx.trialsPath = "sweep.trials";

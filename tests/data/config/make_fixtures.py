@@ -132,6 +132,9 @@ bad("tolerance", SMALL, setpath(["tolerance"], {"rtol": -1}))
 bad("strides_rank", GEMM, setpath(["tensors", "A", "strides"], [1]))
 bad("run_metric_shape", SMALL, setpath(["run", "metrics"], ["dram__bytes_read.sum", "DRAM bytes read"]))
 bad("run_counters_type", SMALL, setpath(["run", "counters"], "yes"))
+bad("run_reps_order", SMALL, lambda d: d["run"].update({"min_reps": 100, "max_reps": 50}))
+bad("define_function_name", GEMM, setpath(["kernel", "defines", "min"], 2))
+bad("param_tile_name", GEMM, setpath(["params", "pid_x"], 1))
 
 # Not JSON: a missing comma on line 3.
 with open(os.path.join(HERE, "bad_json.tscfg.json"), "w") as f:
