@@ -1,0 +1,178 @@
+// The runner's answer (docs/triage.md, "The runner") as problemReport and
+// runnerFindings read it: a rich answer, then one key taken away at a time and
+// the values read leniently given another type, each compared with
+// tests/data/triage_runner/answers.json (what the reading gave when the answer
+// was read key by key): the rich answer's reading whole, every other as its
+// difference from that one (a JSON Patch). The answer is open: a key it leaves
+// out keeps its default.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+
+#include "tilescope/model/report.h"
+#include "tilescope/triage/triage_run.h"
+
+namespace {
+
+using namespace tilescope;
+using nlohmann::json;
+
+json richAnswer() {
+  return json::parse(R"j({
+    "schema": "tilescope.triage.runner/1", "status": "failed", "phase": "forward",
+    "environment": {"python": "3.11", "gpu": "NVIDIA H200"},
+    "cases": [
+      {"label": "base seed 0", "seed": 0, "status": "ok", "shape": {"n": 8},
+       "compare": {"output": "out0", "elements": 8, "mismatches": 0, "max_abs_err": 0.5,
+                   "max_rel_err": 0.25, "nan": 0, "inf": 0, "rtol": 0.01, "atol": 0.001}},
+      {"label": "boundary n=9 seed 1", "seed": 1, "status": "failed",
+       "compare": {"elements": 9, "mismatches": 3, "nan": 1}}],
+    "exception": {"type": "ValueError", "message": "bad shape\nmore", "text": "Traceback\nValueError: bad shape",
+                  "file": "p/c_new.py", "line": 12, "source_line": "    y = x.view(9)", "limit": "RLIMIT_DATA"},
+    "stderr": "warning: something\n",
+    "timing": {"candidate_ns": 1000.0, "reference_ns": 3000.0, "reps": 20},
+    "launches": {"triton": 1, "own": 2},
+    "findings": [{"category": "mismatch", "severity": "error", "message": "m", "evidence": {"case": "boundary n=9 seed 1"}},
+                 {"category": "made_up", "severity": "error", "message": "?"}]})j");
+}
+
+/// Takes the value at `path` away ("cases/0/label").
+std::function<void(json&)> drop(const std::string& path) {
+  return [path](json& a) {
+    const json::json_pointer p("/" + path);
+    a[p.parent_pointer()].erase(p.back());
+  };
+}
+std::function<void(json&)> set(const std::string& path, json v) {
+  return [path, v](json& a) { a[json::json_pointer("/" + path)] = v; };
+}
+
+std::vector<std::pair<std::string, std::function<void(json&)>>> mutations() {
+  std::vector<std::pair<std::string, std::function<void(json&)>>> m = {{"rich", [](json&) {}}};
+  for (const char* p : {"status",
+                        "phase",
+                        "environment",
+                        "environment/gpu",
+                        "cases",
+                        "cases/0/label",
+                        "cases/0/seed",
+                        "cases/0/status",
+                        "cases/0/shape",
+                        "cases/0/compare",
+                        "cases/0/compare/output",
+                        "cases/0/compare/elements",
+                        "cases/0/compare/max_abs_err",
+                        "cases/0/compare/max_rel_err",
+                        "cases/0/compare/rtol",
+                        "cases/0/compare/atol",
+                        "cases/1/compare/mismatches",
+                        "cases/1/compare/nan",
+                        "exception",
+                        "exception/type",
+                        "exception/message",
+                        "exception/text",
+                        "exception/file",
+                        "exception/line",
+                        "exception/source_line",
+                        "exception/limit",
+                        "stderr",
+                        "timing",
+                        "timing/candidate_ns",
+                        "timing/reference_ns",
+                        "timing/reps",
+                        "launches",
+                        "launches/own",
+                        "findings"})
+    m.emplace_back(std::string("without ") + p, drop(p));
+  // No cases and no exception: the phase labels the one point.
+  m.emplace_back("no cases, no exception", [](json& a) {
+    a.erase("cases");
+    a.erase("exception");
+  });
+  m.emplace_back("nothing but the schema", [](json& a) { a = {{"schema", a["schema"]}}; });
+  // Values read leniently: a number that is not one reads as 0, an object that is
+  // not one is not there, a line that is not an integer is no line.
+  const std::pair<const char*, json> lenient[] = {
+      {"timing", "fast"},
+      {"timing", nullptr},
+      {"timing/candidate_ns", "1000"},
+      {"timing/reference_ns", nullptr},
+      {"timing/reps", true},
+      {"cases/0/compare/max_abs_err", "0.5"},
+      {"cases/1/compare/mismatches", nullptr},
+      {"cases/0/compare", json::object()},
+      {"cases", json::object()},
+      {"cases", nullptr},
+      {"launches", 3},
+      {"launches/own", "two"},
+      {"exception", "ValueError"},
+      {"exception", nullptr},
+      {"exception/line", "12"},
+      {"exception/line", 12.5},
+      {"exception/line", std::int64_t(1) << 40},
+      {"exception/limit", 5},
+      {"findings", json::object()},
+      {"findings", "none"},
+  };
+  for (const auto& [p, v] : lenient) m.emplace_back(std::string(p) + " = " + v.dump(), set(p, v));
+  // Values of another type where a string, an object or a list is read: an error.
+  const std::pair<const char*, json> wrong[] = {
+      {"environment", "H200"},
+      {"environment/gpu", 5},
+      {"cases", "two"},
+      {"cases/0", 3},
+      {"cases/0/label", 5},
+      {"cases/0/compare", "x"},
+      {"cases/0/compare/output", 0},
+      {"exception/text", 5},
+      {"exception/type", 5},
+      {"stderr", 5},
+      {"phase", 5},
+  };
+  for (const auto& [p, v] : wrong) m.emplace_back(std::string(p) + " = " + v.dump(), set(p, v));
+  return m;
+}
+
+/// What the reading made of an answer: its findings and its report, or "error".
+json readingOf(const json& answer) {
+  json out = json::object();
+  TriageEntry e;
+  e.name = "p";
+  e.inputs = {"p/r.py", "p/c_new.py"};
+  try {
+    e.findings = runnerFindings(answer);
+    json f = json::array();
+    for (const Finding& x : e.findings) f.push_back(toJson(x));
+    out["findings"] = f;
+  } catch (const std::exception&) {
+    out["findings"] = "error";
+  }
+  try {
+    json r = toJson(problemReport(e, answer, nullptr));
+    for (const char* k : {"tool_version", "created_at", "host"}) r.erase(k);
+    out["report"] = r;
+  } catch (const std::exception&) {
+    out["report"] = "error";
+  }
+  return out;
+}
+
+TEST(TriageRunner, AnswersReadAsTheirGoldenReadings) {
+  const std::string file = std::string(TILESCOPE_TEST_DATA) + "/triage_runner/answers.json";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  const json golden = json::parse(in);
+  const json rich = readingOf(richAnswer());
+  EXPECT_EQ(rich.dump(1), golden["rich"].dump(1));
+  for (const auto& [label, mutate] : mutations()) {
+    if (label == "rich") continue;
+    SCOPED_TRACE(label);
+    json answer = richAnswer();
+    mutate(answer);
+    ASSERT_TRUE(golden.contains(label));
+    EXPECT_EQ(json::diff(rich, readingOf(answer)).dump(1), golden[label].dump(1));
+  }
+}
+
+}  // namespace
