@@ -16,6 +16,7 @@
 #include "tilescope/base/format.h"
 #include "tilescope/base/json_input.h"
 #include "tilescope/base/process.h"
+#include "tilescope/base/python.h"
 #include "tilescope/config/config.h"
 #include "tilescope/export/summary.h"
 #include "tilescope/run/remote.h"
@@ -236,6 +237,9 @@ int cmdRun(const RunArgs& a) {
   opts.onEvent = [&progress](const StreamEvent& e) { progress(e); };
   std::cerr << a.verb << " " << cfg.name << ": " << total << " capture(s)\n";
   Report report = runSession(cfg, a.verb, opts);
+  // The stages compile the kernel here, in this process: a Python kernel with the
+  // consent the workers were given (without it, confined, or refused without a sandbox).
+  setPythonKernelsTrusted(a.consent.commands);
   if (a.stages) addStages(report, sessionConfig(cfg, a.verb));
 
   bool noGpu = !report.points.empty();
