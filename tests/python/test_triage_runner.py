@@ -142,6 +142,30 @@ class Traps(unittest.TestCase):
         # An honest launch-bound candidate: flat, but slower than the reference.
         self.assertIsNone(traps.timing_scaling(30e3, 31e3, 8e3, 14e3))
 
+    def test_a_stretched_timing_is_timed_again_before_it_is_a_finding(self):
+        from contextlib import nullcontext
+
+        from tilescope.triage import cases
+
+        def confirmed(second):
+            """The first timing suspicious (the reference x3.7, the candidate flat);
+            `second`: (candidate, reference) ns of the base and the scaled shape again."""
+            scripted = iter(second)
+            saved = cases._timed, problem.Shape
+            cases._timed = lambda *a: (*next(scripted), 100)
+            problem.Shape = lambda *a: nullcontext()
+            try:
+                return cases._scaling_confirmed(None, None, None, None, {"base": {}, "scaled": {}}, ([], []),
+                                                ([], []), (5.0e3, 5.3e3, 5.4e3, 20e3))
+            finally:
+                cases._timed, problem.Shape = saved
+        # Another slot's kernels stretched the reference's scaled timing: gone the second time.
+        self.assertIsNone(confirmed([(5.0e3, 5.4e3), (5.2e3, 5.9e3)]))
+        # A candidate that does no work stays flat however often it is timed.
+        f = confirmed([(5.1e3, 5.5e3), (5.2e3, 19e3)])
+        self.assertEqual(f["category"], "timing_not_scaling")
+        self.assertTrue(f["evidence"]["timed_twice"])
+
 
 TRITON_ERROR = textwrap.dedent("""\
     at 5:8:
