@@ -5,8 +5,9 @@
 #
 # runs `tilescope-run triage` over bench/triage/problems (65 KernelBench-style
 # problems, bench/triage/make_problems.py) with --jobs N (N = GPUs x SLOTS_PER_GPU,
-# default 4 slots per GPU: an entry is mostly Python and compiles, so one GPU
-# serves several) and then with --jobs 1 on every third problem for the time that
+# default 8 slots per GPU: an entry is mostly Python and compiles, so one GPU
+# serves several; on a 16-core H200 host 8 slots took 130.6 s for the 65 problems
+# where 4 took 258 s for 61) and then with --jobs 1 on every third problem for the time that
 # is left, each run with a fresh Triton cache, and prints the taxonomy, how many
 # entries name the manifest's category and line, wall time per entry and the
 # scaling. Total time stays under TRIAGE_BUDGET_S (default 600 s: with every
@@ -39,7 +40,7 @@ elapsed() { echo $(($(date +%s) - START)); }
 [ -x "$TS" ] || { echo "no tilescope-run in $BUILD/app" >&2; exit 2; }
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "$NGPU" -ge 1 ] || { echo "no GPU (nvidia-smi -L lists none)" >&2; exit 3; }
-JOBS_N=${TRIAGE_JOBS:-$((NGPU * ${SLOTS_PER_GPU:-4}))}
+JOBS_N=${TRIAGE_JOBS:-$((NGPU * ${SLOTS_PER_GPU:-8}))}
 "$TILESCOPE_PYTHON" -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__,
   'triton', triton.__version__, 'gpu', torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none')" ||
   { echo "$TILESCOPE_PYTHON has no torch/triton (set TILESCOPE_PYTHON)" >&2; exit 3; }
