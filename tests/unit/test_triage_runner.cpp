@@ -4,7 +4,8 @@
 // tests/data/triage_runner/answers.json (what the reading gave when the answer
 // was read key by key): the rich answer's reading whole, every other as its
 // difference from that one (a JSON Patch). The answer is open: a key it leaves
-// out keeps its default.
+// out keeps its default. Since it is read whole, once (triage_runner.cpp), a
+// wrong value is an error wherever it is and null is no value: the last tests.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -116,22 +117,24 @@ std::vector<std::pair<std::string, std::function<void(json&)>>> mutations() {
       {"findings", "none"},
   };
   for (const auto& [p, v] : lenient) m.emplace_back(std::string(p) + " = " + v.dump(), set(p, v));
-  // Values of another type where a string, an object or a list is read: an error.
-  const std::pair<const char*, json> wrong[] = {
-      {"environment", "H200"},
-      {"environment/gpu", 5},
-      {"cases", "two"},
-      {"cases/0", 3},
-      {"cases/0/label", 5},
-      {"cases/0/compare", "x"},
-      {"cases/0/compare/output", 0},
-      {"exception/text", 5},
-      {"exception/type", 5},
-      {"stderr", 5},
-      {"phase", 5},
-  };
-  for (const auto& [p, v] : wrong) m.emplace_back(std::string(p) + " = " + v.dump(), set(p, v));
   return m;
+}
+
+/// Values of another type where a string, an object or a list is read, and the
+/// path the error names. Each failed the entry before too (runnerFindings or
+/// problemReport threw nlohmann's type_error where it read the key).
+std::vector<std::pair<std::string, std::pair<std::string, json>>> wrongValues() {
+  return {{"environment", {"environment", "H200"}},
+          {"environment.gpu", {"environment/gpu", 5}},
+          {"cases", {"cases", "two"}},
+          {"cases[0]", {"cases/0", 3}},
+          {"cases[0].label", {"cases/0/label", 5}},
+          {"cases[0].compare", {"cases/0/compare", "x"}},
+          {"cases[0].compare.output", {"cases/0/compare/output", 0}},
+          {"exception.text", {"exception/text", 5}},
+          {"exception.type", {"exception/type", 5}},
+          {"stderr", {"stderr", 5}},
+          {"phase", {"phase", 5}}};
 }
 
 /// What the reading made of an answer: its findings and its report, or "error".
@@ -173,6 +176,57 @@ TEST(TriageRunner, AnswersReadAsTheirGoldenReadings) {
     ASSERT_TRUE(golden.contains(label));
     EXPECT_EQ(json::diff(rich, readingOf(answer)).dump(1), golden[label].dump(1));
   }
+}
+
+// A wrong value anywhere in the answer is an error naming its path, whichever
+// function reads it (the answer is read whole, once); before, the one that read
+// the key threw. Either way the entry's triage failed.
+TEST(TriageRunner, AWrongValueIsAnErrorNamingItsPath) {
+  const std::string file = std::string(TILESCOPE_TEST_DATA) + "/triage_runner/answers.json";
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file;
+  const json golden = json::parse(in);
+  for (const auto& [where, value] : wrongValues()) {
+    const auto& [pointer, v] = value;
+    const std::string label = pointer + " = " + v.dump();
+    SCOPED_TRACE(label);
+    ASSERT_TRUE(golden.contains(label));
+    bool failedBefore = false;  // the old reading's error, as a patch op on /findings or /report
+    for (const json& op : golden[label]) failedBefore = failedBefore || op.value("value", json()) == "error";
+    EXPECT_TRUE(failedBefore);
+    json answer = richAnswer();
+    set(pointer, v)(answer);
+    EXPECT_EQ(readingOf(answer), json({{"findings", "error"}, {"report", "error"}}));
+    try {
+      (void)runnerFindings(answer);
+      ADD_FAILURE() << "no error";
+    } catch (const ReportError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(where + ":", 0), 0u) << e.what();
+    }
+  }
+}
+
+// Null, as JSON writes Python's None, is no value: the key's default, as without it
+// (before, a null where a string or an object was read was nlohmann's type_error).
+TEST(TriageRunner, NullIsNoValue) {
+  for (const char* p : {"phase", "environment", "environment/gpu", "stderr", "cases/0/label", "cases/0/seed",
+                        "cases/0/compare", "cases/0/compare/output", "exception/text", "exception/type",
+                        "exception/source_line", "launches/own"}) {
+    SCOPED_TRACE(p);
+    json withNull = richAnswer(), without = richAnswer();
+    set(p, nullptr)(withNull);
+    drop(p)(without);
+    EXPECT_EQ(readingOf(withNull), readingOf(without));
+  }
+}
+
+// A limit is kept as the runner named it, even empty (the lenient read keeps any string).
+TEST(TriageRunner, ALimitIsKeptAsNamed) {
+  json answer = richAnswer();
+  set("exception/limit", "")(answer);
+  const std::vector<Finding> f = runnerFindings(answer);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].evidence.at("limit"), "");
 }
 
 }  // namespace

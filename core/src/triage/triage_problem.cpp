@@ -14,6 +14,7 @@
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 #include "triage_detail.h"
+#include "triage_runner.h"
 
 namespace tilescope {
 
@@ -22,44 +23,29 @@ using nlohmann::json;
 
 namespace {
 
-double number(const json& j, const char* key, double fallback = 0) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-/// A count the runner (code from anyone) wrote: negative, NaN, fractional or
-/// beyond `hi` reads as the nearest value in [0, hi], never an overflowing cast (T8).
-std::int64_t countOf(const json& j, const char* key, double hi = 9.0e18) {
-  const double v = number(j, key);
-  if (!(v > 0)) return 0;
-  return static_cast<std::int64_t>(std::min(v, hi));
-}
-
-CorrectnessInfo caseCorrectness(const json& c) {
+CorrectnessInfo caseCorrectness(const RunnerCompare& cmp) {
   CorrectnessInfo ci;
-  const json cmp = c.value("compare", json::object());
-  ci.checked = !cmp.empty();
+  ci.checked = cmp.given;
   ci.reference = "reference module";
-  ci.tensor = cmp.value("output", "out");
-  ci.maxAbsErr = number(cmp, "max_abs_err");
-  ci.maxRelErr = number(cmp, "max_rel_err");
-  ci.mismatches = countOf(cmp, "mismatches");
-  ci.elements = countOf(cmp, "elements");
-  ci.nan = countOf(cmp, "nan");
-  ci.inf = countOf(cmp, "inf");
-  ci.rtol = number(cmp, "rtol");
-  ci.atol = number(cmp, "atol");
+  ci.tensor = cmp.output;
+  ci.maxAbsErr = cmp.maxAbsErr;
+  ci.maxRelErr = cmp.maxRelErr;
+  ci.mismatches = runnerCount(cmp.mismatches);
+  ci.elements = runnerCount(cmp.elements);
+  ci.nan = runnerCount(cmp.nan);
+  ci.inf = runnerCount(cmp.inf);
+  ci.rtol = cmp.rtol;
+  ci.atol = cmp.atol;
   return ci;
 }
 
 /// The runner's timing as the first point's kernel and baseline times.
-void caseTiming(Point& p, const json& runner) {
-  const json t = runner.value("timing", json::object());
-  const double cand = number(t, "candidate_ns"), ref = number(t, "reference_ns");
+void caseTiming(Point& p, const RunnerTiming& t) {
+  const double cand = t.candidateNs, ref = t.referenceNs;
   if (cand <= 0) return;
   p.timing.measured = true;
   p.timing.kernelNs.median = cand;
-  p.timing.kernelNs.n = static_cast<int>(countOf(t, "reps", 1e9));
+  p.timing.kernelNs.n = static_cast<int>(runnerCount(t.reps, 1e9));
   p.timing.note = "CUDA events around the module's forward (the runner), median";
   if (ref > 0) {
     p.baseline.name = "reference";
@@ -78,6 +64,10 @@ std::string findingCase(const Finding& f) {
 }  // namespace
 
 Report problemReport(const TriageEntry& e, const json& runner, const Tree* tree) {
+  return problemReport(e, readRunnerAnswer(runner), tree);
+}
+
+Report problemReport(const TriageEntry& e, const RunnerAnswer& runner, const Tree* tree) {
   Report r;
   r.toolVersion = toolVersion();
   r.createdAt = nowIso8601();
@@ -85,32 +75,31 @@ Report problemReport(const TriageEntry& e, const json& runner, const Tree* tree)
   r.verb = "triage";
   r.config = {{"name", e.name}, {"triage", {{"kind", "problem"}, {"inputs", e.inputs}}}};
   if (e.inputs.size() == 2) r.config["kernel"] = {{"source", e.inputs[1]}, {"entry", "ModelNew"}};
-  const json env = runner.value("environment", json::object());
-  r.device.name = env.value("gpu", "");
-  const json cases = runner.value("cases", json::array());
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  r.device.name = runner.gpu;
+  for (std::size_t i = 0; i < runner.cases.size(); ++i) {
+    const RunnerCase& c = runner.cases[i];
     Point p;
     p.index = static_cast<int>(i);
-    p.label = cases[i].value("label", "case " + std::to_string(i));
-    p.params = cases[i].value("shape", json::object());
-    p.correctness.push_back(caseCorrectness(cases[i]));
-    p.extra["seed"] = cases[i].value("seed", 0);
+    p.label = c.label.value_or("case " + std::to_string(i));
+    p.params = c.shape;
+    p.correctness.push_back(caseCorrectness(c.compare));
+    p.extra["seed"] = c.seed;
     r.points.push_back(std::move(p));
   }
   if (r.points.empty()) {
     Point p;
-    p.label = runner.value("phase", "run");
+    p.label = runner.phase.value_or("run");
     r.points.push_back(std::move(p));
   }
   Point& first = r.points.front();
-  if (const auto ex = runner.find("exception"); ex != runner.end() && ex->is_object()) {
+  if (runner.exception) {
     // The exception's text is the log the tree's `log` predicates classify.
     first.compile.attempted = true;
     first.compile.compiler = "python";
-    first.compile.log = ex->value("text", "");
+    first.compile.log = runner.exception->text;
   }
-  first.workerStderr = runner.value("stderr", "");
-  caseTiming(first, runner);
+  first.workerStderr = runner.stderrText.value_or("");
+  caseTiming(first, runner.timing);
   for (const Finding& f : e.findings) {
     const std::string c = findingCase(f);
     auto it = std::find_if(r.points.begin(), r.points.end(), [&](const Point& p) { return p.label == c; });
@@ -142,9 +131,11 @@ std::optional<json> readRunner(const fs::path& file) {
 
 /// "last progress: phase forward, 2 cases judged" from the runner's partial answer.
 std::string progressOf(const json& partial) {
-  if (!partial.is_object() || !partial.contains("phase")) return "";
-  const std::size_t n = partial.value("cases", json::array()).size();
-  return "last progress: phase " + partial.value("phase", std::string("?")) + ", " + std::to_string(n) +
+  if (!partial.is_object()) return "";
+  const RunnerAnswer progress = readRunnerAnswer(partial);
+  if (!progress.phase) return "";
+  const std::size_t n = progress.cases.size();
+  return "last progress: phase " + *progress.phase + ", " + std::to_string(n) +
          (n == 1 ? " case" : " cases") + " judged";
 }
 
@@ -231,11 +222,10 @@ json runnerWithoutAnswer(const ChildResult& r, const json& limits, double timeou
 namespace {
 
 /// The case the capture replays: the first that failed, else the first.
-std::string replayCase(const json& runner) {
-  for (const json& c : runner.value("cases", json::array()))
-    if (c.value("status", "ok") != "ok") return c.value("label", "");
-  const json cases = runner.value("cases", json::array());
-  return cases.empty() ? "" : cases.front().value("label", "");
+std::string replayCase(const RunnerAnswer& runner) {
+  for (const RunnerCase& c : runner.cases)
+    if (c.status != "ok") return c.label.value_or("");
+  return runner.cases.empty() ? "" : runner.cases.front().label.value_or("");
 }
 
 /// Findings about memory accesses: the replay's guard zones and trace locate
@@ -355,21 +345,21 @@ void runProblemEntry(TriageEntry& e, const EntryContext& ctx) {
   PhaseClock clock;
   const ChildResult r = ctx.runUntrusted(argv, files, opts.entryTimeoutS);
   clock.lap(e, "runner");
-  json runner = readRunner(runnerOut).value_or(json());
+  const json answer = readRunner(runnerOut).value_or(json());
+  RunnerAnswer runner = answer.is_null() ? RunnerAnswer{} : readRunnerAnswer(answer);
   // "running": the runner's progress, written at each phase; it stopped before its answer.
-  if (runner.is_null() || runner.value("status", "") == "running")
-    runner = runnerWithoutAnswer(r, sandboxDescription(opts), opts.entryTimeoutS, e.inputs.at(1), runner);
-  if (runner.value("status", "") == "error") {
+  if (answer.is_null() || runner.status == "running")
+    runner = readRunnerAnswer(
+        runnerWithoutAnswer(r, sandboxDescription(opts), opts.entryTimeoutS, e.inputs.at(1), answer));
+  if (runner.status == "error") {
     e.status = EntryStatus::not_run;
-    e.note = runner.value("error", "the runner could not run");
-    if (runner.value("no_gpu", false)) e.extra["no_gpu"] = true;
+    e.note = runner.error.value_or("the runner could not run");
+    if (runner.noGpu) e.extra["no_gpu"] = true;
     return;
   }
-  if (!runner.contains("stderr")) runner["stderr"] = r.stderrText.substr(0, 8192);
+  if (!runner.stderrText) runner.stderrText = r.stderrText.substr(0, 8192);
   std::vector<Finding> findings = runnerFindings(runner);
-  e.launches = -1;
-  if (const auto l = runner.find("launches"); l != runner.end() && l->is_object() && l->contains("own"))
-    e.launches = static_cast<int>(countOf(*l, "own", 1e9));
+  e.launches = runner.launchesOwn ? static_cast<int>(runnerCount(*runner.launchesOwn, 1e9)) : -1;
   e.findings = findings;
   e.level = "runner";
   Report rep = problemReport(e, runner, ctx.tree);

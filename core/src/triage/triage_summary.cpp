@@ -12,6 +12,7 @@
 #include "tilescope/diagnose/tree.h"
 #include "tilescope/logs/classify.h"
 #include "tilescope/triage/triage_run.h"
+#include "triage_runner.h"
 
 namespace tilescope {
 
@@ -305,12 +306,14 @@ std::string exceptionHeadline(const std::string& type, const std::string& messag
   return reason.empty() ? where : reason + " (" + where + ")";
 }
 
-std::vector<Finding> runnerFindings(const json& runner) {
+std::vector<Finding> runnerFindings(const json& runner) { return runnerFindings(readRunnerAnswer(runner)); }
+
+std::vector<Finding> runnerFindings(const RunnerAnswer& runner) {
   std::vector<Finding> out;
-  if (const auto ex = runner.find("exception"); ex != runner.end() && ex->is_object()) {
-    const std::string text = ex->value("text", "");
-    const std::string type = ex->value("type", "Exception");
-    const std::string message = ex->value("message", "");
+  if (const auto& ex = runner.exception) {
+    const std::string& text = ex->text;
+    const std::string& type = ex->type;
+    const std::string& message = ex->message;
     const Classification c = classifyLog(text.empty() ? type + ": " + message : text);
     Finding f;
     f.severity = Severity::error;
@@ -329,29 +332,24 @@ std::vector<Finding> runnerFindings(const json& runner) {
       f.treeNode = best->treeNode;
     }
     f.message = exceptionHeadline(type, message, text);
-    f.location.file = ex->value("file", "");
-    if (ex->contains("line") && (*ex)["line"].is_number_integer()) {
-      // A line the runner wrote: only a plausible one is kept (no overflowing cast).
-      const auto line = (*ex)["line"].get<std::int64_t>();
-      if (line > 0 && line < (1 << 30)) f.location.line = static_cast<int>(line);
-    }
-    f.evidence = {{"source", "runner"}, {"phase", runner.value("phase", "")}, {"exception", type}};
-    if (ex->contains("source_line")) f.evidence["source_line"] = (*ex)["source_line"];
+    f.location.file = ex->file;
+    // A line the runner wrote: only a plausible one is kept (no overflowing cast).
+    if (ex->line > 0 && ex->line < (1 << 30)) f.location.line = static_cast<int>(ex->line);
+    f.evidence = {{"source", "runner"}, {"phase", runner.phase.value_or("")}, {"exception", type}};
+    if (ex->sourceLine) f.evidence["source_line"] = *ex->sourceLine;
     // A limit of the sandbox that fired (limits.py: RLIMIT_DATA as MemoryError, RLIMIT_FSIZE).
-    if (const auto l = ex->find("limit"); l != ex->end() && l->is_string()) f.evidence["limit"] = *l;
+    if (ex->limit) f.evidence["limit"] = *ex->limit;
     if (c.known() || best)
       f.evidence["classifier"] = {{"rule", c.known() ? c.rule : best->rule},
                                   {"confidence", c.known() ? c.confidence : best->confidence},
                                   {"matched", c.known() ? c.matched : best->line.text}};
     out.push_back(std::move(f));
   }
-  if (const auto fs = runner.find("findings"); fs != runner.end() && fs->is_array())
-    for (std::size_t i = 0; i < fs->size(); ++i) {
-      Finding f = findingFromJson((*fs)[i], "findings[" + std::to_string(i) + "]");
-      if (!isKnownCategory(f.category)) continue;  // an older runner's word: not ours to judge by
-      if (f.treeNode.empty()) f.treeNode = std::string(categoryInfo(f.category).treeNode);
-      out.push_back(std::move(f));
-    }
+  for (Finding f : runner.findings) {
+    if (!isKnownCategory(f.category)) continue;  // an older runner's word: not ours to judge by
+    if (f.treeNode.empty()) f.treeNode = std::string(categoryInfo(f.category).treeNode);
+    out.push_back(std::move(f));
+  }
   // Errors first, root causes before the symptoms they cause (the registry's rank).
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return static_cast<int>(a.severity) > static_cast<int>(b.severity);
