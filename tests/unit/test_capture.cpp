@@ -167,6 +167,7 @@ TEST(Capture, CudaConfigScalarsByType) {
   EXPECT_EQ(cfg["args"][3], "-1");       // int -1 from its bits
   EXPECT_EQ(cfg["launch"]["block"], json::parse("[256, 1, 1]"));
   EXPECT_EQ(cfg["launch"]["shared_bytes"], 128);
+  EXPECT_EQ(cfg["launch"]["shared_opt_in"], true);  // the launch ran in the program
   EXPECT_EQ(cfg["tensors"]["p1"]["output"], true);
 }
 

@@ -188,6 +188,20 @@ TEST(Config, SixtyFourBitLiteralsAreExact) {
                ConfigError);
 }
 
+// `launch.shared_opt_in` (docs/config.md): read, resolved, written back only when set.
+TEST(Config, SharedOptInIsReadResolvedAndWritten) {
+  const std::string base = R"j(, "tensors": {"x": {"dtype": "f32", "shape": [1]}}, "args": ["x"],
+     "launch": {"grid": [1], "block": [32], "shared_bytes": 65536)j";
+  Config c = parseConfigText(minimal(base + R"j(, "shared_opt_in": true})j"), kDir);
+  EXPECT_TRUE(c.launch.sharedOptIn);
+  EXPECT_TRUE(resolvePoint(c).launch.sharedOptIn);
+  EXPECT_EQ(configToJson(c)["launch"]["shared_opt_in"], true);
+  c = parseConfigText(minimal(base + "}"), kDir);
+  EXPECT_FALSE(resolvePoint(c).launch.sharedOptIn);
+  EXPECT_FALSE(configToJson(c)["launch"].contains("shared_opt_in"));
+  EXPECT_THROW(parseConfigText(minimal(base + R"j(, "shared_opt_in": 1})j"), kDir), ConfigError);
+}
+
 // `launch.cluster` (docs/config.md): resolved per point, each dimension
 // dividing the grid's, named in its error.
 TEST(Config, ClusterLaunch) {

@@ -137,6 +137,18 @@ TEST(StaticAnalysis, SharedMemoryOverTheLimitAndOverTheDefault) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::info);
   EXPECT_EQ(p.verdict, Verdict::ok);
+
+  // A captured CUDA launch that ran in the program: its host code opted in.
+  Config captured = gemmLike(64, 64, "2", "2", "128", "64 * 1024");
+  captured.launch.sharedOptIn = true;
+  p = analyzeStatic(captured, h100(), CompileInfo{});
+  EXPECT_EQ(find(p, "smem_exceeded"), nullptr);
+  ASSERT_NE(find(p, "smem_opt_in"), nullptr);
+  // The opt-in does not lift the device's own limit.
+  captured.launch.sharedBytes = "240 * 1024";
+  p = analyzeStatic(captured, h100(), CompileInfo{});
+  ASSERT_NE(find(p, "smem_exceeded"), nullptr);
+  EXPECT_EQ(find(p, "smem_exceeded")->severity, Severity::error);
 }
 
 TEST(StaticAnalysis, RegistersSpillsAndOccupancy) {

@@ -82,7 +82,8 @@ bool checkLaunch(const LaunchInfo& l, const DeviceSpec& dev, std::vector<Finding
 }
 
 /// `launcherOptsIn`: Triton's and TileLang's launchers raise the limit
-/// themselves; CUDA C++ host code must call cudaFuncSetAttribute.
+/// themselves, and so did a captured program's (`launch.shared_opt_in`);
+/// other CUDA C++ host code must call cudaFuncSetAttribute.
 void checkSmem(std::int64_t smemStatic, std::int64_t dynamic, const DeviceSpec& dev, bool launcherOptsIn,
                std::vector<Finding>& out) {
   // Both are below 2^53 (expressions and compiler output), so the sum cannot overflow.
@@ -217,7 +218,8 @@ Point analyzeStatic(const Config& config, const DeviceSpec& dev, const CompileIn
 
   const bool regsKnown = compile.attempted && compile.ok && compile.regs > 0;
   const std::int64_t smemStatic = compile.attempted && compile.smemStatic > 0 ? compile.smemStatic : 0;
-  checkSmem(smemStatic, p.launch.sharedBytes, dev, config.kernel.isPython(), p.findings);
+  checkSmem(smemStatic, p.launch.sharedBytes, dev, config.kernel.isPython() || config.launch.sharedOptIn,
+            p.findings);
 
   KernelResources k;
   k.threadsPerBlock = int(std::min<std::int64_t>(

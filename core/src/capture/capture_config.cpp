@@ -431,6 +431,9 @@ void setKernel(const LaunchRecord& r, bool triton, Config& c) {
   c.launch.grid = dims(r.grid);
   c.launch.block = dims(r.block);
   c.launch.sharedBytes = std::to_string(r.sharedBytes);
+  // The program's launch ran with this dynamic shared memory: whatever opt-in above the
+  // 48 KiB default it needed, the program's host code made.
+  c.launch.sharedOptIn = r.sharedBytes > 0 && r.fault.empty();
   if (r.cluster[0] * r.cluster[1] * r.cluster[2] > 1) c.launch.cluster = dims(r.cluster);
 }
 

@@ -264,6 +264,7 @@ void fields(IO& io, const LaunchOf<L>& of) {
   io("block", exprs(l.block, atMost3, true), Opt{.required = true});
   io("shared_bytes", expr(l.sharedBytes), Opt{.skip = l.sharedBytes == "0"});
   io("cluster", exprs(l.cluster, atMost3, true), Opt{.skip = allOnes(l.cluster)});
+  io("shared_opt_in", l.sharedOptIn, Opt{.skip = !l.sharedOptIn});
 }
 
 // ---------------------------------------------------------------- bytes arguments

@@ -152,6 +152,7 @@ ResolvedLaunch resolveLaunch(const LaunchSpec& launch, const std::map<std::strin
           bp, "block dimension must be >= 1, '" + launch.block[i] + "' is " + std::to_string(r.block[i]));
   }
   r.sharedBytes = eval(launch.sharedBytes, symbols, jsonPath + ".shared_bytes");
+  r.sharedOptIn = launch.sharedOptIn;
   if (r.sharedBytes < 0)
     throw ConfigError(jsonPath + ".shared_bytes",
                       "must be >= 0, '" + launch.sharedBytes + "' is " + std::to_string(r.sharedBytes));

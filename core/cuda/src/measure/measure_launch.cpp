@@ -276,6 +276,7 @@ bool prepareLaunch(CUfunction f, const CompileInfo& ci, const ResolvedLaunch& l,
     // Triton's and TileLang's launchers raise the limit themselves; CUDA C++ host code must.
     const std::string launcher = ci.compiler.rfind("triton", 0) == 0     ? "Triton's"
                                  : ci.compiler.rfind("tilelang", 0) == 0 ? "TileLang's"
+                                 : l.sharedOptIn                         ? "the captured program's"
                                                                          : "";
     // Its own category: this is not a failure (docs/report.md, smem_opt_in).
     Finding info = launchFinding(

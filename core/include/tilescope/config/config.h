@@ -92,6 +92,10 @@ struct LaunchSpec {
   /// CUDA: a thread-block cluster per launch (`launch.cluster`, extension);
   /// each dimension divides the grid's.
   std::vector<std::string> cluster{"1", "1", "1"};
+  /// The kernel's host code raises the dynamic shared-memory limit this launch needs
+  /// (`launch.shared_opt_in`, extension): capture sets it where the program's launch
+  /// ran with dynamic shared memory, so no finding tells the program to opt in.
+  bool sharedOptIn = false;
 };
 
 struct TileSpec {
@@ -284,6 +288,7 @@ struct ResolvedLaunch {
   std::int64_t block[3] = {1, 1, 1};
   std::int64_t sharedBytes = 0;
   std::int64_t cluster[3] = {1, 1, 1};
+  bool sharedOptIn = false;              ///< LaunchSpec::sharedOptIn
   std::int64_t threadsPerBlock() const;  ///< saturates at INT64_MAX
   std::int64_t blocks() const;           ///< saturates at INT64_MAX
 };
