@@ -101,6 +101,36 @@ void fields(IO& io, S& e) {
   io("extra", e.extra, skipIf(e.extra.empty()));
 }
 
+// The derived sections, written for other tools (a reader recomputes them).
+template <class IO, Is<TaxonomyRow> S>
+void fields(IO& io, S& t) {
+  io("category", t.category);
+  io("count", t.count);
+  io("percent", t.percent);
+  io("detail", t.detail, skipIfEmpty(t.detail));
+  io("share", t.share, skipIfEmpty(t.detail));  // a detail row's share of its category
+}
+
+template <class IO, Is<SpeedupBin> S>
+void fields(IO& io, S& b) {
+  io("label", b.label);
+  io("count", b.count);
+}
+
+template <class IO, Is<SpeedupSummary> S>
+void fields(IO& io, S& s) {
+  io("n", s.n);
+  io("faster", s.faster);
+  const json_io::Skip none = skipIf(s.n == 0);  // no speedup: no figures of them
+  io("min", s.min, none);
+  io("p10", s.p10, none);
+  io("median", s.median, none);
+  io("p90", s.p90, none);
+  io("max", s.max, none);
+  io("geomean", s.geomean, none);
+  io("bins", s.bins);
+}
+
 template <class IO, Is<TriageReport> S>
 void fields(IO& io, S& r) {
   io("schema", r.schema);
@@ -114,6 +144,12 @@ void fields(IO& io, S& r) {
   io("seconds", r.seconds);
   io("entries", r.entries);
   io("extra", r.extra, skipIf(r.extra.empty()));
+  if constexpr (!IO::reading) {  // derived from the entries: written, never read back
+    io("taxonomy", taxonomy(r.entries));
+    io("error_taxonomy", failureTaxonomy(r.entries));
+    io("speedups", speedupSummary(r.entries));
+    io("counts", triageCounts(r.entries));
+  }
 }
 
 // ---------------------------------------------------------------- the enums
@@ -156,37 +192,6 @@ EntryStatus parseEntryStatus(const std::string& s) {
 
 // ---------------------------------------------------------------- documents
 
-namespace {
-
-json taxonomyJson(const std::vector<TaxonomyRow>& taxonomyRows) {
-  json rows = json::array();
-  for (const TaxonomyRow& t : taxonomyRows) {
-    json row = {{"category", t.category}, {"count", t.count}, {"percent", t.percent}};
-    if (!t.detail.empty()) row["detail"] = t.detail, row["share"] = t.share;
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-json speedupsJson(const std::vector<TriageEntry>& entries) {
-  const SpeedupSummary s = speedupSummary(entries);
-  json j = {{"n", s.n}, {"faster", s.faster}};
-  if (s.n > 0) {
-    j.update({{"min", s.min},
-              {"p10", s.p10},
-              {"median", s.median},
-              {"p90", s.p90},
-              {"max", s.max},
-              {"geomean", s.geomean}});
-  }
-  json bins = json::array();
-  for (const SpeedupBin& b : s.bins) bins.push_back({{"label", b.label}, {"count", b.count}});
-  j["bins"] = std::move(bins);
-  return j;
-}
-
-}  // namespace
-
 json toJson(const TriageEntry& e) { return json_io::toValue(e); }
 
 TriageEntry triageEntryFromJson(const json& j, const std::string& path) {
@@ -195,14 +200,7 @@ TriageEntry triageEntryFromJson(const json& j, const std::string& path) {
   return e;
 }
 
-json toJson(const TriageReport& r) {
-  json j = json_io::toValue(r);
-  j["taxonomy"] = taxonomyJson(taxonomy(r.entries));
-  j["error_taxonomy"] = taxonomyJson(failureTaxonomy(r.entries));
-  j["speedups"] = speedupsJson(r.entries);
-  j["counts"] = triageCounts(r.entries);
-  return j;
-}
+json toJson(const TriageReport& r) { return json_io::toValue(r); }
 
 bool isTriageDocument(const json& j) {
   if (!j.is_object()) return false;
