@@ -181,6 +181,27 @@ TEST(TriageCodec, AFullyPopulatedTriageRoundTrips) {
   EXPECT_EQ(triageFromJson(parseJson(dumpJson(j))), r);
 }
 
+// The sections a triage file derives from its entries, for other tools:
+// tests/data/triage/derived_sections.json, as toJson wrote them when they were
+// built by hand (the fixture's, an empty triage's, its first three entries').
+TEST(TriageCodec, TheDerivedSectionsAsWritten) {
+  const std::string data = std::string(TILESCOPE_TEST_DATA) + "/triage/";
+  std::ifstream in(data + "derived_sections.json");
+  ASSERT_TRUE(in);
+  const json golden = json::parse(in);
+  const TriageReport fixture = loadTriage(data + "triage_fixture.json");
+  TriageReport three = fixture;
+  three.entries.resize(3);
+  const std::pair<const char*, TriageReport> docs[] = {
+      {"fixture", fixture}, {"empty", TriageReport{}}, {"first_three", three}};
+  for (const auto& [name, r] : docs) {
+    SCOPED_TRACE(name);
+    const json j = toJson(r);
+    for (const char* k : {"taxonomy", "error_taxonomy", "speedups", "counts"})
+      EXPECT_EQ(j.at(k).dump(1), golden.at(name).at(k).dump(1)) << k;
+  }
+}
+
 TEST(TriageCodec, ErrorsNameTheJsonPath) {
   json j = toJson(TriageReport{});
   j["entries"] = json::array({toJson(entry("a", Verdict::ok, ""))});
