@@ -143,6 +143,15 @@ def main(argv=None):
         return 0
     if not a.manifest:
         ap.error("a manifest (bench/triage/manifest.json) or --one REF CAND")
+    try:
+        json.load(open(a.manifest))["problems"]
+    except (OSError, ValueError, KeyError, TypeError) as ex:
+        ap.error("%s: not a triage manifest (bench/triage/manifest.json): %s" % (a.manifest, ex))
+    probe = subprocess.run([a.python, "-c", "import torch; assert torch.cuda.is_available(), 'no CUDA device'"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        ap.error("%s has no PyTorch with a GPU (%s): the loop runs the problems on one"
+                 % (a.python, (probe.stderr.strip().splitlines() or ["?"])[-1]))
     t0 = time.monotonic()
     rows = run_all(a.manifest, a.timeout, a.python)
     s = summarize(rows, time.monotonic() - t0)
