@@ -52,17 +52,7 @@ ojson constexprJson(const nlohmann::json& v) {
 /// other value kept as written (a non-integer number; the loader refuses the
 /// rest).
 DefineValue constexprValue(const nlohmann::json& recorded) {
-  const ojson v = constexprJson(recorded);
-  DefineValue d;
-  if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
-    d.i = v.get<std::int64_t>();
-    return d;
-  }
-  d.isInt = false;
-  d.isBool = v.is_boolean();
-  d.isNumber = !v.is_boolean() && !v.is_string();
-  d.s = v.is_string() ? v.get<std::string>() : v.dump();
-  return d;
+  return DefineValue::fromJson(constexprJson(recorded));
 }
 
 /// Sets `name` in a list kept in file order (the first setting keeps its

@@ -64,20 +64,8 @@ std::pair<int, std::string> strideOwner(const std::string& stride, const std::ve
   return {best, dim};
 }
 
-/// A constexpr's value as the helper gave it: an integer, a boolean, a string, or
-/// any other JSON (a float, an integer past int64) kept as its text.
-DefineValue constexprValue(const nlohmann::json& v) {
-  DefineValue d;
-  if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
-    d.i = v.get<std::int64_t>();
-    return d;
-  }
-  d.isInt = false;
-  d.isBool = v.is_boolean();
-  d.isNumber = !v.is_boolean() && !v.is_string();
-  d.s = v.is_string() ? v.get<std::string>() : v.dump();
-  return d;
-}
+/// A constexpr's value as the helper gave it.
+DefineValue constexprValue(const nlohmann::json& v) { return DefineValue::fromJson(v); }
 
 nlohmann::json guessConstexpr(const std::string& name, int blockCount) {
   const std::string n = upper(name);

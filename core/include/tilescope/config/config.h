@@ -114,6 +114,21 @@ struct DefineValue {
   bool isBool = false;            ///< a Triton boolean constexpr (s is "true"/"false")
   std::string flagText() const;   ///< the text after `-DNAME=`
   nlohmann::json toJson() const;  ///< the value as the config wrote it
+  /// The value of a JSON value: an integer, a boolean, a string, or any other
+  /// JSON (a float, an integer past int64) kept as its text. Any nlohmann type.
+  template <class Json>
+  static DefineValue fromJson(const Json& v) {
+    DefineValue d;
+    if (v.is_number_integer() && !(v.is_number_unsigned() && v.template get<std::uint64_t>() > INT64_MAX)) {
+      d.i = v.template get<std::int64_t>();
+      return d;
+    }
+    d.isInt = false;
+    d.isBool = v.is_boolean();
+    d.isNumber = !v.is_boolean() && !v.is_string();
+    d.s = v.is_string() ? v.template get<std::string>() : v.dump();
+    return d;
+  }
 };
 
 /// A Triton kernel's launch options (kernel.num_warps, ...): config keys, symbols of
