@@ -9,7 +9,9 @@ trials run each on fresh `get_inputs()` (seeded) and compare shapes and
 `torch.allclose(atol=1e-2, rtol=1e-2)`, and a correct candidate is timed with CUDA
 events (3 warm-up calls, 100 timed). An exception while loading is a compile error, one
 while running a runtime error, a process past the timeout a hang. It reads no line, no
-kernel and no integrity evidence: that is the point of the comparison.
+kernel and no integrity evidence: that is the point of the comparison. Like
+KernelBench, it imports the problems' files unconfined: run it only on problems
+you trust (`tilescope-run triage` confines them, docs/security.md).
 
 The table names, per problem, the manifest's expected category and the loop's verdict;
 the totals are the pass/fail verdicts that agree with the manifest (a healthy problem
