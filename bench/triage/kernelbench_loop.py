@@ -99,10 +99,10 @@ def judge_one(ref_path, cand_path):
     return out
 
 
-def run_all(manifest_path, timeout_s, python):
+def run_all(manifest_path, problems, timeout_s, python):
     here = os.path.dirname(os.path.abspath(manifest_path))
     rows = []
-    for p in json.load(open(manifest_path))["problems"]:
+    for p in problems:
         ref, cand = os.path.join(here, p["reference"]), os.path.join(here, p["candidate"])
         t0 = time.monotonic()
         try:
@@ -146,7 +146,7 @@ def main(argv=None):
     if not a.manifest:
         ap.error("a manifest (bench/triage/manifest.json) or --one REF CAND")
     try:
-        json.load(open(a.manifest))["problems"]
+        problems = json.load(open(a.manifest))["problems"]
     except (OSError, ValueError, KeyError, TypeError) as ex:
         ap.error("%s: not a triage manifest (bench/triage/manifest.json): %s" % (a.manifest, ex))
     probe = subprocess.run([a.python, "-c", "import torch; assert torch.cuda.is_available(), 'no CUDA device'"],
@@ -155,7 +155,7 @@ def main(argv=None):
         ap.error("%s has no PyTorch with a GPU (%s): the loop runs the problems on one"
                  % (a.python, (probe.stderr.strip().splitlines() or ["?"])[-1]))
     t0 = time.monotonic()
-    rows = run_all(a.manifest, a.timeout, a.python)
+    rows = run_all(a.manifest, problems, a.timeout, a.python)
     s = summarize(rows, time.monotonic() - t0)
     print("\n## KernelBench-style loop\n\n| problem | expected | verdict | s | error |\n| --- | --- | --- | --- | --- |")
     for r in rows:
