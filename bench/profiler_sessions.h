@@ -151,6 +151,21 @@ struct Host {
     g.pConfigImage = config.data();
     ck(cuptiProfilerHostGetConfigImage(&g), "GetConfigImage");
   }
+  /// Every metric of the list in `range`, in list order.
+  std::vector<double> values(std::vector<uint8_t>& data, size_t range) {
+    std::vector<double> v(metrics.size(), -1);
+    std::vector<const char*> names = metrics;
+    auto p = SIZED(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    p.pHostObject = host;
+    p.pCounterDataImage = data.data();
+    p.counterDataImageSize = data.size();
+    p.rangeIndex = range;
+    p.ppMetricNames = names.data();
+    p.numMetrics = names.size();
+    p.pMetricValues = v.data();
+    ck(cuptiProfilerHostEvaluateToGpuValues(&p), "EvaluateToGpuValues");
+    return v;
+  }
   double duration(std::vector<uint8_t>& data, size_t range) {
     const char* name = "gpu__time_duration.sum";
     double v = -1;
@@ -282,8 +297,10 @@ struct Session {
   CUcontext ctx;
   std::vector<uint8_t> scratch;
 
-  /// Begins a session writing into `data` (kernel replay, auto range).
-  Session(CUcontext c, std::vector<uint8_t>& data, int slots) : ctx(c) {
+  /// Begins a session writing into `data` (auto range; kernel replay unless told).
+  Session(CUcontext c, std::vector<uint8_t>& data, int slots,
+          CUpti_ProfilerReplayMode replay = CUPTI_KernelReplay)
+      : ctx(c) {
     auto sc = SIZED(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params);
     sc.counterDataImageSize = data.size();
     sc.pCounterDataImage = data.data();
@@ -302,7 +319,7 @@ struct Session {
     b.counterDataScratchBufferSize = scratch.size();
     b.pCounterDataScratchBuffer = scratch.data();
     b.range = CUPTI_AutoRange;
-    b.replayMode = CUPTI_KernelReplay;
+    b.replayMode = replay;
     b.maxRangesPerPass = slots;
     b.maxLaunchesPerPass = slots;
     ck(cuptiProfilerBeginSession(&b), "cuptiProfilerBeginSession");
@@ -330,6 +347,22 @@ struct Session {
   void disableAndFlush() {
     call(cuptiProfilerDisableProfiling, CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE,
          "DisableProfiling");
+    call(cuptiProfilerFlushCounterData, CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE,
+         "FlushCounterData");
+  }
+  void beginPass() { call(cuptiProfilerBeginPass, CUpti_Profiler_BeginPass_Params_STRUCT_SIZE, "BeginPass"); }
+  /// Ends a pass of user replay: true once every pass of the config is submitted.
+  bool endPass() {
+    auto p = SIZED(CUpti_Profiler_EndPass_Params);
+    p.ctx = ctx;
+    ck(cuptiProfilerEndPass(&p), "EndPass");
+    return p.allPassesSubmitted;
+  }
+  void disable() {
+    call(cuptiProfilerDisableProfiling, CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE,
+         "DisableProfiling");
+  }
+  void flush() {
     call(cuptiProfilerFlushCounterData, CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE,
          "FlushCounterData");
   }
