@@ -28,6 +28,16 @@ inline bool gpuPresent() {
   return present;
 }
 
+/// How many CUDA GPUs this process sees (0 without a driver).
+inline int gpuCount() {
+  if (!gpuPresent()) return 0;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  using CountFn = int (*)(int*);
+  auto count = lib ? reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount")) : nullptr;
+  int n = 0;
+  return count && count(&n) == 0 ? n : 0;
+}
+
 /// Device 0's compute capability as major * 10 + minor (90 for an H100), or 0 without a GPU.
 inline int gpuComputeCapability() {
   static const int cc = [] {

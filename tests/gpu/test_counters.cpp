@@ -297,16 +297,14 @@ TEST(CountersFindings, TiledGemmLeavesTheTensorCoresIdleWhileCublasUsesThem) {
   EXPECT_EQ(bounds, 1) << describe(p);
 }
 
-/// `run --counters basic` of a zoo config under TILESCOPE_PROFILER_API=`api`
-/// ("" for the default); *trace: the worker's profiler phases
+/// `run --counters basic` of a zoo config with `env` ("NAME=VALUE " or "");
+/// `tag` names its files; *trace: the worker's profiler phases
 /// (TILESCOPE_PROFILER_TRACE=FOLDER), else the run's output.
-json runWithApi(const std::string& rel, const std::string& api, std::string* trace) {
-  const std::string tag = api.empty() ? std::string("default") : api;
+json runWithEnv(const std::string& rel, const std::string& tag, const std::string& env, std::string* trace) {
   const fs::path report = outDir() / ("api_" + tag + ".report.json"),
                  log = outDir() / ("api_" + tag + ".log"), phases = outDir() / ("api_" + tag + ".trace");
   fs::remove_all(phases);
   fs::create_directories(phases);
-  const std::string env = api.empty() ? "" : "TILESCOPE_PROFILER_API=" + api + " ";
   const int rc =
       sh(env + "TILESCOPE_PROFILER_TRACE=" + shellQuote(phases.string()) + " " +
          shellQuote(TILESCOPE_RUN_EXE) + " run " + shellQuote(config(rel).string()) +
@@ -318,6 +316,42 @@ json runWithApi(const std::string& rel, const std::string& api, std::string* tra
     return json();
   }
   return json::parse(readFile(report))["points"][0];
+}
+
+/// runWithEnv under TILESCOPE_PROFILER_API=`api` ("" for the default).
+json runWithApi(const std::string& rel, const std::string& api, std::string* trace) {
+  return runWithEnv(rel, api.empty() ? "default" : api,
+                    api.empty() ? "" : "TILESCOPE_PROFILER_API=" + api + " ", trace);
+}
+
+/// Two reports' kernel counters, metric by metric: instruction-level counts
+/// exactly, DRAM bytes within 8 % or 2 MiB (L2 write-back timing), the rest
+/// within 5 % or half a percentage point; the number compared.
+int expectSameCounters(const json& a, const json& b, const char* left, const char* right) {
+  int compared = 0;
+  for (const auto& [m, v] : a.items()) {
+    EXPECT_TRUE(b.contains(m)) << m;
+    if (!b.contains(m)) continue;
+    const double x = v.get<double>(), y = b[m].get<double>();
+    std::printf("  %-66s %s %16.4f  %s %16.4f\n", m.c_str(), left, x, right, y);
+    ++compared;
+    switch (compareOf(m)) {
+      case Compare::exact:
+        EXPECT_EQ(x, y) << m;
+        break;
+      case Compare::clock:
+        break;
+      case Compare::dram:
+        EXPECT_TRUE(std::fabs(x - y) <= 0.08 * std::fabs(y) || std::fabs(x - y) <= 2.0 * (1 << 20))
+            << m << ": " << left << " " << x << ", " << right << " " << y;
+        break;
+      default:
+        EXPECT_TRUE(std::fabs(x - y) <= 0.05 * std::fabs(y) ||
+                    (m.find("pct") != std::string::npos && std::fabs(x - y) <= 0.5))
+            << m << ": " << left << " " << x << ", " << right << " " << y;
+    }
+  }
+  return compared;
 }
 
 // The session API (the default) and the range profiler (TILESCOPE_PROFILER_API=range)
@@ -336,32 +370,35 @@ TEST(CountersApis, SessionAndRangeProfilerAgree) {
   EXPECT_EQ(rangeTrace.find("begin session"), std::string::npos) << rangeTrace;
   ASSERT_TRUE(s["counters"].value("collected", false)) << s["counters"].dump(1);
   ASSERT_TRUE(r["counters"].value("collected", false)) << r["counters"].dump(1);
-  const json &a = s["counters"]["kernel"]["metrics"], &b = r["counters"]["kernel"]["metrics"];
-  int compared = 0;
-  for (const auto& [m, v] : a.items()) {
-    ASSERT_TRUE(b.contains(m)) << m;
-    const double x = v.get<double>(), y = b[m].get<double>();
-    std::printf("  %-66s session %16.4f  range %16.4f\n", m.c_str(), x, y);
-    ++compared;
-    switch (compareOf(m)) {
-      case Compare::exact:
-        EXPECT_EQ(x, y) << m;
-        break;
-      case Compare::clock:
-        break;
-      case Compare::dram:  // L2 write-back timing, as against ncu
-        EXPECT_TRUE(std::fabs(x - y) <= 0.08 * std::fabs(y) || std::fabs(x - y) <= 2.0 * (1 << 20))
-            << m << ": session " << x << ", range " << y;
-        break;
-      default:  // rates and L1 traffic: within 5% or half a percentage point
-        EXPECT_TRUE(std::fabs(x - y) <= 0.05 * std::fabs(y) ||
-                    (m.find("pct") != std::string::npos && std::fabs(x - y) <= 0.5))
-            << m << ": session " << x << ", range " << y;
-    }
-  }
+  const int compared = expectSameCounters(s["counters"]["kernel"]["metrics"],
+                                          r["counters"]["kernel"]["metrics"], "session", "range");
   EXPECT_GE(compared, 12);
   EXPECT_TRUE(findingOf(s, "uncoalesced_access")) << describe(s);
   EXPECT_TRUE(findingOf(r, "uncoalesced_access")) << describe(r);
+}
+
+// User replay (the default since issue 44: the measurement puts its tensors
+// back before each pass) and CUPTI's kernel replay (TILESCOPE_PROFILER_REPLAY=kernel)
+// measure the same launch alike, and each report says which replayed it.
+TEST(CountersApis, UserAndKernelReplayAgree) {
+  if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
+  const std::string rel = "transpose/transpose_naive.tscfg.json";
+  std::string userTrace, kernelTrace;
+  const json u = runWithEnv(rel, "user_replay", "", &userTrace),
+             k = runWithEnv(rel, "kernel_replay", "TILESCOPE_PROFILER_REPLAY=kernel ", &kernelTrace);
+  ASSERT_TRUE(u.is_object()) << userTrace;
+  ASSERT_TRUE(k.is_object()) << kernelTrace;
+  ASSERT_TRUE(u["counters"].value("collected", false)) << u["counters"].dump(1);
+  ASSERT_TRUE(k["counters"].value("collected", false)) << k["counters"].dump(1);
+  EXPECT_EQ(u["counters"].value("replay", ""), "user");
+  EXPECT_EQ(k["counters"].value("replay", ""), "kernel");
+  std::printf("  kernel profile: user replay %.3f s, kernel replay %.3f s\n",
+              u["counters"].value("seconds_kernel", 0.0), k["counters"].value("seconds_kernel", 0.0));
+  const int compared = expectSameCounters(u["counters"]["kernel"]["metrics"],
+                                          k["counters"]["kernel"]["metrics"], "user", "kernel");
+  EXPECT_GE(compared, 12);
+  EXPECT_TRUE(findingOf(u, "uncoalesced_access")) << describe(u);
+  EXPECT_EQ(u.value("verdict", ""), k.value("verdict", ""));
 }
 
 TEST(CountersUnavailable, UnderAnotherProfilerTheCaptureSaysWhyAndGoesOn) {

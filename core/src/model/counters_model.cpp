@@ -66,6 +66,7 @@ void fields(IO& io, S& c) {
   io("note", c.note, skipIfEmpty(c.note));
   io("chip", c.chip, skipIfEmpty(c.chip));
   io("passes", c.passes, skipIf(!(c.passes > 0)));
+  io("replay", c.replay, skipIfEmpty(c.replay));
   io("seconds", c.seconds, skipIf(!(c.seconds > 0)));
   io("seconds_kernel", c.kernelSeconds, skipIf(!(c.kernelSeconds > 0)));
   io("seconds_baseline", c.baselineSeconds, skipIf(!(c.baselineSeconds > 0)));

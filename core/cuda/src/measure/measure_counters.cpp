@@ -33,8 +33,9 @@ bool busy(const RangeProfile& r) { return r.error.find("CUPTI_ERROR_HARDWARE_BUS
 
 /// profileRanges, waiting up to about 10 s for counters another process holds.
 RangeProfile profileWhenFree(const std::function<void(CUstream)>& call,
-                             const std::vector<std::string>& metrics, const MeasureOptions& opts) {
-  RangeProfile r = profileRanges(call, metrics);
+                             const std::vector<std::string>& metrics, const MeasureOptions& opts,
+                             const std::function<void(CUstream)>& restore = {}) {
+  RangeProfile r = profileRanges(call, metrics, 64, restore);
   double waited = 0;
   for (double pause : {0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 2.0}) {
     if (!busy(r)) break;
@@ -43,12 +44,84 @@ RangeProfile profileWhenFree(const std::function<void(CUstream)>& call,
     releaseRangeProfiler();
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));
     waited += pause;
-    r = profileRanges(call, metrics);
+    r = profileRanges(call, metrics, 64, restore);
   }
   if (waited > 0 && !r.error.empty())
     r.error += " (still busy after waiting " + std::to_string(int(waited)) + " s)";
   return r;
 }
+
+/// Up to this many bytes of a snapshot's device copy stay allocated for the
+/// next point of a warm worker (an allocation is driver work, which profiles
+/// on different GPUs wait on each other for); a larger one is freed after use.
+constexpr std::uint64_t kKeptSnapshotBytes = 256ull << 20;
+
+/// The kernel's tensors, guard zones included, copied aside before its profile
+/// so that user replay can put them back before each pass: what CUPTI's
+/// kernel replay does for all of device memory, for the buffers the
+/// measurement owns (the kernel's arguments are its tensors and scalars).
+class TensorSnapshot {
+ public:
+  ~TensorSnapshot() {
+    if (m_bytes > kKeptSnapshotBytes) release();
+  }
+  /// False, with nothing copied, when the copy does not fit in device memory.
+  bool take(const std::vector<DeviceTensor>& tensors, CUstream stream) {
+    m_parts.clear();
+    std::uint64_t total = 0;
+    for (const DeviceTensor& t : tensors) {
+      if (!t.allocation || !t.allocationBytes) continue;
+      m_parts.push_back({t.allocation, total, t.allocationBytes});
+      total += (t.allocationBytes + 255) / 256 * 256;
+    }
+    if (m_parts.empty()) return false;
+    // The kept copy belongs to the context it was made in: a context since
+    // destroyed (its memory with it) is forgotten, not freed.
+    CUcontext ctx = nullptr;
+    unsigned long long id = 0;
+    if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || cuCtxGetId(ctx, &id) != CUDA_SUCCESS) return false;
+    if (kept().context != id) kept() = {};
+    if (total > kept().bytes) {
+      release();
+      if (cuMemAlloc(&kept().ptr, total) != CUDA_SUCCESS) {
+        kept() = {};
+        return false;
+      }
+      kept().bytes = total;
+      kept().context = id;
+    }
+    m_bytes = total;
+    for (const Part& p : m_parts)
+      if (cuMemcpyDtoDAsync(kept().ptr + p.offset, p.tensor, p.bytes, stream) != CUDA_SUCCESS) return false;
+    return cuStreamSynchronize(stream) == CUDA_SUCCESS;
+  }
+  /// Puts every tensor back as take() found it (on `stream`, not waited for).
+  void restore(CUstream stream) const {
+    for (const Part& p : m_parts) cuMemcpyDtoDAsync(p.tensor, kept().ptr + p.offset, p.bytes, stream);
+  }
+
+ private:
+  struct Part {
+    CUdeviceptr tensor;
+    std::uint64_t offset, bytes;
+  };
+  struct Kept {
+    CUdeviceptr ptr = 0;
+    std::uint64_t bytes = 0;
+    unsigned long long context = 0;  ///< cuCtxGetId of the context it was allocated in
+  };
+  /// The copy's device memory, kept from one profile to the next of this process.
+  static Kept& kept() {
+    static Kept k;  // freed with its context
+    return k;
+  }
+  static void release() {
+    if (kept().ptr) cuMemFree(kept().ptr);
+    kept() = {};
+  }
+  std::vector<Part> m_parts;
+  std::uint64_t m_bytes = 0;
+};
 
 KernelCounters toCounters(const std::map<std::string, double>& values, const std::string& name) {
   KernelCounters k;
@@ -249,10 +322,25 @@ void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     CUresult r = launch(fn, g, args, st);
     if (r != CUDA_SUCCESS) launchError = r;
   };
-  if (opts.progress) opts.progress("profile the kernel: hardware counters (kernel replay)");
-  RangeProfile k = profileWhenFree(kernelCall, c.metrics, opts);
+  // User replay where the tensors can be copied aside: CUPTI then saves and
+  // restores no device memory, the driver work that profiles on several GPUs
+  // waited on each other for (docs/measurements.md, "Counters on several GPUs").
+  TensorSnapshot snapshot;
+  std::function<void(CUstream)> restore;
+  {
+    CUstream st = nullptr;
+    if (cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
+      if (snapshot.take(s.tensors, st)) restore = [&snapshot](CUstream r) { snapshot.restore(r); };
+      cuStreamDestroy(st);
+    }
+  }
+  if (opts.progress)
+    opts.progress(std::string("profile the kernel: hardware counters (") + (restore ? "user" : "kernel") +
+                  " replay)");
+  RangeProfile k = profileWhenFree(kernelCall, c.metrics, opts, restore);
   c.chip = k.chip;
   c.passes = k.passes;
+  c.replay = k.replay;
   c.kernelSeconds = k.seconds;
   if (!k.error.empty() || launchError != CUDA_SUCCESS || k.ranges.size() != 1) {
     c.note =

@@ -8,7 +8,10 @@
 //           TILESCOPE_PROFILER_API=range.
 // Kernel replay lets CUPTI run each kernel as many passes as the metric list
 // needs, saving and restoring device memory around the replays, so one call of
-// the workload suffices.
+// the workload suffices. User replay (a caller that can put its buffers back,
+// as the measurement can for the tensors it owns) runs the call once per pass
+// itself: CUPTI then saves and restores nothing, which is the driver work that
+// profiles on different GPUs waited on each other for (issue 44).
 // Why the session API, deprecated since CUDA 13.0, by default: a profile's
 // fixed cost is the range profiler's first start after it is enabled (0.2 s),
 // and keeping it enabled between profiles crashed CUPTI. A whole profile of a
@@ -176,7 +179,8 @@ class RangeProfilerSession {
     return image;
   }
 
-  void setConfig(std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& data, int maxRanges) {
+  void setConfig(std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& data, int maxRanges,
+                 CUpti_ProfilerReplayMode replay) {
     auto p = sized<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = m_object;
     p.configSize = config.size();
@@ -184,7 +188,7 @@ class RangeProfilerSession {
     p.counterDataImageSize = data.size();
     p.pCounterDataImage = data.data();
     p.range = CUPTI_AutoRange;
-    p.replayMode = CUPTI_KernelReplay;
+    p.replayMode = replay;
     p.maxRangesPerPass = std::size_t(maxRanges);
     p.numNestingLevels = 1;
     p.minNestingLevel = 1;
@@ -200,14 +204,17 @@ class RangeProfilerSession {
     m_started = true;
   }
 
-  /// Stops and decodes; returns the ranges dropped for lack of room.
-  std::size_t stopAndDecode() {
+  /// Stops a pass: true once every pass of the config is submitted.
+  bool stop() {
     auto s = sized<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = m_object;
     m_started = false;
     check(cuptiRangeProfilerStop(&s), "cuptiRangeProfilerStop");
-    if (!s.isAllPassSubmitted)
-      throw CuptiFailure("kernel replay did not submit every pass of the metric list");
+    return s.isAllPassSubmitted != 0;
+  }
+
+  /// Decodes the passes; returns the ranges dropped for lack of room.
+  std::size_t decode() {
     auto d = sized<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     d.pRangeProfilerObject = m_object;
     check(cuptiRangeProfilerDecodeData(&d), "cuptiRangeProfilerDecodeData");
@@ -239,13 +246,14 @@ std::vector<std::uint8_t> scratchFor(std::vector<std::uint8_t>& data) {
   return scratch;
 }
 
-/// One profile in a session of CUPTI's session API (kernel replay, auto
-/// range), ended on every path: begun here, configured and enabled by
-/// enable(), its counters written to the image by finish().
+/// One profile in a session of CUPTI's session API (auto range; kernel or
+/// user replay), ended on every path: begun here, configured by configure(),
+/// each pass between beginPass() and endPass() (user replay) with profiling
+/// enabled around the launches, its counters written to the image by finish().
 class ProfilerSession {
  public:
   ProfilerSession(CUcontext ctx, std::vector<std::uint8_t>& data, std::vector<std::uint8_t>& scratch,
-                  int ranges)
+                  int ranges, CUpti_ProfilerReplayMode replay)
       : m_ctx(ctx) {
     auto p = sized<CUpti_Profiler_BeginSession_Params>(CUpti_Profiler_BeginSession_Params_STRUCT_SIZE);
     p.ctx = ctx;
@@ -254,7 +262,7 @@ class ProfilerSession {
     p.counterDataScratchBufferSize = scratch.size();
     p.pCounterDataScratchBuffer = scratch.data();
     p.range = CUPTI_AutoRange;
-    p.replayMode = CUPTI_KernelReplay;
+    p.replayMode = replay;
     p.maxRangesPerPass = std::size_t(ranges);
     p.maxLaunchesPerPass = std::size_t(ranges);
     m_result = cuptiProfilerBeginSession(&p);
@@ -271,7 +279,7 @@ class ProfilerSession {
   /// CUPTI's answer to beginning the session.
   CUptiResult begun() const { return m_result; }
 
-  void enable(std::vector<std::uint8_t>& config) {
+  void configure(std::vector<std::uint8_t>& config) {
     auto p = sized<CUpti_Profiler_SetConfig_Params>(CUpti_Profiler_SetConfig_Params_STRUCT_SIZE);
     p.ctx = m_ctx;
     p.pConfig = config.data();
@@ -281,14 +289,32 @@ class ProfilerSession {
     p.targetNestingLevel = 1;
     check(cuptiProfilerSetConfig(&p), "cuptiProfilerSetConfig");
     m_configured = true;
+  }
+
+  void enable() {
     check(enableProfiling(), "cuptiProfilerEnableProfiling");
     m_enabled = true;
   }
-
-  /// Disables profiling and ends the session: the image then holds every range.
-  void finish() {
+  void disable() {
     m_enabled = false;
     check(disableProfiling(), "cuptiProfilerDisableProfiling");
+  }
+
+  void beginPass() {
+    auto p = sized<CUpti_Profiler_BeginPass_Params>(CUpti_Profiler_BeginPass_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    check(cuptiProfilerBeginPass(&p), "cuptiProfilerBeginPass");
+  }
+  /// True once every pass of the config is submitted.
+  bool endPass() {
+    auto p = sized<CUpti_Profiler_EndPass_Params>(CUpti_Profiler_EndPass_Params_STRUCT_SIZE);
+    p.ctx = m_ctx;
+    check(cuptiProfilerEndPass(&p), "cuptiProfilerEndPass");
+    return p.allPassesSubmitted != 0;
+  }
+
+  /// Ends the session (profiling already disabled): the image then holds every range.
+  void finish() {
     check(flushCounterData(), "cuptiProfilerFlushCounterData");
     m_configured = false;
     check(unsetConfig(), "cuptiProfilerUnsetConfig");
@@ -595,26 +621,74 @@ void evaluateAll(Prepared& prep, std::vector<std::uint8_t>& data, std::vector<co
   for (std::size_t r = 0; r < n; ++r) out.ranges.push_back(evaluate(*prep.host, data, r, names));
 }
 
-/// One profile in a session of its own. One slot more than maxRanges tells a
-/// call that launched too many kernels. False, with nothing run, where CUPTI
-/// refuses the session API.
-bool profileInSession(const std::function<void(CUstream)>& call, Prepared& prep, CUcontext ctx,
-                      std::vector<const char*>& names, int maxRanges, RangeProfile& out,
-                      detail::PhaseTrace& trace) {
+/// Passes a user-replayed profile may take beyond the config's count before it is an error.
+constexpr int kPassSlack = 2;
+
+/// Whether a profile that can restore its buffers replays its passes itself
+/// (user replay), unless TILESCOPE_PROFILER_REPLAY=kernel.
+bool userReplayAllowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("TILESCOPE_PROFILER_REPLAY");
+    return !(v && std::string(v) == "kernel");
+  }();
+  return allowed;
+}
+
+/// Every pass of a user-replayed profile: the call's buffers put back, then
+/// the call between begin() and end(), until end() says CUPTI has every
+/// pass. Returns the passes run.
+template <class Begin, class End>
+int replayPasses(const std::function<void(CUstream)>& call, const std::function<void(CUstream)>& restore,
+                 CUstream stream, int passes, Begin begin, End end) {
+  for (int pass = 0; pass < passes + kPassSlack; ++pass) {
+    restore(stream);
+    checkCu(cuStreamSynchronize(stream), "restoring the profiled buffers");
+    begin();
+    call(stream);
+    checkCu(cuStreamSynchronize(stream), "the profiled launches");
+    if (end()) return pass + 1;
+  }
+  throw CuptiFailure("user replay did not submit every pass of the metric list in " +
+                     std::to_string(passes + kPassSlack) + " passes");
+}
+
+/// One profile in a session of its own; user replay when `restore` is set.
+/// One slot more than maxRanges tells a call that launched too many kernels.
+/// False, with nothing run, where CUPTI refuses the session API.
+bool profileInSession(const std::function<void(CUstream)>& call, const std::function<void(CUstream)>& restore,
+                      Prepared& prep, CUcontext ctx, std::vector<const char*>& names, int maxRanges,
+                      RangeProfile& out, detail::PhaseTrace& trace) {
   std::vector<std::uint8_t> data = pristineImage(prep, ctx, names, maxRanges + 1);
   std::vector<std::uint8_t> scratch = scratchFor(data);
   trace("image");
   {
-    ProfilerSession session(ctx, data, scratch, maxRanges + 1);
+    ProfilerSession session(ctx, data, scratch, maxRanges + 1,
+                            restore ? CUPTI_UserReplay : CUPTI_KernelReplay);
     if (session.begun() == CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED ||
         session.begun() == CUPTI_ERROR_NOT_SUPPORTED)
       return false;
     check(session.begun(), "cuptiProfilerBeginSession");
     trace("begin session");
-    session.enable(prep.config);
+    session.configure(prep.config);
     Stream stream;
-    call(stream.s);
-    checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+    if (restore) {
+      out.replayedPasses = replayPasses(
+          call, restore, stream.s, prep.passes,
+          [&] {
+            session.beginPass();
+            session.enable();
+          },
+          [&] {
+            session.disable();
+            return session.endPass();
+          });
+    } else {
+      session.enable();
+      call(stream.s);
+      checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+      session.disable();
+      out.replayedPasses = prep.passes;
+    }
     trace("replay");
     session.finish();
     trace("end session");
@@ -626,8 +700,9 @@ bool profileInSession(const std::function<void(CUstream)>& call, Prepared& prep,
 }
 
 /// One profile with the range profiler, enabled on the context until
-/// releaseRangeProfiler().
-void profileWithRangeProfiler(const std::function<void(CUstream)>& call, Prepared& prep, CUcontext ctx,
+/// releaseRangeProfiler(); user replay when `restore` is set.
+void profileWithRangeProfiler(const std::function<void(CUstream)>& call,
+                              const std::function<void(CUstream)>& restore, Prepared& prep, CUcontext ctx,
                               std::vector<const char*>& names, int maxRanges, RangeProfile& out,
                               detail::PhaseTrace& trace) {
   Enabled& e = enabled();
@@ -638,15 +713,29 @@ void profileWithRangeProfiler(const std::function<void(CUstream)>& call, Prepare
   }
   trace("enable");
   std::vector<std::uint8_t> data = e.session->counterDataImage(names, maxRanges);
-  e.session->setConfig(prep.config, data, maxRanges);
+  e.session->setConfig(prep.config, data, maxRanges, restore ? CUPTI_UserReplay : CUPTI_KernelReplay);
   trace("set config");
   Stream stream;
-  e.session->start();
-  trace("start");
-  call(stream.s);
-  checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+  if (restore) {
+    bool first = true;
+    out.replayedPasses = replayPasses(
+        call, restore, stream.s, prep.passes,
+        [&] {
+          e.session->start();
+          if (first) trace("start");  // the first start after enabling is the range profiler's cost
+          first = false;
+        },
+        [&] { return e.session->stop(); });
+  } else {
+    e.session->start();
+    trace("start");
+    call(stream.s);
+    checkCu(cuStreamSynchronize(stream.s), "the profiled launches");
+    if (!e.session->stop()) throw CuptiFailure("kernel replay did not submit every pass of the metric list");
+    out.replayedPasses = prep.passes;
+  }
   trace("replay");
-  const std::size_t lost = e.session->stopAndDecode();
+  const std::size_t lost = e.session->decode();
   trace("decode");
   if (lost > 0) throw dropped(lost, maxRanges);
   evaluateAll(prep, data, names, out);
@@ -656,7 +745,7 @@ void profileWithRangeProfiler(const std::function<void(CUstream)>& call, Prepare
 }  // namespace
 
 RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std::vector<std::string>& metrics,
-                           int maxRanges) {
+                           int maxRanges, const std::function<void(CUstream)>& restore) {
   RangeProfile out;
   const auto t0 = std::chrono::steady_clock::now();
   detail::PhaseTrace trace("profiler");
@@ -672,9 +761,12 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
     out.passes = prep.passes;
     out.missing = prep.missing;
     trace("prepare");
-    if (api() == Api::session && !profileInSession(call, prep, ctx, names, maxRanges, out, trace))
+    const std::function<void(CUstream)> none;
+    const std::function<void(CUstream)>& user = restore && userReplayAllowed() ? restore : none;
+    out.replay = user ? "user" : "kernel";
+    if (api() == Api::session && !profileInSession(call, user, prep, ctx, names, maxRanges, out, trace))
       api() = Api::range;
-    if (api() == Api::range) profileWithRangeProfiler(call, prep, ctx, names, maxRanges, out, trace);
+    if (api() == Api::range) profileWithRangeProfiler(call, user, prep, ctx, names, maxRanges, out, trace);
   } catch (const std::exception& e) {
     out.error = e.what();
     out.ranges.clear();

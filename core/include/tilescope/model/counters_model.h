@@ -75,7 +75,11 @@ struct CountersInfo {
   std::string note;        ///< one line: why counters are missing, or caveats
   std::string chip;        ///< "GH100": the profiler's chip name
   int passes = 0;          ///< replay passes per kernel for the metric list
-  double seconds = 0;      ///< wall time of the whole profiling pass (kernel, baseline, PC sampling)
+  /// Who replayed the kernel's passes: "user" (the measurement, putting its
+  /// tensors back before each pass) or "kernel" (CUPTI, saving and restoring
+  /// device memory); "" in reports from before it.
+  std::string replay;
+  double seconds = 0;  ///< wall time of the whole profiling pass (kernel, baseline, PC sampling)
   double kernelSeconds = 0, baselineSeconds = 0, pcSamplingSeconds = 0;  ///< its parts
   std::vector<std::string> metrics;             ///< the metric list, in order (standard + run.metrics)
   KernelCounters kernel;                        ///< the kernel under test
