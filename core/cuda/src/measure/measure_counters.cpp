@@ -393,8 +393,9 @@ void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, Ke
   // crashed CUPTI (SIGSEGV) in a later replay, in a warm worker and in
   // bench/profiler_sessions.cu alone; its first start after enabling is what
   // made a profile cost 0.3 s, and a session of the session API per profile
-  // costs 0.13 s (docs/measurements.md, "The profiler's start").
-  releaseRangeProfiler();
+  // costs 0.13 s (docs/measurements.md, "The profiler's start"). With user
+  // replay a kept profiler is measured again (TILESCOPE_PROFILER_KEEP=1).
+  if (!(keepProfilerBetweenPoints() && c.replay == "user")) releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

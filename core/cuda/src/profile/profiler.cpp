@@ -31,6 +31,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "profile/l2_flush.h"
 #include "profile/phase_trace.h"
 #include "tilescope/cuda/cupti_errors.h"
 
@@ -563,6 +564,14 @@ Enabled& enabled() {
 
 }  // namespace
 
+bool keepProfilerBetweenPoints() {
+  static const bool keep = [] {
+    const char* v = std::getenv("TILESCOPE_PROFILER_KEEP");
+    return v && std::string(v) == "1";
+  }();
+  return keep;
+}
+
 void releaseRangeProfiler() {
   detail::PhaseTrace trace("profiler");
   const bool was = enabled().session != nullptr;
@@ -575,12 +584,13 @@ namespace {
 
 enum class Api { session, range };
 
-/// The session API, unless TILESCOPE_PROFILER_API=range or CUPTI refuses it
-/// (then the range profiler for the rest of the process).
+/// The session API, unless TILESCOPE_PROFILER_API=range, TILESCOPE_PROFILER_KEEP=1
+/// (the kept profiler is the range profiler) or CUPTI refuses it (then the
+/// range profiler for the rest of the process).
 Api& api() {
   static Api a = [] {
     const char* v = std::getenv("TILESCOPE_PROFILER_API");
-    return v && std::string(v) == "range" ? Api::range : Api::session;
+    return (v && std::string(v) == "range") || keepProfilerBetweenPoints() ? Api::range : Api::session;
   }();
   return a;
 }
@@ -634,14 +644,15 @@ bool userReplayAllowed() {
   return allowed;
 }
 
-/// Every pass of a user-replayed profile: the call's buffers put back, then
-/// the call between begin() and end(), until end() says CUPTI has every
-/// pass. Returns the passes run.
+/// Every pass of a user-replayed profile: the call's buffers put back and L2
+/// emptied of them, then the call between begin() and end(), until end() says
+/// CUPTI has every pass. Returns the passes run.
 template <class Begin, class End>
 int replayPasses(const std::function<void(CUstream)>& call, const std::function<void(CUstream)>& restore,
                  CUstream stream, int passes, Begin begin, End end) {
   for (int pass = 0; pass < passes + kPassSlack; ++pass) {
     restore(stream);
+    detail::evictL2(stream);  // as kernel replay runs a pass: the kernel's data not in L2
     checkCu(cuStreamSynchronize(stream), "restoring the profiled buffers");
     begin();
     call(stream);

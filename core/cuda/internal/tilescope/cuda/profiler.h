@@ -46,4 +46,10 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
 /// profile. Safe to call when nothing is enabled.
 void releaseRangeProfiler();
 
+/// TILESCOPE_PROFILER_KEEP=1: a measurement leaves the range profiler enabled
+/// for the next point of a warm worker (its user-replayed profiles then cost
+/// their passes, not a session's begin and end each; docs/measurements.md,
+/// "Counters on several GPUs"). Off by default: measured on one GPU only.
+bool keepProfilerBetweenPoints();
+
 }  // namespace tilescope::cuda
