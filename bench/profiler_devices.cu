@@ -391,6 +391,7 @@ std::vector<Result> runProcesses(int gpus, const std::string& way, int reps, con
 }
 
 int child(const std::string& way, int reps) {
+  ckrt(cudaFree(nullptr), "cudaFree(0)");  // CUPTI's profiler initialises only once CUDA has
   auto ip = SIZED(CUpti_Profiler_Initialize_Params);
   ck(cuptiProfilerInitialize(&ip), "cuptiProfilerInitialize");
   Result r = runOne(0, way, reps, [] {

@@ -210,8 +210,10 @@ TEST_P(CountersVsNcu, EveryMetricAgreesWithNsightCompute) {
             << m << ": ours " << mine << ", ncu " << a << " / " << n;
         break;
       case Compare::dram: {
+        // Writes: kernel replay's are ncu's without a cache flush (the write-back of
+        // dirty lines its restore leaves in L2), user replay's ncu's with one.
         const bool write = m.find("write") != std::string::npos;
-        const double off = write ? std::fabs(mine - n) : nearest;
+        const double off = write ? std::fabs(mine - (c.value("replay", "") == "user" ? a : n)) : nearest;
         EXPECT_TRUE(off <= (write ? 0.08 : 0.03) * std::max(a, n) || off <= 2.0 * (1 << 20))
             << m << ": ours " << mine << ", ncu " << a << " / " << n;
         break;
@@ -377,15 +379,18 @@ TEST(CountersApis, SessionAndRangeProfilerAgree) {
   EXPECT_TRUE(findingOf(r, "uncoalesced_access")) << describe(r);
 }
 
-// User replay (the default since issue 44: the measurement puts its tensors
-// back before each pass) and CUPTI's kernel replay (TILESCOPE_PROFILER_REPLAY=kernel)
+// CUPTI's kernel replay (the default) and user replay (TILESCOPE_PROFILER_REPLAY=user:
+// the measurement puts its tensors back and empties L2 before each pass)
 // measure the same launch alike, and each report says which replayed it.
+// DRAM writes are not compared: kernel replay's include the write-back of
+// dirty lines its own restore leaves in L2 (as ncu without a cache flush),
+// user replay's do not (as ncu with one; CountersVsNcu holds both to ncu).
 TEST(CountersApis, UserAndKernelReplayAgree) {
   if (!gpuPresent()) GTEST_SKIP() << "no CUDA GPU";
   const std::string rel = "transpose/transpose_naive.tscfg.json";
   std::string userTrace, kernelTrace;
-  const json u = runWithEnv(rel, "user_replay", "", &userTrace),
-             k = runWithEnv(rel, "kernel_replay", "TILESCOPE_PROFILER_REPLAY=kernel ", &kernelTrace);
+  const json u = runWithEnv(rel, "user_replay", "TILESCOPE_PROFILER_REPLAY=user ", &userTrace),
+             k = runWithEnv(rel, "kernel_replay", "", &kernelTrace);
   ASSERT_TRUE(u.is_object()) << userTrace;
   ASSERT_TRUE(k.is_object()) << kernelTrace;
   ASSERT_TRUE(u["counters"].value("collected", false)) << u["counters"].dump(1);
@@ -394,9 +399,12 @@ TEST(CountersApis, UserAndKernelReplayAgree) {
   EXPECT_EQ(k["counters"].value("replay", ""), "kernel");
   std::printf("  kernel profile: user replay %.3f s, kernel replay %.3f s\n",
               u["counters"].value("seconds_kernel", 0.0), k["counters"].value("seconds_kernel", 0.0));
-  const int compared = expectSameCounters(u["counters"]["kernel"]["metrics"],
-                                          k["counters"]["kernel"]["metrics"], "user", "kernel");
-  EXPECT_GE(compared, 12);
+  json a = u["counters"]["kernel"]["metrics"], b = k["counters"]["kernel"]["metrics"];
+  for (const char* m : {"dram__bytes_write.sum", "dram__throughput.avg.pct_of_peak_sustained_elapsed"}) {
+    std::printf("  %-66s user %16.4f  kernel %16.4f (not compared)\n", m, a.value(m, 0.0), b.value(m, 0.0));
+    a.erase(m);
+  }
+  EXPECT_GE(expectSameCounters(a, b, "user", "kernel"), 12);
   EXPECT_TRUE(findingOf(u, "uncoalesced_access")) << describe(u);
   EXPECT_EQ(u.value("verdict", ""), k.value("verdict", ""));
 }

@@ -52,13 +52,12 @@ Sweep sweep(const std::string& tag, int jobs, const std::string& counters) {
 }
 
 /// The points' kernel-profile seconds (counters.seconds_kernel), each point
-/// checked to have its counters by user replay.
+/// checked to have its counters.
 std::vector<double> profileSeconds(const Sweep& s) {
   std::vector<double> out;
   for (const json& p : s.report.value("points", json::array())) {
     const json c = p.value("counters", json::object());
     EXPECT_TRUE(c.value("collected", false)) << c.dump(1);
-    EXPECT_EQ(c.value("replay", ""), "user");
     if (c.contains("seconds_kernel")) out.push_back(c["seconds_kernel"].get<double>());
   }
   std::sort(out.begin(), out.end());

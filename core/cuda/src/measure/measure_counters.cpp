@@ -123,6 +123,15 @@ class TensorSnapshot {
   std::uint64_t m_bytes = 0;
 };
 
+/// TILESCOPE_PROFILER_REPLAY=user.
+bool userReplayAsked() {
+  static const bool asked = [] {
+    const char* v = std::getenv("TILESCOPE_PROFILER_REPLAY");
+    return v && std::string(v) == "user";
+  }();
+  return asked;
+}
+
 KernelCounters toCounters(const std::map<std::string, double>& values, const std::string& name) {
   KernelCounters k;
   k.name = name;
@@ -322,12 +331,13 @@ void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, Ke
     CUresult r = launch(fn, g, args, st);
     if (r != CUDA_SUCCESS) launchError = r;
   };
-  // User replay where the tensors can be copied aside: CUPTI then saves and
-  // restores no device memory, the driver work that profiles on several GPUs
-  // waited on each other for (docs/measurements.md, "Counters on several GPUs").
+  // TILESCOPE_PROFILER_REPLAY=user: user replay where the tensors can be
+  // copied aside, CUPTI saving and restoring no device memory. Not the
+  // default: on one H200 it cost a sweep point 50 ms more and the same driver
+  // time (docs/measurements.md, "Counters on several GPUs").
   TensorSnapshot snapshot;
   std::function<void(CUstream)> restore;
-  {
+  if (userReplayAsked()) {
     CUstream st = nullptr;
     if (cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
       if (snapshot.take(s.tensors, st)) restore = [&snapshot](CUstream r) { snapshot.restore(r); };
@@ -393,9 +403,10 @@ void profileCounters(MeasureState& s, CUfunction fn, const LaunchGeometry& g, Ke
   // crashed CUPTI (SIGSEGV) in a later replay, in a warm worker and in
   // bench/profiler_sessions.cu alone; its first start after enabling is what
   // made a profile cost 0.3 s, and a session of the session API per profile
-  // costs 0.13 s (docs/measurements.md, "The profiler's start"). With user
-  // replay a kept profiler is measured again (TILESCOPE_PROFILER_KEEP=1).
-  if (!(keepProfilerBetweenPoints() && c.replay == "user")) releaseRangeProfiler();
+  // costs 0.13 s (docs/measurements.md, "The profiler's start"). Kept with
+  // user replay it lost 2-3 of 16 sweep points' counters (same document,
+  // "Counters on several GPUs").
+  releaseRangeProfiler();
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

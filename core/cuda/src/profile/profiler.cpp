@@ -10,8 +10,9 @@
 // needs, saving and restoring device memory around the replays, so one call of
 // the workload suffices. User replay (a caller that can put its buffers back,
 // as the measurement can for the tensors it owns) runs the call once per pass
-// itself: CUPTI then saves and restores nothing, which is the driver work that
-// profiles on different GPUs waited on each other for (issue 44).
+// itself, CUPTI saving and restoring nothing. Measured against kernel replay
+// on an H200 (docs/measurements.md, "Counters on several GPUs"), a profile in
+// a session of its own costs the same driver (system CPU) time either way.
 // Why the session API, deprecated since CUDA 13.0, by default: a profile's
 // fixed cost is the range profiler's first start after it is enabled (0.2 s),
 // and keeping it enabled between profiles crashed CUPTI. A whole profile of a
@@ -564,14 +565,6 @@ Enabled& enabled() {
 
 }  // namespace
 
-bool keepProfilerBetweenPoints() {
-  static const bool keep = [] {
-    const char* v = std::getenv("TILESCOPE_PROFILER_KEEP");
-    return v && std::string(v) == "1";
-  }();
-  return keep;
-}
-
 void releaseRangeProfiler() {
   detail::PhaseTrace trace("profiler");
   const bool was = enabled().session != nullptr;
@@ -584,13 +577,12 @@ namespace {
 
 enum class Api { session, range };
 
-/// The session API, unless TILESCOPE_PROFILER_API=range, TILESCOPE_PROFILER_KEEP=1
-/// (the kept profiler is the range profiler) or CUPTI refuses it (then the
-/// range profiler for the rest of the process).
+/// The session API, unless TILESCOPE_PROFILER_API=range or CUPTI refuses it
+/// (then the range profiler for the rest of the process).
 Api& api() {
   static Api a = [] {
     const char* v = std::getenv("TILESCOPE_PROFILER_API");
-    return (v && std::string(v) == "range") || keepProfilerBetweenPoints() ? Api::range : Api::session;
+    return v && std::string(v) == "range" ? Api::range : Api::session;
   }();
   return a;
 }
@@ -633,16 +625,6 @@ void evaluateAll(Prepared& prep, std::vector<std::uint8_t>& data, std::vector<co
 
 /// Passes a user-replayed profile may take beyond the config's count before it is an error.
 constexpr int kPassSlack = 2;
-
-/// Whether a profile that can restore its buffers replays its passes itself
-/// (user replay), unless TILESCOPE_PROFILER_REPLAY=kernel.
-bool userReplayAllowed() {
-  static const bool allowed = [] {
-    const char* v = std::getenv("TILESCOPE_PROFILER_REPLAY");
-    return !(v && std::string(v) == "kernel");
-  }();
-  return allowed;
-}
 
 /// Every pass of a user-replayed profile: the call's buffers put back and L2
 /// emptied of them, then the call between begin() and end(), until end() says
@@ -772,12 +754,10 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
     out.passes = prep.passes;
     out.missing = prep.missing;
     trace("prepare");
-    const std::function<void(CUstream)> none;
-    const std::function<void(CUstream)>& user = restore && userReplayAllowed() ? restore : none;
-    out.replay = user ? "user" : "kernel";
-    if (api() == Api::session && !profileInSession(call, user, prep, ctx, names, maxRanges, out, trace))
+    out.replay = restore ? "user" : "kernel";
+    if (api() == Api::session && !profileInSession(call, restore, prep, ctx, names, maxRanges, out, trace))
       api() = Api::range;
-    if (api() == Api::range) profileWithRangeProfiler(call, user, prep, ctx, names, maxRanges, out, trace);
+    if (api() == Api::range) profileWithRangeProfiler(call, restore, prep, ctx, names, maxRanges, out, trace);
   } catch (const std::exception& e) {
     out.error = e.what();
     out.ranges.clear();

@@ -32,7 +32,7 @@ struct RangeProfile {
 /// Profiles every kernel that `call` launches (on the stream it is given) in
 /// the current context, one auto range per launch. Without `restore`, kernel
 /// replay: CUPTI saves and restores device memory between its passes. With
-/// it, user replay (unless TILESCOPE_PROFILER_REPLAY=kernel): `restore` puts
+/// it, user replay: `restore` puts
 /// back, on the stream it is given, every buffer `call` writes as it was
 /// before the profile, and runs before each pass. Either way `call` has run
 /// its kernels once as far as their results go. Not re-entrant; not while the
@@ -45,11 +45,5 @@ RangeProfile profileRanges(const std::function<void(CUstream)>& call, const std:
 /// end of a capture need. A session of the session API never outlives its
 /// profile. Safe to call when nothing is enabled.
 void releaseRangeProfiler();
-
-/// TILESCOPE_PROFILER_KEEP=1: a measurement leaves the range profiler enabled
-/// for the next point of a warm worker (its user-replayed profiles then cost
-/// their passes, not a session's begin and end each; docs/measurements.md,
-/// "Counters on several GPUs"). Off by default: measured on one GPU only.
-bool keepProfilerBetweenPoints();
 
 }  // namespace tilescope::cuda
