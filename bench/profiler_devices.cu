@@ -1,11 +1,11 @@
-// Does profiling scale over GPUs? (issue 44; docs/measurements.md, "Counters on
+// Does profiling scale over GPUs? (docs/measurements.md, "Counters on
 // several GPUs"). NVIDIA's CUPTI sample concurrent_profiling profiles several
 // devices at once with one session per device context, one host thread per
 // device and user replay, and checks itself by wall time: N devices take about
 // the one-device time. This program measures that shape against the one
 // TileScope used (a session per profile, kernel replay), with no TileScope code:
 //   kernel_sess  a session per profile, kernel replay: CUPTI saves and restores
-//                device memory around its passes (TileScope until issue 44)
+//                device memory around its passes (TileScope's default)
 //   user_sess    a session per profile, user replay: the caller restores the
 //                kernel's buffer before each pass (cuMemcpyDtoD from a copy)
 //   user_kept    user replay in one session per device begun once; a profile

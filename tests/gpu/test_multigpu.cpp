@@ -1,6 +1,7 @@
 // NVIDIA's CUPTI sample concurrent_profiling checks itself by wall time:
 // profiling on N devices at once takes about the one-device time, not N
-// times it. The same rule for TileScope (issue 44): a sweep with counters on
+// times it. The same rule for TileScope (docs/measurements.md, "Counters on
+// several GPUs"): a sweep with counters on
 // every GPU, one worker per GPU, profiles each point in about the time the
 // point's profile takes with one worker. Labelled gpu and multigpu; skipped
 // cleanly with fewer than two GPUs.
