@@ -496,6 +496,21 @@ TEST(TriageDocument, SectionsTablesAndFigures) {
   EXPECT_EQ(triageFigures(r).size(), 2u);
 }
 
+// A pending entry has taken no time yet: its time cell is empty, not "0 ns".
+TEST(TriageDocument, APendingEntryHasNoTime) {
+  TriageReport r;
+  r.entries = sample();
+  r.entries[0].status = EntryStatus::pending;
+  r.entries[0].seconds = 0;
+  r.entries[1].status = EntryStatus::done;
+  r.entries[1].seconds = 2.5;
+  const Document d = buildTriageDocument(r);
+  const auto& entries = std::get<DocTable>(d.section("entries")->blocks.front());
+  ASSERT_EQ(entries.rows.size(), r.entries.size());
+  EXPECT_EQ(entries.rows[0].back(), "");
+  EXPECT_EQ(entries.rows[1].back(), formatDuration(2.5e9));
+}
+
 // The runner's numbers are from code anyone wrote: out-of-range counts, lines
 // and repetitions are clamped, never cast past their type.
 TEST(TriageSummary, TheRunnersNumbersAreRangeChecked) {

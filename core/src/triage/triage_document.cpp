@@ -109,13 +109,19 @@ std::string speedupCell(const TriageEntry& e) {
 
 std::string where(const TriageEntry& e) { return entryLineLabel(e); }
 
+/// The entry's wall time; "" for one still pending or not run (it took none yet).
+std::string timeCell(const TriageEntry& e) {
+  if (e.status != EntryStatus::done && e.seconds <= 0) return "";
+  return formatDuration(e.seconds * 1e9);
+}
+
 DocSection entriesSection(const TriageReport& r, const TriageDocumentOptions& o) {
   DocSection s{"entries", "Entries", {}, true};
   DocTable t{"", {"entry", "kind", "verdict", "category", "line", "speedup", "judged by", "time"}, {}};
   for (const TriageEntry& e : r.entries) {
     if (t.rows.size() >= o.maxRows) break;
     t.rows.push_back({e.name, entryKindName(e.kind), entryVerdictLabel(e), entryCategoryLabel(e), where(e),
-                      speedupCell(e), e.level, formatDuration(e.seconds * 1e9)});
+                      speedupCell(e), e.level, timeCell(e)});
   }
   s.blocks.push_back(std::move(t));
   s.blocks.push_back(
