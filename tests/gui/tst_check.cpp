@@ -33,6 +33,8 @@ const QString kConfig = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_small.
 const QString kFixture = QStringLiteral(TILESCOPE_TEST_DATA "/reports/gemm_sweep.json");
 const QString kRun = QStringLiteral(TILESCOPE_RUN_EXE);
 const QString kKernels = QStringLiteral(TILESCOPE_SOURCE_DIR "/kernels/");
+// The longest the window may stop answering (ms): the freezes these tests caught lasted 9–73 s.
+constexpr qint64 kStallMs = 1000;
 
 /// The CLI's report of `config`.
 Report cliCheck(const QString& config) {
@@ -213,20 +215,21 @@ class TstCheck : public QObject {
              qPrintable(w.configPanel()->statusText()));
   }
 
-  // An 8-point Triton sweep froze the window 9–14 s.
+  // An 8-point Triton sweep froze the window 9–14 s. The bounds are far below that but well
+  // above what a loaded 2-core CI machine's scheduler alone costs an event loop (101 ms seen).
   void aTritonSweepOpensWithoutBlocking() {
     MainWindow w;
     w.configPanel()->checker()->setRunExecutable(kRun);
     QElapsedTimer open;
     open.start();
     QVERIFY(w.openFile(kKernels + QStringLiteral("triton/matmul_sweep.tscfg.json")));
-    QVERIFY2(open.elapsed() < 100, qPrintable(QString::number(open.elapsed())));
+    QVERIFY2(open.elapsed() < kStallMs, qPrintable(QString::number(open.elapsed())));
     // Until the declared-only check is shown, and a while into the compile.
     const qint64 stall = longestStall([&] { return !w.report() || w.report()->verb != "check"; }, 60000);
-    QVERIFY2(stall < 100, qPrintable(QString::number(stall)));
+    QVERIFY2(stall < kStallMs, qPrintable(QString::number(stall)));
     QCOMPARE(static_cast<int>(w.report()->points.size()), 8);
     const qint64 compiling = longestStall([] { return true; }, 2000);
-    QVERIFY2(compiling < 100, qPrintable(QString::number(compiling)));
+    QVERIFY2(compiling < kStallMs, qPrintable(QString::number(compiling)));
     // The form offers a Triton kernel's knobs.
     for (const char* path : {"kernel.num_warps", "kernel.num_stages", "kernel.constexprs.BLOCK_M"})
       QVERIFY2(w.configPanel()->formItem(QString::fromLatin1(path)), path);
@@ -244,9 +247,9 @@ class TstCheck : public QObject {
     QElapsedTimer open;
     open.start();
     QVERIFY(w.openFile(dir.filePath(QStringLiteral("huge.tscfg.json"))));
-    QVERIFY2(open.elapsed() < 100, qPrintable(QString::number(open.elapsed())));
+    QVERIFY2(open.elapsed() < kStallMs, qPrintable(QString::number(open.elapsed())));
     const qint64 stall = longestStall([&] { return w.configPanel()->isChecking(); }, 200000);
-    QVERIFY2(stall < 250, qPrintable(QString::number(stall)));
+    QVERIFY2(stall < kStallMs, qPrintable(QString::number(stall)));
     QVERIFY(!w.configPanel()->isChecking());
     QCOMPARE(analysed.size(), 1);  // one analysis, not one per marked form item
     QVERIFY2(w.configPanel()->validationError().contains(QStringLiteral("shared")),
