@@ -169,7 +169,7 @@ TEST_P(CountersVsNcu, EveryMetricAgreesWithNsightCompute) {
   const std::string ncu = ncuPath();
   if (ncu.empty()) GTEST_SKIP() << "ncu not found";
   const auto& [rel, kernel] = GetParam();
-  const json& p = runPoint(rel);
+  const json p = runPoint(rel);  // a copy: quiets GCC 13 -Wdangling-reference
   ASSERT_TRUE(p.is_object()) << "run failed: " << rel;
   const json& c = p["counters"];
   ASSERT_TRUE(c.value("collected", false)) << c.dump(1);
@@ -466,7 +466,7 @@ TEST_P(PcSamplingVsNcu, StallReasonsAgreeWithNsightComputesSampler) {
   const std::string ncu = ncuPath();
   if (ncu.empty()) GTEST_SKIP() << "ncu not found";
   const auto& [rel, kernel] = GetParam();
-  const json& p = runPoint(rel);
+  const json p = runPoint(rel);
   ASSERT_TRUE(p.is_object()) << "run failed: " << rel;
   const json& pc = p["counters"]["pc_sampling"];
   ASSERT_TRUE(pc.value("collected", false)) << pc.dump(1);
