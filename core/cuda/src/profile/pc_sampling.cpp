@@ -16,8 +16,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "profile/cupti_objects.h"
 #include "profile/phase_trace.h"
-#include "tilescope/cuda/cupti_errors.h"
 
 namespace tilescope::cuda {
 namespace {
@@ -25,16 +25,8 @@ namespace {
 constexpr std::size_t kMaxPcs = 8192;             // PC records per buffer
 constexpr std::size_t kScratchBytes = 16u << 20;  // CUPTI's staging of records between GetData calls
 
-void check(CUptiResult r, const char* what) {
-  if (r != CUPTI_SUCCESS) throw std::runtime_error(std::string(what) + ": " + detail::cuptiWhy(r));
-}
-
-void checkCu(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  cuGetErrorName(r, &name);
-  throw std::runtime_error(std::string(what) + " failed: " + (name ? name : "?"));
-}
+using detail::check;  // profile/cupti_objects.h: a failed call, named, as a std::runtime_error
+using detail::checkCu;
 
 /// One CUpti_PCSamplingData with room for kMaxPcs records of `reasons` stall reasons each.
 struct Buffer {
